@@ -1,0 +1,129 @@
+# baretrace — the only build entry.
+#
+#   make qemu-arm64 | qemu-x86_64    build and boot (SMP, MEM, CMDLINE, APP, ACCEL)
+#   make test                         every test, ends with "N passed, N failed"
+#   make gdb-arm64 | gdb-x86_64       boot halted under QEMU's gdbstub, attach gdb
+#   make deps                         install packages, build newlib (idempotent)
+#   make clean
+#
+# Internally the per-arch targets re-enter this Makefile with ARCH set; all
+# outputs go under build/.
+
+SMP     ?= 4
+MEM     ?= 512M
+CMDLINE ?=
+APP     ?=
+ACCEL   ?= tcg
+ARCH    ?= arm64
+
+.DEFAULT_GOAL := help
+.PHONY: help deps qemu-arm64 qemu-x86_64 gdb-arm64 gdb-x86_64 test test-host \
+	kernel run gdb clean
+
+help:
+	@sed -n '3,8p' Makefile | sed 's/^# \{0,1\}//'
+
+DEPS_STAMP := build/.deps-packages
+deps: $(DEPS_STAMP)
+	@tools/deps.sh newlib arm64 >/dev/null
+	@tools/deps.sh newlib x86_64 >/dev/null
+$(DEPS_STAMP): tools/deps.sh
+	@tools/deps.sh packages
+	@mkdir -p build && touch $@
+
+qemu-arm64 qemu-x86_64: qemu-%: deps
+	@$(MAKE) --no-print-directory ARCH=$* run
+
+gdb-arm64 gdb-x86_64: gdb-%: deps
+	@$(MAKE) --no-print-directory ARCH=$* gdb
+
+test: deps
+	@tools/test.py
+
+test-host: deps
+	@$(MAKE) --no-print-directory -C tests/host
+
+clean:
+	rm -rf build
+
+# ---------------------------------------------------------------- one arch --
+
+include arch/$(ARCH)/build.mk      # CROSS, ARCH_CFLAGS, ARCH_SRCS, INSTR_CFLAGS, QEMU_*
+
+NEWLIB   := $(shell tools/deps.sh newlib $(ARCH) 2>/dev/null)
+CC       := $(CROSS)gcc
+LD       := $(CROSS)ld
+OBJCOPY  := $(CROSS)objcopy
+NM       := $(CROSS)nm
+LIBGCC   := $(shell $(CC) -print-libgcc-file-name 2>/dev/null)
+
+APPTAG   := $(if $(APP),-app-$(shell echo '$(abspath $(APP))' | md5sum | cut -c1-8))
+B        := build/$(ARCH)$(APPTAG)
+
+CFLAGS_BASE := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Werror \
+	-ffreestanding -fno-pic -fno-pie -fno-stack-protector -fno-omit-frame-pointer \
+	-fno-common -I. -Iarch/$(ARCH) -isystem $(NEWLIB)/include $(ARCH_CFLAGS) -MMD -MP
+
+# Generic sources.  Files under arch/, trace/, patch/ and the ones listed in
+# NOTRACE_SRCS are built without patchable entries: the tracer and everything
+# it calls must never reach a site.
+BOOT_SRCS := boot/main.c boot/console.c boot/kprintf.c boot/panic.c boot/fault.c \
+	boot/irq.c boot/smp.c boot/sched.c boot/clock.c boot/ksyms.c boot/cmdline.c \
+	boot/selftest.c
+LIB_SRCS  := lib/newlib_glue.c lib/heap.c lib/string_extra.c
+DEMO_SRCS := demo/demo.c
+TEST_SRCS := tests/guest/test_boot.c tests/guest/test_sched.c tests/guest/test_mem.c
+APP_SRCS  := $(if $(APP),$(wildcard $(APP)/*.c))
+
+NOTRACE_SRCS := boot/kprintf.c boot/console.c boot/panic.c boot/fault.c boot/ksyms.c \
+	boot/irq.c boot/clock.c lib/newlib_glue.c lib/heap.c lib/string_extra.c
+TRACED_SRCS  := $(filter-out $(NOTRACE_SRCS),$(BOOT_SRCS) $(LIB_SRCS) $(DEMO_SRCS) $(TEST_SRCS))
+
+OBJS := $(patsubst %,$(B)/%.o,$(ARCH_SRCS) $(BOOT_SRCS) $(LIB_SRCS) $(DEMO_SRCS) $(TEST_SRCS)) \
+	$(patsubst $(APP)/%,$(B)/app/%.o,$(APP_SRCS))
+
+$(B)/%.c.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(if $(filter $<,$(TRACED_SRCS)),$(INSTR_CFLAGS),$(NOFP_CFLAGS)) -c $< -o $@
+$(B)/%.S.o: %.S
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -D__ASSEMBLY__ -c $< -o $@
+$(B)/app/%.c.o: $(APP)/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(INSTR_CFLAGS) -c $< -o $@
+
+LDSCRIPT := linker/$(ARCH).ld
+LDLIBS   := -L$(NEWLIB)/lib -lc $(LIBGCC)
+LDFLAGS  := -nostdlib -static -z max-page-size=4096 -z noexecstack --no-warn-rwx-segments \
+	-T $(LDSCRIPT)
+
+# Two-pass link (like kallsyms): pass 1 with an empty symbol table, then the
+# table generated from pass 1's symbols.  The table's section comes last in
+# the image, so its size moves no other symbol; tools/gen-ksyms.py --check
+# verifies that pass 2 kept every address.
+$(B)/ksyms0.S.o: tools/gen-ksyms.py
+	@mkdir -p $(@D)
+	tools/gen-ksyms.py --empty > $(B)/ksyms0.S
+	$(CC) $(CFLAGS_BASE) -c $(B)/ksyms0.S -o $@
+$(B)/kernel.pass1.elf: $(OBJS) $(B)/ksyms0.S.o $(LDSCRIPT)
+	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/ksyms0.S.o --start-group $(LDLIBS) --end-group
+	$(NM) -n $@ > $@.nm
+$(B)/ksyms.S.o: $(B)/kernel.pass1.elf tools/gen-ksyms.py
+	tools/gen-ksyms.py < $<.nm > $(B)/ksyms.S
+	$(CC) $(CFLAGS_BASE) -c $(B)/ksyms.S -o $@
+$(B)/kernel.elf: $(B)/ksyms.S.o
+	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/ksyms.S.o --start-group $(LDLIBS) --end-group
+	$(NM) -n $@ | tools/gen-ksyms.py --check $(B)/kernel.pass1.elf.nm
+	$(CROSS)objdump -d $@ > $(B)/kernel.asm
+
+kernel: $(B)/kernel.elf
+
+QEMU_RUN := tools/qemu-run.sh $(ARCH) $(B)/kernel.elf
+
+run: kernel
+	@SMP=$(SMP) MEM=$(MEM) ACCEL=$(ACCEL) $(QEMU_RUN) "$(CMDLINE)"
+
+gdb: kernel
+	@SMP=$(SMP) MEM=$(MEM) ACCEL=$(ACCEL) GDB=1 $(QEMU_RUN) "$(CMDLINE)"
+
+-include $(OBJS:.o=.d)

@@ -1,0 +1,25 @@
+/*
+ * irq.h — the generic side of interrupt handling.
+ *
+ * The arch interrupt entry calls irq_enter(), dispatches (timer_interrupt(),
+ * ipi_interrupt(), console_rx()), then irq_exit().  irq_exit() at the
+ * outermost level, with a reschedule pending and preemption allowed, switches
+ * threads: the interrupted thread's registers stay in its trap frame on its
+ * own stack until it is scheduled again.
+ */
+#ifndef BOOT_IRQ_H
+#define BOOT_IRQ_H
+
+#include <stdint.h>
+
+#define HZ 100    /* default timer rate per CPU */
+
+void irq_enter(void);
+void irq_exit(void);
+void timer_interrupt(void);
+void ipi_interrupt(void);
+
+/* Hook run from every timer tick on every CPU (tests, the demo); NULL = none. */
+extern void (*volatile timer_hook)(void);
+
+#endif

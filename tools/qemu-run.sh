@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# qemu-run.sh ARCH KERNEL.elf [CMDLINE] — boot baretrace under QEMU's TCG.
+#
+# Environment: SMP (4), MEM (512M), ACCEL (tcg; kvm only on request),
+# ICOUNT=1 (single-threaded TCG with -icount shift=0), TIMEOUT (seconds, none
+# when interactive), INITRD (file for -initrd), GDB=1 (halt on the gdbstub at
+# :1234 and attach gdb-multiarch; serial goes to SERIAL_LOG), SERIAL_LOG.
+#
+# Exit status: the guest's own (0 = success), 124 on timeout, 99 if the guest
+# ended without saying (reset, triple fault).
+set -u
+arch=$1; elf=$2; cmdline=${3:-}
+here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/arch/$arch/qemu.conf"
+
+smp=${SMP:-4}; mem=${MEM:-512M}; accel=${ACCEL:-tcg}
+args=($QEMU_MACHINE -smp "$smp" -m "$mem" -kernel "$elf" -display none)
+if [ "${ICOUNT:-0}" = 1 ]; then
+	args+=(-accel tcg,thread=single -icount shift=0)
+elif [ "$accel" = kvm ]; then
+	args+=(-accel kvm)
+else
+	args+=(-accel tcg,thread=multi)
+fi
+[ -n "${INITRD:-}" ] && args+=(-initrd "$INITRD")
+
+interactive=0
+[ -t 0 ] && [ "${GDB:-0}" != 1 ] && interactive=1
+[ $interactive = 1 ] && cmdline="bt.interactive $cmdline"
+args+=(-append "$cmdline")
+
+if [ "${GDB:-0}" = 1 ]; then
+	log=${SERIAL_LOG:-$(dirname "$elf")/serial.log}
+	echo "qemu-run: serial output goes to $log; gdb attaches to :1234" >&2
+	"$QEMU_BIN" "${args[@]}" -serial "file:$log" -monitor none -S -gdb tcp::1234 &
+	qpid=$!
+	gdb-multiarch -q -nx -ex "file $elf" -ex 'target remote :1234' \
+		$( [ -f "$here/tools/gdb/baretrace.py" ] && echo "-ex" "source $here/tools/gdb/baretrace.py" )
+	kill $qpid 2>/dev/null
+	exit 0
+fi
+
+if [ $interactive = 1 ]; then
+	"$QEMU_BIN" "${args[@]}" -serial mon:stdio -monitor none
+	rc=$?
+else
+	to=${TIMEOUT:-$TIMEOUT_DEFAULT}
+	timeout -k 5 "$to" "$QEMU_BIN" "${args[@]}" -serial stdio -monitor none
+	rc=$?
+	if [ $rc = 124 ] || [ $rc = 137 ]; then
+		echo "qemu-run: timeout after ${to}s" >&2
+		exit 124
+	fi
+fi
+
+case $EXIT_MAP in
+debugexit)
+	if [ $((rc & 1)) = 1 ]; then exit $(((rc - 1) / 2)); fi
+	echo "qemu-run: guest ended without an exit status (reset or triple fault)" >&2
+	exit 99 ;;
+*)	exit $rc ;;
+esac

@@ -60,7 +60,7 @@ LIBGCC   := $(shell $(CC) -print-libgcc-file-name 2>/dev/null)
 APPTAG   := $(if $(APP),-app-$(shell echo '$(abspath $(APP))' | md5sum | cut -c1-8))
 B        := build/$(ARCH)$(APPTAG)
 
-CFLAGS_BASE := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Werror \
+CFLAGS_BASE := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Werror \
 	-ffreestanding -fno-pic -fno-pie -fno-stack-protector -fno-omit-frame-pointer \
 	-fno-common -I. -Iarch/$(ARCH) -isystem $(NEWLIB)/include $(ARCH_CFLAGS) -MMD -MP
 
@@ -69,14 +69,15 @@ CFLAGS_BASE := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Werror \
 # it calls must never reach a site.
 BOOT_SRCS := boot/main.c boot/console.c boot/kprintf.c boot/panic.c boot/fault.c \
 	boot/irq.c boot/smp.c boot/sched.c boot/clock.c boot/ksyms.c boot/cmdline.c \
-	boot/selftest.c
-LIB_SRCS  := lib/newlib_glue.c lib/heap.c lib/string_extra.c
+	boot/selftest.c boot/shell.c
+LIB_SRCS  := lib/newlib_glue.c lib/heap.c
 DEMO_SRCS := demo/demo.c
-TEST_SRCS := tests/guest/test_boot.c tests/guest/test_sched.c tests/guest/test_mem.c
+TEST_SRCS := tests/guest/test_boot.c tests/guest/test_sched.c tests/guest/test_mem.c \
+	tests/guest/test_crash.c
 APP_SRCS  := $(if $(APP),$(wildcard $(APP)/*.c))
 
 NOTRACE_SRCS := boot/kprintf.c boot/console.c boot/panic.c boot/fault.c boot/ksyms.c \
-	boot/irq.c boot/clock.c lib/newlib_glue.c lib/heap.c lib/string_extra.c
+	boot/irq.c boot/clock.c lib/newlib_glue.c lib/heap.c
 TRACED_SRCS  := $(filter-out $(NOTRACE_SRCS),$(BOOT_SRCS) $(LIB_SRCS) $(DEMO_SRCS) $(TEST_SRCS))
 
 OBJS := $(patsubst %,$(B)/%.o,$(ARCH_SRCS) $(BOOT_SRCS) $(LIB_SRCS) $(DEMO_SRCS) $(TEST_SRCS)) \

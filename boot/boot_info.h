@@ -19,6 +19,10 @@ struct boot_info {
 	uintptr_t initrd_size;
 	unsigned ncpus;            /* CPUs found (capped at MAX_CPUS) */
 	uint64_t hwid[MAX_CPUS];   /* APIC id (x86-64) / MPIDR affinity (arm64); [0] = boot CPU */
+	uintptr_t ram_start;       /* lowest kernel address (image start); set by kernel_main */
 };
+
+/* kernel_main's copy, read-only once other CPUs run. */
+extern struct boot_info boot_info;
 
 #endif

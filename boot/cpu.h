@@ -34,6 +34,8 @@ struct cpu {
 	struct thread *idle;            /* written once */
 	struct runqueue rq;
 	bool need_resched;              /* set by anyone (atomic), cleared by owner */
+	struct thread *switch_prev;     /* owner: thread being switched out, for sched_finish */
+	bool switch_requeue;            /* owner: put switch_prev on its pinned CPU's queue */
 	unsigned irq_depth;             /* owner: interrupt nesting level */
 
 	uint32_t ipi_pending;           /* atomic bit set of IPI_* */

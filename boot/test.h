@@ -22,10 +22,11 @@ struct test_case {
 	const char *suite;
 	const char *name;
 	void (*fn)(void);
-	unsigned flags;           /* TEST_SLOW: only with bt.test_slow */
+	unsigned flags;           /* TEST_SLOW, TEST_MANUAL */
 };
 
-#define TEST_SLOW 1u
+#define TEST_SLOW   1u        /* runs only with bt.test_slow */
+#define TEST_MANUAL 2u        /* runs only when its suite is named, never with "all" */
 
 #define TEST_CASE_FLAGS(suite, name, flags)                                        \
 	static void test_##suite##_##name(void);                                    \

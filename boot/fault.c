@@ -1,0 +1,65 @@
+/*
+ * fault.c — reporting synchronous exceptions, and fault_catch().
+ *
+ * fault_catch() arms a jmp_buf in the calling thread.  A fault raised by that
+ * thread (not by an interrupt handler running on top of it) is copied out,
+ * the exception returns into catch_resume() on the faulting stack, and
+ * catch_resume() longjmps back into fault_catch().  Everything else is fatal.
+ */
+#include <setjmp.h>
+
+#include "boot/console.h"
+#include "boot/fault.h"
+#include "boot/ksyms.h"
+#include "boot/panic.h"
+#include "boot/sched.h"
+
+static const char *const kind_names[] = {
+	[FAULT_READ] = "read", [FAULT_WRITE] = "write", [FAULT_EXEC] = "exec",
+	[FAULT_UNDEF] = "undefined instruction", [FAULT_OTHER] = "other",
+};
+
+static void catch_resume(void)
+{
+	longjmp(*current_thread()->fault_jmp, 1);
+}
+
+void fault_handle(struct fault_info *fi, struct trap_frame *tf)
+{
+	struct thread *t = this_cpu()->current;
+	if (t && t->fault_jmp && !in_interrupt() && !panic_in_progress()) {
+		*t->fault_out = *fi;
+		arch_frame_redirect(tf, catch_resume);
+		return;
+	}
+	if (!panic_claim())
+		arch_halt();
+	char where[96];
+	ksym_format(where, sizeof(where), fi->pc);
+	kprintf("\nFATAL EXCEPTION on CPU %u: %s (%s) at %s\n"
+		"  pc %016lx  address %016lx  code %llx  thread %s\n",
+		cpu_id(), fi->what, kind_names[fi->kind], where, (unsigned long)fi->pc,
+		(unsigned long)fi->addr, (unsigned long long)fi->code, t ? t->name : "?");
+	arch_dump_frame(tf);
+	kprintf("Backtrace:\n");
+	backtrace_print(arch_frame_pc(tf), arch_frame_fp(tf));
+	panic_finish();
+}
+
+int fault_catch(void (*fn)(void *), void *arg, struct fault_info *out)
+{
+	struct thread *t = current_thread();
+	jmp_buf jb;
+	if (t->fault_jmp)
+		panic("fault_catch nested in %s", t->name);
+	t->fault_out = out;
+	if (setjmp(jb)) {
+		t->fault_jmp = NULL;
+		return 1;
+	}
+	/* The jmp_buf must be complete before a fault can use it. */
+	__atomic_store_n(&t->fault_jmp, &jb, __ATOMIC_RELEASE);
+	fn(arg);
+	t->fault_jmp = NULL;
+	return 0;
+}

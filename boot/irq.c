@@ -1,0 +1,33 @@
+/*
+ * irq.c — generic interrupt entry/exit and the timer tick.
+ */
+#include "boot/cpu.h"
+#include "boot/irq.h"
+#include "boot/panic.h"
+#include "boot/sched.h"
+
+void (*volatile timer_hook)(void);
+
+void irq_enter(void)
+{
+	this_cpu()->irq_depth++;
+}
+
+void irq_exit(void)
+{
+	struct cpu *c = this_cpu();
+	if (c->irq_depth == 0)
+		panic("irq_exit without irq_enter");
+	if (--c->irq_depth == 0 && !panic_in_progress())
+		sched_preempt_irq();
+}
+
+void timer_interrupt(void)
+{
+	struct cpu *c = this_cpu();
+	c->ticks++;
+	void (*hook)(void) = timer_hook;
+	if (hook)
+		hook();
+	sched_tick();
+}

@@ -1,0 +1,84 @@
+/*
+ * main.c — kernel_main: the generic boot sequence on the boot CPU.
+ *
+ * Order: per-CPU area of CPU 0, heap, clock, command line, scheduler,
+ * interrupts of CPU 0, the other CPUs, then the init thread, which runs the
+ * selected in-guest tests (bt.test=), or the application (APP=) or the
+ * built-in demo, and then either powers off (non-interactive runs) or opens
+ * the console shell.  The boot CPU ends in its idle loop.
+ */
+#include <string.h>
+
+#include "boot/clock.h"
+#include "boot/cmdline.h"
+#include "boot/console.h"
+#include "boot/irq.h"
+#include "boot/main.h"
+#include "boot/panic.h"
+#include "boot/sched.h"
+#include "boot/smp.h"
+#include "boot/test.h"
+#include "lib/heap.h"
+
+struct boot_info boot_info;
+extern char _text_start[];
+
+static const char *test_spec;      /* written once by the option handlers */
+static bool test_slow;
+bool console_interactive;
+uint64_t boot_start_ns, workload_start_ns;
+
+static int opt_test(const char *v) { test_spec = v; return v && *v ? 0 : -1; }
+static int opt_test_slow(const char *v) { test_slow = true; return v ? -1 : 0; }
+static int opt_interactive(const char *v) { console_interactive = true; return v ? -1 : 0; }
+BT_PARAM("bt.test", opt_test, "run in-guest test suites (all or a,b,c) and power off");
+BT_PARAM("bt.test_slow", opt_test_slow, "include slow test cases");
+BT_PARAM("bt.interactive", opt_interactive, "a terminal is attached: stay at the shell");
+
+/* The application linked in with APP=DIR, if any. */
+int app_main(void) __attribute__((weak));
+
+int run_workload(void)
+{
+	const char *what = app_main ? "app" : "demo";
+	workload_start_ns = clock_ns();
+	kprintf("baretrace: running %s\n", what);
+	int rc = app_main ? app_main() : demo_main();
+	kprintf("baretrace: %s returned %d\n", what, rc);
+	return rc;
+}
+
+static int init_thread(void *unused)
+{
+	if (test_spec)
+		arch_poweroff(test_run(test_spec, test_slow) ? 1 : 0);
+	int rc = run_workload();
+	if (!console_interactive)
+		arch_poweroff(rc == 0 ? 0 : 1);
+	shell_main();
+	return 0;
+}
+
+void kernel_main(struct boot_info *bi)
+{
+	struct cpu *c0 = &cpus[0];
+	boot_info = *bi;
+	boot_info.ram_start = (uintptr_t)_text_start;
+	c0->self = c0;
+	c0->id = 0;
+	c0->hwid = bi->hwid[0];
+	heap_init(bi->heap_start, bi->heap_end);
+	clock_init();
+	boot_start_ns = clock_ns();
+	kprintf("baretrace (%s): %lu MiB heap, counter %llu Hz, command line \"%s\"\n",
+		ARCH_NAME, (unsigned long)(heap_size() >> 20),
+		(unsigned long long)arch_counter_hz(), bi->cmdline);
+	cmdline_parse(bi->cmdline);
+	sched_init_cpu();
+	arch_cpu_irq_init(HZ);
+	smp_boot(bi);
+	arch_irq_enable();
+	if (!thread_create("init", init_thread, NULL, 0))
+		panic("cannot create the init thread");
+	sched_idle_loop();
+}

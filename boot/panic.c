@@ -1,0 +1,83 @@
+/*
+ * panic.c — the end of the road: report, stop the others, power off.
+ */
+#include <stdarg.h>
+
+#include "boot/console.h"
+#include "boot/cpu.h"
+#include "boot/ksyms.h"
+#include "boot/panic.h"
+#include "boot/smp.h"
+
+static int panic_cpu = -1;             /* atomic: CPU that owns the panic */
+void (*panic_hook)(void);
+
+bool panic_in_progress(void)
+{
+	return __atomic_load_n(&panic_cpu, __ATOMIC_RELAXED) >= 0;
+}
+
+bool panic_claim(void)
+{
+	int none = -1, me = (int)cpu_id();
+	arch_irq_disable();
+	if (__atomic_compare_exchange_n(&panic_cpu, &none, me, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+		return true;
+	if (none == me) {                  /* panicked while reporting a panic */
+		console_write("\nnested panic\n", 14);
+		arch_poweroff(PANIC_EXIT_STATUS);
+	}
+	return false;
+}
+
+/* A frame pointer worth following: aligned and inside RAM. */
+static bool frame_ok(uintptr_t fp)
+{
+	return fp && (fp & 7) == 0 && fp >= boot_info.ram_start &&
+	       fp + 16 <= boot_info.heap_end;
+}
+
+void backtrace_print(uintptr_t pc, uintptr_t fp)
+{
+	char buf[96];
+	if (!fp)
+		fp = arch_frame_address();
+	if (pc) {
+		ksym_format(buf, sizeof(buf), pc);
+		kprintf("  [<%016lx>] %s\n", (unsigned long)pc, buf);
+	}
+	for (int depth = 0; depth < 32 && frame_ok(fp); depth++) {
+		uintptr_t next = ((uintptr_t *)fp)[0], ret = ((uintptr_t *)fp)[1];
+		if (!ret)
+			break;
+		ksym_format(buf, sizeof(buf), ret);
+		kprintf("  [<%016lx>] %s\n", (unsigned long)ret, buf);
+		if (next <= fp)
+			break;                 /* stacks grow down: frames go up */
+		fp = next;
+	}
+}
+
+void panic_finish(void)
+{
+	smp_stop_others();
+	if (panic_hook)
+		panic_hook();
+	kprintf("---[ end of panic ]---\n");
+	arch_poweroff(PANIC_EXIT_STATUS);
+}
+
+void panic(const char *fmt, ...)
+{
+	if (!panic_claim())
+		arch_halt();
+	va_list ap;
+	va_start(ap, fmt);
+	char msg[256];
+	kvsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	kprintf("\nPANIC on CPU %u: %s\nBacktrace:\n", cpu_id(), msg);
+	backtrace_print(0, 0);
+	panic_finish();
+}

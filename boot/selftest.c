@@ -1,0 +1,108 @@
+/*
+ * selftest.c — run TEST_CASEs and print KTAP.
+ *
+ * Cases run one after another in the calling thread.  test_fail() may be
+ * called from any thread or CPU while a case runs; the verdict is read after
+ * the case returns (cases join the threads they start).
+ */
+#include <stdarg.h>
+#include <string.h>
+
+#include "boot/console.h"
+#include "boot/test.h"
+
+extern const struct test_case __testcases_start[], __testcases_end[];
+
+static unsigned case_failures;      /* atomic: failures in the running case */
+static const char *case_skip;
+
+void test_fail(const char *file, int line, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	kvsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	kprintf("    # %s:%d: %s\n", file, line, msg);
+	__atomic_fetch_add(&case_failures, 1, __ATOMIC_RELAXED);
+}
+
+void test_skip(const char *reason)
+{
+	case_skip = reason;
+}
+
+/* Is `t`'s suite named in the comma-separated spec (or is spec "all")? */
+static bool selected(const char *spec, const struct test_case *t)
+{
+	const char *suite = t->suite;
+	if (strcmp(spec, "all") == 0)
+		return !(t->flags & TEST_MANUAL);
+	size_t n = strlen(suite);
+	for (const char *p = spec; *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len == n && strncmp(p, suite, n) == 0)
+			return true;
+		p += len + (end ? 1 : 0);
+	}
+	return false;
+}
+
+/* First case of each suite, in link order; returns the number of suites. */
+static unsigned list_suites(const char *spec, const struct test_case **first, unsigned max)
+{
+	unsigned n = 0;
+	for (const struct test_case *t = __testcases_start; t < __testcases_end; t++) {
+		bool seen = false;
+		for (unsigned i = 0; i < n; i++)
+			seen |= strcmp(first[i]->suite, t->suite) == 0;
+		if (!seen && selected(spec, t) && n < max)
+			first[n++] = t;
+	}
+	return n;
+}
+
+static bool run_suite(unsigned index, const char *suite, bool slow)
+{
+	unsigned ncase = 0, i = 0, pass = 0, fail = 0, skip = 0;
+	for (const struct test_case *t = __testcases_start; t < __testcases_end; t++)
+		ncase += strcmp(t->suite, suite) == 0;
+	kprintf("    KTAP version 1\n    # Subtest: %s\n    1..%u\n", suite, ncase);
+	for (const struct test_case *t = __testcases_start; t < __testcases_end; t++) {
+		if (strcmp(t->suite, suite) != 0)
+			continue;
+		i++;
+		case_failures = 0;
+		case_skip = NULL;
+		if ((t->flags & TEST_SLOW) && !slow)
+			case_skip = "slow (bt.test_slow)";
+		else
+			t->fn();
+		if (case_skip && !case_failures) {
+			kprintf("    ok %u %s # SKIP %s\n", i, t->name, case_skip);
+			skip++;
+		} else if (__atomic_load_n(&case_failures, __ATOMIC_RELAXED)) {
+			kprintf("    not ok %u %s\n", i, t->name);
+			fail++;
+		} else {
+			kprintf("    ok %u %s\n", i, t->name);
+			pass++;
+		}
+	}
+	kprintf("    # %s: pass:%u fail:%u skip:%u total:%u\n", suite, pass, fail, skip, ncase);
+	kprintf("%s %u %s\n", fail ? "not ok" : "ok", index, suite);
+	return fail == 0;
+}
+
+int test_run(const char *spec, bool slow)
+{
+	const struct test_case *first[64];
+	unsigned n = list_suites(spec, first, 64), failed = 0;
+	kprintf("KTAP version 1\n1..%u\n", n);
+	if (n == 0)
+		kprintf("# no test suite matches \"%s\"\n", spec);
+	for (unsigned i = 0; i < n; i++)
+		failed += !run_suite(i + 1, first[i]->suite, slow);
+	return n == 0 ? 1 : (int)failed;
+}

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""test.py — everything `make test` runs, graded, ending in "N passed, N failed".
+
+Checks, each a line "ok - NAME" or "not ok - NAME" (with the evidence):
+  host        tests/host: `make -C tests/host check` (TAP)
+  ARCH build  the kernel builds (both link passes agree)
+  ARCH guest  every in-guest KTAP case (bt.test=all), one check per case;
+              a crash, hang or missing case fails and shows the serial log
+  ARCH demo   `make qemu-ARCH </dev/null` runs the demo and exits 0
+  ARCH app    APP=tests/apps/ok exits 0, APP=tests/apps/fail exits non-zero
+  ARCH crash  a fatal exception and a panic print their report and exit 3
+
+Options: --arch arm64|x86_64 (repeatable), --only host|guest|demo|app|crash,
+--keep (leave serial logs in build/test-logs).
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LOGS = os.path.join(ROOT, "build", "test-logs")
+SMP = 4
+results = []          # (ok, name)
+
+
+def report(ok, name, detail=""):
+    results.append((ok, name))
+    print("%s - %s" % ("ok" if ok else "not ok", name), flush=True)
+    if not ok and detail:
+        for line in detail.rstrip().splitlines()[-60:]:
+            print("    | " + line)
+
+
+def run(cmd, timeout, env=None, stdin=subprocess.DEVNULL):
+    e = dict(os.environ)
+    e.update(env or {})
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, cwd=ROOT, env=e, stdin=stdin, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=timeout)
+        out, rc = p.stdout.decode("utf-8", "replace"), p.returncode
+    except subprocess.TimeoutExpired as ex:
+        out, rc = (ex.stdout or b"").decode("utf-8", "replace") + "\n[harness timeout]", 124
+    return rc, out.replace("\r", ""), time.time() - t0
+
+
+def save_log(name, text):
+    os.makedirs(LOGS, exist_ok=True)
+    with open(os.path.join(LOGS, name + ".log"), "w") as f:
+        f.write(text)
+
+
+def host_tests():
+    if not os.path.exists(os.path.join(ROOT, "tests/host/Makefile")):
+        return
+    rc, out, _ = run(["make", "-s", "-C", "tests/host", "check"], 900)
+    save_log("host", out)
+    n = 0
+    for m in re.finditer(r"^\s*(not ok|ok)\s+\d+\s*-?\s*(.*)$", out, re.M):
+        n += 1
+        report(m.group(1) == "ok", "host " + m.group(2).strip(), out if m.group(1) != "ok" else "")
+    if rc != 0 or n == 0:
+        report(False, "host tests exit status %d" % rc, out)
+
+
+def kernel(arch, app=None):
+    cmd = ["make", "-s", "ARCH=" + arch, "kernel"] + (["APP=" + app] if app else [])
+    rc, out, _ = run(cmd, 900)
+    return rc == 0, out
+
+
+def boot(arch, cmdline, app=None, timeout=300, smp=SMP):
+    cmd = ["make", "-s", "--no-print-directory", "ARCH=" + arch, "run", "CMDLINE=" + cmdline]
+    if app:
+        cmd.append("APP=" + app)
+    return run(cmd, timeout + 30, env={"SMP": str(smp), "TIMEOUT": str(timeout)})
+
+
+def online_ok(out, smp=SMP):
+    return ("baretrace: %d CPUs online" % smp) in out
+
+
+def guest_tests(arch):
+    rc, out, secs = boot(arch, "bt.test=all")
+    save_log(arch + "-guest", out)
+    cases = re.findall(r"^    (not ok|ok) \d+ (\S+)(.*)$", out, re.M)
+    suites = re.findall(r"^# Subtest: (\S+)", out, re.M) or re.findall(r"^    # Subtest: (\S+)", out, re.M)
+    plan = re.search(r"^KTAP version 1\n1\.\.(\d+)", out, re.M)
+    # Attribute cases to suites in order of appearance.
+    suite, per = None, []
+    for line in out.splitlines():
+        m = re.match(r"^    # Subtest: (\S+)", line)
+        if m:
+            suite = m.group(1)
+        m = re.match(r"^    (not ok|ok) \d+ (\S+)(.*)$", line)
+        if m:
+            per.append((suite, m.group(1) == "ok", m.group(2), m.group(3)))
+    for s, ok, name, rest in per:
+        report(ok, "%s guest %s/%s%s" % (arch, s, name, rest), out if not ok else "")
+    done = re.findall(r"^(ok|not ok) \d+ \S+$", out, re.M)
+    complete = plan and len(done) == int(plan.group(1)) and len(suites) == len(done)
+    report(rc == 0 and complete and online_ok(out),
+           "%s guest run complete (exit %d, %d cases, %.0fs)" % (arch, rc, len(per), secs), out)
+
+
+def demo(arch):
+    rc, out, secs = boot(arch, "", timeout=120)
+    save_log(arch + "-demo", out)
+    m = re.search(r"demo: .* (\d+) bytes found \(expected (\d+)\)", out)
+    ok = rc == 0 and online_ok(out) and m and m.group(1) == m.group(2) and \
+        "baretrace: demo returned 0" in out
+    report(bool(ok), "%s demo runs and powers off with status 0 (%.0fs)" % (arch, secs), out)
+
+
+def apps(arch):
+    for app, want_ok, text in (("tests/apps/ok", True, "app: sum of squares 34850"),
+                               ("tests/apps/fail", False, "app: failing on purpose")):
+        built, out = kernel(arch, app)
+        if not built:
+            report(False, "%s APP=%s builds" % (arch, app), out)
+            continue
+        rc, out, _ = boot(arch, "", app=app, timeout=120)
+        save_log("%s-app-%s" % (arch, os.path.basename(app)), out)
+        ok = (rc == 0) == want_ok and rc not in (99, 124) and text in out
+        report(ok, "%s APP=%s exits %s (got %d)" % (arch, app, "0" if want_ok else "non-zero", rc), out)
+
+
+def crash(arch):
+    rc, out, _ = boot(arch, "bt.test=crash_write", timeout=120)
+    save_log(arch + "-crash-write", out)
+    ok = rc == 3 and re.search(r"FATAL EXCEPTION on CPU \d+: .*\(write\) at crash_write_text\+", out) \
+        and "Backtrace:" in out and re.search(r"\] test_crash_write_write_to_text\+0x", out) \
+        and "---[ end of panic ]---" in out
+    report(bool(ok), "%s fatal write to text: report, symbolized backtrace, exit 3 (got %d)" % (arch, rc), out)
+    rc, out, _ = boot(arch, "bt.test=crash_panic", timeout=120)
+    save_log(arch + "-crash-panic", out)
+    ok = rc == 3 and "PANIC on CPU 0: deliberate panic, value 42" in out and \
+        re.search(r"\] test_crash_panic_panic\+0x", out)
+    report(bool(ok), "%s panic: message, backtrace, exit 3 (got %d)" % (arch, rc), out)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--arch", action="append")
+    ap.add_argument("--only", action="append")
+    args = ap.parse_args()
+    arches = args.arch or ["arm64", "x86_64"]
+    only = set(args.only or ["host", "guest", "demo", "app", "crash"])
+    if "host" in only:
+        host_tests()
+    for arch in arches:
+        built, out = kernel(arch)
+        report(built, "%s kernel builds" % arch, out)
+        if not built:
+            continue
+        if "guest" in only:
+            guest_tests(arch)
+        if "demo" in only:
+            demo(arch)
+        if "crash" in only:
+            crash(arch)
+        if "app" in only:
+            apps(arch)
+    passed = sum(1 for ok, _ in results if ok)
+    failed = len(results) - passed
+    print("%d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed else 0)
+
+
+main()

@@ -84,6 +84,14 @@ int arch_cpu_start(struct cpu *c, void *stack_top);
  * Callable from any context. */
 void arch_send_ipi(unsigned cpu);
 
+/*
+ * Idle wait: called with interrupts disabled; returns once an interrupt has
+ * been taken, with interrupts enabled (x86-64: sti; hlt — arm64: wfi, then
+ * unmask).  The gap between the caller's last check and the wait must not
+ * lose a wake-up: an interrupt pending at the time of the call ends the wait.
+ */
+void arch_idle_wait(void);
+
 /* ---- Console (polled output, interrupt-driven input) ------------------------ */
 
 /* Write one byte, waiting for the UART; callable from any context, including

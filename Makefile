@@ -2,6 +2,7 @@
 #
 #   make qemu-arm64 | qemu-x86_64    build and boot (SMP, MEM, CMDLINE, APP, ACCEL)
 #   make test                         every test, ends with "N passed, N failed"
+#   make bench                        the performance table (docs/PERFORMANCE.md)
 #   make gdb-arm64 | gdb-x86_64       boot halted under QEMU's gdbstub, attach gdb
 #   make deps                         install packages, build newlib (idempotent)
 #   make clean
@@ -17,11 +18,11 @@ ACCEL   ?= tcg
 ARCH    ?= arm64
 
 .DEFAULT_GOAL := help
-.PHONY: help deps qemu-arm64 qemu-x86_64 gdb-arm64 gdb-x86_64 test test-host \
+.PHONY: help deps qemu-arm64 qemu-x86_64 gdb-arm64 gdb-x86_64 test test-host bench \
 	kernel run gdb clean
 
 help:
-	@sed -n '3,8p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,9p' Makefile | sed 's/^# \{0,1\}//'
 
 DEPS_STAMP := build/.deps-packages
 deps: $(DEPS_STAMP)
@@ -39,6 +40,9 @@ gdb-arm64 gdb-x86_64: gdb-%: deps
 
 test: deps
 	@tools/test.py
+
+bench: deps
+	@tools/bench.py
 
 test-host: deps
 	@$(MAKE) --no-print-directory -C tests/host
@@ -58,7 +62,11 @@ NM       := $(CROSS)nm
 LIBGCC   := $(shell $(CC) -print-libgcc-file-name 2>/dev/null)
 
 APPTAG   := $(if $(APP),-app-$(shell echo '$(abspath $(APP))' | md5sum | cut -c1-8))
-B        := build/$(ARCH)$(APPTAG)
+# NOINSTR=1: the same kernel without patchable entries (bench baseline).
+ifneq ($(NOINSTR),)
+INSTR_CFLAGS :=
+endif
+B        := build/$(ARCH)$(APPTAG)$(if $(NOINSTR),-noinstr)
 
 CFLAGS_BASE := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Werror \
 	-ffreestanding -fno-pic -fno-pie -fno-stack-protector -fno-omit-frame-pointer \
@@ -69,15 +77,15 @@ CFLAGS_BASE := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missin
 # it calls must never reach a site.
 BOOT_SRCS := boot/main.c boot/console.c boot/kprintf.c boot/panic.c boot/fault.c \
 	boot/irq.c boot/smp.c boot/sched.c boot/clock.c boot/ksyms.c boot/cmdline.c \
-	boot/selftest.c boot/shell.c
-LIB_SRCS  := lib/newlib_glue.c lib/heap.c
+	boot/selftest.c boot/shell.c boot/bench.c
+LIB_SRCS  := lib/newlib_glue.c lib/heap.c lib/glob.c
 DEMO_SRCS := demo/demo.c
 TEST_SRCS := tests/guest/test_boot.c tests/guest/test_sched.c tests/guest/test_mem.c \
-	tests/guest/test_crash.c
+	tests/guest/test_crash.c tests/bench/bench_basic.c
 APP_SRCS  := $(if $(APP),$(wildcard $(APP)/*.c))
 
 NOTRACE_SRCS := boot/kprintf.c boot/console.c boot/panic.c boot/fault.c boot/ksyms.c \
-	boot/irq.c boot/clock.c lib/newlib_glue.c lib/heap.c
+	boot/irq.c boot/clock.c boot/bench.c lib/newlib_glue.c lib/heap.c lib/glob.c
 TRACED_SRCS  := $(filter-out $(NOTRACE_SRCS),$(BOOT_SRCS) $(LIB_SRCS) $(DEMO_SRCS) $(TEST_SRCS))
 
 OBJS := $(patsubst %,$(B)/%.o,$(ARCH_SRCS) $(BOOT_SRCS) $(LIB_SRCS) $(DEMO_SRCS) $(TEST_SRCS)) \

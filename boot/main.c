@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "boot/bench.h"
 #include "boot/clock.h"
 #include "boot/cmdline.h"
 #include "boot/console.h"
@@ -25,12 +26,15 @@ extern char _text_start[];
 
 static const char *test_spec;      /* written once by the option handlers */
 static bool test_slow;
+static const char *bench_spec;
 bool console_interactive;
 uint64_t boot_start_ns, workload_start_ns;
 
 static int opt_test(const char *v) { test_spec = v; return v && *v ? 0 : -1; }
 static int opt_test_slow(const char *v) { test_slow = true; return v ? -1 : 0; }
 static int opt_interactive(const char *v) { console_interactive = true; return v ? -1 : 0; }
+static int opt_bench(const char *v) { bench_spec = v; return v && *v ? 0 : -1; }
+BT_PARAM("bt.bench", opt_bench, "run benchmarks (all or a,b,c) and power off");
 BT_PARAM("bt.test", opt_test, "run in-guest test suites (all or a,b,c) and power off");
 BT_PARAM("bt.test_slow", opt_test_slow, "include slow test cases");
 BT_PARAM("bt.interactive", opt_interactive, "a terminal is attached: stay at the shell");
@@ -52,6 +56,8 @@ static int init_thread(void *unused)
 {
 	if (test_spec)
 		arch_poweroff(test_run(test_spec, test_slow) ? 1 : 0);
+	if (bench_spec)
+		arch_poweroff(bench_run(bench_spec));
 	int rc = run_workload();
 	if (!console_interactive)
 		arch_poweroff(rc == 0 ? 0 : 1);

@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""bench.py — `make bench`: boot each arch, run the in-guest benchmarks, print
+the table and one JSON line per figure.
+
+Per-call figures come from single-CPU boots under TCG with -icount shift=0,
+where guest time advances one nanosecond per retired instruction, so every
+figure is an instruction count and repeatable.  Each in-guest figure is the
+median of BENCH_ROUNDS rounds (min and max kept).  site_disabled_ratio divides
+the demo's work in the normal build by the same work in a build without
+patchable entries (NOINSTR=1), both measured here.
+
+  tools/bench.py [--arch arm64|x86_64]... [--quick]   (--quick: make test's smoke run)
+Writes only under build/.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Every figure of the table, in order: (name, unit, accel).
+FIGURES = [
+    ("site_disabled_ratio", "ratio", "tcg-icount"),
+    ("function_tracer_call", "insns", "tcg-icount"),
+    ("ops_single_call", "insns", "tcg-icount"),
+    ("ops_list_call", "insns", "tcg-icount"),
+    ("ops_regs_call", "insns", "tcg-icount"),
+    ("direct_call", "insns", "tcg-icount"),
+    ("graph_call", "insns", "tcg-icount"),
+    ("graph_args_retval_call", "insns", "tcg-icount"),
+    ("rb_event", "insns", "tcg-icount"),
+    ("rb_events_per_s_cpus1", "events_per_s", "tcg"),
+    ("rb_events_per_s_cpus2", "events_per_s", "tcg"),
+    ("patch_site_ns_1k", "ns", "tcg-icount"),
+    ("patch_site_ns_10k", "ns", "tcg-icount"),
+    ("patch_site_ns_50k", "ns", "tcg-icount"),
+    ("record_bytes_per_site", "bytes", "tcg-icount"),
+    ("boot_ms", "ms", "tcg-icount"),
+    ("uftrace_call", "insns", "host"),
+]
+
+
+def sh(cmd, env=None, timeout=1800):
+    e = dict(os.environ)
+    e.update(env or {})
+    p = subprocess.run(cmd, cwd=ROOT, env=e, stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+    return p.returncode, p.stdout.decode("utf-8", "replace").replace("\r", "")
+
+
+def guest_figures(arch, noinstr=False, extra=""):
+    args = ["make", "-s", "--no-print-directory", "ARCH=" + arch, "run",
+            "CMDLINE=bt.bench=all " + extra]
+    if noinstr:
+        args.append("NOINSTR=1")
+    rc, out = sh(args, env={"SMP": "1", "ICOUNT": "1", "TIMEOUT": "600"})
+    os.makedirs(os.path.join(ROOT, "build", "bench"), exist_ok=True)
+    with open(os.path.join(ROOT, "build", "bench", "%s%s.log" % (arch, "-noinstr" if noinstr else "")), "w") as f:
+        f.write(out)
+    if rc != 0:
+        sys.exit("bench: %s boot failed (status %d):\n%s" % (arch, rc, out[-3000:]))
+    figs = {}
+    for m in re.finditer(r"^bench: (\S+) value=(\S+)(?: min=(\S+) max=(\S+))? unit=(\S+)(?: why=\"(.*)\")?$", out, re.M):
+        name, value, mn, mx, unit, why = m.groups()
+        if value == "na":
+            figs[name] = {"value": None, "unit": unit, "why": why}
+        else:
+            figs[name] = {"value": float(value), "min": float(mn), "max": float(mx), "unit": unit}
+    return figs
+
+
+def measure(arch):
+    figs = guest_figures(arch)
+    base = guest_figures(arch, noinstr=True)
+    a, b = figs.get("demo_work_per_1k_lookups"), base.get("demo_work_per_1k_lookups")
+    if a and b and a["value"] and b["value"]:
+        figs["site_disabled_ratio"] = {
+            "value": round(a["value"] / b["value"], 4), "unit": "ratio",
+            "min": round(a["min"] / b["max"], 4), "max": round(a["max"] / b["min"], 4)}
+    return figs
+
+
+def fmt(v):
+    if v is None:
+        return "n/a"
+    return ("%.4f" % v).rstrip("0").rstrip(".") if v != int(v) else "%d" % v
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--arch", action="append")
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    arches = args.arch or ["arm64", "x86_64"]
+    rows, bad = [], 0
+    for arch in arches:
+        figs = measure(arch)
+        for name, unit, accel in FIGURES:
+            f = figs.get(name)
+            if f is None or f["value"] is None:
+                why = (f or {}).get("why") or "not available: feature not built yet"
+                rows.append((arch, name, None, None, None, unit, accel, why))
+                print(json.dumps({"bench": name, "arch": arch, "accel": accel, "value": None,
+                                  "unit": unit, "min": None, "max": None, "note": why}))
+                continue
+            v, mn, mx = f["value"], f["min"], f["max"]
+            if not all(x == x and x > 0 and x != float("inf") for x in (v, mn, mx)):
+                bad += 1
+            rows.append((arch, name, v, mn, mx, unit, accel, ""))
+            print(json.dumps({"bench": name, "arch": arch, "accel": accel, "value": v,
+                              "unit": unit, "min": mn, "max": mx}))
+    print()
+    print("%-8s %-24s %12s %12s %12s  %-12s %-10s" % ("arch", "figure", "median", "min", "max", "unit", "accel"))
+    for arch, name, v, mn, mx, unit, accel, why in rows:
+        if v is None:
+            print("%-8s %-24s %12s %12s %12s  %-12s %-10s %s" % (arch, name, "n/a", "", "", unit, accel, why))
+        else:
+            print("%-8s %-24s %12s %12s %12s  %-12s %-10s" % (arch, name, fmt(v), fmt(mn), fmt(mx), unit, accel))
+    if bad:
+        sys.exit("bench: %d figure(s) not positive and finite" % bad)
+
+
+main()

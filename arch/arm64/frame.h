@@ -1,0 +1,40 @@
+/*
+ * frame.h — arm64 stack layouts shared between C and assembly.
+ *
+ * Trap frame: what vectors.S pushes on the interrupted stack for every
+ * exception (no separate IRQ stack: the generic scheduler may switch threads
+ * from irq_exit(), so the frame must live on the interrupted thread's stack).
+ * Switch frame: what arch_switch() (switch.S) pushes for a thread that gives
+ * up its CPU; arch_stack_init() (thread.c) forges one.
+ *
+ * Rules: every offset used by assembly is defined here and pinned against
+ * the C structs with _Static_assert (arch_defs.h, thread.c).  Both frames are
+ * multiples of 16 bytes so that SP stays ABI-aligned.
+ */
+#ifndef ARM64_FRAME_H
+#define ARM64_FRAME_H
+
+/* ---- Trap frame (struct trap_frame in arch_defs.h) ------------------------ */
+#define TF_X0      0        /* x0..x30, 8 bytes each */
+#define TF_X29     232
+#define TF_X30     240
+#define TF_SP      248      /* SP at the moment of the exception (restored from here) */
+#define TF_ELR     256      /* PC to return to */
+#define TF_SPSR    264
+#define TF_ESR     272
+#define TF_FAR     280
+#define TF_FPCR    288
+#define TF_FPSR    296
+#define TF_FREC    304      /* AAPCS64 frame record {x29, elr}; x29 points here in handlers */
+#define TF_Q0      320      /* q0..q31, 16 bytes each, 16-aligned */
+#define TF_SIZE    832
+
+/* ---- Switch frame (arch_switch) ------------------------------------------- */
+#define SW_X29     0        /* frame record {x29, x30} at the lowest address */
+#define SW_X30     8
+#define SW_X19     16       /* x19..x28 */
+#define SW_D8      96       /* d8..d15 */
+#define SW_FPCR    160
+#define SW_SIZE    176
+
+#endif

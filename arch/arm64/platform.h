@@ -2,9 +2,9 @@
  * platform.h — what the device tree told us about the machine.
  *
  * fdt_parse() fills `platform` once, on the boot CPU, before the MMU is on;
- * everything else reads it afterwards (read-only).  Strings point into the
- * DTB, which stays mapped (it lies below the kernel image, outside the heap)
- * but setup.c copies the command line into kernel memory anyway.
+ * everything else reads it afterwards (read-only).  bootargs points into the
+ * DTB, which may lie in the heap range: setup.c copies it before
+ * kernel_main(), and nothing may use it after that.
  */
 #ifndef ARM64_PLATFORM_H
 #define ARM64_PLATFORM_H

@@ -11,8 +11,11 @@
  *   3. copy the command line into .bss, move the initrd out of the heap,
  *      fill struct boot_info;
  *   4. GIC distributor, per-CPU pointer of CPU 0, kernel_main() with IRQs off.
- * Firmware data: the DTB lies below the image and is never part of the heap;
- * nothing in it is used after kernel_main() starts.
+ * Firmware data: for an ELF boot the DTB lies below the image, outside the
+ * heap; for a Linux-Image boot (objcopy -O binary, see linker/arm64.ld) QEMU
+ * puts it above the initrd, inside the heap range.  Either way nothing in it
+ * is used once kernel_main() starts: the command line is copied, the initrd
+ * moved.
  */
 #pragma GCC target("strict-align")
 

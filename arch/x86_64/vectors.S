@@ -1,0 +1,102 @@
+/*
+ * vectors.S — the 256 IDT entry stubs and the common trap entry/exit.
+ *
+ * Stub v (vector_stubs + v * VECTOR_STUB_SIZE): push a zero error code if the
+ * CPU pushes none for v, push v, jump to trap_common.  trap_common completes
+ * struct trap_frame (arch_defs.h, TF_*) on the interrupted stack — all GPRs,
+ * the full FXSAVE image, a frame record — and calls x86_trap(tf) with
+ * rbp = &tf->link_rbp and an ABI-aligned stack.  x86_trap may switch threads
+ * (irq_exit) and return much later, and may have redirected tf->rip/rsp
+ * (arch_frame_redirect); the exit path restores everything from tf.
+ *
+ * The frame must sit on the interrupted stack (no IRQ stack): a preempted
+ * thread's registers live in its frame until it runs again.  Only the double
+ * fault uses an IST stack (cpu.c), and it never returns.
+ */
+#include "arch_defs.h"
+#include "x86.h"
+
+	.altmacro
+/* Vectors for which the CPU pushes an error code. */
+.macro stub v
+	.balign VECTOR_STUB_SIZE
+.Lstub\v:
+	.if (\v == 8) || (\v == 10) || (\v == 11) || (\v == 12) || (\v == 13) || (\v == 14) || (\v == 17) || (\v == 21) || (\v == 29) || (\v == 30)
+	.else
+	pushq $0
+	.endif
+	pushq $\v
+	.byte 0xE9                      /* jmp rel32: fixed size, so the check below is constant */
+	.long trap_common - . - 4
+	.if . - .Lstub\v > VECTOR_STUB_SIZE
+	.error "vector stub too long"
+	.endif
+.endm
+
+	.text
+	.balign VECTOR_STUB_SIZE
+	.globl vector_stubs
+vector_stubs:
+	.set vec, 0
+	.rept 256
+	stub %vec
+	.set vec, vec + 1
+	.endr
+	.balign VECTOR_STUB_SIZE
+
+trap_common:
+	pushq %rax
+	pushq %rbx
+	pushq %rcx
+	pushq %rdx
+	pushq %rsi
+	pushq %rdi
+	pushq %rbp
+	pushq %r8
+	pushq %r9
+	pushq %r10
+	pushq %r11
+	pushq %r12
+	pushq %r13
+	pushq %r14
+	pushq %r15
+	subq $TF_R15, %rsp
+	fxsave64 TF_FX(%rsp)
+	movq %rbp, TF_LINK_RBP(%rsp)
+	movq TF_RIP(%rsp), %rax
+	movq %rax, TF_LINK_RIP(%rsp)
+	movq %rsp, %rbp
+	movq %rsp, %rdi
+	cld
+	call x86_trap
+	fxrstor64 TF_FX(%rsp)
+	addq $TF_R15, %rsp
+	popq %r15
+	popq %r14
+	popq %r13
+	popq %r12
+	popq %r11
+	popq %r10
+	popq %r9
+	popq %r8
+	popq %rbp
+	popq %rdi
+	popq %rsi
+	popq %rdx
+	popq %rcx
+	popq %rbx
+	popq %rax
+	addq $16, %rsp                  /* vector, error code */
+	iretq
+
+/*
+ * arch_frame_redirect() resumes here instead of at fn directly: rax = fn,
+ * rbx = the faulting pc.  Pushing the faulting pc as fn's return address
+ * gives fn an ABI-aligned entry (the frame's rsp is 16-aligned) and a
+ * backtrace that goes through the faulting function.  The push happens after
+ * iretq, when the trap frame below the new rsp is dead.
+ */
+	.globl x86_redirect_thunk
+x86_redirect_thunk:
+	pushq %rbx
+	jmp *%rax

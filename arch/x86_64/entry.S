@@ -97,7 +97,7 @@ no_long_mode:
 	movw $0x3F8, %dx
 	outb %al, %dx
 	jmp 3b
-4:	movb $2, %al                    /* isa-debug-exit: QEMU exits with 5 */
+4:	movb $3, %al                    /* PANIC_EXIT_STATUS via isa-debug-exit */
 	outb %al, $0xf4
 5:	hlt
 	jmp 5b

@@ -66,12 +66,3 @@ void uart_interrupt(void)
 	while (inb(COM1 + LSR) & LSR_DR)
 		console_rx((char)inb(COM1 + RBR));
 }
-
-void early_puts(const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '\n')
-			arch_console_putc('\r');
-		arch_console_putc(*s);
-	}
-}

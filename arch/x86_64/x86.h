@@ -221,9 +221,6 @@ void ioapic_route_isa(unsigned irq, unsigned vector, uint32_t apic_id);
 void smp_copy_trampoline(void);
 void ap_main(struct x86_cpu *xc);
 
-/* Before kprintf can run (no GS base yet): straight to the UART. */
-void early_puts(const char *s);
-
 /*
  * A boot step failed before kernel_main: print why and power off with
  * PANIC_EXIT_STATUS.  (Not panic(): the generic panic path needs the clock,

@@ -129,7 +129,7 @@ void arm64_bad_exception(struct trap_frame *tf, unsigned vector)
 {
 	static const char *const names[16] = {
 		"sync exception with SP_EL0", "IRQ with SP_EL0", "FIQ with SP_EL0", "SError with SP_EL0",
-		"", "", "FIQ", "SError",
+		"sync exception", "IRQ", "FIQ", "SError",
 		"sync exception from EL0", "IRQ from EL0", "FIQ from EL0", "SError from EL0",
 		"sync exception from AArch32", "IRQ from AArch32", "FIQ from AArch32",
 		"SError from AArch32",

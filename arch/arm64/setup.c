@@ -141,6 +141,7 @@ void arm64_boot(uintptr_t dtb_hint)
 	place_initrd_and_heap();
 	list_cpus();
 	gic_init();
+	serror_unmask();
 
 	kernel_main(&bi);
 	panic("arm64: kernel_main returned");

@@ -46,6 +46,7 @@ void arm64_secondary_boot(struct smp_boot *b)
 	if (this_mpidr() != c->hwid)
 		panic("arm64: CPU started as MPIDR %#lx, expected %#lx", this_mpidr(), c->hwid);
 	arch_set_this_cpu(c);
+	serror_unmask();
 	secondary_main();
 	panic("arm64: secondary_main returned on CPU %u", c->id);
 }

@@ -78,6 +78,13 @@ static inline __attribute__((always_inline)) void isb(void)
 	__asm__ volatile("isb" ::: "memory");
 }
 
+/* Let SErrors (asynchronous aborts) be reported: they go to the bad-vector
+ * path (fault.c).  Once per CPU, after the MMU and vectors are up. */
+static inline __attribute__((always_inline)) void serror_unmask(void)
+{
+	__asm__ volatile("msr daifclr, #4" ::: "memory");
+}
+
 /* MPIDR_EL1 affinity fields Aff3 (39:32) and Aff2..Aff0 (23:0): the hwid. */
 #define MPIDR_AFF_MASK 0xff00ffffffull
 

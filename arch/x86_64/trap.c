@@ -16,12 +16,14 @@
  * arch_frame_redirect.
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "arch/x86_64/x86.h"
 #include "boot/console.h"
 #include "boot/cpu.h"
 #include "boot/fault.h"
 #include "boot/irq.h"
+#include "boot/ksyms.h"
 #include "boot/panic.h"
 
 _Static_assert(offsetof(struct trap_frame, link_rbp) == TF_LINK_RBP, "TF_LINK_RBP");
@@ -137,8 +139,34 @@ uintptr_t arch_frame_pc(const struct trap_frame *tf)
 	return tf->rip;
 }
 
+/*
+ * The frame record to start a backtrace from.  Normally rbp; but a fault
+ * between a function's `push %rbp` and its `mov %rsp,%rbp` (GCC schedules
+ * early stores in between) leaves rbp at the caller's record, and the
+ * caller would vanish from the trace.  There the record {saved rbp, return
+ * address} is at rsp, so use that.  The prologue is recognised from the
+ * function's first bytes: an optional 5-byte entry site (NOP or call), then
+ * push %rbp (55), and mov %rsp,%rbp (48 89 e5) within the next few bytes.
+ * A fault before the push still loses the immediate caller (no record
+ * exists yet); that is the price of frame-pointer unwinding.
+ */
+#define PROLOGUE_SCAN 24
+
 uintptr_t arch_frame_fp(const struct trap_frame *tf)
 {
+	uintptr_t off, size;
+	if (!ksym_lookup(tf->rip, &off, &size))
+		return tf->rbp;
+	const uint8_t *fn = (const uint8_t *)(tf->rip - off);
+	static const uint8_t nop5[5] = { 0x0F, 0x1F, 0x44, 0x00, 0x00 };
+	uintptr_t push = 0;
+	if (size > 5 && (memcmp(fn, nop5, 5) == 0 || fn[0] == 0xE8))
+		push = 5;
+	if (push >= size || fn[push] != 0x55 || off <= push)
+		return tf->rbp;
+	for (uintptr_t i = push + 1; i + 3 <= size && i <= push + PROLOGUE_SCAN; i++)
+		if (fn[i] == 0x48 && fn[i + 1] == 0x89 && fn[i + 2] == 0xE5)
+			return off <= i ? tf->rsp : tf->rbp;
 	return tf->rbp;
 }
 

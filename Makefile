@@ -19,7 +19,7 @@ ARCH    ?= arm64
 
 .DEFAULT_GOAL := help
 .PHONY: help deps qemu-arm64 qemu-x86_64 gdb-arm64 gdb-x86_64 test test-host bench \
-	kernel run gdb clean
+	kernel run gdb clean print-kernel
 
 help:
 	@sed -n '3,9p' Makefile | sed 's/^# \{0,1\}//'
@@ -125,7 +125,15 @@ $(B)/kernel.elf: $(B)/ksyms.S.o
 	$(NM) -n $@ | tools/gen-ksyms.py --check $(B)/kernel.pass1.elf.nm
 	$(CROSS)objdump -d $@ > $(B)/kernel.asm
 
-kernel: $(B)/kernel.elf
+# A raw image as well: arm64 boots it as a Linux Image (the only way QEMU
+# loads -initrd and passes the DTB in x0); gdb reads the ELF.
+$(B)/kernel.bin: $(B)/kernel.elf
+	$(OBJCOPY) -O binary $< $@
+
+kernel: $(B)/kernel.elf $(B)/kernel.bin
+
+print-kernel:
+	@echo $(B)/kernel.elf
 
 QEMU_RUN := tools/qemu-run.sh $(ARCH) $(B)/kernel.elf
 

@@ -63,15 +63,26 @@ static unsigned list_suites(const char *spec, const struct test_case **first, un
 	return n;
 }
 
+/* The case of `suite` that follows `prev` in source order (NULL: the first). */
+static const struct test_case *next_case(const char *suite, const struct test_case *prev)
+{
+	const struct test_case *best = NULL;
+	for (const struct test_case *t = __testcases_start; t < __testcases_end; t++) {
+		if (strcmp(t->suite, suite) != 0 || (prev && t->line <= prev->line))
+			continue;
+		if (!best || t->line < best->line)
+			best = t;
+	}
+	return best;
+}
+
 static bool run_suite(unsigned index, const char *suite, bool slow)
 {
 	unsigned ncase = 0, i = 0, pass = 0, fail = 0, skip = 0;
 	for (const struct test_case *t = __testcases_start; t < __testcases_end; t++)
 		ncase += strcmp(t->suite, suite) == 0;
 	kprintf("    KTAP version 1\n    # Subtest: %s\n    1..%u\n", suite, ncase);
-	for (const struct test_case *t = __testcases_start; t < __testcases_end; t++) {
-		if (strcmp(t->suite, suite) != 0)
-			continue;
+	for (const struct test_case *t = next_case(suite, NULL); t; t = next_case(suite, t)) {
 		i++;
 		case_failures = 0;
 		case_skip = NULL;

@@ -14,7 +14,9 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/arch/$arch/qemu.conf"
 
 smp=${SMP:-4}; mem=${MEM:-512M}; accel=${ACCEL:-tcg}
-args=($QEMU_MACHINE -smp "$smp" -m "$mem" -kernel "$elf" -display none)
+image=$elf
+[ "${KERNEL_FORMAT:-elf}" = bin ] && image=${elf%.elf}.bin
+args=($QEMU_MACHINE -smp "$smp" -m "$mem" -kernel "$image" -display none)
 if [ "${ICOUNT:-0}" = 1 ]; then
 	args+=(-accel tcg,thread=single -icount shift=0)
 elif [ "$accel" = kvm ]; then

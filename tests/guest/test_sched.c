@@ -171,7 +171,7 @@ struct fpu_job {
 static int fpu_worker(void *arg)
 {
 	struct fpu_job *j = arg;
-	j->mismatches = arch_test_fpu_churn(j->seed, 3000000);
+	j->mismatches = arch_test_fpu_churn(j->seed, 30000000);
 	j->switches_in = current_thread()->switches_in;
 	return 0;
 }

@@ -1,0 +1,39 @@
+/*
+ * rb_port_host.h — the ring buffer's port to a Linux host (tests only).
+ *
+ * A thread plays one CPU: it sets rb_host_cpu once and keeps it, so
+ * "preemption" never moves it and the port's preempt calls do nothing.
+ * Signal handlers run on the thread they interrupt, so they nest on top of
+ * it exactly like interrupt handlers on a CPU.  The clock is
+ * CLOCK_MONOTONIC in nanoseconds unless a test installs its own with
+ * rb_host_set_clock() (deterministic deltas, time extends).
+ */
+#ifndef TESTS_HOST_RB_PORT_HOST_H
+#define TESTS_HOST_RB_PORT_HOST_H
+
+#include <sched.h>
+#include <stdint.h>
+#include <time.h>
+
+extern __thread unsigned rb_host_cpu;
+extern uint64_t (*volatile rb_host_clock)(void);   /* NULL: CLOCK_MONOTONIC */
+
+static inline void rb_host_set_clock(uint64_t (*fn)(void)) { rb_host_clock = fn; }
+
+static inline unsigned rb_port_cpu_id(void) { return rb_host_cpu; }
+
+static inline uint64_t rb_port_clock(void)
+{
+	uint64_t (*fn)(void) = rb_host_clock;
+	if (fn)
+		return fn();
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);     /* async-signal-safe */
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline uintptr_t rb_port_preempt_disable(void) { return 0; }
+static inline void rb_port_preempt_enable(uintptr_t token) { (void)token; }
+static inline void rb_port_relax(void) { sched_yield(); }
+
+#endif

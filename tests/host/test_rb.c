@@ -1,0 +1,769 @@
+/*
+ * test_rb.c — cmocka unit tests of the ring buffer on the host: encoding
+ * round trips (checked against trace-cmd's own page parser, libtraceevent's
+ * kbuffer, when it is installed), exact loss accounting in both modes, the
+ * reader's page swap, nesting, resize, iterators and bad inputs.
+ *
+ * Single-threaded and deterministic: a fake clock drives time stamps.  The
+ * concurrent cases are in rb_torture.c.
+ */
+#include <dlfcn.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rb_host.h"
+
+static uint64_t fake_now;
+static uint64_t fake_step = 10;
+static uint64_t fake_clock(void)
+{
+	uint64_t t = fake_now;
+	fake_now += fake_step;
+	return t;
+}
+
+static struct rb_buffer *mk(unsigned ncpus, size_t size, unsigned flags)
+{
+	struct rb_buffer *b = NULL;
+	assert_int_equal(rb_create(&b, ncpus, size, flags, &rb_host_allocator), 0);
+	return b;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	fake_now = 1000;
+	fake_step = 10;
+	rb_host_set_clock(fake_clock);
+	rb_host_cpu = 0;
+	return 0;
+}
+
+/* An event carrying (seq, len) and a recognisable body. */
+static int put(struct rb_buffer *b, uint32_t seq, uint32_t len)
+{
+	uint8_t buf[RB_MAX_PAYLOAD];
+	assert_true(len >= 8 && len <= sizeof(buf));
+	memcpy(buf, &seq, 4);
+	memcpy(buf + 4, &len, 4);
+	for (uint32_t i = 8; i < len; i++)
+		buf[i] = (uint8_t)(seq * 7 + i);
+	return rb_write(b, buf, len);
+}
+
+static void check_body(const struct rb_event *ev, uint32_t *seq)
+{
+	uint32_t len;
+	const uint8_t *p = ev->data;
+	memcpy(seq, p, 4);
+	memcpy(&len, p + 4, 4);
+	assert_int_equal(ev->len, (len + 3) & ~3u);
+	for (uint32_t i = 8; i < len; i++)
+		assert_int_equal(p[i], (uint8_t)(*seq * 7 + i));
+}
+
+/* ---- libtraceevent's kbuffer, if installed (trace-cmd reads pages with it) ---- */
+
+struct kbuffer;
+static struct {
+	bool ok;
+	struct kbuffer *(*alloc)(int lsize, int endian);
+	void (*free)(struct kbuffer *);
+	int (*load)(struct kbuffer *, void *);
+	void *(*read)(struct kbuffer *, unsigned long long *);
+	void *(*next)(struct kbuffer *, unsigned long long *);
+	int (*size)(struct kbuffer *);
+	int (*missed)(struct kbuffer *);
+} kb;
+
+static void kb_open(void)
+{
+	void *h = dlopen("libtraceevent.so.1", RTLD_NOW);
+	if (!h)
+		return;
+	kb.alloc = (void *)dlsym(h, "kbuffer_alloc");
+	kb.free = (void *)dlsym(h, "kbuffer_free");
+	kb.load = (void *)dlsym(h, "kbuffer_load_subbuffer");
+	kb.read = (void *)dlsym(h, "kbuffer_read_event");
+	kb.next = (void *)dlsym(h, "kbuffer_next_event");
+	kb.size = (void *)dlsym(h, "kbuffer_event_size");
+	kb.missed = (void *)dlsym(h, "kbuffer_missed_events");
+	kb.ok = kb.alloc && kb.free && kb.load && kb.read && kb.next && kb.size && kb.missed;
+}
+
+/* Compare kbuffer's view of a page with rb_decode's.  Returns data events. */
+static unsigned kb_check_page(void *page)
+{
+	struct rb_page *pg = page;
+	unsigned n = 0;
+	uint64_t ts = pg->time_stamp;
+	uint32_t end = (uint32_t)(pg->commit & RB_COMMIT_MASK);
+	struct kbuffer *k = kb.ok ? kb.alloc(1 /* 8-byte long */, 1 /* little */) : NULL;
+	unsigned long long kts = 0;
+	void *kd = NULL;
+	if (k) {
+		assert_int_equal(kb.load(k, page), 0);
+		kd = kb.read(k, &kts);
+	}
+	for (uint32_t off = 0; off < end;) {
+		struct rb_decoded d;
+		assert_int_equal(rb_decode(pg->data + off, end - off, &d), 0);
+		if (d.size == 0)
+			break;
+		ts = rb_ts_apply(ts, &d);
+		off += d.size;
+		if (!d.is_data)
+			continue;
+		n++;
+		if (k) {
+			assert_non_null(kd);
+			assert_ptr_equal(kd, d.data);
+			assert_int_equal(kts, ts);
+			assert_int_equal(kb.size(k), d.len);
+			kd = kb.next(k, &kts);
+		}
+	}
+	if (k) {
+		assert_null(kd);
+		kb.free(k);
+	}
+	return n;
+}
+
+/* ---- Encoding ---------------------------------------------------------------- */
+
+static void test_event_roundtrip(void **state)
+{
+	(void)state;
+	uint8_t buf[RB_PAGE_SIZE];
+	for (uint32_t len = 0; len <= RB_MAX_PAYLOAD; len += (len < 130 ? 1 : 97)) {
+		memset(buf, 0xa5, sizeof(buf));
+		uint8_t *p = rb_put_data(buf, 12345, len);
+		uint32_t a = len ? (len + 3) & ~3u : 4;
+		assert_int_equal(p - buf, a <= 112 ? 4 : 8);
+		assert_int_equal(rb_event_size(len), (uint32_t)(p - buf) + a);
+		struct rb_decoded d;
+		assert_int_equal(rb_decode(buf, rb_event_size(len), &d), 0);
+		assert_true(d.is_data);
+		assert_int_equal(d.delta, 12345);
+		assert_int_equal(d.len, a);
+		assert_int_equal(d.size, rb_event_size(len));
+		assert_ptr_equal(d.data, p);
+		assert_int_equal(d.type_len, a <= 112 ? a / 4 : 0);
+		/* one byte short of the event is malformed */
+		assert_int_not_equal(rb_decode(buf, rb_event_size(len) - 4, &d), 0);
+	}
+	assert_int_equal(rb_event_size(RB_MAX_PAYLOAD), RB_DATA_SIZE);
+}
+
+static void test_time_items_roundtrip(void **state)
+{
+	(void)state;
+	const uint64_t deltas[] = { 0, 1, RB_DELTA_MAX, RB_DELTA_MAX + 1ull, 1ull << 40,
+				    (1ull << RB_TS_BITS) - 1 };
+	uint8_t buf[8];
+	struct rb_decoded d;
+	for (unsigned i = 0; i < sizeof(deltas) / sizeof(deltas[0]); i++) {
+		assert_ptr_equal(rb_put_time_extend(buf, deltas[i]), buf + 8);
+		assert_int_equal(rb_decode(buf, 8, &d), 0);
+		assert_int_equal(d.type_len, RB_TYPE_TIME_EXTEND);
+		assert_false(d.is_data);
+		assert_int_equal(d.value, deltas[i]);
+		assert_int_equal(rb_ts_apply(1000, &d), 1000 + deltas[i]);
+
+		rb_put_time_stamp(buf, deltas[i]);
+		assert_int_equal(rb_decode(buf, 8, &d), 0);
+		assert_int_equal(d.type_len, RB_TYPE_TIME_STAMP);
+		assert_int_equal(d.value, deltas[i]);
+		/* absolute: replaces the low 59 bits, keeps the top 5 */
+		assert_int_equal(rb_ts_apply(0xf800000000000123ull, &d), 0xf800000000000000ull | deltas[i]);
+	}
+	/* split: 27 bits in the header, the rest in array[0] */
+	rb_put_time_extend(buf, (5ull << RB_TS_SHIFT) | 7);
+	uint32_t w[2];
+	memcpy(w, buf, 8);
+	assert_int_equal(w[0], RB_TYPE_TIME_EXTEND | 7u << 5);
+	assert_int_equal(w[1], 5);
+	assert_int_not_equal(rb_decode(buf, 4, &d), 0);
+}
+
+static void test_padding_roundtrip(void **state)
+{
+	(void)state;
+	uint8_t buf[256];
+	struct rb_decoded d;
+	/* header-only padding: "rest of the page" */
+	assert_ptr_equal(rb_put_padding(buf, 4, 0), buf + 4);
+	assert_int_equal(rb_decode(buf, 4, &d), 0);
+	assert_int_equal(d.type_len, RB_TYPE_PADDING);
+	assert_int_equal(d.size, 0);
+	/* padding with a length (a discarded event keeps its delta) */
+	for (uint32_t size = 8; size <= 200; size += 4) {
+		assert_ptr_equal(rb_put_padding(buf, size, 3), buf + size);
+		assert_int_equal(rb_decode(buf, size, &d), 0);
+		assert_int_equal(d.size, size);
+		assert_false(d.is_data);
+		assert_int_equal(rb_ts_apply(10, &d), 13);
+		assert_int_not_equal(rb_decode(buf, size - 4, &d), 0);
+	}
+}
+
+/* A hand-built page with every kind of item, read by rb_decode and kbuffer. */
+static void test_page_layout_kbuffer(void **state)
+{
+	(void)state;
+	static struct rb_page pg;
+	uint8_t *p = pg.data;
+	memset(&pg, 0, sizeof(pg));
+	pg.time_stamp = 1000000;
+	p = rb_put_data(p, 0, 16);
+	memset(p, 1, 16);
+	p += 16;
+	p = rb_put_time_extend(p, 5ull << 30);
+	p = rb_put_data(p, 0, 200);
+	memset(p, 2, 200);
+	p += 200;
+	p = rb_put_padding(p, 24, 9);
+	p = rb_put_data(p, 77, 4);
+	memset(p, 3, 4);
+	p += 4;
+	pg.commit = (uint64_t)(p - pg.data);
+	rb_put_padding(p, RB_DATA_SIZE - (uint32_t)(p - pg.data), 0);
+	assert_int_equal(kb_check_page(&pg), 3);
+	if (!kb.ok)
+		print_message("# libtraceevent not found: checked with rb_decode only\n");
+	assert_int_equal(offsetof(struct rb_page, commit), 8);
+	assert_int_equal(offsetof(struct rb_page, data), 16);
+	assert_int_equal(sizeof(struct rb_page), RB_PAGE_SIZE);
+}
+
+/* ---- Writing and reading ----------------------------------------------------- */
+
+static void test_write_read(void **state)
+{
+	(void)state;
+	struct rb_buffer *b = mk(1, 8 * RB_DATA_SIZE, 0);
+	struct rb_event ev;
+	assert_int_equal(rb_consume(b, 0, &ev), -RB_EAGAIN);
+	for (uint32_t i = 0; i < 300; i++)
+		assert_int_equal(put(b, i, 8 + i % 150), 0);
+	uint64_t ts = 0;
+	for (uint32_t i = 0; i < 300; i++) {
+		uint32_t seq;
+		assert_int_equal(rb_peek(b, 0, &ev), 0);
+		check_body(&ev, &seq);
+		assert_int_equal(seq, i);
+		assert_int_equal(rb_consume(b, 0, &ev), 0);
+		check_body(&ev, &seq);
+		assert_int_equal(seq, i);
+		assert_int_equal(ev.lost, 0);
+		assert_int_equal(ev.ts, 1000 + 10 * i);   /* one clock read per write */
+		assert_true(ev.ts > ts);
+		ts = ev.ts;
+	}
+	assert_int_equal(rb_consume(b, 0, &ev), -RB_EAGAIN);
+	struct rb_stats s;
+	assert_int_equal(rb_stats(b, 0, &s), 0);
+	assert_int_equal(s.read, 300);
+	assert_int_equal(s.overrun + s.dropped, 0);
+	rb_destroy(b);
+}
+
+/* Deltas that need a time extend, at and across page starts. */
+static void test_time_extend_in_buffer(void **state)
+{
+	(void)state;
+	struct rb_buffer *b = mk(1, 4 * RB_DATA_SIZE, 0);
+	const uint64_t gaps[] = { 1, RB_DELTA_MAX, RB_DELTA_MAX + 1ull, 1ull << 33, 3, 1ull << 45 };
+	uint64_t want[60];
+	for (uint32_t i = 0; i < 60; i++) {
+		fake_step = 0;
+		want[i] = fake_now;
+		assert_int_equal(put(b, i, 40 + (i % 3) * 60), 0);
+		fake_now += gaps[i % 6];
+	}
+	struct rb_event ev;
+	for (uint32_t i = 0; i < 60; i++) {
+		uint32_t seq;
+		assert_int_equal(rb_consume(b, 0, &ev), 0);
+		check_body(&ev, &seq);
+		assert_int_equal(seq, i);
+		assert_int_equal(ev.ts, want[i]);
+	}
+	rb_destroy(b);
+}
+
+/* Consume from the page the writer is still filling, then let the writer
+ * go on in it and beyond: the reader holds that page, the writer never waits. */
+static void test_reader_swap_tail_page(void **state)
+{
+	(void)state;
+	struct rb_buffer *b = mk(1, 2 * RB_DATA_SIZE, 0);   /* 2 ring pages + 1 reader page */
+	struct rb_event ev;
+	uint32_t seq, next = 0, w = 0;
+	for (; w < 3; w++)
+		assert_int_equal(put(b, w, 64), 0);
+	for (; next < 3; next++) {
+		assert_int_equal(rb_consume(b, 0, &ev), 0);   /* reader now owns page 0 */
+		check_body(&ev, &seq);
+		assert_int_equal(seq, next);
+	}
+	assert_int_equal(rb_consume(b, 0, &ev), -RB_EAGAIN);
+	/* producer/consumer: the reader's page plus 2 ring pages of room */
+	uint32_t per_page = RB_DATA_SIZE / rb_event_size(64);
+	while (put(b, w, 64) == 0)
+		w++;
+	assert_int_equal(w, 3 * per_page);
+	assert_int_equal(put(b, w, 64), -RB_EDROPPED);
+	for (; next < w; next++) {
+		assert_int_equal(rb_consume(b, 0, &ev), 0);
+		check_body(&ev, &seq);
+		assert_int_equal(seq, next);
+		assert_int_equal(ev.lost, 0);
+	}
+	/* The two drops are reported before the first event of the next page. */
+	w += 2;
+	for (uint32_t i = 0; i < 5; i++, w++)
+		assert_int_equal(put(b, w, 64), 0);
+	assert_int_equal(rb_consume(b, 0, &ev), 0);
+	check_body(&ev, &seq);
+	assert_int_equal(seq, next + 2);
+	assert_int_equal(ev.lost, 2);
+	struct rb_stats s;
+	rb_stats(b, 0, &s);
+	assert_int_equal(s.dropped, 2);
+	assert_int_equal(s.lost_reported, 2);
+	rb_destroy(b);
+}
+
+/* Overwrite mode, reader asleep: exactly the oldest whole pages are lost, and
+ * the count arrives with the first surviving event -- also when lapped many
+ * times. */
+static void test_overwrite_loss_exact(void **state)
+{
+	(void)state;
+	const uint32_t writes[] = { 100, 700, 5000 };
+	for (unsigned k = 0; k < 3; k++) {
+		struct rb_buffer *b = mk(1, 3 * RB_DATA_SIZE, RB_FL_OVERWRITE);
+		for (uint32_t i = 0; i < writes[k]; i++)
+			assert_int_equal(put(b, i, 8 + (i * 13) % 100), 0);
+		struct rb_event ev;
+		uint32_t seq, expect = 0, nread = 0;
+		uint64_t lost = 0;
+		while (rb_consume(b, 0, &ev) == 0) {
+			check_body(&ev, &seq);
+			assert_int_equal(seq, expect + ev.lost);
+			lost += ev.lost;
+			expect = seq + 1;
+			nread++;
+		}
+		assert_int_equal(expect, writes[k]);
+		assert_int_equal(nread + lost, writes[k]);
+		struct rb_stats s;
+		rb_stats(b, 0, &s);
+		assert_int_equal(s.overrun, lost);
+		assert_int_equal(s.dropped, 0);
+		assert_int_equal(s.lost_reported, lost);
+		if (k > 0)
+			assert_true(lost > 0);
+		rb_destroy(b);
+	}
+}
+
+/* Producer/consumer: new events are dropped, counted, and reported where
+ * they were lost -- including a reader that reads in between. */
+static void test_pc_drop_exact(void **state)
+{
+	(void)state;
+	struct rb_buffer *b = mk(1, 3 * RB_DATA_SIZE, 0);
+	struct rb_event ev;
+	uint32_t seq, expect = 0, w = 0, nread = 0, attempts = 0;
+	uint64_t lost = 0, dropped = 0;
+	for (unsigned round = 0; round < 40; round++) {
+		for (unsigned i = 0; i < 150; i++, attempts++) {
+			int r = put(b, w, 8 + (w * 29) % 180);
+			w++;
+			assert_true(r == 0 || r == -RB_EDROPPED);
+			dropped += r != 0;
+		}
+		for (unsigned i = 0; i < 60 + round % 7 * 30; i++) {
+			if (rb_consume(b, 0, &ev))
+				break;
+			check_body(&ev, &seq);
+			assert_int_equal(seq, expect + ev.lost);
+			lost += ev.lost;
+			expect = seq + 1;
+			nread++;
+		}
+	}
+	while (rb_consume(b, 0, &ev) == 0) {
+		check_body(&ev, &seq);
+		assert_int_equal(seq, expect + ev.lost);
+		lost += ev.lost;
+		expect = seq + 1;
+		nread++;
+	}
+	struct rb_stats s;
+	rb_stats(b, 0, &s);
+	assert_true(dropped > 0);
+	assert_int_equal(s.dropped, dropped);
+	assert_int_equal(s.overrun, 0);
+	assert_int_equal(nread + dropped, attempts);
+	/* drops after the last page stay pending until a page follows */
+	assert_int_equal(lost + s.pending_drops, dropped);
+	assert_int_equal(expect + s.pending_drops, w);
+	rb_destroy(b);
+}
+
+/* Commits become visible in order: a nested writer's event stays invisible
+ * until the writer it interrupted commits, and timestamps follow position. */
+static void test_nested_commit_order(void **state)
+{
+	(void)state;
+	struct rb_buffer *b = mk(1, 4 * RB_DATA_SIZE, 0);
+	struct rb_resv outer, inner;
+	struct rb_event ev;
+	uint32_t seq;
+	assert_int_equal(rb_reserve(b, 16, &outer), 0);
+	memset(outer.data, 0, 16);
+	assert_int_equal(put(b, 1, 16), 0);     /* "interrupt" writes and commits */
+	assert_int_equal(rb_consume(b, 0, &ev), -RB_EAGAIN);
+	assert_int_equal(rb_reserve(b, 24, &inner), 0);   /* two levels deep */
+	assert_int_equal(put(b, 3, 16), 0);
+	memset(inner.data, 0, 24);
+	((uint32_t *)inner.data)[0] = 2;
+	((uint32_t *)inner.data)[1] = 8;
+	rb_commit(&inner);
+	assert_int_equal(rb_consume(b, 0, &ev), -RB_EAGAIN);
+	rb_commit(&outer);
+	uint64_t ts = 0;
+	for (uint32_t i = 0; i < 4; i++) {
+		assert_int_equal(rb_consume(b, 0, &ev), 0);
+		memcpy(&seq, ev.data, 4);
+		assert_int_equal(seq, i);
+		assert_true(ev.ts > ts);
+		ts = ev.ts;
+	}
+	/* nested writers filling whole pages while the outer one is open */
+	assert_int_equal(rb_reserve(b, 16, &outer), 0);
+	memset(outer.data, 0, 16);
+	((uint32_t *)outer.data)[0] = 100;
+	uint32_t n = 0;
+	while (put(b, 101 + n, 120) == 0)
+		n++;
+	/* the commit is a lap behind: the writer must not wrap onto it */
+	assert_true(n > 2 * RB_DATA_SIZE / 128);
+	assert_int_equal(rb_consume(b, 0, &ev), -RB_EAGAIN);
+	rb_commit(&outer);
+	for (uint32_t i = 0; i <= n; i++) {
+		assert_int_equal(rb_consume(b, 0, &ev), 0);
+		memcpy(&seq, ev.data, 4);
+		assert_int_equal(seq, 100 + i);
+	}
+	rb_destroy(b);
+}
+
+static void test_nesting_limit(void **state)
+{
+	(void)state;
+	struct rb_buffer *b = mk(1, 4 * RB_DATA_SIZE, 0);
+	struct rb_resv r[9];
+	for (unsigned i = 0; i < 8; i++) {
+		assert_int_equal(rb_reserve(b, 8, &r[i]), 0);
+		memset(r[i].data, 0, 8);
+	}
+	assert_int_equal(rb_reserve(b, 8, &r[8]), -RB_EDROPPED);
+	for (unsigned i = 8; i-- > 0;)
+		rb_commit(&r[i]);
+	struct rb_stats s;
+	rb_stats(b, 0, &s);
+	assert_int_equal(s.dropped, 1);
+	rb_destroy(b);
+}
+
+/* Pages for trace.dat: whole pages, missed-event flags, kbuffer agrees. */
+static void test_read_page(void **state)
+{
+	(void)state;
+	struct rb_buffer *b = mk(1, 3 * RB_DATA_SIZE, 0);
+	static struct rb_page out;
+	unsigned nev, total = 0;
+	uint32_t w = 0;
+	while (put(b, w, 8 + w % 200) == 0)
+		w++;
+	assert_int_equal(put(b, w + 1, 8), -RB_EDROPPED);    /* 2 drops so far */
+	int n;
+	while ((n = rb_read_page(b, 0, &out, &nev)) > 0) {
+		assert_int_equal(out.commit & (RB_MISSED_EVENTS | RB_MISSED_STORED), 0);
+		assert_int_equal(out.commit & RB_COMMIT_MASK, n);
+		assert_int_equal(kb_check_page(&out), nev);
+		total += nev;
+	}
+	assert_int_equal(n, 0);
+	assert_int_equal(total, w);
+	fake_now += 1ull << 35;    /* a long pause: the next page starts a new base */
+	for (uint32_t i = 0; i < 10; i++)
+		assert_int_equal(put(b, w + 2 + i, 40), 0);
+	assert_int_equal(rb_read_page(b, 0, &out, &nev), 10 * rb_event_size(40));
+	if (kb.ok)
+		print_message("# pages cross-checked with libtraceevent's kbuffer\n");
+	assert_int_equal(nev, 10);
+	assert_true(out.commit & RB_MISSED_EVENTS);
+	assert_true(out.commit & RB_MISSED_STORED);
+	uint64_t missed;
+	memcpy(&missed, out.data + (out.commit & RB_COMMIT_MASK), 8);
+	assert_int_equal(missed, 2);
+	if (kb.ok) {
+		struct kbuffer *k = kb.alloc(1, 1);
+		kb.load(k, &out);
+		assert_int_equal(kb.missed(k), 2);
+		kb.free(k);
+	}
+	assert_int_equal(kb_check_page(&out), 10);
+	/* a partly consumed page comes out as the rest, with the right base */
+	for (uint32_t i = 0; i < 6; i++)
+		assert_int_equal(put(b, 100 + i, 40), 0);
+	struct rb_event ev;
+	assert_int_equal(rb_consume(b, 0, &ev), 0);
+	uint64_t second_ts = ev.ts + 10;
+	assert_int_equal(rb_read_page(b, 0, &out, &nev), 5 * rb_event_size(40));
+	struct rb_decoded d;
+	assert_int_equal(rb_decode(out.data, 4096, &d), 0);
+	assert_int_equal(rb_ts_apply(out.time_stamp, &d), second_ts);
+	assert_int_equal(kb_check_page(&out), 5);
+	rb_destroy(b);
+}
+
+/* ---- Control ------------------------------------------------------------------- */
+
+static void test_bad_inputs(void **state)
+{
+	(void)state;
+	struct rb_buffer *b = NULL;
+	assert_int_equal(rb_create(&b, 1, 0, 0, &rb_host_allocator), -RB_EINVAL);
+	assert_int_equal(rb_create(&b, 0, 4096, 0, &rb_host_allocator), -RB_EINVAL);
+	assert_int_equal(rb_create(&b, RB_MAX_CPUS + 1, 4096, 0, &rb_host_allocator), -RB_EINVAL);
+	assert_int_equal(rb_create(&b, 1, 4096, 0x80, &rb_host_allocator), -RB_EINVAL);
+	assert_int_equal(rb_create(&b, 1, (size_t)RB_DATA_SIZE * 70000, 0, &rb_host_allocator),
+			 -RB_E2BIG);
+	assert_null(b);
+	b = mk(2, 4 * RB_DATA_SIZE, 0);
+	assert_int_equal(put(b, 0, 8), 0);
+	struct rb_stats s0, s1;
+	rb_stats(b, 0, &s0);
+	uint8_t big[RB_MAX_PAYLOAD + 1] = { 0 };
+	struct rb_resv r;
+	assert_int_equal(rb_reserve(b, RB_MAX_PAYLOAD + 1, &r), -RB_E2BIG);
+	assert_int_equal(rb_write(b, big, 100000), -RB_E2BIG);
+	assert_int_equal(rb_write(b, big, RB_MAX_PAYLOAD), 0);   /* the largest fits */
+	rb_host_cpu = 5;
+	assert_int_equal(put(b, 1, 8), -RB_EINVAL);
+	rb_host_cpu = 0;
+	rb_stats(b, 0, &s1);
+	assert_memory_equal(&s0, &s1, sizeof(s0));
+	assert_int_equal(rb_stats(b, 2, &s1), -RB_EINVAL);
+	struct rb_event ev;
+	assert_int_equal(rb_consume(b, 7, &ev), -RB_EINVAL);
+	assert_int_equal(rb_consume(b, 0, &ev), 0);
+	assert_int_equal(rb_consume(b, 0, &ev), 0);
+	assert_int_equal(ev.len, RB_MAX_PAYLOAD);
+	/* messages: every code has its own */
+	for (int e = 0; e < RB_NERR; e++)
+		for (int f = e + 1; f < RB_NERR; f++)
+			assert_string_not_equal(rb_strerror(-e), rb_strerror(-f));
+	assert_non_null(strstr(rb_strerror(-RB_E2BIG), "page"));
+	assert_non_null(rb_strerror(-1000));
+	rb_destroy(b);
+}
+
+static void test_record_switches(void **state)
+{
+	(void)state;
+	struct rb_buffer *b = mk(2, 4 * RB_DATA_SIZE, 0);
+	assert_true(rb_record_is_on(b, 0));
+	rb_record_off(b);
+	rb_record_off(b);
+	assert_int_equal(put(b, 0, 8), -RB_EOFF);
+	rb_record_on(b);
+	assert_false(rb_record_is_on(b, 0));
+	rb_record_on(b);
+	assert_int_equal(put(b, 1, 8), 0);
+	rb_record_cpu_off(b, 0);
+	assert_false(rb_record_is_on(b, 0));
+	assert_true(rb_record_is_on(b, 1));
+	assert_int_equal(put(b, 2, 8), -RB_EOFF);
+	rb_host_cpu = 1;
+	assert_int_equal(put(b, 3, 8), 0);
+	rb_host_cpu = 0;
+	rb_record_cpu_on(b, 0);
+	assert_int_equal(put(b, 4, 8), 0);
+	struct rb_stats s;
+	rb_stats(b, 0, &s);
+	assert_int_equal(s.dropped + s.overrun, 0);   /* off is not loss */
+	struct rb_event ev;
+	uint32_t seq;
+	assert_int_equal(rb_consume(b, 0, &ev), 0);
+	check_body(&ev, &seq);
+	assert_int_equal(seq, 1);
+	assert_int_equal(rb_consume(b, 0, &ev), 0);
+	check_body(&ev, &seq);
+	assert_int_equal(seq, 4);
+	rb_destroy(b);
+}
+
+static void test_resize(void **state)
+{
+	(void)state;
+	struct rb_buffer *b = mk(2, 4 * RB_DATA_SIZE, 0);
+	assert_int_equal(rb_size(b, 0), 4 * RB_DATA_SIZE);
+	assert_int_equal(rb_size(b, 1), 4 * RB_DATA_SIZE);
+	assert_int_equal(put(b, 7, 8), 0);
+	/* while recording: refused, nothing changes */
+	assert_int_equal(rb_resize(b, 0, 10 * RB_DATA_SIZE), -RB_EBUSY);
+	assert_int_equal(rb_resize(b, RB_ALL_CPUS, 10 * RB_DATA_SIZE), -RB_EBUSY);
+	assert_int_equal(rb_size(b, 0), 4 * RB_DATA_SIZE);
+	rb_record_off(b);
+	assert_int_equal(rb_resize(b, 0, 0), -RB_EINVAL);
+	assert_int_equal(rb_resize(b, 5, 4096), -RB_EINVAL);
+	assert_int_equal(rb_size(b, 0), 4 * RB_DATA_SIZE);
+	struct rb_event ev;
+	assert_int_equal(rb_peek(b, 0, &ev), 0);    /* still there */
+	/* a reader active: refused */
+	struct rb_iter it;
+	rb_record_on(b);
+	assert_int_equal(rb_iter_start(&it, b, 0), 0);
+	rb_record_off(b);
+	assert_int_equal(rb_resize(b, 0, 10 * RB_DATA_SIZE), -RB_EBUSY);
+	rb_iter_end(&it);
+	/* recording off on that CPU only is enough */
+	rb_record_on(b);
+	rb_record_cpu_off(b, 1);
+	assert_int_equal(rb_resize(b, 0, 10 * RB_DATA_SIZE), -RB_EBUSY);
+	assert_int_equal(rb_resize(b, 1, 10 * RB_DATA_SIZE + 1), 0);
+	assert_int_equal(rb_size(b, 1), 11 * RB_DATA_SIZE);
+	assert_int_equal(rb_size(b, 0), 4 * RB_DATA_SIZE);
+	rb_record_cpu_on(b, 1);
+	rb_record_off(b);
+	assert_int_equal(rb_resize(b, RB_ALL_CPUS, 1), 0);   /* rounds up to the minimum */
+	assert_int_equal(rb_size(b, 0), RB_MIN_PAGES * RB_DATA_SIZE);
+	assert_int_equal(rb_consume(b, 0, &ev), -RB_EAGAIN);   /* contents discarded */
+	rb_record_on(b);
+	for (uint32_t i = 0; i < 1000; i++)
+		assert_true(put(b, i, 40) == 0 || i > 100);
+	rb_destroy(b);
+}
+
+static void test_reset(void **state)
+{
+	(void)state;
+	struct rb_buffer *b = mk(1, 2 * RB_DATA_SIZE, RB_FL_OVERWRITE);
+	for (uint32_t i = 0; i < 1000; i++)
+		assert_int_equal(put(b, i, 40), 0);
+	assert_int_equal(rb_reset(b, 0), -RB_EBUSY);
+	rb_record_off(b);
+	assert_int_equal(rb_reset(b, 0), 0);
+	rb_record_on(b);
+	struct rb_stats s;
+	rb_stats(b, 0, &s);
+	assert_int_equal(s.overrun, 0);
+	struct rb_event ev;
+	assert_int_equal(rb_consume(b, 0, &ev), -RB_EAGAIN);
+	assert_int_equal(put(b, 5, 40), 0);
+	uint32_t seq;
+	assert_int_equal(rb_consume(b, 0, &ev), 0);
+	check_body(&ev, &seq);
+	assert_int_equal(seq, 5);
+	assert_int_equal(ev.lost, 0);
+	rb_destroy(b);
+}
+
+/* Non-consuming iteration, merged over CPUs, and the merged consumer. */
+static void test_iterators(void **state)
+{
+	(void)state;
+	struct rb_buffer *b = mk(3, 4 * RB_DATA_SIZE, 0);
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < 600; i++) {
+		rb_host_cpu = (i * 7) % 3;
+		assert_int_equal(put(b, i, 8 + (i % 5) * 20), 0);
+		n++;
+	}
+	rb_host_cpu = 0;
+	struct rb_event ev;
+	assert_int_equal(rb_consume(b, 1, &ev), 0);    /* the iterator starts after it */
+	uint32_t first;
+	memcpy(&first, ev.data, 4);
+	for (unsigned pass = 0; pass < 2; pass++) {
+		struct rb_iter it;
+		assert_int_equal(rb_iter_start(&it, b, RB_ALL_CPUS), 0);
+		assert_int_equal(put(b, 9999, 8), -RB_EOFF);   /* paused while iterating */
+		assert_int_equal(rb_consume(b, 0, &ev), -RB_EBUSY);
+		uint32_t seen = 0, seq, last = 0;
+		while (rb_iter_next(&it, &ev) == 0) {
+			check_body(&ev, &seq);
+			assert_int_equal(ev.cpu, (seq * 7) % 3);
+			if (seen)
+				assert_true(seq > last);    /* timestamps follow write order */
+			last = seq;
+			seen++;
+		}
+		rb_iter_end(&it);
+		assert_int_equal(seen, n - 1);
+	}
+	/* one CPU only */
+	struct rb_iter it;
+	assert_int_equal(rb_iter_start(&it, b, 2), 0);
+	uint32_t seen = 0;
+	while (rb_iter_next(&it, &ev) == 0) {
+		assert_int_equal(ev.cpu, 2);
+		seen++;
+	}
+	rb_iter_end(&it);
+	assert_int_equal(seen, 200);
+	assert_int_equal(rb_iter_start(&it, b, 3), -RB_EINVAL);
+	/* the merged consumer sees everything once, in order */
+	uint32_t seq, expect = 0;
+	while (rb_consume_merged(b, &ev) == 0) {
+		check_body(&ev, &seq);
+		if (seq == first)
+			continue;
+		if (expect == first)
+			expect++;
+		assert_int_equal(seq, expect);
+		expect++;
+	}
+	assert_int_equal(expect, n);
+	rb_destroy(b);
+}
+
+int main(void)
+{
+	kb_open();
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_event_roundtrip, setup),
+		cmocka_unit_test_setup(test_time_items_roundtrip, setup),
+		cmocka_unit_test_setup(test_padding_roundtrip, setup),
+		cmocka_unit_test_setup(test_page_layout_kbuffer, setup),
+		cmocka_unit_test_setup(test_write_read, setup),
+		cmocka_unit_test_setup(test_time_extend_in_buffer, setup),
+		cmocka_unit_test_setup(test_reader_swap_tail_page, setup),
+		cmocka_unit_test_setup(test_overwrite_loss_exact, setup),
+		cmocka_unit_test_setup(test_pc_drop_exact, setup),
+		cmocka_unit_test_setup(test_nested_commit_order, setup),
+		cmocka_unit_test_setup(test_nesting_limit, setup),
+		cmocka_unit_test_setup(test_read_page, setup),
+		cmocka_unit_test_setup(test_bad_inputs, setup),
+		cmocka_unit_test_setup(test_record_switches, setup),
+		cmocka_unit_test_setup(test_resize, setup),
+		cmocka_unit_test_setup(test_reset, setup),
+		cmocka_unit_test_setup(test_iterators, setup),
+	};
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests_name("ring_buffer", tests, NULL, NULL);
+}

@@ -1,0 +1,35 @@
+/*
+ * rb_port.h — what the ring buffer needs from its environment.
+ *
+ * trace/ring_buffer.c and trace/rb_read.c compile unchanged for the kernel
+ * and for the host tests; everything arch- or OS-specific is one of these
+ * inline functions, provided by a port header:
+ *
+ *   unsigned rb_port_cpu_id(void)       index of the running CPU (writer side);
+ *                                       stable between rb_port_preempt_disable()
+ *                                       and rb_port_preempt_enable()
+ *   uint64_t rb_port_clock(void)        per-CPU monotonic clock (any unit); the
+ *                                       merged reader compares values across CPUs
+ *   uintptr_t rb_port_preempt_disable(void)  stop migration (not interrupts);
+ *                                       nests; returns a token for ..._enable
+ *   void rb_port_preempt_enable(uintptr_t token)
+ *   void rb_port_relax(void)            spin-wait hint (readers only)
+ *
+ * The kernel port is trace/rb_port_kernel.h.  A build defines RB_PORT_HEADER
+ * to use another one (the host tests use tests/host/rb_port_host.h).
+ *
+ * Atomics are the compiler's __atomic builtins on naturally aligned 32- and
+ * 64-bit words: lock-free on both arches, and on one CPU they are
+ * indivisible with respect to interrupts (and signals on the host), which is
+ * what nesting writers rely on.
+ */
+#ifndef TRACE_RB_PORT_H
+#define TRACE_RB_PORT_H
+
+#ifdef RB_PORT_HEADER
+#include RB_PORT_HEADER
+#else
+#include "trace/rb_port_kernel.h"
+#endif
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * rb_port_kernel.h — the ring buffer's port to baretrace (see trace/rb_port.h).
+ *
+ * Everything here is always_inline: the tracer must not reach a patchable
+ * site.  That is why preemption is held off by touching the current thread's
+ * preempt_count directly instead of calling preempt_disable(), which lives in
+ * a traced file (boot/sched.c).  Dropping the count does not reschedule at
+ * once: a pending preemption waits for the next tick, which is fine for the
+ * few dozen instructions a reservation lasts.
+ */
+#ifndef TRACE_RB_PORT_KERNEL_H
+#define TRACE_RB_PORT_KERNEL_H
+
+#include <stdint.h>
+
+#include "arch/hooks.h"
+#include "boot/cpu.h"
+#include "boot/sched.h"
+
+#define RB_PORT_INLINE static inline __attribute__((always_inline))
+
+RB_PORT_INLINE unsigned rb_port_cpu_id(void) { return arch_this_cpu()->id; }
+RB_PORT_INLINE uint64_t rb_port_clock(void) { return arch_counter(); }
+RB_PORT_INLINE void rb_port_relax(void) { arch_cpu_relax(); }
+
+/* The token is the thread whose count was raised (0 before the scheduler runs). */
+RB_PORT_INLINE uintptr_t rb_port_preempt_disable(void)
+{
+	struct thread *t = arch_this_cpu()->current;
+	if (t)
+		t->preempt_count++;     /* owner field; an interrupt's own ++/-- is balanced */
+	/* Keep the CPU id read (and the reservation) after the increment. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return (uintptr_t)t;
+}
+
+RB_PORT_INLINE void rb_port_preempt_enable(uintptr_t token)
+{
+	/* Keep the whole reservation before the decrement. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (token)
+		((struct thread *)token)->preempt_count--;
+}
+
+#endif

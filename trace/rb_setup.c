@@ -1,0 +1,341 @@
+/*
+ * rb_setup.c — creating, sizing, resetting and switching ring buffers, and
+ * reading their counters.
+ *
+ * Not on the tracing path.  Functions that change a CPU buffer's memory or
+ * contents first make sure nothing else uses it: recording off for that CPU
+ * (the caller's job, checked), no writer inside (waited for, briefly and with
+ * a bound), no reader (its lock taken).  Validation and allocation come
+ * before any change, so a failing call leaves everything as it was.
+ */
+#include "trace/rb_internal.h"
+
+#define RB_QUIESCE_SPINS 2000000u
+
+static void rb_zero(void *p, size_t n)
+{
+	uint8_t *q = p;
+	for (size_t i = 0; i < n; i++) {
+		__asm__("" : "+r"(i));    /* no libc memset */
+		q[i] = 0;
+	}
+}
+
+/* Ring pages for `size` data bytes per CPU, or 0 if size is 0 / too large. */
+static uint32_t rb_pages_for(size_t size, int *err)
+{
+	if (size == 0) {
+		*err = -RB_EINVAL;
+		return 0;
+	}
+	size_t n = (size + RB_DATA_SIZE - 1) / RB_DATA_SIZE;
+	if (n > RB_MAX_PAGES) {
+		*err = -RB_E2BIG;
+		return 0;
+	}
+	return n < RB_MIN_PAGES ? RB_MIN_PAGES : (uint32_t)n;
+}
+
+/* The memory of one CPU buffer: N slots, N+1 pages. */
+struct rb_mem {
+	uint32_t n;
+	uint64_t *slot, *slot_c;
+	struct rb_meta *meta;
+	struct rb_page **pages;
+};
+
+static void rb_mem_free(const struct rb_allocator *a, struct rb_mem *m)
+{
+	if (m->pages)
+		for (uint32_t i = 0; i <= m->n; i++)
+			if (m->pages[i])
+				a->free(a->ctx, m->pages[i]);
+	void *parts[] = { m->pages, m->meta, m->slot_c, m->slot };
+	for (unsigned i = 0; i < 4; i++)
+		if (parts[i])
+			a->free(a->ctx, parts[i]);
+	rb_zero(m, sizeof(*m));
+}
+
+static int rb_mem_alloc(const struct rb_allocator *a, uint32_t n, struct rb_mem *m)
+{
+	rb_zero(m, sizeof(*m));
+	m->n = n;
+	m->slot = a->alloc(a->ctx, n * sizeof(uint64_t), 8);
+	m->slot_c = a->alloc(a->ctx, n * sizeof(uint64_t), 8);
+	m->meta = a->alloc(a->ctx, (n + 1) * sizeof(struct rb_meta), 8);
+	m->pages = a->alloc(a->ctx, (n + 1) * sizeof(struct rb_page *), 8);
+	if (!m->slot || !m->slot_c || !m->meta || !m->pages) {
+		rb_mem_free(a, m);
+		return -RB_ENOMEM;
+	}
+	rb_zero(m->pages, (n + 1) * sizeof(struct rb_page *));
+	for (uint32_t i = 0; i <= n; i++) {
+		m->pages[i] = a->alloc(a->ctx, RB_PAGE_SIZE, RB_PAGE_SIZE);
+		if (!m->pages[i]) {
+			rb_mem_free(a, m);
+			return -RB_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Put a CPU buffer in its initial state: page 0 entered as count 0 and
+ * empty; slot i holds page i for count i, as if the reader had put it there;
+ * page N is the reader's.  Quiescent callers only.
+ */
+static void rb_cpu_clear(struct rb_cpu *cb)
+{
+	uint32_t n = cb->n;
+	for (uint32_t i = 0; i < n; i++) {
+		__atomic_store_n(&cb->slot[i], S_MAKE(i, 1, i), __ATOMIC_RELAXED);
+		__atomic_store_n(&cb->slot_c[i], 0, __ATOMIC_RELAXED);
+	}
+	rb_zero(cb->meta, (n + 1) * sizeof(struct rb_meta));
+	for (uint32_t i = 0; i <= n; i++) {
+		cb->pages[i]->time_stamp = 0;
+		__atomic_store_n(&cb->pages[i]->commit, 0, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&cb->tail, T_MAKE(0, 0, 0, 0, 0, 0, 0), __ATOMIC_RELAXED);
+	__atomic_store_n(&cb->commit, C_MAKE(0, 0), __ATOMIC_RELAXED);
+	cb->cpidx = 0;
+	for (unsigned l = 0; l < RB_MAX_NEST; l++)
+		for (unsigned g = 0; g < 2; g++)
+			__atomic_store_n(&cb->lts[l][g], 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&cb->unpublished, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&cb->broken, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&cb->overrun, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&cb->dropped, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&cb->unplaced, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&cb->read, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&cb->lost_reported, 0, __ATOMIC_RELAXED);
+	rb_cursor_init(&cb->rd, n);
+}
+
+static void rb_cpu_use(struct rb_cpu *cb, struct rb_mem *m)
+{
+	cb->n = m->n;
+	cb->slot = m->slot;
+	cb->slot_c = m->slot_c;
+	cb->meta = m->meta;
+	cb->pages = m->pages;
+}
+
+static struct rb_mem rb_cpu_mem(const struct rb_cpu *cb)
+{
+	return (struct rb_mem){ cb->n, cb->slot, cb->slot_c, cb->meta, cb->pages };
+}
+
+void rb_destroy(struct rb_buffer *b)
+{
+	if (!b)
+		return;
+	for (unsigned i = 0; i < b->ncpus; i++) {
+		struct rb_cpu *cb = b->cpu[i];
+		if (!cb)
+			continue;
+		struct rb_mem m = rb_cpu_mem(cb);
+		rb_mem_free(&b->a, &m);
+		b->a.free(b->a.ctx, cb);
+	}
+	b->a.free(b->a.ctx, b);
+}
+
+int rb_create(struct rb_buffer **out, unsigned ncpus, size_t size, unsigned flags,
+	      const struct rb_allocator *a)
+{
+	int err = 0;
+	uint32_t n = rb_pages_for(size, &err);
+	if (!out || !a || !a->alloc || !a->free || ncpus == 0 || ncpus > RB_MAX_CPUS ||
+	    (flags & ~RB_FL_OVERWRITE))
+		return -RB_EINVAL;
+	if (!n)
+		return err;
+	struct rb_buffer *b = a->alloc(a->ctx, sizeof(*b), RB_CACHELINE);
+	if (!b)
+		return -RB_ENOMEM;
+	rb_zero(b, sizeof(*b));
+	b->a = *a;
+	b->ncpus = ncpus;
+	b->overwrite = (flags & RB_FL_OVERWRITE) != 0;
+	for (unsigned i = 0; i < ncpus; i++) {
+		struct rb_cpu *cb = a->alloc(a->ctx, sizeof(*cb), RB_CACHELINE);
+		struct rb_mem m;
+		if (!cb || rb_mem_alloc(a, n, &m)) {
+			if (cb)
+				a->free(a->ctx, cb);
+			rb_destroy(b);
+			return -RB_ENOMEM;
+		}
+		rb_zero(cb, sizeof(*cb));
+		rb_cpu_use(cb, &m);
+		rb_cpu_clear(cb);
+		b->cpu[i] = cb;
+	}
+	*out = b;
+	return 0;
+}
+
+unsigned rb_ncpus(const struct rb_buffer *b) { return b->ncpus; }
+
+size_t rb_size(const struct rb_buffer *b, unsigned cpu)
+{
+	return cpu < b->ncpus ? (size_t)b->cpu[cpu]->n * RB_DATA_SIZE : 0;
+}
+
+/* ---- Recording switches ------------------------------------------------------ */
+
+/* SEQ_CST: pairs with the writer's A step (see rb_reserve). */
+void rb_record_off(struct rb_buffer *b) { __atomic_fetch_add(&b->record_off, 1u, __ATOMIC_SEQ_CST); }
+void rb_record_on(struct rb_buffer *b) { __atomic_fetch_sub(&b->record_off, 1u, __ATOMIC_SEQ_CST); }
+
+void rb_record_cpu_off(struct rb_buffer *b, unsigned cpu)
+{
+	if (cpu < b->ncpus)
+		__atomic_fetch_add(&b->cpu[cpu]->record_off, 1u, __ATOMIC_SEQ_CST);
+}
+
+void rb_record_cpu_on(struct rb_buffer *b, unsigned cpu)
+{
+	if (cpu < b->ncpus)
+		__atomic_fetch_sub(&b->cpu[cpu]->record_off, 1u, __ATOMIC_SEQ_CST);
+}
+
+bool rb_record_is_on(const struct rb_buffer *b, unsigned cpu)
+{
+	return cpu < b->ncpus && !__atomic_load_n(&b->record_off, __ATOMIC_SEQ_CST) &&
+	       !__atomic_load_n(&b->cpu[cpu]->record_off, __ATOMIC_SEQ_CST);
+}
+
+void rb_set_overwrite(struct rb_buffer *b, bool on)
+{
+	__atomic_store_n(&b->overwrite, (uint32_t)on, __ATOMIC_RELAXED);
+}
+
+bool rb_overwrite(const struct rb_buffer *b)
+{
+	return __atomic_load_n(&b->overwrite, __ATOMIC_RELAXED) != 0;
+}
+
+/* ---- Quiescence ---------------------------------------------------------------- */
+
+/* Wait (bounded) until no writer is inside cpu's buffer.  Recording must be
+ * off already; SEQ_CST pairs with the writer's A step. */
+static bool rb_writers_out(struct rb_cpu *cb)
+{
+	for (unsigned i = 0; i < RB_QUIESCE_SPINS; i++) {
+		if (__atomic_load_n(&cb->committing, __ATOMIC_SEQ_CST) == 0)
+			return true;
+		rb_port_relax();
+	}
+	return false;
+}
+
+/* Recording off for `cpu` and no writer inside; undone on -RB_EBUSY. */
+int rb_quiesce(struct rb_buffer *b, unsigned cpu)
+{
+	rb_record_cpu_off(b, cpu);
+	if (rb_writers_out(b->cpu[cpu]))
+		return 0;
+	rb_record_cpu_on(b, cpu);
+	return -RB_EBUSY;
+}
+
+/* Take the reader side of cpus [lo, hi) for a resize or reset: recording must
+ * be off, writers out, no reader.  On error nothing is held. */
+static int rb_own(struct rb_buffer *b, unsigned lo, unsigned hi)
+{
+	for (unsigned i = lo; i < hi; i++) {
+		struct rb_cpu *cb = b->cpu[i];
+		int err = 0;
+		if (rb_record_is_on(b, i) || !rb_writers_out(cb))
+			err = -RB_EBUSY;
+		else if (!rb_reader_trylock(cb))
+			err = -RB_EBUSY;
+		if (err) {
+			while (i-- > lo)
+				rb_reader_unlock(b->cpu[i]);
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int rb_cpu_range(const struct rb_buffer *b, int cpu, unsigned *lo, unsigned *hi)
+{
+	if (cpu == RB_ALL_CPUS) {
+		*lo = 0;
+		*hi = b->ncpus;
+		return 0;
+	}
+	if (cpu < 0 || (unsigned)cpu >= b->ncpus)
+		return -RB_EINVAL;
+	*lo = (unsigned)cpu;
+	*hi = *lo + 1;
+	return 0;
+}
+
+int rb_resize(struct rb_buffer *b, int cpu, size_t size)
+{
+	unsigned lo, hi;
+	int err = 0;
+	uint32_t n = rb_pages_for(size, &err);
+	if (rb_cpu_range(b, cpu, &lo, &hi))
+		return -RB_EINVAL;
+	if (!n)
+		return err;
+	if ((err = rb_own(b, lo, hi)))
+		return err;
+	struct rb_mem m[RB_MAX_CPUS];
+	for (unsigned i = lo; i < hi; i++) {
+		if ((err = rb_mem_alloc(&b->a, n, &m[i]))) {
+			while (i-- > lo)
+				rb_mem_free(&b->a, &m[i]);
+			goto out;
+		}
+	}
+	for (unsigned i = lo; i < hi; i++) {
+		struct rb_cpu *cb = b->cpu[i];
+		struct rb_mem old = rb_cpu_mem(cb);
+		rb_cpu_use(cb, &m[i]);
+		rb_cpu_clear(cb);
+		rb_mem_free(&b->a, &old);
+	}
+out:
+	for (unsigned i = lo; i < hi; i++)
+		rb_reader_unlock(b->cpu[i]);
+	return err;
+}
+
+int rb_reset(struct rb_buffer *b, int cpu)
+{
+	unsigned lo, hi;
+	if (rb_cpu_range(b, cpu, &lo, &hi))
+		return -RB_EINVAL;
+	int err = rb_own(b, lo, hi);
+	if (err)
+		return err;
+	for (unsigned i = lo; i < hi; i++) {
+		rb_cpu_clear(b->cpu[i]);
+		rb_reader_unlock(b->cpu[i]);
+	}
+	return 0;
+}
+
+int rb_stats(const struct rb_buffer *b, unsigned cpu, struct rb_stats *s)
+{
+	if (cpu >= b->ncpus)
+		return -RB_EINVAL;
+	const struct rb_cpu *cb = b->cpu[cpu];
+	*s = (struct rb_stats){
+		.overrun = __atomic_load_n(&cb->overrun, __ATOMIC_RELAXED),
+		.dropped = __atomic_load_n(&cb->dropped, __ATOMIC_RELAXED),
+		.read = __atomic_load_n(&cb->read, __ATOMIC_RELAXED),
+		.lost_reported = __atomic_load_n(&cb->lost_reported, __ATOMIC_RELAXED),
+		.pending_drops = T_DP(__atomic_load_n(&cb->tail, __ATOMIC_RELAXED)),
+		.unplaced = __atomic_load_n(&cb->unplaced, __ATOMIC_RELAXED),
+		.pages = cb->n,
+	};
+	return 0;
+}

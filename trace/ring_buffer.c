@@ -1,0 +1,396 @@
+/*
+ * ring_buffer.c — set-up, recording switches, and the writer side
+ * (rb_reserve / rb_commit) of the per-CPU ring buffer.
+ *
+ * The interleaving points of a write are labelled A..E here and argued one by
+ * one in trace/DESIGN.md ("Writers").  In short:
+ *   A  enter: raise `committing` (our nesting level), check recording;
+ *   B  snapshot the tail word, read the clock, size the event; if it does not
+ *      fit, B' pick the next page (and overwrite the oldest if allowed);
+ *   C  claim: one CAS on the tail word; failure means a nested writer got in
+ *      first, so start over from B;
+ *   D  fill: headers (and, for a move, the bookkeeping of both pages);
+ *   E  commit: the outermost writer publishes everything reserved so far.
+ * Only this CPU's writers touch the tail word, `committing`, `lts` and
+ * `cpidx`; the reader on another CPU meets the writers only at the slot words
+ * (CAS) and the commit word (release/acquire).
+ */
+#include "trace/rb_internal.h"
+
+#define RB_RETRY 1      /* internal: start over from B */
+
+static inline void put32(void *p, uint32_t v) { __builtin_memcpy(p, &v, 4); }
+
+/* Inline twin of rb_put_data() for the hot path; also zeroes the bytes that
+ * round the payload up to 4, so stale data never reaches a reader. */
+static inline __attribute__((always_inline)) void *put_data(uint8_t *p, uint32_t delta,
+							   uint32_t len)
+{
+	uint32_t a = len ? (len + 3u) & ~3u : 4u;
+	if (a <= RB_TYPE_DATA_MAX * 4u) {
+		put32(p, a / 4u | delta << 5);
+		p += 4;
+	} else {
+		put32(p, delta << 5);
+		put32(p + 4, a + 4u);
+		p += 8;
+	}
+	if (len & 3u || !len)
+		put32(p + a - 4u, 0);
+	return p;
+}
+
+static inline __attribute__((always_inline)) uint32_t ev_size(uint32_t len)
+{
+	uint32_t a = len ? (len + 3u) & ~3u : 4u;
+	return a <= RB_TYPE_DATA_MAX * 4u ? 4u + a : 8u + a;
+}
+
+const char *rb_strerror(int err)
+{
+	static const char *const msg[RB_NERR] = {
+		[0] = "success",
+		[RB_EINVAL] = "invalid argument (size 0, bad CPU or flag)",
+		[RB_E2BIG] = "too large: an event must fit in one page (4072 bytes of payload)",
+		[RB_EBUSY] = "busy: recording is on, a writer is inside or a reader is active",
+		[RB_ENOMEM] = "out of memory",
+		[RB_EOFF] = "recording is off",
+		[RB_EDROPPED] = "no room: event dropped (counted)",
+		[RB_EAGAIN] = "no event to read",
+		[RB_ECORRUPT] = "ring buffer state corrupt: recording disabled on that CPU",
+	};
+	if (err < 0)
+		err = -err;
+	return err < (int)RB_NERR ? msg[err] : "unknown ring buffer error";
+}
+
+/* ---- Failure paths ---------------------------------------------------------- */
+
+/* An impossible state: stop this CPU's buffer for good (until reset), say so. */
+static int rb_corrupt(struct rb_cpu *cb)
+{
+	__atomic_fetch_add(&cb->broken, 1u, __ATOMIC_RELAXED);
+	return -RB_ECORRUPT;
+}
+
+/*
+ * The event does not fit and no page can be entered: mark the tail page full
+ * (no later, smaller event may land before the drop) and count the drop in
+ * the tail word, so the writer that next moves the tail records it as "lost
+ * just before" the new page.  A CAS failure means a nested writer changed the
+ * tail: start over, there may be room now.
+ */
+static int rb_drop(struct rb_cpu *cb, uint64_t t)
+{
+	uint64_t nt = t | T_FULL_BIT;
+	bool placed = T_DP(t) < T_DP_MAX;
+	if (placed)
+		nt += T_DP_ONE;
+	if (!__atomic_compare_exchange_n(&cb->tail, &t, nt, false, __ATOMIC_RELAXED,
+					 __ATOMIC_RELAXED))
+		return RB_RETRY;
+	__atomic_fetch_add(&cb->dropped, 1u, __ATOMIC_RELAXED);
+	if (!placed)
+		__atomic_fetch_add(&cb->unplaced, 1u, __ATOMIC_RELAXED);
+	return -RB_EDROPPED;
+}
+
+/* Too deep (RB_MAX_NEST) or interrupted RB_TRIES times: drop, count, and try
+ * to place the count at the next page boundary. */
+static int rb_drop_unplaced(struct rb_cpu *cb)
+{
+	__atomic_fetch_add(&cb->dropped, 1u, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < RB_TRIES; i++) {
+		uint64_t t = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
+		if (T_DP(t) == T_DP_MAX)
+			break;
+		if (__atomic_compare_exchange_n(&cb->tail, &t, t + T_DP_ONE, false,
+						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			return -RB_EDROPPED;
+	}
+	__atomic_fetch_add(&cb->unplaced, 1u, __ATOMIC_RELAXED);
+	return -RB_EDROPPED;
+}
+
+/* ---- B': entering the next page ---------------------------------------------- */
+
+/*
+ * Page n-N is unread and we may overwrite it.  Record C(n-N), the number of
+ * events lost in overwritten pages up to and including it, for a reader that
+ * will skip it (slot_c, DESIGN "Lost events"), then take the slot with one
+ * CAS against the reader's swap.  On return *w holds the slot as it now is.
+ */
+static int rb_take_oldest(struct rb_cpu *cb, uint32_t s, uint64_t n, uint64_t *w)
+{
+	uint32_t nslots = cb->n;
+	const struct rb_meta *om = &cb->meta[S_PIDX(*w)];
+	uint64_t e = om->entries;          /* final: the commit is past page n-N */
+	/* C(n-N-1), recorded when page n-1 was entered. */
+	uint64_t cprev = __atomic_load_n(&cb->slot_c[(n - 1) % nslots], __ATOMIC_RELAXED);
+	__atomic_store_n(&cb->slot_c[s], cprev + e + om->drops_before, __ATOMIC_RELAXED);
+	/* RELEASE: slot_c before a reader sees "overwritten" (it then reads
+	 * slot_c).  ACQUIRE on failure: the reader's swap published its last
+	 * reads of the spare page we are about to write. */
+	if (__atomic_compare_exchange_n(&cb->slot[s], w, S_MAKE(n, 0, S_PIDX(*w)), false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		*w = S_MAKE(n, 0, S_PIDX(*w));
+		__atomic_fetch_add(&cb->overrun, e, __ATOMIC_RELAXED);
+		return 0;
+	}
+	if (S_SEQ(*w) != n)
+		return rb_corrupt(cb);
+	if (S_R(*w))     /* the reader took page n-N after all: nothing lost there */
+		__atomic_store_n(&cb->slot_c[s], cprev, __ATOMIC_RELAXED);
+	return 0;        /* (R=0: a writer we interrupted had overwritten it first) */
+}
+
+/*
+ * The event does not fit in the tail page (or the page is marked full):
+ * move the tail to page n = c+1 with our event first in it.  Everything we
+ * write before the C step is either a CAS or a value any writer trying the
+ * same move would write too, because a writer we interrupted may resume
+ * here after we (nested) already moved and filled the page.
+ */
+static int rb_move(struct rb_buffer *b, struct rb_cpu *cb, uint64_t t, uint64_t ts,
+		   uint32_t len, uint32_t lvl, struct rb_resv *r)
+{
+	uint32_t nslots = cb->n, cur = T_PIDX(t);
+	uint64_t n = __atomic_load_n(&cb->meta[cur].cnt, __ATOMIC_RELAXED) + 1;
+	uint32_t s = (uint32_t)(n % nslots);
+
+	/* B': page n-N must be fully committed before its slot is reused.  The
+	 * commit word is ours (this CPU writes it), so RELAXED. */
+	uint64_t cm = __atomic_load_n(&cb->commit, __ATOMIC_RELAXED);
+	if (n - C_CNT(cm) >= nslots)
+		return rb_drop(cb, t);
+	/* ACQUIRE: pairs with the reader's swap; its reads of the spare page
+	 * happen before our writes to it. */
+	uint64_t w = __atomic_load_n(&cb->slot[s], __ATOMIC_ACQUIRE);
+	if (S_SEQ(w) != n) {
+		if (S_SEQ(w) != n - nslots)
+			return rb_corrupt(cb);
+		if (!__atomic_load_n(&b->overwrite, __ATOMIC_RELAXED))
+			return rb_drop(cb, t);
+		int rc = rb_take_oldest(cb, s, n, &w);
+		if (rc)
+			return rc;
+	} else if (S_R(w)) {
+		/* The reader consumed page n-N: C(n-N) = C(n-N-1). */
+		__atomic_store_n(&cb->slot_c[s],
+				 __atomic_load_n(&cb->slot_c[(n - 1) % nslots], __ATOMIC_RELAXED),
+				 __ATOMIC_RELAXED);
+	}
+	uint32_t np = S_PIDX(w);
+	__atomic_store_n(&cb->meta[np].cnt, n, __ATOMIC_RELAXED);
+
+	uint32_t g = T_LVL(t) == lvl ? T_GEN(t) ^ 1u : 0u;
+	__atomic_store_n(&cb->lts[lvl][g], ts, __ATOMIC_RELAXED);
+	/* Our time stamp and page count before the CAS that points at them. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* C */
+	uint64_t nt = T_MAKE(ev_size(len), 1, 0, lvl, g, np, 0);
+	if (!__atomic_compare_exchange_n(&cb->tail, &t, nt, false, __ATOMIC_RELAXED,
+					 __ATOMIC_RELAXED))
+		return RB_RETRY;
+
+	/* D: we own the move.  Nested writers may already reserve after us in
+	 * page np, but nobody else writes these fields, and no commit can be
+	 * published before ours (we hold `committing`). */
+	struct rb_meta *om = &cb->meta[cur];
+	om->real_end = T_OFF(t);
+	om->entries = T_NEV(t);
+	om->next = np;
+	if (T_OFF(t) < RB_DATA_SIZE)
+		rb_put_padding(rb_pg(cb, cur)->data + T_OFF(t), RB_DATA_SIZE - T_OFF(t), 0);
+	cb->meta[np].drops_before = T_DP(t);
+	struct rb_page *pg = rb_pg(cb, np);
+	pg->time_stamp = ts;
+	r->data = put_data(pg->data, 0, len);
+	return 0;
+}
+
+/* ---- B..D ------------------------------------------------------------------ */
+
+static int rb_claim(struct rb_buffer *b, struct rb_cpu *cb, uint32_t len, uint32_t lvl,
+		    struct rb_resv *r)
+{
+	uint32_t esz = ev_size(len);
+	for (unsigned i = 0; i < RB_TRIES; i++) {
+		/* B */
+		uint64_t t = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
+		/* The clock after the snapshot: if the C step succeeds, every
+		 * event before ours was claimed before this point (DESIGN). */
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		uint64_t ts = rb_port_clock();
+		uint32_t off = T_OFF(t);
+		uint64_t delta = 0;
+		if (off) {
+			uint64_t prev = __atomic_load_n(&cb->lts[T_LVL(t)][T_GEN(t)],
+							__ATOMIC_RELAXED);
+			delta = ts > prev ? ts - prev : 0;
+		}
+		uint32_t need = esz + (delta > RB_DELTA_MAX ? 8u : 0u);
+		int rc;
+		if (T_FULL(t) || off + need > RB_DATA_SIZE) {
+			rc = rb_move(b, cb, t, ts, len, lvl, r);
+		} else {
+			uint32_t g = T_LVL(t) == lvl ? T_GEN(t) ^ 1u : 0u;
+			__atomic_store_n(&cb->lts[lvl][g], ts, __ATOMIC_RELAXED);
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);   /* lts before the CAS */
+			uint64_t nt = (t & ~(uint64_t)0x3ffffffu) |
+				      T_MAKE(off + need, T_NEV(t) + 1u, 0, lvl, g, 0, 0);
+			/* C */
+			if (!__atomic_compare_exchange_n(&cb->tail, &t, nt, false,
+							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+				continue;
+			/* D */
+			struct rb_page *pg = rb_pg(cb, T_PIDX(t));
+			uint8_t *p = pg->data + off;
+			if (off == 0)
+				pg->time_stamp = ts;
+			if (need > esz) {
+				p = rb_put_time_extend(p, delta);
+				delta = 0;
+			}
+			r->data = put_data(p, (uint32_t)delta, len);
+			return 0;
+		}
+		if (rc != RB_RETRY)
+			return rc;
+	}
+	return rb_drop_unplaced(cb);
+}
+
+/* ---- E: commit --------------------------------------------------------------- */
+
+/*
+ * Make everything up to tail word w visible: set the commit field of every
+ * page the commit passes (their real ends) and of the page it stops in, then
+ * the commit word.  Only the outermost committer calls this, so calls never
+ * overlap (DESIGN, point E).
+ */
+static void rb_publish(struct rb_cpu *cb, uint64_t w)
+{
+	uint32_t p = cb->cpidx, end = T_PIDX(w);
+	for (uint32_t i = 0; p != end; i++) {
+		if (i > cb->n) {
+			rb_corrupt(cb);
+			return;
+		}
+		__atomic_store_n(&rb_pg(cb, p)->commit, (uint64_t)cb->meta[p].real_end,
+				 __ATOMIC_RELAXED);
+		p = cb->meta[p].next;
+	}
+	__atomic_store_n(&rb_pg(cb, end)->commit, (uint64_t)T_OFF(w), __ATOMIC_RELAXED);
+	cb->cpidx = end;
+	/* RELEASE: the events up to w, the page fields above and the movers'
+	 * bookkeeping (meta, slot_c, page time stamps) happen before a reader's
+	 * ACQUIRE load that sees this commit. */
+	__atomic_store_n(&cb->commit, C_MAKE(cb->meta[end].cnt, T_OFF(w)), __ATOMIC_RELEASE);
+}
+
+static void rb_end(struct rb_cpu *cb)
+{
+	/* E: are we the only open reservation?  Writers we interrupted are
+	 * below us and still open; ones that interrupted us are finished. */
+	if (__atomic_load_n(&cb->committing, __ATOMIC_RELAXED) != 1) {
+		/* The outermost writer will publish our event (see rb_leave_off). */
+		__atomic_store_n(&cb->unpublished, 1u, __ATOMIC_RELAXED);
+		/* RELEASE: our event is written before a quiescer sees 0. */
+		__atomic_fetch_sub(&cb->committing, 1u, __ATOMIC_RELEASE);
+		return;
+	}
+	for (unsigned i = 0; i < RB_TRIES; i++) {
+		uint64_t w = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
+		__atomic_store_n(&cb->unpublished, 0u, __ATOMIC_RELAXED);
+		rb_publish(cb, w);
+		/* RELEASE: as above. */
+		__atomic_fetch_sub(&cb->committing, 1u, __ATOMIC_RELEASE);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		/* Someone reserved between our tail load and the decrement: they
+		 * saw us open and left publishing to us. */
+		if (__atomic_load_n(&cb->tail, __ATOMIC_RELAXED) == w)
+			return;
+		__atomic_fetch_add(&cb->committing, 1u, __ATOMIC_RELAXED);
+	}
+	/* Interrupted RB_TRIES times in a row: the next commit publishes. */
+	__atomic_store_n(&cb->unpublished, 1u, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&cb->committing, 1u, __ATOMIC_RELEASE);
+}
+
+/*
+ * Leave after finding recording off at A.  A quiescer (resize, reset, an
+ * iterator) may already be working on this CPU's buffer, so touch nothing
+ * but `committing` -- unless writers that interrupted our A step got in
+ * while recording was still on and left their events to us: then the
+ * quiescer cannot have seen committing == 0 yet (we were inside since
+ * before them), and publishing is safe and needed.
+ */
+static void rb_leave_off(struct rb_cpu *cb, uint32_t lvl)
+{
+	if (lvl == 0 && __atomic_load_n(&cb->unpublished, __ATOMIC_RELAXED))
+		rb_end(cb);
+	else
+		__atomic_fetch_sub(&cb->committing, 1u, __ATOMIC_RELEASE);
+}
+
+/* ---- A: the public writer API ------------------------------------------------ */
+
+int rb_reserve(struct rb_buffer *b, uint32_t len, struct rb_resv *r)
+{
+	if (len > RB_MAX_PAYLOAD)
+		return -RB_E2BIG;
+	uintptr_t tok = rb_port_preempt_disable();
+	unsigned cpu = rb_port_cpu_id();
+	struct rb_cpu *cb = cpu < b->ncpus ? b->cpu[cpu] : 0;
+	if (!cb) {
+		rb_port_preempt_enable(tok);
+		return -RB_EINVAL;
+	}
+	/* A.  SEQ_CST pairs with a quiescer's SEQ_CST "recording off, then read
+	 * committing": either it sees us inside, or we see recording off. */
+	uint32_t lvl = __atomic_fetch_add(&cb->committing, 1u, __ATOMIC_SEQ_CST);
+	int err;
+	if (__atomic_load_n(&b->record_off, __ATOMIC_SEQ_CST) |
+	    __atomic_load_n(&cb->record_off, __ATOMIC_SEQ_CST)) {
+		rb_leave_off(cb, lvl);
+		rb_port_preempt_enable(tok);
+		return -RB_EOFF;
+	}
+	if (__atomic_load_n(&cb->broken, __ATOMIC_RELAXED))
+		err = -RB_ECORRUPT;
+	else if (lvl >= RB_MAX_NEST)
+		err = rb_drop_unplaced(cb);
+	else if ((err = rb_claim(b, cb, len, lvl, r)) == 0) {
+		r->cb = cb;
+		r->preempt = tok;
+		return 0;
+	}
+	rb_end(cb);     /* nested writers may have left their events for us to publish */
+	rb_port_preempt_enable(tok);
+	return err;
+}
+
+void rb_commit(struct rb_resv *r)
+{
+	rb_end(r->cb);
+	rb_port_preempt_enable(r->preempt);
+}
+
+int rb_write(struct rb_buffer *b, const void *data, uint32_t len)
+{
+	struct rb_resv r;
+	int err = rb_reserve(b, len, &r);
+	if (err)
+		return err;
+	uint8_t *d = r.data;
+	const uint8_t *s = data;
+	for (uint32_t i = 0; i < len; i++) {
+		/* Keep the compiler from turning this into a libc memcpy call
+		 * (FP/SIMD registers, and not notrace). */
+		__asm__("" : "+r"(i));
+		d[i] = s[i];
+	}
+	rb_commit(&r);
+	return 0;
+}

@@ -137,6 +137,103 @@ __attribute__((noreturn)) void arch_poweroff(int status);
 /* Stop this CPU for good: interrupts off, wait forever. */
 __attribute__((noreturn)) void arch_halt(void);
 
+/* ---- Tracing: sites, text patching, trampolines (patch/, trace/) -----------
+ *
+ * A site is what the compiler leaves at an instrumented function's entry
+ * (DESIGN.md §3).  Every site is in one of two states, and the patch engine
+ * moves it between them; its encoding (ARCH_SITE_SIZE bytes at
+ * arch_site_addr(func)):
+ *
+ *   x86-64 (site = func, 5 bytes)
+ *     compiled / disabled   0f 1f 44 00 00        nopl 0x0(%rax,%rax,1)
+ *     enabled               e8 <rel32>            call target
+ *   arm64 (site = func, 8 bytes; per-site literal at func - 8, 8-aligned)
+ *     compiled              d503201f d503201f     nop; nop     (literal: 2 nops)
+ *     disabled              aa1e03e9 d503201f     mov x9, x30; nop
+ *     enabled               aa1e03e9 94xxxxxx     mov x9, x30; bl target
+ *   On arm64 the literal holds the site's data word (an ops pointer, see
+ *   struct patch_site); only the second instruction and the literal ever
+ *   change once the site is initialised, each by one aligned store.
+ *
+ * ARCH_SITE_SIZE, ARCH_FTRACE_NARGS, struct ftrace_regs, struct pt_regs and
+ * the ftrace_regs accessors are in arch_defs.h (see trace/ftrace.h for the
+ * accessor list).
+ */
+
+/* Function address for an entry of the compiler's site table (__sites_*):
+ * x86-64 records the function, arm64 the first NOP before it. */
+uintptr_t arch_site_func(uintptr_t recorded);
+
+/*
+ * Boot-time, single CPU, before any other patching: check that func's site
+ * holds the compiled bytes and put it in the disabled state.  0, or -EILSEQ
+ * (bytes not as compiled; the site is left untouched).
+ */
+int arch_site_init(uintptr_t func);
+
+/* Encode the site bytes for `target` (0 = disabled) into out[ARCH_SITE_SIZE].
+ * -ERANGE if target is out of reach of the site's call. */
+int arch_site_encode(uintptr_t func, uintptr_t target, uint8_t *out);
+
+/* Per-site data word (arm64 literal) currently stored; x86-64 returns 0. */
+uintptr_t arch_site_data(uintptr_t func);
+
+struct patch_site;             /* patch/patch.h */
+
+/*
+ * Rewrite a batch of sites, already validated by the caller (every site's
+ * bytes and data equal the encoding of old_target/old_data), to
+ * new_target/new_data, following the ISA's rules for modifying code other
+ * CPUs may be executing:
+ *   x86-64: int3 on every changed site, patch_sync_cores(), tail bytes,
+ *           patch_sync_cores(), first bytes, patch_sync_cores(); a CPU that
+ *           hits an int3 meanwhile finds its site with patch_find_inflight()
+ *           and the #BP handler emulates the site's NEW state.
+ *   arm64:  literal (aligned 64-bit store) then instruction (aligned 32-bit
+ *           store) for each site, D-cache clean + I-cache invalidate to PoU,
+ *           dsb ish, then one patch_sync_cores() (context synchronisation on
+ *           every CPU).
+ * Thread context, interrupts enabled, patch lock held, sites sorted by func.
+ * Only one sync round per step for the whole batch, never per site.
+ */
+void arch_patch_sites(struct patch_site *sites, unsigned n);
+
+/*
+ * Write `len` bytes of kernel text (or of the trampoline pool) at `dst`
+ * through a temporary writable alias — never by making the text writable —
+ * and make them visible to instruction fetch on this CPU (arm64: dc cvau /
+ * ic ivau / dsb / isb).  Other CPUs need patch_sync_cores() afterwards.
+ * Thread context; callers serialise.
+ */
+void arch_text_poke(void *dst, const void *src, size_t len);
+
+/*
+ * Trampolines.  The executable pool is [__tramp_pool_start, __tramp_pool_end)
+ * in the image's text (within call/branch range of every site), written with
+ * arch_text_poke().  Static trampoline code (list callers, return hooks) is
+ * in section .text.tramp, [__tramp_text_start, __tramp_text_end); a thread is
+ * never preempted while its interrupted PC is in either range.
+ *
+ * arch_tramp_build: emit into buf (which will be copied to `exec`) a
+ * trampoline that, called from a site, builds a struct ftrace_regs (a full
+ * struct pt_regs too when `regs`), calls
+ *     call(func_ip, parent_ip, ops, fregs)
+ * and returns to the traced function with every integer and FP/SIMD argument
+ * register, the stack pointer and the return address as they were (a
+ * SAVE_REGS callback may change the pt_regs' PC to redirect execution).
+ * Returns the length, or -ENOSPC if it would exceed ARCH_TRAMP_SIZE.
+ */
+int arch_tramp_build(void *buf, uintptr_t exec, void *ops, void *call, bool regs);
+
+/* Fill n bytes with trap instructions (x86-64 int3, arm64 brk). */
+void arch_tramp_poison(void *buf, size_t n);
+
+/* Static callers for sites with several ops: they call
+ * ftrace_ops_list_func(ip, parent, NULL, fregs) (trace/ftrace.h); the regs
+ * variant also fills a pt_regs. */
+void arch_ftrace_list_caller(void);
+void arch_ftrace_regs_list_caller(void);
+
 /* ---- Test support (used by tests/guest only) -------------------------------- */
 
 /*
@@ -150,10 +247,13 @@ unsigned arch_test_fpu_churn(uint64_t seed, unsigned long spins);
  *
  * void kernel_main(struct boot_info *bi);     boot CPU, once (boot/main.c)
  * void secondary_main(void);                  each secondary CPU (boot/smp.c)
- * void irq_enter(void);  void irq_exit(void); around every interrupt dispatch;
- *                                             irq_exit may switch threads
- *                                             (preemption) when it leaves the
- *                                             outermost level (boot/irq.c)
+ * void irq_enter(struct trap_frame *tf);      before every interrupt dispatch,
+ *                                             with the interrupted state
+ * void irq_exit(void);                        after it; irq_exit may switch
+ *                                             threads (preemption) when it
+ *                                             leaves the outermost level,
+ *                                             unless the interrupted PC is in
+ *                                             trampoline code (boot/irq.c)
  * void timer_interrupt(void);                 periodic tick (boot/irq.c)
  * void ipi_interrupt(void);                   the IPI arrived (boot/smp.c)
  * void console_rx(char c);                    a received byte (boot/console.c)

@@ -30,6 +30,8 @@ uint64_t clock_ns(void)
 
 void clock_delay_ns(uint64_t ns)
 {
+	if (!mult)
+		return;               /* before clock_init (an early panic): no delay */
 	uint64_t end = clock_ns() + ns;
 	while (clock_ns() < end)
 		arch_cpu_relax();

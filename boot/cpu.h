@@ -37,6 +37,9 @@ struct cpu {
 	struct thread *switch_prev;     /* owner: thread being switched out, for sched_finish */
 	bool switch_requeue;            /* owner: put switch_prev on its pinned CPU's queue */
 	unsigned irq_depth;             /* owner: interrupt nesting level */
+	struct trap_frame *irq_frame;   /* owner: state the outermost interrupt interrupted */
+	unsigned trace_recursion;       /* owner: tracer recursion bits, one per context */
+	uint64_t qs_count;              /* owner (atomic): quiescent states passed (patch/tramp.c) */
 
 	uint32_t ipi_pending;           /* atomic bit set of IPI_* */
 	uint64_t ticks;                 /* owner: timer interrupts taken */

@@ -5,12 +5,15 @@
 #include "boot/irq.h"
 #include "boot/panic.h"
 #include "boot/sched.h"
+#include "patch/tramp.h"
 
 void (*volatile timer_hook)(void);
 
-void irq_enter(void)
+void irq_enter(struct trap_frame *tf)
 {
-	this_cpu()->irq_depth++;
+	struct cpu *c = this_cpu();
+	if (c->irq_depth++ == 0)
+		c->irq_frame = tf;
 }
 
 void irq_exit(void)
@@ -18,7 +21,8 @@ void irq_exit(void)
 	struct cpu *c = this_cpu();
 	if (c->irq_depth == 0)
 		panic("irq_exit without irq_enter");
-	if (--c->irq_depth == 0 && !panic_in_progress())
+	if (--c->irq_depth == 0 && !panic_in_progress() &&
+	    !text_is_trampoline(arch_frame_pc(c->irq_frame)))
 		sched_preempt_irq();
 }
 

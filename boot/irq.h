@@ -5,7 +5,10 @@
  * ipi_interrupt(), console_rx()), then irq_exit().  irq_exit() at the
  * outermost level, with a reschedule pending and preemption allowed, switches
  * threads: the interrupted thread's registers stay in its trap frame on its
- * own stack until it is scheduled again.
+ * own stack until it is scheduled again.  A thread interrupted while its PC
+ * is in trampoline code (patch/tramp.h) is not preempted: trampolines are
+ * freed once every CPU has scheduled, which must imply no thread is left
+ * inside one.
  */
 #ifndef BOOT_IRQ_H
 #define BOOT_IRQ_H
@@ -14,7 +17,8 @@
 
 #define HZ 100    /* default timer rate per CPU */
 
-void irq_enter(void);
+struct trap_frame;
+void irq_enter(struct trap_frame *tf);
 void irq_exit(void);
 void timer_interrupt(void);
 void ipi_interrupt(void);

@@ -34,3 +34,5 @@ void *_sbrk(ptrdiff_t incr)
 	spin_unlock_irqrestore(&heap_lock, f);
 	return (void *)old;
 }
+
+void *sbrk(ptrdiff_t incr) __attribute__((alias("_sbrk")));

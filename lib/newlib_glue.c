@@ -72,6 +72,16 @@ void _exit(int status)
 	arch_poweroff(status);
 }
 
+/* Some newlib targets (x86_64-elf) call the plain names. */
+int write(int fd, const char *buf, int n) __attribute__((alias("_write")));
+int read(int fd, char *buf, int n) __attribute__((alias("_read")));
+int close(int fd) __attribute__((alias("_close")));
+int lseek(int fd, int off, int whence) __attribute__((alias("_lseek")));
+int isatty(int fd) __attribute__((alias("_isatty")));
+int fstat(int fd, struct stat *st) __attribute__((alias("_fstat")));
+int getpid(void) __attribute__((alias("_getpid")));
+int kill(int pid, int sig) __attribute__((alias("_kill")));
+
 /* ---- locks ---- */
 
 struct __lock {

@@ -40,7 +40,7 @@ static void dispatch(unsigned intid)
 
 void arm64_irq_handler(struct trap_frame *tf)
 {
-	irq_enter();
+	irq_enter(tf);
 	for (unsigned n = 0; n < IRQ_BATCH; n++) {
 		uint32_t iar = gic_ack();
 		unsigned intid = iar & 0xffffff;

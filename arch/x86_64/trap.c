@@ -95,9 +95,9 @@ static void exception(struct trap_frame *tf)
 	fault_handle(&fi, tf);
 }
 
-static void interrupt(void (*handler)(void))
+static void interrupt(void (*handler)(void), struct trap_frame *tf)
 {
-	irq_enter();
+	irq_enter(tf);
 	handler();
 	lapic_eoi();
 	irq_exit();
@@ -113,13 +113,13 @@ void x86_trap(struct trap_frame *tf)
 	}
 	switch (v) {
 	case VEC_TIMER:
-		interrupt(timer_interrupt);
+		interrupt(timer_interrupt, tf);
 		return;
 	case VEC_IPI:
-		interrupt(ipi_interrupt);
+		interrupt(ipi_interrupt, tf);
 		return;
 	case VEC_UART:
-		interrupt(uart_interrupt);
+		interrupt(uart_interrupt, tf);
 		return;
 	case VEC_SPURIOUS:
 		return;

@@ -1,0 +1,102 @@
+/*
+ * ftrace.h — the dynamic tracing core: ops, filters, registration.
+ *
+ * An ops is a callback plus flags plus two hashes of functions: `filter`
+ * (empty = every function) and `notrace` (wins over filter).  Registering,
+ * unregistering or changing a registered ops' hashes recomputes the wanted
+ * state of every affected record and patches all changed sites in one batch.
+ *
+ * Callback contract:
+ *   void cb(uintptr_t ip, uintptr_t parent_ip, struct ftrace_ops *op,
+ *           struct ftrace_regs *fregs)
+ * ip is the traced function's address, parent_ip the address it returns to.
+ * Runs in the traced function's context (task or interrupt) with preemption
+ * disabled, on the function's stack; it must not sleep.  Unless the ops sets
+ * FTRACE_OPS_FL_RECURSION, calls it makes to traced functions are not traced
+ * (recursion guard per context: task, interrupt, nested interrupt).
+ *
+ * ftrace_regs accessors (arch_defs.h), valid during the callback:
+ *   ftrace_regs_get_argument(f, n)        n < ARCH_FTRACE_NARGS (6 x86-64, 8 arm64)
+ *   ftrace_regs_get_stack_pointer(f)      SP at the function's entry
+ *   ftrace_regs_get_frame_pointer(f)      the caller's frame pointer
+ *   ftrace_regs_get_return_address(f)     = parent_ip
+ *   ftrace_regs_get_instruction_pointer(f)= ip
+ *   ftrace_regs_get_return_value(f)       (meaningful at a function's exit only)
+ *   ftrace_get_regs(f)                    struct pt_regs * for SAVE_REGS ops, else NULL
+ *
+ * Locking: all control functions take ftrace_lock (a sleeping-free spinlock
+ * held with preemption disabled, interrupts enabled); thread context only.
+ */
+#ifndef TRACE_FTRACE_H
+#define TRACE_FTRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch/hooks.h"
+
+struct ftrace_ops;
+struct ftrace_hash;
+
+typedef void (*ftrace_func_t)(uintptr_t ip, uintptr_t parent_ip, struct ftrace_ops *op,
+			      struct ftrace_regs *fregs);
+
+enum {
+	FTRACE_OPS_FL_SAVE_REGS = 1u << 0,   /* callback needs ftrace_get_regs() */
+	FTRACE_OPS_FL_RECURSION = 1u << 1,   /* callback guards recursion itself */
+	FTRACE_OPS_FL_ENABLED   = 1u << 8,   /* core: registered */
+	FTRACE_OPS_FL_DIRECT    = 1u << 9,   /* core: a direct trampoline */
+};
+
+struct ftrace_ops {
+	/* What trampolines call: func itself, or the core's recursion-guarding
+	 * wrapper.  Must stay first: arm64's list caller loads it from the
+	 * per-site ops pointer.  Written by the core under ftrace_lock. */
+	ftrace_func_t call;
+	ftrace_func_t func;          /* the user's callback; set before registering */
+	unsigned flags;              /* FTRACE_OPS_FL_*; user bits set before registering */
+	void *private;               /* for the user */
+	/* Core-private, under ftrace_lock unless said otherwise. */
+	struct ftrace_hash *filter;  /* read lock-free by the list function */
+	struct ftrace_hash *notrace;
+	struct ftrace_ops *next;     /* registered list, read lock-free */
+	uintptr_t tramp;             /* this ops' trampoline in the pool, or 0 */
+	uintptr_t direct;            /* direct ops: the code sites call */
+};
+
+int register_ftrace_function(struct ftrace_ops *ops);
+int unregister_ftrace_function(struct ftrace_ops *ops);
+
+/*
+ * Filters from glob patterns: `patterns` is a space-separated list; a
+ * pattern starting with '!' removes the functions it matches.  reset=true
+ * starts from an empty hash (">" in tracefs), false adds (">>").  The whole
+ * list is checked first: an invalid glob, or a pattern that matches no
+ * function, fails with -EINVAL and changes nothing.  Works on registered
+ * ops (the sites are patched at once).
+ */
+int ftrace_set_filter(struct ftrace_ops *ops, const char *patterns, bool reset);
+int ftrace_set_notrace(struct ftrace_ops *ops, const char *patterns, bool reset);
+int ftrace_set_filter_ip(struct ftrace_ops *ops, uintptr_t ip, bool remove, bool reset);
+
+/*
+ * Direct trampolines: make the sites of the functions in ops' filter call
+ * `addr` with nothing in between.  The code at addr follows the site's
+ * calling convention (arch/<arch>/DIRECT.md) and may call the function's
+ * body.  One direct trampoline per function; -EBUSY otherwise.
+ */
+int register_ftrace_direct(struct ftrace_ops *ops, uintptr_t addr);
+int unregister_ftrace_direct(struct ftrace_ops *ops);
+
+/* The list caller's function: calls every registered ops whose hashes
+ * match ip (arch_ftrace_list_caller calls it). */
+void ftrace_ops_list_func(uintptr_t ip, uintptr_t parent_ip, struct ftrace_ops *op,
+			  struct ftrace_regs *fregs);
+extern struct ftrace_ops ftrace_list_ops;   /* per-site data word for list sites */
+
+/* Stop all tracing for good after an impossible state; says why. */
+void ftrace_kill(const char *why);
+bool ftrace_is_dead(void);
+
+#endif

@@ -123,6 +123,7 @@ $(B)/ksyms.S.o: $(B)/kernel.pass1.elf tools/gen-ksyms.py
 $(B)/kernel.elf: $(B)/ksyms.S.o
 	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/ksyms.S.o --start-group $(LDLIBS) --end-group
 	$(NM) -n $@ | tools/gen-ksyms.py --check $(B)/kernel.pass1.elf.nm
+	tools/sort-sites.py $@
 	$(CROSS)objdump -d $@ > $(B)/kernel.asm
 
 # A raw image as well: arm64 boots it as a Linux Image (the only way QEMU

@@ -23,6 +23,7 @@
 #include "boot/panic.h"
 #include "boot/sched.h"
 #include "boot/smp.h"
+#include "patch/tramp.h"
 
 #define SLICE_TICKS    2     /* a busy CPU switches threads every 2 ticks */
 #define BALANCE_TICKS  4     /* an idle CPU looks for work this often */
@@ -31,6 +32,13 @@ static struct thread idle_threads[MAX_CPUS];
 static unsigned next_tid = 1;                     /* atomic */
 
 static spinlock_t sleep_lock = SPINLOCK_INIT;
+
+#define COMM_SLOTS 256
+static struct {
+	int tid;                                  /* comm_lock */
+	char name[16];
+} comm_cache[COMM_SLOTS];
+static spinlock_t comm_lock = SPINLOCK_INIT;
 static struct thread *sleep_head;                 /* sorted by wake_at; sleep_lock */
 
 /* ---- run queues (caller holds rq->lock) ---- */
@@ -138,6 +146,7 @@ void schedule(void)
 	while (__atomic_load_n(&next->on_cpu, __ATOMIC_ACQUIRE))
 		arch_cpu_relax();
 	next->on_cpu = 1;
+	tramp_quiescent(c);
 	next->state = THREAD_RUNNING;
 	next->cpu = c->id;
 	next->cpus_seen |= 1u << c->id;
@@ -211,6 +220,10 @@ struct thread *thread_create(const char *name, int (*fn)(void *), void *arg, int
 	t->arg = arg;
 	t->join_wq = (struct waitq)WAITQ_INIT;
 	t->sp = arch_stack_init((char *)stack + THREAD_STACK_SIZE, thread_start);
+	unsigned long f = spin_lock_irqsave(&comm_lock);
+	comm_cache[t->tid % COMM_SLOTS].tid = (int)t->tid;
+	strncpy(comm_cache[t->tid % COMM_SLOTS].name, name, 15);
+	spin_unlock_irqrestore(&comm_lock, f);
 	preempt_disable();
 	enqueue(t, cpu >= 0 ? (unsigned)cpu : cpu_id());
 	preempt_enable();
@@ -402,6 +415,7 @@ void sched_idle_loop(void)
 	for (;;) {
 		arch_irq_disable();
 		struct cpu *c = this_cpu();
+		tramp_quiescent(c);
 		if (c->rq.nr || __atomic_load_n(&c->need_resched, __ATOMIC_RELAXED)) {
 			schedule();
 			arch_irq_enable();
@@ -409,4 +423,56 @@ void sched_idle_loop(void)
 		}
 		arch_idle_wait();
 	}
+}
+
+const char *thread_comm(int tid, char *buf, size_t size)
+{
+	if (tid == 0)
+		return "<idle>";
+	unsigned long f = spin_lock_irqsave(&comm_lock);
+	bool known = comm_cache[tid % COMM_SLOTS].tid == tid;
+	if (known)
+		ksnprintf(buf, size, "%s", comm_cache[tid % COMM_SLOTS].name);
+	spin_unlock_irqrestore(&comm_lock, f);
+	return known ? buf : "<...>";
+}
+
+/* ---- mutexes ---- */
+
+static bool mutex_try(void *arg)
+{
+	/* Called under the mutex's waitq lock: take it if free. */
+	struct mutex *m = arg;
+	bool got = false;
+	spin_lock(&m->lock);
+	if (!m->owner) {
+		m->owner = current_thread();
+		got = true;
+	}
+	spin_unlock(&m->lock);
+	return got;
+}
+
+void mutex_lock(struct mutex *m)
+{
+	if (in_interrupt())
+		panic("mutex_lock from interrupt context");
+	if (m->owner == current_thread())
+		panic("mutex_lock: %s already holds it", current_thread()->name);
+	waitq_wait(&m->wq, mutex_try, m);
+}
+
+void mutex_unlock(struct mutex *m)
+{
+	unsigned long f = spin_lock_irqsave(&m->lock);
+	if (m->owner != current_thread())
+		panic("mutex_unlock by %s, which does not hold it", current_thread()->name);
+	m->owner = NULL;
+	spin_unlock_irqrestore(&m->lock, f);
+	waitq_wake_all(&m->wq);
+}
+
+bool mutex_held(struct mutex *m)
+{
+	return __atomic_load_n(&m->owner, __ATOMIC_RELAXED) == current_thread();
 }

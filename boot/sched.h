@@ -87,6 +87,21 @@ void preempt_enable(void);
 void waitq_wait(struct waitq *wq, bool (*cond)(void *), void *arg);
 void waitq_wake_all(struct waitq *wq);
 
+/* Name of the thread with id tid ("<idle>" for 0, "<...>" if forgotten):
+ * a small cache filled at creation, as Linux's saved_cmdlines. */
+const char *thread_comm(int tid, char *buf, size_t size);
+
+/* Sleeping lock for thread context (not recursive, not from interrupts). */
+struct mutex {
+	spinlock_t lock;
+	struct thread *owner;            /* lock */
+	struct waitq wq;
+};
+#define MUTEX_INIT { SPINLOCK_INIT, 0, WAITQ_INIT }
+void mutex_lock(struct mutex *m);
+void mutex_unlock(struct mutex *m);
+bool mutex_held(struct mutex *m);    /* by the caller */
+
 /* Scheduler internals used by boot/irq.c and boot/smp.c. */
 void sched_init_cpu(void);            /* turn the running boot context into idle */
 __attribute__((noreturn)) void sched_idle_loop(void);

@@ -63,6 +63,9 @@ struct ftrace_ops {
 	struct ftrace_ops *next;     /* registered list, read lock-free */
 	uintptr_t tramp;             /* this ops' trampoline in the pool, or 0 */
 	uintptr_t direct;            /* direct ops: the code sites call */
+	struct ftrace_hash *applied_filter;   /* hashes of the last completed update */
+	struct ftrace_hash *applied_notrace;
+	bool applied;                /* registered at the last completed update */
 };
 
 int register_ftrace_function(struct ftrace_ops *ops);

@@ -1,0 +1,102 @@
+/*
+ * patch.c — validate a batch of site changes, publish it for exception
+ * handlers, and hand it to the arch protocol.
+ *
+ * Validation first, side effects after: every site is read back and
+ * compared with the encoding of its old state before anything is written.
+ *
+ * In-flight publication (for the x86-64 int3 handler, any CPU, any
+ * context):  A  the batch array is complete;  B  inflight/inflight_n are
+ * stored with RELEASE;  C  arch_patch_sites() runs, and a CPU trapping on a
+ * site reads inflight with ACQUIRE, so it sees a complete array;  D
+ * inflight_n is cleared;  E  patch_sync_cores(): every CPU has taken an
+ * exception return since D, so no handler still walks the array when the
+ * caller frees it.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "boot/console.h"
+#include "boot/smp.h"
+#include "patch/patch.h"
+#include "trace/ftrace.h"
+
+#ifndef ARCH_SITE_HAS_DATA
+#define ARCH_SITE_HAS_DATA 0         /* the arch keeps no per-site data word */
+#endif
+
+static struct patch_site *inflight;  /* atomic; see B, D */
+static unsigned inflight_n;          /* atomic */
+static struct patch_stats stats;     /* ftrace lock */
+
+static void sync_nothing(void *unused) { }
+
+void patch_sync_cores(void)
+{
+	/* Each other CPU runs the IPI handler and returns from the exception:
+	 * a context synchronisation event on arm64, serialising (iret) on
+	 * x86-64.  This CPU synchronises by the call itself. */
+	smp_call_all(sync_nothing, NULL);
+	stats.syncs++;
+}
+
+const struct patch_site *patch_find_inflight(uintptr_t func)
+{
+	unsigned n = __atomic_load_n(&inflight_n, __ATOMIC_ACQUIRE);
+	const struct patch_site *v = __atomic_load_n(&inflight, __ATOMIC_ACQUIRE);
+	unsigned lo = 0, hi = n;
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+		if (v[mid].func == func)
+			return &v[mid];
+		if (v[mid].func < func)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static bool site_matches(const struct patch_site *s)
+{
+	uint8_t want[ARCH_SITE_SIZE];
+	if (arch_site_encode(s->func, s->old_target, want) != 0)
+		return false;
+	if (memcmp((const void *)s->func, want, ARCH_SITE_SIZE) != 0)
+		return false;
+	return !ARCH_SITE_HAS_DATA || arch_site_data(s->func) == s->old_data;
+}
+
+int patch_apply(struct patch_site *sites, unsigned n, unsigned *bad)
+{
+	uint8_t tmp[ARCH_SITE_SIZE];
+	for (unsigned i = 0; i < n; i++) {
+		if (i && sites[i].func <= sites[i - 1].func) {
+			*bad = i;
+			ftrace_kill("patch batch not sorted by address");
+			return -EINVAL;
+		}
+		if (!site_matches(&sites[i]) ||
+		    arch_site_encode(sites[i].func, sites[i].new_target, tmp) != 0) {
+			*bad = i;
+			stats.refused++;
+			return -EILSEQ;
+		}
+	}
+	if (!n)
+		return 0;
+	/* B: publish (the array is complete: A). */
+	__atomic_store_n(&inflight, sites, __ATOMIC_RELEASE);
+	__atomic_store_n(&inflight_n, n, __ATOMIC_RELEASE);
+	arch_patch_sites(sites, n);                           /* C */
+	__atomic_store_n(&inflight_n, 0, __ATOMIC_RELEASE);   /* D */
+	patch_sync_cores();                                   /* E */
+	stats.batches++;
+	stats.sites += n;
+	return 0;
+}
+
+void patch_get_stats(struct patch_stats *out)
+{
+	*out = stats;
+}

@@ -1,0 +1,134 @@
+/*
+ * tramp.c — slots in the executable trampoline pool.
+ *
+ * A slot is FREE, USED or RETIRED.  tramp_free() retires a slot and records
+ * a snapshot of every CPU's quiescent-state count.  A retired slot becomes
+ * free once every other CPU's count has moved past its snapshot: then no CPU
+ * can still be executing in it (the caller itself is not in one).  Before reuse it is filled with trap instructions, so a late execution
+ * of a freed trampoline faults loudly instead of running stale code.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "boot/clock.h"
+#include "boot/panic.h"
+#include "boot/sched.h"
+#include "boot/smp.h"
+#include "patch/patch.h"
+#include "patch/tramp.h"
+
+#define MAX_SLOTS 1024
+
+enum { SLOT_FREE, SLOT_USED, SLOT_RETIRED };
+
+static unsigned char slot_state[MAX_SLOTS];       /* ftrace lock */
+static uint64_t *retire_snap[MAX_SLOTS];          /* per-CPU counts at retirement */
+static struct tramp_stats stats;
+
+static unsigned nslots(void)
+{
+	unsigned n = (unsigned)((__tramp_pool_end - __tramp_pool_start) / ARCH_TRAMP_SIZE);
+	return n < MAX_SLOTS ? n : MAX_SLOTS;
+}
+
+static uintptr_t slot_addr(unsigned i)
+{
+	return (uintptr_t)__tramp_pool_start + (uintptr_t)i * ARCH_TRAMP_SIZE;
+}
+
+/* Has every CPU passed a quiescent state since `snap` was taken?  An idle
+ * CPU passes one each time its idle loop turns (every tick at least). */
+static bool grace_over(const uint64_t *snap)
+{
+	for (unsigned c = 0; c < ncpus; c++)
+		/* ACQUIRE pairs with tramp_quiescent's RELEASE. */
+		if (__atomic_load_n(&cpus[c].qs_count, __ATOMIC_ACQUIRE) == snap[c] &&
+		    c != cpu_id())
+			return false;
+	return true;
+}
+
+static void reclaim(void)
+{
+	static uint8_t traps[ARCH_TRAMP_SIZE];
+	static bool traps_ready;
+	if (!traps_ready) {
+		arch_tramp_poison(traps, sizeof(traps));
+		traps_ready = true;
+	}
+	bool poked = false;
+	for (unsigned i = 0; i < nslots(); i++) {
+		if (slot_state[i] != SLOT_RETIRED || !grace_over(retire_snap[i]))
+			continue;
+		arch_text_poke((void *)slot_addr(i), traps, ARCH_TRAMP_SIZE);
+		free(retire_snap[i]);
+		retire_snap[i] = NULL;
+		slot_state[i] = SLOT_FREE;
+		stats.retired--;
+		stats.used--;
+		stats.reclaimed++;
+		poked = true;
+	}
+	if (poked)
+		patch_sync_cores();
+}
+
+uintptr_t tramp_alloc(void)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		for (unsigned i = 0; i < nslots(); i++)
+			if (slot_state[i] == SLOT_FREE) {
+				slot_state[i] = SLOT_USED;
+				stats.used++;
+				return slot_addr(i);
+			}
+		reclaim();
+	}
+	return 0;
+}
+
+void tramp_write(uintptr_t slot, const void *code, size_t len)
+{
+	arch_text_poke((void *)slot, code, len);
+	patch_sync_cores();
+}
+
+void tramp_free(uintptr_t slot)
+{
+	unsigned i = (unsigned)((slot - (uintptr_t)__tramp_pool_start) / ARCH_TRAMP_SIZE);
+	if (i >= nslots() || slot_addr(i) != slot || slot_state[i] != SLOT_USED)
+		panic("tramp_free(%lx): not an allocated trampoline", (unsigned long)slot);
+	uint64_t *snap = malloc(MAX_CPUS * sizeof(uint64_t));
+	if (!snap)
+		panic("tramp_free: no memory");
+	for (unsigned c = 0; c < ncpus; c++)
+		snap[c] = __atomic_load_n(&cpus[c].qs_count, __ATOMIC_ACQUIRE);
+	retire_snap[i] = snap;
+	slot_state[i] = SLOT_RETIRED;
+	stats.retired++;
+}
+
+void tramp_synchronize(void)
+{
+	uint64_t snap[MAX_CPUS];
+	for (unsigned c = 0; c < ncpus; c++)
+		snap[c] = __atomic_load_n(&cpus[c].qs_count, __ATOMIC_ACQUIRE);
+	/* Bounded: a CPU that never schedules (a thread spinning with
+	 * preemption off) is a bug elsewhere; report it rather than hang. */
+	uint64_t deadline = clock_ns() + 5000000000ull;
+	while (!grace_over(snap)) {
+		for (unsigned c = 0; c < ncpus; c++)
+			if (c != cpu_id())
+				smp_send(c, IPI_RESCHED);
+		thread_sleep_ns(1000000);
+		if (clock_ns() > deadline)
+			panic("tramp_synchronize: a CPU passed no quiescent state in 5 s");
+	}
+	reclaim();
+}
+
+void tramp_get_stats(struct tramp_stats *out)
+{
+	*out = stats;
+	out->slots = nslots();
+}

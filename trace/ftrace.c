@@ -1,0 +1,551 @@
+/*
+ * ftrace.c — ops registration, filters and the site update.
+ *
+ * State: `ops_list` holds every ops whose sites may be live, in registration
+ * order; the list function walks it lock-free with preemption disabled, so
+ * an ops leaves it only after a grace period (tramp_synchronize).  Each ops
+ * remembers the hashes of the last completed update (`applied_*`): the old
+ * state of a site is derived from them and the record's _EN flags, the new
+ * state from the current hashes.  Everything else happens under ftrace_mutex.
+ *
+ * The update (ftrace_update) runs after every change: for each record it
+ * computes the wanted state, collects every record whose site must change
+ * into one batch, patches the batch (patch_apply), and only then copies the
+ * wanted flags into the enabled ones.  A refused site (bytes not as
+ * expected) kills tracing: nothing more is patched and every callback stops.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "boot/console.h"
+#include "boot/ksyms.h"
+#include "boot/sched.h"
+#include "lib/glob.h"
+#include "patch/patch.h"
+#include "patch/tramp.h"
+#include "trace/ftrace.h"
+#include "trace/ftrace_internal.h"
+#include "trace/hash.h"
+#include "trace/records.h"
+
+#ifndef ARCH_SITE_HAS_DATA
+#define ARCH_SITE_HAS_DATA 0
+#endif
+
+struct mutex ftrace_mutex = MUTEX_INIT;
+static struct ftrace_ops *ops_list;           /* lock-free readers; see header */
+static bool dead;                              /* atomic */
+static char dead_reason[96];
+
+struct ftrace_ops ftrace_list_ops = { .call = ftrace_ops_list_func, .func = ftrace_ops_list_func };
+
+void ftrace_kill(const char *why)
+{
+	if (__atomic_exchange_n(&dead, true, __ATOMIC_RELAXED))
+		return;
+	ksnprintf(dead_reason, sizeof(dead_reason), "%s", why);
+	kprintf("ftrace: tracing disabled: %s\n", why);
+}
+
+bool ftrace_is_dead(void)
+{
+	return __atomic_load_n(&dead, __ATOMIC_RELAXED);
+}
+
+const char *ftrace_dead_reason(void)
+{
+	return ftrace_is_dead() ? dead_reason : NULL;
+}
+
+/* ---- callbacks ---- */
+
+/* Does ops trace ip, judged by the given hashes? */
+static inline __attribute__((always_inline)) bool ops_wants(const struct ftrace_hash *filter,
+							    const struct ftrace_hash *notrace,
+							    uintptr_t ip)
+{
+	return (hash_empty(filter) || hash_contains(filter, ip)) && !hash_contains(notrace, ip);
+}
+
+/*
+ * The wrapper trampolines call for an ops without FTRACE_OPS_FL_RECURSION:
+ * preemption off, then the recursion guard of this context, then the user's
+ * callback.
+ */
+static void ftrace_ops_assist_func(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
+				   struct ftrace_regs *fregs)
+{
+	uintptr_t tok = ftrace_preempt_disable();
+	unsigned bit = ftrace_recursion_enter();
+	if (bit && !ftrace_is_dead())
+		op->func(ip, parent, op, fregs);
+	ftrace_recursion_exit(bit);
+	ftrace_preempt_enable(tok);
+}
+
+void ftrace_ops_list_func(uintptr_t ip, uintptr_t parent, struct ftrace_ops *unused,
+			  struct ftrace_regs *fregs)
+{
+	uintptr_t tok = ftrace_preempt_disable();
+	unsigned bit = ftrace_recursion_enter();
+	if (bit && !ftrace_is_dead()) {
+		/* ACQUIRE: an ops published by register is seen complete. */
+		for (struct ftrace_ops *op = __atomic_load_n(&ops_list, __ATOMIC_ACQUIRE); op;
+		     op = __atomic_load_n(&op->next, __ATOMIC_ACQUIRE)) {
+			if (!(op->flags & FTRACE_OPS_FL_ENABLED) || (op->flags & FTRACE_OPS_FL_DIRECT))
+				continue;
+			if (!ops_wants(__atomic_load_n(&op->filter, __ATOMIC_ACQUIRE),
+				       __atomic_load_n(&op->notrace, __ATOMIC_ACQUIRE), ip))
+				continue;
+			/* An ops that asked for registers gets them only when the
+			 * site went through the regs caller. */
+			if ((op->flags & FTRACE_OPS_FL_SAVE_REGS) && !ftrace_get_regs(fregs))
+				continue;
+			op->func(ip, parent, op, fregs);
+		}
+	}
+	ftrace_recursion_exit(bit);
+	ftrace_preempt_enable(tok);
+}
+
+/* ---- the update ---- */
+
+/* New (wanted) state of one record under the current hashes. */
+struct site_want {
+	unsigned count;
+	struct ftrace_ops *single;      /* the attached ops when count == 1 */
+	bool regs;
+	uintptr_t direct;
+};
+
+static void want_of(uintptr_t ip, struct site_want *w, bool applied)
+{
+	memset(w, 0, sizeof(*w));
+	for (struct ftrace_ops *op = ops_list; op; op = op->next) {
+		bool live = applied ? op->applied : (op->flags & FTRACE_OPS_FL_ENABLED);
+		if (!live)
+			continue;
+		if (!ops_wants(applied ? op->applied_filter : op->filter,
+			       applied ? op->applied_notrace : op->notrace, ip))
+			continue;
+		if (op->flags & FTRACE_OPS_FL_DIRECT) {
+			w->direct = op->direct;
+			continue;                 /* direct ops do not count as callers */
+		}
+		w->count++;
+		w->single = op;
+		w->regs |= (op->flags & FTRACE_OPS_FL_SAVE_REGS) != 0;
+	}
+}
+
+static uint32_t flags_of(const struct site_want *w)
+{
+	uint32_t f = w->count & FREC_REF_MASK;
+	if (w->regs)
+		f |= FREC_REGS;
+	if (w->direct)
+		f |= FREC_DIRECT;
+	else if (w->count == 1 && w->single->tramp)
+		f |= FREC_TRAMP;
+	else if (w->count == 1 && ARCH_SITE_HAS_DATA)
+		f |= FREC_CALL_OPS;
+	if (w->direct || w->count)
+		f |= FREC_ENABLED;
+	return f;
+}
+
+/* What a site with wanted/enabled flags f calls, given its ops. */
+static uintptr_t target_of(uint32_t f, const struct site_want *w)
+{
+	if (!(f & FREC_ENABLED))
+		return 0;
+	if (f & FREC_DIRECT)
+		return w->direct;
+	if (f & FREC_TRAMP)
+		return w->single->tramp;
+	return (f & FREC_REGS) ? (uintptr_t)arch_ftrace_regs_list_caller
+			       : (uintptr_t)arch_ftrace_list_caller;
+}
+
+static uintptr_t data_of(uint32_t f, const struct site_want *w, uintptr_t current)
+{
+	if (!ARCH_SITE_HAS_DATA)
+		return 0;
+	if (!(f & FREC_ENABLED))
+		return current;                /* a disabled site's data is never read */
+	return w->count == 1 ? (uintptr_t)w->single : (uintptr_t)&ftrace_list_ops;
+}
+
+/* The enabled-state flags moved to wanted positions, to compare with wanted. */
+static uint32_t enabled_as_wanted(uint32_t f)
+{
+	return ((f & FREC_REGS_EN) ? FREC_REGS : 0) | ((f & FREC_TRAMP_EN) ? FREC_TRAMP : 0) |
+	       ((f & FREC_DIRECT_EN) ? FREC_DIRECT : 0) |
+	       ((f & FREC_CALL_OPS_EN) ? FREC_CALL_OPS : 0) | (f & FREC_ENABLED);
+}
+
+static uint32_t wanted_as_enabled(uint32_t f)
+{
+	return ((f & FREC_REGS) ? FREC_REGS_EN : 0) | ((f & FREC_TRAMP) ? FREC_TRAMP_EN : 0) |
+	       ((f & FREC_DIRECT) ? FREC_DIRECT_EN : 0) |
+	       ((f & FREC_CALL_OPS) ? FREC_CALL_OPS_EN : 0);
+}
+
+int ftrace_update(void)
+{
+	if (ftrace_is_dead())
+		return -ENODEV;
+	struct patch_site *batch = malloc((ftrace_nrecs ? ftrace_nrecs : 1) * sizeof(*batch));
+	unsigned *idx = malloc((ftrace_nrecs ? ftrace_nrecs : 1) * sizeof(*idx));
+	uint32_t *newflags = malloc((ftrace_nrecs ? ftrace_nrecs : 1) * sizeof(*newflags));
+	if (!batch || !idx || !newflags) {
+		free(batch);
+		free(idx);
+		free(newflags);
+		return -ENOMEM;
+	}
+	unsigned n = 0;
+	for (unsigned i = 0; i < ftrace_nrecs; i++) {
+		struct ftrace_rec *r = &ftrace_recs[i];
+		if (r->flags & FREC_DISABLED)
+			continue;
+		uintptr_t ip = rec_ip(r);
+		struct site_want now, before;
+		want_of(ip, &now, false);
+		uint32_t nf = flags_of(&now);
+		newflags[i] = nf;
+		uint32_t old = enabled_as_wanted(r->flags);
+		want_of(ip, &before, true);
+		uintptr_t cur_data = ARCH_SITE_HAS_DATA ? arch_site_data(ip) : 0;
+		uintptr_t ot = target_of(old, &before), nt = target_of(nf & ~FREC_REF_MASK, &now);
+		uintptr_t od = cur_data, nd = data_of(nf, &now, cur_data);
+		if (ot == nt && od == nd)
+			continue;
+		batch[n] = (struct patch_site){ ip, ot, nt, od, nd };
+		idx[n++] = i;
+	}
+	unsigned bad = 0;
+	int err = patch_apply(batch, n, &bad);
+	if (err) {
+		char why[96];
+		struct ftrace_rec *r = &ftrace_recs[idx[bad]];
+		r->flags |= FREC_DISABLED;
+		ksnprintf(why, sizeof(why), "site of %s at %lx holds unexpected bytes (%s)",
+			  rec_name(r), (unsigned long)rec_ip(r), err == -EILSEQ ? "EILSEQ" : "EINVAL");
+		ftrace_kill(why);
+	} else {
+		for (unsigned i = 0; i < ftrace_nrecs; i++) {
+			struct ftrace_rec *r = &ftrace_recs[i];
+			if (r->flags & FREC_DISABLED)
+				continue;
+			uint32_t nf = newflags[i];
+			r->flags = (nf & (FREC_REF_MASK | FREC_WANT_MASK | FREC_ENABLED)) |
+				   wanted_as_enabled(nf);
+		}
+	}
+	free(batch);
+	free(idx);
+	free(newflags);
+	return err;
+}
+
+/* After an update: the current hashes become the applied ones.  Old applied
+ * hashes are returned in *garbage for freeing after a grace period. */
+static void commit_applied(struct ftrace_hash **garbage, unsigned *ng)
+{
+	for (struct ftrace_ops *op = ops_list; op; op = op->next) {
+		if (op->applied_filter != op->filter)
+			garbage[(*ng)++] = op->applied_filter;
+		if (op->applied_notrace != op->notrace)
+			garbage[(*ng)++] = op->applied_notrace;
+		op->applied_filter = op->filter;
+		op->applied_notrace = op->notrace;
+		op->applied = (op->flags & FTRACE_OPS_FL_ENABLED) != 0;
+	}
+}
+
+/* Run the update and retire what it made unreachable.  ftrace_mutex held. */
+static int update_and_commit(void)
+{
+	unsigned nops = 0, ng = 0;
+	for (struct ftrace_ops *op = ops_list; op; op = op->next)
+		nops++;
+	struct ftrace_hash **garbage = calloc(2 * nops + 1, sizeof(*garbage));
+	if (!garbage)
+		return -ENOMEM;
+	int err = ftrace_update();
+	commit_applied(garbage, &ng);
+	if (ng) {
+		tramp_synchronize();       /* no list walker still reads them */
+		for (unsigned i = 0; i < ng; i++)
+			hash_free(garbage[i]);
+	}
+	free(garbage);
+	return err;
+}
+
+/* ---- trampolines of an ops ---- */
+
+static int ops_tramp_create(struct ftrace_ops *op)
+{
+	uint8_t buf[ARCH_TRAMP_SIZE];
+	if (op->flags & FTRACE_OPS_FL_DIRECT)
+		return 0;
+	uintptr_t slot = tramp_alloc();
+	if (!slot)
+		return 0;                  /* pool full: the list caller serves it */
+	int len = arch_tramp_build(buf, slot, op, (void *)op->call,
+				   (op->flags & FTRACE_OPS_FL_SAVE_REGS) != 0);
+	if (len < 0) {
+		tramp_free(slot);
+		return len;
+	}
+	tramp_write(slot, buf, (size_t)len);
+	op->tramp = slot;
+	return 0;
+}
+
+/* ---- registration ---- */
+
+static bool on_list(struct ftrace_ops *op)
+{
+	for (struct ftrace_ops *p = ops_list; p; p = p->next)
+		if (p == op)
+			return true;
+	return false;
+}
+
+static int do_register(struct ftrace_ops *op)
+{
+	if (ftrace_is_dead())
+		return -ENODEV;
+	if (op->flags & FTRACE_OPS_FL_ENABLED)
+		return -EBUSY;
+	if (!op->func && !(op->flags & FTRACE_OPS_FL_DIRECT))
+		return -EINVAL;
+	op->call = (op->flags & FTRACE_OPS_FL_RECURSION) ? op->func : ftrace_ops_assist_func;
+	int err = ops_tramp_create(op);
+	if (err)
+		return err;
+	if (!on_list(op)) {
+		op->next = ops_list;
+		op->applied = false;
+		op->applied_filter = op->applied_notrace = NULL;
+		/* RELEASE: the list function sees a complete ops. */
+		__atomic_store_n(&ops_list, op, __ATOMIC_RELEASE);
+	}
+	__atomic_fetch_or(&op->flags, FTRACE_OPS_FL_ENABLED, __ATOMIC_RELEASE);
+	return update_and_commit();
+}
+
+int register_ftrace_function(struct ftrace_ops *op)
+{
+	if (op->flags & FTRACE_OPS_FL_DIRECT)
+		return -EINVAL;
+	mutex_lock(&ftrace_mutex);
+	int err = do_register(op);
+	mutex_unlock(&ftrace_mutex);
+	return err;
+}
+
+static int do_unregister(struct ftrace_ops *op)
+{
+	if (!(op->flags & FTRACE_OPS_FL_ENABLED))
+		return -EINVAL;
+	__atomic_fetch_and(&op->flags, ~FTRACE_OPS_FL_ENABLED, __ATOMIC_RELEASE);
+	int err = update_and_commit();
+	/* Unlink; walkers that already hold a pointer to it finish within the
+	 * grace period below, after which its trampoline and memory are free. */
+	struct ftrace_ops **pp = &ops_list;
+	while (*pp && *pp != op)
+		pp = &(*pp)->next;
+	if (*pp)
+		__atomic_store_n(pp, op->next, __ATOMIC_RELEASE);
+	tramp_synchronize();
+	if (op->tramp) {
+		tramp_free(op->tramp);
+		op->tramp = 0;
+	}
+	op->applied_filter = op->applied_notrace = NULL;
+	return err;
+}
+
+int unregister_ftrace_function(struct ftrace_ops *op)
+{
+	mutex_lock(&ftrace_mutex);
+	int err = do_unregister(op);
+	mutex_unlock(&ftrace_mutex);
+	return err;
+}
+
+/* ---- filters ---- */
+
+/* Apply one pattern (no '!') to *hp: add or remove every matching record.
+ * Returns the number of functions matched, or -errno. */
+static int apply_pattern(struct ftrace_hash **hp, const char *pat, bool remove)
+{
+	int matched = 0;
+	if (glob_is_literal(pat)) {
+		/* Every record of that name (static functions may share one). */
+		for (unsigned i = 0; i < ftrace_nrecs; i++)
+			if (strcmp(rec_name(&ftrace_recs[i]), pat) == 0) {
+				matched++;
+				if (remove)
+					hash_remove(*hp, rec_ip(&ftrace_recs[i]));
+				else if (hash_add(hp, rec_ip(&ftrace_recs[i])))
+					return -ENOMEM;
+			}
+		return matched;
+	}
+	for (unsigned i = 0; i < ftrace_nrecs; i++) {
+		if (!glob_match(pat, rec_name(&ftrace_recs[i])))
+			continue;
+		matched++;
+		if (remove)
+			hash_remove(*hp, rec_ip(&ftrace_recs[i]));
+		else if (hash_add(hp, rec_ip(&ftrace_recs[i])))
+			return -ENOMEM;
+	}
+	return matched;
+}
+
+/* Copy the next space-separated word of *s into buf; false at the end. */
+static bool next_word(const char **s, char *buf, size_t size)
+{
+	const char *p = *s;
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == ',')
+		p++;
+	if (!*p)
+		return false;
+	size_t n = 0;
+	while (p[n] && p[n] != ' ' && p[n] != '\t' && p[n] != '\n' && p[n] != ',')
+		n++;
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	*s = p + n;
+	while (**s && **s != ' ' && **s != '\t' && **s != '\n' && **s != ',')
+		(*s)++;
+	return true;
+}
+
+char ftrace_filter_error[128];
+
+int ftrace_build_hash(const struct ftrace_hash *base, const char *patterns, bool reset,
+		      struct ftrace_hash **out)
+{
+	char word[128];
+	const char *s = patterns;
+	struct ftrace_hash *h = (!reset && base) ? hash_copy(base) : hash_alloc(16);
+	if (!h)
+		return -ENOMEM;
+	ftrace_filter_error[0] = '\0';
+	while (next_word(&s, word, sizeof(word))) {
+		bool remove = word[0] == '!';
+		const char *pat = word + remove;
+		const char *why = glob_check(pat);
+		int n = why ? -EINVAL : apply_pattern(&h, pat, remove);
+		if (why)
+			ksnprintf(ftrace_filter_error, sizeof(ftrace_filter_error),
+				  "invalid pattern '%s': %s", word, why);
+		else if (n == 0)
+			ksnprintf(ftrace_filter_error, sizeof(ftrace_filter_error),
+				  "no function matches '%s'", word);
+		if (why || n == 0) {
+			hash_free(h);
+			return -EINVAL;
+		}
+		if (n < 0) {
+			hash_free(h);
+			return n;
+		}
+	}
+	*out = h;
+	return 0;
+}
+
+static int set_hash(struct ftrace_ops *op, bool notrace, const char *patterns, bool reset)
+{
+	mutex_lock(&ftrace_mutex);
+	struct ftrace_hash **slot = notrace ? &op->notrace : &op->filter;
+	struct ftrace_hash *h;
+	int err = ftrace_build_hash(*slot, patterns, reset, &h);
+	if (!err) {
+		struct ftrace_hash *old = *slot;
+		/* RELEASE: the hash is complete before the list function sees it. */
+		__atomic_store_n(slot, h, __ATOMIC_RELEASE);
+		if (op->flags & FTRACE_OPS_FL_ENABLED)
+			err = update_and_commit();     /* frees old after a grace period */
+		else if (old != (notrace ? op->applied_notrace : op->applied_filter))
+			hash_free(old);
+	}
+	mutex_unlock(&ftrace_mutex);
+	return err;
+}
+
+int ftrace_set_filter(struct ftrace_ops *op, const char *patterns, bool reset)
+{
+	return set_hash(op, false, patterns, reset);
+}
+
+int ftrace_set_notrace(struct ftrace_ops *op, const char *patterns, bool reset)
+{
+	return set_hash(op, true, patterns, reset);
+}
+
+int ftrace_set_filter_ip(struct ftrace_ops *op, uintptr_t ip, bool remove, bool reset)
+{
+	struct ftrace_rec *r = rec_find(ip);
+	if (!r)
+		return -EINVAL;
+	char name[128];
+	ksnprintf(name, sizeof(name), "%s%s", remove ? "!" : "", rec_name(r));
+	return set_hash(op, false, name, reset);
+}
+
+/* ---- direct trampolines ---- */
+
+int register_ftrace_direct(struct ftrace_ops *op, uintptr_t addr)
+{
+	if (!addr || hash_empty(op->filter))
+		return -EINVAL;
+	mutex_lock(&ftrace_mutex);
+	int err = 0;
+	/* One direct trampoline per function. */
+	for (struct ftrace_ops *p = ops_list; p && !err; p = p->next) {
+		if (!(p->flags & FTRACE_OPS_FL_DIRECT) || !(p->flags & FTRACE_OPS_FL_ENABLED))
+			continue;
+		for (unsigned i = 0; i <= op->filter->mask; i++)
+			if (op->filter->slot[i] && hash_contains(p->filter, op->filter->slot[i]))
+				err = -EBUSY;
+	}
+	if (!err) {
+		op->flags |= FTRACE_OPS_FL_DIRECT;
+		op->direct = addr;
+		err = do_register(op);
+		if (err)
+			op->flags &= ~FTRACE_OPS_FL_DIRECT;
+	}
+	mutex_unlock(&ftrace_mutex);
+	return err;
+}
+
+int unregister_ftrace_direct(struct ftrace_ops *op)
+{
+	if (!(op->flags & FTRACE_OPS_FL_DIRECT))
+		return -EINVAL;
+	mutex_lock(&ftrace_mutex);
+	int err = do_unregister(op);
+	op->flags &= ~FTRACE_OPS_FL_DIRECT;
+	mutex_unlock(&ftrace_mutex);
+	return err;
+}
+
+/* ---- boot ---- */
+
+int ftrace_init(void)
+{
+	return records_init();
+}

@@ -1,0 +1,62 @@
+/*
+ * ftrace_internal.h — what the tracing core shares with its tracers.
+ *
+ * The recursion guard: one bit per context level on the running CPU
+ * (task, interrupt, nested interrupt).  It is read and written only with
+ * preemption disabled, so the CPU cannot change under it, and an interrupt
+ * that nests uses the next bit.  ftrace_recursion_enter() returns the bit
+ * taken, or 0 if this context is already inside the tracer.
+ */
+#ifndef TRACE_FTRACE_INTERNAL_H
+#define TRACE_FTRACE_INTERNAL_H
+
+#include "boot/cpu.h"
+#include "boot/sched.h"
+
+extern struct mutex ftrace_mutex;
+
+int ftrace_update(void);                  /* ftrace_mutex held */
+struct ftrace_hash;
+/* Build a hash from patterns (see ftrace_set_filter); on -EINVAL the reason
+ * is in ftrace_filter_error. */
+int ftrace_build_hash(const struct ftrace_hash *base, const char *patterns, bool reset,
+		      struct ftrace_hash **out);
+extern char ftrace_filter_error[128];
+const char *ftrace_dead_reason(void);     /* NULL while tracing works */
+
+#define FTRACE_INLINE static inline __attribute__((always_inline))
+
+/* Preemption off without calling traced code (see trace/rb_port_kernel.h). */
+FTRACE_INLINE uintptr_t ftrace_preempt_disable(void)
+{
+	struct thread *t = arch_this_cpu()->current;
+	t->preempt_count++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return (uintptr_t)t;
+}
+
+FTRACE_INLINE void ftrace_preempt_enable(uintptr_t tok)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	((struct thread *)tok)->preempt_count--;
+}
+
+FTRACE_INLINE unsigned ftrace_recursion_enter(void)
+{
+	struct cpu *c = arch_this_cpu();
+	unsigned level = c->irq_depth < 2 ? c->irq_depth : 2;
+	unsigned bit = 1u << level;
+	if (c->trace_recursion & bit)
+		return 0;
+	c->trace_recursion |= bit;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return bit;
+}
+
+FTRACE_INLINE void ftrace_recursion_exit(unsigned bit)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	arch_this_cpu()->trace_recursion &= ~bit;
+}
+
+#endif

@@ -1,0 +1,98 @@
+/*
+ * function.c — the `function` tracer: one event (ip, parent ip) per call.
+ *
+ * Its ops guards recursion itself (FTRACE_OPS_FL_RECURSION), so the site's
+ * trampoline calls function_trace_call directly: the whole per-call path is
+ * trampoline -> this callback -> ring-buffer reserve/commit.
+ *
+ * Boot options: ftrace=function, ftrace_filter=, ftrace_notrace= (Linux's
+ * meanings: comma- or space-separated globs).
+ */
+#include <string.h>
+
+#include "boot/cmdline.h"
+#include "boot/console.h"
+#include "boot/ksyms.h"
+#include "trace/ftrace.h"
+#include "trace/ftrace_internal.h"
+#include "trace/trace.h"
+
+static void function_trace_call(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
+				struct ftrace_regs *fregs)
+{
+	struct thread *t = arch_this_cpu()->current;
+	unsigned depth = t->preempt_count;          /* before we add ours */
+	uintptr_t tok = ftrace_preempt_disable();
+	unsigned bit = ftrace_recursion_enter();
+	if (bit) {
+		struct rb_resv r;
+		if (rb_reserve(trace_buffer, sizeof(struct ftrace_entry), &r) == 0) {
+			struct ftrace_entry *e = r.data;
+			trace_entry_fill(&e->ent, TRACE_FN, depth);
+			e->ip = ip;
+			e->parent_ip = parent;
+			rb_commit(&r);
+		}
+		ftrace_recursion_exit(bit);
+	}
+	ftrace_preempt_enable(tok);
+}
+
+struct ftrace_ops function_ops = {
+	.func = function_trace_call,
+	.flags = FTRACE_OPS_FL_RECURSION,
+};
+
+static const char *boot_filter, *boot_notrace;
+
+static int opt_filter(const char *v) { boot_filter = v; return v && *v ? 0 : -1; }
+static int opt_notrace(const char *v) { boot_notrace = v; return v && *v ? 0 : -1; }
+BT_PARAM("ftrace_filter", opt_filter, "functions the function tracer traces (globs)");
+BT_PARAM("ftrace_notrace", opt_notrace, "functions it never traces (globs)");
+
+static int function_start(void)
+{
+	/* Boot-time filters apply once; a bad one is reported and ignored. */
+	if (boot_filter && ftrace_set_filter(&function_ops, boot_filter, true))
+		kprintf("ftrace_filter=%s: %s, ignored\n", boot_filter, ftrace_filter_error);
+	if (boot_notrace && ftrace_set_notrace(&function_ops, boot_notrace, true))
+		kprintf("ftrace_notrace=%s: %s, ignored\n", boot_notrace, ftrace_filter_error);
+	boot_filter = boot_notrace = NULL;
+	return register_ftrace_function(&function_ops);
+}
+
+static void function_stop(void)
+{
+	unregister_ftrace_function(&function_ops);
+}
+
+static void function_header(void)
+{
+	kprintf("#                                _-----=> irqs-off/BH-disabled\n"
+		"#                               / _----=> need-resched\n"
+		"#                              | / _---=> hardirq/softirq\n"
+		"#                              || / _--=> preempt-depth\n"
+		"#                              ||| / _-=> migrate-disable\n"
+		"#                              |||| /     delay\n"
+		"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+		"#              | |         |   |||||     |         |\n");
+}
+
+static bool function_print(const struct rb_event *ev, const struct trace_entry *ent)
+{
+	if (ent->type != TRACE_FN)
+		return false;
+	const struct ftrace_entry *e = (const void *)ent;
+	const char *fn = ksym_lookup(e->ip, NULL, NULL);
+	const char *parent = ksym_lookup(e->parent_ip, NULL, NULL);
+	trace_print_context(ev, ent);
+	char pbuf[24];
+	if (!parent)
+		ksnprintf(pbuf, sizeof(pbuf), "0x%lx", (unsigned long)e->parent_ip);
+	kprintf("%s <-%s\n", fn ? fn : "?", parent ? parent : pbuf);
+	return true;
+}
+
+const struct tracer function_tracer = {
+	"function", function_start, function_stop, function_print, function_header,
+};

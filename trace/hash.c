@@ -1,0 +1,81 @@
+/*
+ * hash.c — building function sets (owner only, under the ftrace lock).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/hash.h"
+
+struct ftrace_hash *hash_alloc(unsigned expect)
+{
+	unsigned slots = 16;
+	while (slots < 2 * expect)
+		slots *= 2;
+	struct ftrace_hash *h = calloc(1, sizeof(*h) + slots * sizeof(uintptr_t));
+	if (h)
+		h->mask = slots - 1;
+	return h;
+}
+
+void hash_free(struct ftrace_hash *h)
+{
+	free(h);
+}
+
+static void insert(struct ftrace_hash *h, uintptr_t key)
+{
+	unsigned i = hash_index(key, h->mask);
+	while (h->slot[i] && h->slot[i] != key)
+		i = (i + 1) & h->mask;
+	if (!h->slot[i]) {
+		h->slot[i] = key;
+		h->count++;
+	}
+}
+
+int hash_add(struct ftrace_hash **hp, uintptr_t key)
+{
+	struct ftrace_hash *h = *hp;
+	if (hash_contains(h, key))
+		return 0;
+	if (2 * (h->count + 1) > h->mask + 1) {
+		struct ftrace_hash *big = hash_alloc(2 * (h->count + 1));
+		if (!big)
+			return -ENOMEM;
+		for (unsigned i = 0; i <= h->mask; i++)
+			if (h->slot[i])
+				insert(big, h->slot[i]);
+		free(h);
+		*hp = h = big;
+	}
+	insert(h, key);
+	return 0;
+}
+
+void hash_remove(struct ftrace_hash *h, uintptr_t key)
+{
+	unsigned i = hash_index(key, h->mask);
+	while (h->slot[i] && h->slot[i] != key)
+		i = (i + 1) & h->mask;
+	if (!h->slot[i])
+		return;
+	h->slot[i] = 0;
+	h->count--;
+	/* Re-insert the rest of the cluster so no probe chain is cut short. */
+	for (i = (i + 1) & h->mask; h->slot[i]; i = (i + 1) & h->mask) {
+		uintptr_t k = h->slot[i];
+		h->slot[i] = 0;
+		h->count--;
+		insert(h, k);
+	}
+}
+
+struct ftrace_hash *hash_copy(const struct ftrace_hash *h)
+{
+	size_t bytes = sizeof(*h) + (h->mask + 1) * sizeof(uintptr_t);
+	struct ftrace_hash *c = malloc(bytes);
+	if (c)
+		memcpy(c, h, bytes);
+	return c;
+}

@@ -1,0 +1,85 @@
+/*
+ * output.c — `cat trace`: the buffer as text, all CPUs merged by time.
+ *
+ * The layout is Linux's: the "# tracer:" header with entry counts, the
+ * tracer's column header, then one line per event with the context columns
+ * (task-pid, [cpu], latency flags, seconds.microseconds) and the tracer's
+ * own text.  Printing iterates without consuming; recording pauses meanwhile
+ * (rb_iter_start), as reading Linux's trace file does.
+ */
+#include "boot/clock.h"
+#include "boot/console.h"
+#include "boot/cpu.h"
+#include "boot/sched.h"
+#include "trace/trace.h"
+
+const char *trace_comm(int pid, char *buf, size_t size)
+{
+	return thread_comm(pid, buf, size);
+}
+
+void trace_format_ts(char *buf, size_t size, uint64_t ts)
+{
+	uint64_t ns = clock_cycles_to_ns(ts);
+	ksnprintf(buf, size, "%5llu.%06llu", (unsigned long long)(ns / 1000000000ull),
+		  (unsigned long long)(ns % 1000000000ull / 1000));
+}
+
+void trace_print_context(const struct rb_event *ev, const struct trace_entry *ent)
+{
+	char comm[24], ts[32];
+	const char *name = trace_comm(ent->pid, comm, sizeof(comm));
+	trace_format_ts(ts, sizeof(ts), ev->ts);
+	char depth = ent->preempt_count ? "0123456789abcdef"[ent->preempt_count & 15] : '.';
+	kprintf("%16s-%-7d [%03u] %c%c%c%c. %s: ", name, ent->pid, ev->cpu,
+		(ent->flags & TRACE_FLAG_IRQS_OFF) ? 'd' : '.',
+		(ent->flags & TRACE_FLAG_NEED_RESCHED) ? 'N' : '.',
+		(ent->flags & TRACE_FLAG_HARDIRQ) ? 'h' : '.', depth, ts);
+}
+
+static unsigned long count_events(void)
+{
+	struct rb_iter it;
+	struct rb_event ev;
+	unsigned long n = 0;
+	if (rb_iter_start(&it, trace_buffer, RB_ALL_CPUS) != 0)
+		return 0;
+	while (rb_iter_next(&it, &ev) == 0)
+		n++;
+	rb_iter_end(&it);
+	return n;
+}
+
+unsigned long trace_print_all(void)
+{
+	const struct tracer *t = tracer_current();
+	if (!trace_buffer) {
+		kprintf("# tracer: %s\n# (no trace buffer)\n", t->name);
+		return 0;
+	}
+	unsigned long in_buffer = count_events(), lost = 0, printed = 0;
+	for (unsigned c = 0; c < rb_ncpus(trace_buffer); c++) {
+		struct rb_stats st;
+		if (rb_stats(trace_buffer, c, &st) == 0)
+			lost += st.overrun + st.dropped;
+	}
+	kprintf("# tracer: %s\n#\n# entries-in-buffer/entries-written: %lu/%lu   #P:%u\n#\n",
+		t->name, in_buffer, in_buffer + lost, ncpus);
+	if (t->print_header)
+		t->print_header();
+	struct rb_iter it;
+	struct rb_event ev;
+	int err = rb_iter_start(&it, trace_buffer, RB_ALL_CPUS);
+	if (err) {
+		kprintf("# trace: cannot read the buffer: %s\n", rb_strerror(err));
+		return 0;
+	}
+	while (rb_iter_next(&it, &ev) == 0) {
+		if (ev.lost)
+			kprintf("CPU:%u [LOST %llu EVENTS]\n", ev.cpu, (unsigned long long)ev.lost);
+		if (ev.len >= sizeof(struct trace_entry) && t->print(&ev, ev.data))
+			printed++;
+	}
+	rb_iter_end(&it);
+	return printed;
+}

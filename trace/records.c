@@ -1,0 +1,82 @@
+/*
+ * records.c — the record table.
+ *
+ * The compiler's site list (__sites_start..__sites_end) is sorted at build
+ * time; records_init() converts it in one pass, checks the order (an
+ * unsorted list would make every lookup wrong: tracing is disabled), and
+ * puts every site in its disabled state.  A site whose bytes are not what
+ * the compiler leaves is marked DISABLED and reported; the others work.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "arch/hooks.h"
+#include "boot/console.h"
+#include "boot/ksyms.h"
+#include "trace/ftrace.h"
+#include "trace/records.h"
+
+extern const uintptr_t __sites_start[], __sites_end[];
+extern char _text_start[];
+
+struct ftrace_rec *ftrace_recs;
+unsigned ftrace_nrecs;
+
+uintptr_t rec_ip(const struct ftrace_rec *r)
+{
+	return (uintptr_t)_text_start + r->off;
+}
+
+struct ftrace_rec *rec_find(uintptr_t ip)
+{
+	if (ip < (uintptr_t)_text_start)
+		return NULL;
+	uintptr_t off = ip - (uintptr_t)_text_start;
+	unsigned lo = 0, hi = ftrace_nrecs;
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+		if (ftrace_recs[mid].off == off)
+			return &ftrace_recs[mid];
+		if (ftrace_recs[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+const char *rec_name(const struct ftrace_rec *r)
+{
+	const char *n = ksym_lookup(rec_ip(r), NULL, NULL);
+	return n ? n : "?";
+}
+
+int records_init(void)
+{
+	unsigned n = (unsigned)(__sites_end - __sites_start), bad = 0;
+	ftrace_recs = calloc(n ? n : 1, sizeof(*ftrace_recs));
+	if (!ftrace_recs) {
+		ftrace_kill("no memory for the record table");
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		uintptr_t ip = arch_site_func(__sites_start[i]);
+		struct ftrace_rec *r = &ftrace_recs[i];
+		r->off = (uint32_t)(ip - (uintptr_t)_text_start);
+		if (i && r->off <= ftrace_recs[i - 1].off) {
+			ftrace_nrecs = 0;
+			ftrace_kill("site list not sorted (tools/sort-sites.py did not run)");
+			return -EINVAL;
+		}
+		if (arch_site_init(ip) != 0) {
+			r->flags = FREC_DISABLED;
+			if (bad++ < 5)
+				kprintf("ftrace: site of %s at %lx is not as compiled; not traced\n",
+					rec_name(r), (unsigned long)ip);
+		}
+	}
+	ftrace_nrecs = n;
+	if (bad)
+		kprintf("ftrace: %u of %u sites refused\n", bad, n);
+	return 0;
+}

@@ -1,0 +1,148 @@
+/*
+ * trace.c — the trace buffer, boot options, and the current tracer.
+ *
+ * Boot options (Linux's names): trace_buf_size=N[kKmM] bytes per CPU;
+ * ftrace=TRACER starts that tracer once the CPUs are up.
+ */
+#include <errno.h>
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "boot/cmdline.h"
+#include "boot/console.h"
+#include "boot/cpu.h"
+#include "boot/irq.h"
+#include "boot/sched.h"
+#include "trace/trace.h"
+
+struct rb_buffer *trace_buffer;
+size_t trace_buf_size = 1441792;       /* Linux's default: 1.4 MB per CPU */
+static const char *boot_tracer;
+
+static const struct tracer *const tracers[] = { &nop_tracer, &function_tracer };
+#define NTRACERS (sizeof(tracers) / sizeof(tracers[0]))
+static const struct tracer *current_tracer;     /* tracer_mutex */
+static struct mutex tracer_mutex = MUTEX_INIT;
+
+static int opt_buf_size(const char *v)
+{
+	if (!v || !*v)
+		return -1;
+	char *end;
+	unsigned long long n = strtoull(v, &end, 0);
+	if (*end == 'k' || *end == 'K')
+		n <<= 10, end++;
+	else if (*end == 'm' || *end == 'M')
+		n <<= 20, end++;
+	if (*end || n == 0)
+		return -1;
+	trace_buf_size = (size_t)n;
+	return 0;
+}
+BT_PARAM("trace_buf_size", opt_buf_size, "ring buffer bytes per CPU (k/m suffixes)");
+
+static int opt_ftrace(const char *v)
+{
+	if (!v || !tracer_find(v))
+		return -1;
+	boot_tracer = v;
+	return 0;
+}
+BT_PARAM("ftrace", opt_ftrace, "start this tracer at boot (function, ...)");
+
+static void *page_alloc(void *ctx, size_t size, size_t align)
+{
+	return memalign(align, size);
+}
+
+static void page_free(void *ctx, void *p)
+{
+	free(p);
+}
+
+static const struct rb_allocator allocator = { page_alloc, page_free, NULL };
+
+int trace_init(void)
+{
+	int err = rb_create(&trace_buffer, ncpus, trace_buf_size, RB_FL_OVERWRITE, &allocator);
+	if (err) {
+		kprintf("trace: cannot create the buffer (%lu bytes per CPU): %s\n",
+			(unsigned long)trace_buf_size, rb_strerror(err));
+		return err;
+	}
+	if (boot_tracer) {
+		err = tracer_set(boot_tracer);
+		if (err)
+			kprintf("trace: tracer %s did not start (%d)\n", boot_tracer, err);
+	}
+	return err;
+}
+
+const struct tracer *tracer_find(const char *name)
+{
+	for (size_t i = 0; i < NTRACERS; i++)
+		if (strcmp(tracers[i]->name, name) == 0)
+			return tracers[i];
+	return NULL;
+}
+
+const struct tracer *tracer_current(void)
+{
+	const struct tracer *t = __atomic_load_n(&current_tracer, __ATOMIC_ACQUIRE);
+	return t ? t : tracer_find("nop");
+}
+
+int tracer_set(const char *name)
+{
+	const struct tracer *t = tracer_find(name);
+	if (!t)
+		return -EINVAL;
+	mutex_lock(&tracer_mutex);
+	const struct tracer *old = tracer_current();
+	int err = 0;
+	if (old != t) {
+		if (old && old->stop)
+			old->stop();
+		err = t->start ? t->start() : 0;
+		__atomic_store_n(&current_tracer, err ? tracer_find("nop") : t, __ATOMIC_RELEASE);
+	}
+	mutex_unlock(&tracer_mutex);
+	return err;
+}
+
+void tracer_list(void (*fn)(const char *name, void *arg), void *arg)
+{
+	for (size_t i = 0; i < NTRACERS; i++)
+		fn(tracers[i]->name, arg);
+}
+
+void trace_entry_fill(struct trace_entry *e, uint16_t type, unsigned preempt_depth)
+{
+	struct cpu *c = arch_this_cpu();
+	struct thread *t = c->current;
+	uint8_t flags = 0;
+	if (!arch_irqs_enabled())
+		flags |= TRACE_FLAG_IRQS_OFF;
+	if (__atomic_load_n(&c->need_resched, __ATOMIC_RELAXED))
+		flags |= TRACE_FLAG_NEED_RESCHED;
+	if (c->irq_depth)
+		flags |= TRACE_FLAG_HARDIRQ;
+	e->type = type;
+	e->flags = flags;
+	e->preempt_count = (uint8_t)(preempt_depth > 15 ? 15 : preempt_depth);
+	e->pid = (t && t != c->idle) ? (int32_t)t->tid : 0;
+}
+
+/* The nop tracer: nothing is traced. */
+static bool nop_print(const struct rb_event *ev, const struct trace_entry *ent)
+{
+	return false;
+}
+
+static void nop_header(void)
+{
+	kprintf("# tracer: nop\n#\n");
+}
+
+const struct tracer nop_tracer = { "nop", NULL, NULL, nop_print, nop_header };

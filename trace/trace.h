@@ -1,0 +1,90 @@
+/*
+ * trace.h — the trace buffer, its events, and the tracers that fill it.
+ *
+ * One global buffer (trace_buffer, one ring per CPU) holds every event.
+ * Events start with Linux's common header, so their layout is the one
+ * trace-cmd knows from the `function`/`funcgraph_*` formats.
+ *
+ * Tracers (`nop`, `function`, ...) register in the .tracers section; one is
+ * current at a time (tracer_set(), `ftrace=` at boot).  Starting and
+ * stopping a tracer happens in thread context under tracer_mutex.
+ */
+#ifndef TRACE_TRACE_H
+#define TRACE_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/ring_buffer.h"
+
+struct ftrace_ops;
+
+/* common_type values (Linux's enum trace_type numbering). */
+enum {
+	TRACE_FN = 1,
+	TRACE_PRINT = 5,
+	TRACE_GRAPH_RET = 10,
+	TRACE_GRAPH_ENT = 11,
+};
+
+/* common_flags (Linux's TRACE_FLAG_*). */
+enum {
+	TRACE_FLAG_IRQS_OFF = 0x01,
+	TRACE_FLAG_NEED_RESCHED = 0x04,
+	TRACE_FLAG_HARDIRQ = 0x08,
+	TRACE_FLAG_NMI = 0x40,
+};
+
+struct trace_entry {
+	uint16_t type;
+	uint8_t flags;
+	uint8_t preempt_count;
+	int32_t pid;               /* thread id; 0 for the idle threads */
+};
+
+struct ftrace_entry {          /* TRACE_FN: the `function` event */
+	struct trace_entry ent;
+	uint64_t ip;
+	uint64_t parent_ip;
+};
+_Static_assert(sizeof(struct ftrace_entry) == 24, "function event is 24 bytes");
+
+extern struct rb_buffer *trace_buffer;
+extern size_t trace_buf_size;               /* bytes per CPU (trace_buf_size=) */
+
+/* Create the buffer for ncpus CPUs (after SMP bring-up). */
+int trace_init(void);
+
+struct tracer {
+	const char *name;
+	int (*start)(void);        /* register ops; 0 or -errno */
+	void (*stop)(void);
+	/* Print one event; returns false if it is not this tracer's. */
+	bool (*print)(const struct rb_event *ev, const struct trace_entry *ent);
+	void (*print_header)(void);
+};
+
+extern const struct tracer nop_tracer, function_tracer;
+extern struct ftrace_ops function_ops;     /* the function tracer's ops */
+
+const struct tracer *tracer_find(const char *name);
+const struct tracer *tracer_current(void);
+/* Switch tracers: stop the current one, start `name`.  -EINVAL if unknown
+ * (nothing changes), or the start's error (then the nop tracer is current). */
+int tracer_set(const char *name);
+void tracer_list(void (*fn)(const char *name, void *arg), void *arg);
+
+/* Fill the common header for an event written now from the tracer. */
+void trace_entry_fill(struct trace_entry *e, uint16_t type, unsigned preempt_depth);
+
+/* Print the buffer in the current tracer's format, all CPUs merged by time
+ * (`cat trace`; non-consuming).  Returns the number of events printed. */
+unsigned long trace_print_all(void);
+/* "   sec.usec" of a buffer timestamp, as the trace prints it. */
+void trace_format_ts(char *buf, size_t size, uint64_t ts);
+/* "comm-pid [cpu] flags timestamp: " context columns. */
+void trace_print_context(const struct rb_event *ev, const struct trace_entry *ent);
+const char *trace_comm(int pid, char *buf, size_t size);
+
+#endif

@@ -89,8 +89,12 @@ struct rb_cpu {
 						   event, double-buffered (see T_GEN) */
 	uint32_t unpublished;                   /* atomic: a nested writer left its event
 						   for the outermost one to publish */
-	uint32_t record_off;                    /* atomic counter: recording off on this CPU */
-	uint32_t broken;                        /* atomic: impossible states seen */
+	uint32_t off;                           /* atomic: recording off on this CPU when
+						   non-zero: per-CPU + buffer-wide switch
+						   counts, + RB_OFF_BROKEN per impossible
+						   state seen; the writer's only check */
+	struct rb_page *cpage;                  /* committer's page and (count << 12); */
+	uint64_t ccnt;                          /*   outermost committer */
 
 	/* ---- shared with the reader ---- */
 	uint64_t commit __attribute__((aligned(RB_CACHELINE)));   /* atomic, see C_* */
@@ -111,8 +115,11 @@ struct rb_cpu {
 	uint64_t lost_reported;                 /* atomic */
 };
 
+#define RB_OFF_BROKEN (1u << 24)
+
 struct rb_buffer {
-	uint32_t record_off;                    /* atomic counter: tracing_on */
+	uint32_t record_off;                    /* atomic counter: tracing_on (also
+						   counted in every cpu->off) */
 	uint32_t overwrite;                     /* atomic bool */
 	unsigned ncpus;                         /* written once */
 	struct rb_allocator a;                  /* written once */

@@ -103,8 +103,10 @@ static void rb_cpu_clear(struct rb_cpu *cb)
 	for (unsigned l = 0; l < RB_MAX_NEST; l++)
 		for (unsigned g = 0; g < 2; g++)
 			__atomic_store_n(&cb->lts[l][g], 0, __ATOMIC_RELAXED);
+	cb->cpage = cb->pages[0];
+	cb->ccnt = C_MAKE(0, 0);
 	__atomic_store_n(&cb->unpublished, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&cb->broken, 0, __ATOMIC_RELAXED);
+	__atomic_fetch_and(&cb->off, RB_OFF_BROKEN - 1u, __ATOMIC_RELAXED);   /* mended */
 	__atomic_store_n(&cb->overrun, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&cb->dropped, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&cb->unplaced, 0, __ATOMIC_RELAXED);
@@ -186,26 +188,40 @@ size_t rb_size(const struct rb_buffer *b, unsigned cpu)
 
 /* ---- Recording switches ------------------------------------------------------ */
 
-/* SEQ_CST: pairs with the writer's A step (see rb_reserve). */
-void rb_record_off(struct rb_buffer *b) { __atomic_fetch_add(&b->record_off, 1u, __ATOMIC_SEQ_CST); }
-void rb_record_on(struct rb_buffer *b) { __atomic_fetch_sub(&b->record_off, 1u, __ATOMIC_SEQ_CST); }
+/*
+ * The buffer-wide switch is counted in every CPU's `off` word too, so a
+ * writer checks one word.  SEQ_CST: pairs with the writer's A step (see
+ * rb_reserve) for quiescers.
+ */
+void rb_record_off(struct rb_buffer *b)
+{
+	__atomic_fetch_add(&b->record_off, 1u, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < b->ncpus; i++)
+		__atomic_fetch_add(&b->cpu[i]->off, 1u, __ATOMIC_SEQ_CST);
+}
+
+void rb_record_on(struct rb_buffer *b)
+{
+	__atomic_fetch_sub(&b->record_off, 1u, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < b->ncpus; i++)
+		__atomic_fetch_sub(&b->cpu[i]->off, 1u, __ATOMIC_SEQ_CST);
+}
 
 void rb_record_cpu_off(struct rb_buffer *b, unsigned cpu)
 {
 	if (cpu < b->ncpus)
-		__atomic_fetch_add(&b->cpu[cpu]->record_off, 1u, __ATOMIC_SEQ_CST);
+		__atomic_fetch_add(&b->cpu[cpu]->off, 1u, __ATOMIC_SEQ_CST);
 }
 
 void rb_record_cpu_on(struct rb_buffer *b, unsigned cpu)
 {
 	if (cpu < b->ncpus)
-		__atomic_fetch_sub(&b->cpu[cpu]->record_off, 1u, __ATOMIC_SEQ_CST);
+		__atomic_fetch_sub(&b->cpu[cpu]->off, 1u, __ATOMIC_SEQ_CST);
 }
 
 bool rb_record_is_on(const struct rb_buffer *b, unsigned cpu)
 {
-	return cpu < b->ncpus && !__atomic_load_n(&b->record_off, __ATOMIC_SEQ_CST) &&
-	       !__atomic_load_n(&b->cpu[cpu]->record_off, __ATOMIC_SEQ_CST);
+	return cpu < b->ncpus && !__atomic_load_n(&b->cpu[cpu]->off, __ATOMIC_SEQ_CST);
 }
 
 void rb_set_overwrite(struct rb_buffer *b, bool on)

@@ -69,7 +69,7 @@ const char *rb_strerror(int err)
 /* An impossible state: stop this CPU's buffer for good (until reset), say so. */
 static int rb_corrupt(struct rb_cpu *cb)
 {
-	__atomic_fetch_add(&cb->broken, 1u, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&cb->off, RB_OFF_BROKEN, __ATOMIC_RELAXED);
 	return -RB_ECORRUPT;
 }
 
@@ -97,7 +97,7 @@ static int rb_drop(struct rb_cpu *cb, uint64_t t)
 
 /* Too deep (RB_MAX_NEST) or interrupted RB_TRIES times: drop, count, and try
  * to place the count at the next page boundary. */
-static int rb_drop_unplaced(struct rb_cpu *cb)
+__attribute__((noinline)) static int rb_drop_unplaced(struct rb_cpu *cb)
 {
 	__atomic_fetch_add(&cb->dropped, 1u, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < RB_TRIES; i++) {
@@ -151,7 +151,7 @@ static int rb_take_oldest(struct rb_cpu *cb, uint32_t s, uint64_t n, uint64_t *w
  * same move would write too, because a writer we interrupted may resume
  * here after we (nested) already moved and filled the page.
  */
-static int rb_move(struct rb_buffer *b, struct rb_cpu *cb, uint64_t t, uint64_t ts,
+__attribute__((noinline)) static int rb_move(struct rb_buffer *b, struct rb_cpu *cb, uint64_t t, uint64_t ts,
 		   uint32_t len, uint32_t lvl, struct rb_resv *r)
 {
 	uint32_t nslots = cb->n, cur = T_PIDX(t);
@@ -283,23 +283,17 @@ static void rb_publish(struct rb_cpu *cb, uint64_t w)
 	}
 	__atomic_store_n(&rb_pg(cb, end)->commit, (uint64_t)T_OFF(w), __ATOMIC_RELAXED);
 	cb->cpidx = end;
+	cb->cpage = rb_pg(cb, end);
+	cb->ccnt = C_MAKE(cb->meta[end].cnt, 0);
 	/* RELEASE: the events up to w, the page fields above and the movers'
 	 * bookkeeping (meta, slot_c, page time stamps) happen before a reader's
 	 * ACQUIRE load that sees this commit. */
-	__atomic_store_n(&cb->commit, C_MAKE(cb->meta[end].cnt, T_OFF(w)), __ATOMIC_RELEASE);
+	__atomic_store_n(&cb->commit, cb->ccnt | T_OFF(w), __ATOMIC_RELEASE);
 }
 
-static void rb_end(struct rb_cpu *cb)
+/* E, the outermost writer's loop (see rb_end). */
+__attribute__((noinline)) static void rb_end_outer(struct rb_cpu *cb)
 {
-	/* E: are we the only open reservation?  Writers we interrupted are
-	 * below us and still open; ones that interrupted us are finished. */
-	if (__atomic_load_n(&cb->committing, __ATOMIC_RELAXED) != 1) {
-		/* The outermost writer will publish our event (see rb_leave_off). */
-		__atomic_store_n(&cb->unpublished, 1u, __ATOMIC_RELAXED);
-		/* RELEASE: our event is written before a quiescer sees 0. */
-		__atomic_fetch_sub(&cb->committing, 1u, __ATOMIC_RELEASE);
-		return;
-	}
 	for (unsigned i = 0; i < RB_TRIES; i++) {
 		uint64_t w = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
 		__atomic_store_n(&cb->unpublished, 0u, __ATOMIC_RELAXED);
@@ -316,6 +310,33 @@ static void rb_end(struct rb_cpu *cb)
 	/* Interrupted RB_TRIES times in a row: the next commit publishes. */
 	__atomic_store_n(&cb->unpublished, 1u, __ATOMIC_RELAXED);
 	__atomic_fetch_sub(&cb->committing, 1u, __ATOMIC_RELEASE);
+}
+
+static inline __attribute__((always_inline)) void rb_end(struct rb_cpu *cb)
+{
+	/* E: are we the only open reservation?  Writers we interrupted are
+	 * below us and still open; ones that interrupted us are finished. */
+	if (__atomic_load_n(&cb->committing, __ATOMIC_RELAXED) != 1) {
+		/* The outermost writer will publish our event (see rb_leave_off). */
+		__atomic_store_n(&cb->unpublished, 1u, __ATOMIC_RELAXED);
+		/* RELEASE: our event is written before a quiescer sees 0. */
+		__atomic_fetch_sub(&cb->committing, 1u, __ATOMIC_RELEASE);
+		return;
+	}
+	/* The common case, rb_publish() for a commit that stays in its page. */
+	uint64_t w = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
+	if (T_PIDX(w) == cb->cpidx) {
+		__atomic_store_n(&cb->unpublished, 0u, __ATOMIC_RELAXED);
+		__atomic_store_n(&cb->cpage->commit, (uint64_t)T_OFF(w), __ATOMIC_RELAXED);
+		/* RELEASE: as in rb_publish(). */
+		__atomic_store_n(&cb->commit, cb->ccnt | T_OFF(w), __ATOMIC_RELEASE);
+		__atomic_fetch_sub(&cb->committing, 1u, __ATOMIC_RELEASE);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&cb->tail, __ATOMIC_RELAXED) == w)
+			return;
+		__atomic_fetch_add(&cb->committing, 1u, __ATOMIC_RELAXED);
+	}
+	rb_end_outer(cb);
 }
 
 /*
@@ -351,15 +372,13 @@ int rb_reserve(struct rb_buffer *b, uint32_t len, struct rb_resv *r)
 	 * committing": either it sees us inside, or we see recording off. */
 	uint32_t lvl = __atomic_fetch_add(&cb->committing, 1u, __ATOMIC_SEQ_CST);
 	int err;
-	if (__atomic_load_n(&b->record_off, __ATOMIC_SEQ_CST) |
-	    __atomic_load_n(&cb->record_off, __ATOMIC_SEQ_CST)) {
+	uint32_t off = __atomic_load_n(&cb->off, __ATOMIC_SEQ_CST);
+	if (off) {
 		rb_leave_off(cb, lvl);
 		rb_port_preempt_enable(tok);
-		return -RB_EOFF;
+		return off >= RB_OFF_BROKEN ? -RB_ECORRUPT : -RB_EOFF;
 	}
-	if (__atomic_load_n(&cb->broken, __ATOMIC_RELAXED))
-		err = -RB_ECORRUPT;
-	else if (lvl >= RB_MAX_NEST)
+	if (lvl >= RB_MAX_NEST)
 		err = rb_drop_unplaced(cb);
 	else if ((err = rb_claim(b, cb, len, lvl, r)) == 0) {
 		r->cb = cb;

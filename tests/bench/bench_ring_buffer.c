@@ -1,0 +1,168 @@
+/*
+ * bench_ring_buffer.c — ring-buffer figures (issue 3).
+ *
+ *   rb_event_insns        guest instructions per reserve + 24-byte fill +
+ *                         commit on one CPU (run under -icount shift=0:
+ *                         ICOUNT=1, one CPU)
+ *   rb_events_per_s_1cpu  events per second, writers on 1 CPU   (multi-threaded
+ *   rb_events_per_s_2cpu  events per second, writers on 2 CPUs   TCG, wall time)
+ *   rb_scaling_2cpu       the second over the first, in percent (200 = linear)
+ *   rb_scaling_2cpu_baseline  the same for an empty loop: what TCG on this
+ *                         host gives at best
+ *   clock_scaling_2cpu    the same for arch_counter() reads alone: every event
+ *                         reads the clock, and under multi-threaded TCG the
+ *                         emulated counter does not scale (QEMU 7.2: ~10% on
+ *                         x86-64, ~30% on arm64 here), which bounds the above
+ *
+ * Needs trace/ring_buffer.c, rb_setup.c, rb_read.c, rb_event.c in the kernel.
+ */
+#include <malloc.h>
+#include <stdlib.h>
+
+#include "boot/bench.h"
+#include "boot/clock.h"
+#include "boot/sched.h"
+#include "boot/smp.h"
+#include "trace/ring_buffer.h"
+
+#define EVENTS_PER_ROUND 1000
+#define THROUGHPUT_NS    300000000ull
+
+static void *b_alloc(void *ctx, size_t size, size_t align)
+{
+	(void)ctx;
+	return memalign(align, size);
+}
+
+static void b_free(void *ctx, void *p)
+{
+	(void)ctx;
+	free(p);
+}
+
+static const struct rb_allocator b_allocator = { b_alloc, b_free, 0 };
+
+static struct rb_buffer *brb;
+
+/* The event a function tracer writes: ip, parent ip, and a word of flags. */
+static inline __attribute__((always_inline)) void one_event(uint64_t i)
+{
+	struct rb_resv r;
+	if (rb_reserve(brb, 24, &r) == 0) {
+		uint64_t *p = r.data;
+		p[0] = i;
+		p[1] = i ^ 0x5a5a;
+		p[2] = 7;
+		rb_commit(&r);
+	}
+}
+
+static void events(void *arg)
+{
+	(void)arg;
+	for (uint64_t i = 0; i < EVENTS_PER_ROUND; i++)
+		one_event(i);
+}
+
+static void empty(void *arg)
+{
+	for (uint64_t i = 0; i < EVENTS_PER_ROUND; i++)
+		__asm__ volatile("" : : "r"(i), "r"(arg) : "memory");
+}
+
+BENCH_CASE(rb_event_cost)
+{
+	if (rb_create(&brb, ncpus, 64 * RB_DATA_SIZE, RB_FL_OVERWRITE, &b_allocator)) {
+		bench_print_na("rb_event_insns", "insns", "rb_create failed");
+		return;
+	}
+	preempt_disable();
+	events(0);                          /* warm the pages */
+	struct bench_result r = bench_measure(events, 0);
+	struct bench_result e = bench_measure(empty, 0);
+	preempt_enable();
+	r.median -= e.median;
+	r.min -= e.min;
+	r.max -= e.min;
+	bench_print("rb_event_insns", r, EVENTS_PER_ROUND, "insns");
+	rb_record_off(brb);
+	rb_destroy(brb);
+}
+
+static volatile bool tp_go, tp_stop;
+static uint64_t tp_count[MAX_CPUS];
+
+static int tp_baseline;            /* 1: empty loop, 2: clock reads only */
+
+static int tp_writer(void *arg)
+{
+	unsigned cpu = (unsigned)(uintptr_t)arg;
+	uint64_t n = 0;
+	while (!tp_go)
+		;
+	preempt_disable();
+	while (!tp_stop) {
+		for (unsigned k = 0; k < 64; k++) {
+			if (tp_baseline == 2)
+				__asm__ volatile("" : : "r"(arch_counter()) : "memory");
+			else if (tp_baseline)
+				__asm__ volatile("" : : "r"(n + k) : "memory");
+			else
+				one_event(n + k);
+		}
+		n += 64;
+	}
+	preempt_enable();
+	tp_count[cpu] = n;
+	return 0;
+}
+
+static uint64_t throughput(unsigned writers)
+{
+	struct thread *t[MAX_CPUS];
+	tp_go = tp_stop = false;
+	for (unsigned i = 0; i < writers; i++) {
+		tp_count[i + 1] = 0;
+		t[i] = thread_create("rb-bench", tp_writer, (void *)(uintptr_t)(i + 1), (int)(i + 1));
+	}
+	tp_go = true;
+	uint64_t t0 = clock_ns();
+	thread_sleep_ns(THROUGHPUT_NS);
+	tp_stop = true;
+	uint64_t ns = clock_ns() - t0, total = 0;
+	for (unsigned i = 0; i < writers; i++) {
+		thread_join(t[i]);
+		total += tp_count[i + 1];
+	}
+	return total * 1000000000ull / ns;
+}
+
+BENCH_CASE(rb_throughput)
+{
+	if (ncpus < 3) {
+		bench_print_na("rb_events_per_s_2cpu", "ev/s", "needs 3 CPUs (writers on 1 and 2)");
+		return;
+	}
+	if (rb_create(&brb, ncpus, 64 * RB_DATA_SIZE, RB_FL_OVERWRITE, &b_allocator)) {
+		bench_print_na("rb_events_per_s_1cpu", "ev/s", "rb_create failed");
+		return;
+	}
+	uint64_t one = throughput(1), two = throughput(2);
+	tp_baseline = 1;
+	uint64_t b1 = throughput(1), b2 = throughput(2);
+	tp_baseline = 2;
+	uint64_t c1 = throughput(1), c2 = throughput(2);
+	tp_baseline = 0;
+	struct bench_result cs = { c2 * 100 / c1, c2 * 100 / c1, c2 * 100 / c1 };
+	bench_print("clock_reads_per_s_1cpu", (struct bench_result){ c1, c1, c1 }, 1, "/s");
+	bench_print("clock_scaling_2cpu", cs, 1, "%");
+	struct bench_result r1 = { one, one, one }, r2 = { two, two, two };
+	struct bench_result s = { two * 100 / one, two * 100 / one, two * 100 / one };
+	struct bench_result bs = { b2 * 100 / b1, b2 * 100 / b1, b2 * 100 / b1 };
+	bench_print("rb_events_per_s_1cpu", r1, 1, "ev/s");
+	bench_print("rb_events_per_s_2cpu", r2, 1, "ev/s");
+	bench_print("rb_scaling_2cpu", s, 1, "%");
+	bench_print("rb_scaling_2cpu_baseline", bs, 1, "%");
+	rb_record_off(brb);
+	rb_destroy(brb);
+}

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "boot/clock.h"
+#include "boot/console.h"
 #include "boot/irq.h"
 #include "boot/sched.h"
 #include "boot/smp.h"
@@ -272,6 +273,11 @@ static void torture(bool overwrite)
 		EXPECT_TRUE(R.read[c] > 0);
 		EXPECT_TRUE(W[c][1].attempts > 0);
 		nested += inside[c];
+		kprintf("    # cpu%u: written %llu read %llu overrun %llu dropped %llu, "
+			"tick writes %llu (%llu inside a reservation)\n", c,
+			(unsigned long long)written, (unsigned long long)R.read[c],
+			(unsigned long long)s.overrun, (unsigned long long)s.dropped,
+			(unsigned long long)W[c][1].attempts, (unsigned long long)inside[c]);
 	}
 	EXPECT_TRUE(nested > 0);
 	rb_record_off(rb);

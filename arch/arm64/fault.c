@@ -14,6 +14,7 @@
 #include "boot/console.h"
 #include "boot/fault.h"
 #include "boot/cpu.h"
+#include "insn.h"
 #include "power.h"
 #include "sysreg.h"
 
@@ -104,6 +105,8 @@ static void decode(const struct trap_frame *tf, struct fault_info *fi)
 		break;
 	default:
 		decode_other(ec, fi);
+		if (ec == EC_BRK64 && (esr & 0xffff) == BRK_TRAMP_POISON)
+			fi->what = "trampoline trap fill executed (freed or unused pool slot)";
 		break;
 	}
 }

@@ -17,16 +17,11 @@
  * with the MMU off, so no break-before-make is needed.  Changing a live
  * mapping later must do break-before-make + TLBI.
  *
- * Patching text (later, in the patch engine): kernel text stays read-only.
- * To write an instruction, map the text page's physical address a second
- * time at a spare virtual address outside the identity range (a "fixmap"
- * slot: e.g. one L3 table reserved here above the top of RAM), RW + XN;
- * write through that alias; clean the D-cache by VA to PoU on the alias
- * (dc cvau), dsb ish, invalidate the I-cache by VA on the executable address
- * (ic ivau), dsb ish, isb (other CPUs: their own isb via IPI or a context
- * synchronisation event); then unmap the alias (invalid entry, tlbi vale1is
- * on its VA, dsb ish).  The same scheme gives run-time trampolines: an
- * executable read-only pool plus a writable alias.
+ * Patching text: kernel text stays read-only.  mmu_init() also reserves the
+ * fixmap (mmu.h): one level-3 table at FIXMAP_VA, outside the identity
+ * range, whose entries text_poke.c points at text pages, RW + XN, to write
+ * through that alias (it owns the cache maintenance and TLB invalidation).
+ * The trampoline pool is text too: executable read-only, written the same way.
  *
  * Runs before the MMU is on (strict alignment, no library calls).
  */
@@ -71,6 +66,7 @@
 #define TCR_IPS_SHIFT  32
 
 struct mmu_regs arm64_mmu_regs;
+uint64_t *mmu_fixmap_ptes;
 
 static uint64_t pt_pool[PT_POOL_PAGES][PT_ENTRIES] __attribute__((aligned(PAGE_SIZE)));
 static unsigned pt_used;
@@ -144,6 +140,28 @@ static void map_identity(uint64_t *root, uint64_t start, uint64_t end, uint64_t 
 	map(root, 0, start, start, end - start, prot);
 }
 
+_Static_assert(FIXMAP_SLOTS == PT_ENTRIES && !(FIXMAP_VA & (PAGE_SIZE * PT_ENTRIES - 1)) &&
+	       FIXMAP_VA >> 48 == 0, "the fixmap is one level-3 table in the 48-bit range");
+
+/* Tables down to level 3 for the fixmap, every level-3 entry invalid. */
+static void fixmap_init(uint64_t *root)
+{
+	uint64_t *t = root;
+	for (int level = 0; level < 3; level++) {
+		uint64_t *e = &t[(FIXMAP_VA >> (39 - 9 * level)) & (PT_ENTRIES - 1)];
+		if (*e & PTE_VALID)
+			arm64_early_panic("mmu: the fixmap range is already mapped");
+		t = pt_alloc();
+		*e = (uintptr_t)t | PTE_TABLE;
+	}
+	mmu_fixmap_ptes = t;
+}
+
+uint64_t mmu_fixmap_desc(uint64_t pa)
+{
+	return (pa & PTE_ADDR_MASK) | PROT_RAM | PTE_TABLE;
+}
+
 void mmu_init(void)
 {
 	uint64_t *root = pt_alloc();
@@ -162,6 +180,8 @@ void mmu_init(void)
 	for (unsigned i = 0; i < platform.ngicr; i++)
 		map_identity(root, platform.gicr[i].base,
 			     platform.gicr[i].base + platform.gicr[i].size, PROT_DEVICE);
+
+	fixmap_init(root);
 
 	uint64_t parange = read_sysreg(id_aa64mmfr0_el1) & 0xf;
 	if (parange > 5)

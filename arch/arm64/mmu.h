@@ -14,8 +14,23 @@
 #define MMU_REGS_TTBR0  16
 #define MMU_REGS_SCTLR  24
 
+/*
+ * The fixmap: FIXMAP_SLOTS page-sized windows at FIXMAP_VA, outside anything
+ * the identity map covers, for the temporary writable aliases of text
+ * (text_poke.c, the only user).  One level-3 table, all entries invalid
+ * until text_poke.c fills them with mmu_fixmap_desc().
+ */
+#define FIXMAP_VA      0x0000ff0000000000ull
+#define FIXMAP_SLOTS   512
+
 #ifndef __ASSEMBLY__
 #include <stdint.h>
+
+extern uint64_t *mmu_fixmap_ptes;    /* FIXMAP_SLOTS entries; text_poke.c */
+
+/* Level-3 descriptor mapping the page at `pa` RW, execute-never, with the
+ * identity map's memory attributes (normal, write-back, inner shareable). */
+uint64_t mmu_fixmap_desc(uint64_t pa);
 
 /* What arm64_mmu_enable() loads; written once by mmu_init(). */
 struct mmu_regs {

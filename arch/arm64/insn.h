@@ -1,0 +1,43 @@
+/*
+ * insn.h — the few A64 instruction encodings the site and trampoline code
+ * writes or checks (Arm ARM C6, "A64 base instructions").
+ *
+ * BL: 100101 imm26, target = its own address + SignExtend(imm26:'00'), so
+ * a site reaches [pc - 128 MiB, pc + 128 MiB - 4].  B is the same with
+ * opcode 000101.  BRK carries a 16-bit immediate that ESR_EL1.ISS reports.
+ */
+#ifndef ARM64_INSN_H
+#define ARM64_INSN_H
+
+#define INSN_NOP          0xd503201fu
+#define INSN_MOV_X9_X30   0xaa1e03e9u        /* orr x9, xzr, x30 */
+#define INSN_BL           0x94000000u
+#define INSN_B            0x14000000u
+#define INSN_BRK          0xd4200000u        /* | imm16 << 5 */
+#define INSN_IMM26_MASK   0x03ffffffu
+
+/* brk immediate of the trampoline poison (pool fill and freed slots):
+ * fault.c names it, so a late call into a freed trampoline says so. */
+#define BRK_TRAMP_POISON  0x7ad
+#define INSN_TRAMP_POISON (INSN_BRK | BRK_TRAMP_POISON << 5)
+
+#ifndef __ASSEMBLY__
+#include <stdbool.h>
+#include <stdint.h>
+
+#define BRANCH_RANGE      (128l << 20)
+
+/* B/BL at `pc` to `target`: the encoding into *out, false when out of reach
+ * or misaligned. */
+static inline __attribute__((always_inline))
+bool insn_branch(uint32_t op, uintptr_t pc, uintptr_t target, uint32_t *out)
+{
+	long off = (long)(target - pc);
+	if ((off & 3) || off < -BRANCH_RANGE || off >= BRANCH_RANGE)
+		return false;
+	*out = op | ((uint32_t)(off >> 2) & INSN_IMM26_MASK);
+	return true;
+}
+#endif
+
+#endif

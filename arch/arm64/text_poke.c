@@ -1,0 +1,191 @@
+/*
+ * text_poke.c — write kernel text through temporary writable aliases.
+ *
+ * Text (and the trampoline pool, which is text) stays read-only + executable
+ * in the identity map.  To write it, the page is mapped a second time in a
+ * fixmap slot (mmu.h), RW + execute-never, written through that alias, the
+ * alias's lines cleaned to the point of unification, and the I-cache
+ * invalidated by the executable address.
+ *
+ * Cheap for large batches (tens of thousands of sites):
+ *   - a slot is used at most once between two TLB flushes, so mapping a page
+ *     only writes an invalid entry with a valid one and needs no TLB
+ *     invalidation (TLBs never hold invalid entries);
+ *   - the two most recently mapped pages stay mapped, so writes in address
+ *     order (sites are sorted; a function at a page start has its literal on
+ *     the previous page) map each page once; an older alias's entry is
+ *     cleared at once, so at most two text pages are writable at any time;
+ *   - text_poke_end() (or running out of slots) clears the rest and
+ *     invalidates the fixmap in every CPU's TLB: one tlbi per used slot, or
+ *     one for the whole TLB past TLBI_EACH_MAX slots.
+ * A cleared entry's TLB copy may survive on this CPU until that flush; only
+ * this file knows the fixmap addresses.
+ *
+ * Rules: see text_poke.h.  State below: the caller's serialisation.
+ */
+#include <string.h>
+
+#include "arch/hooks.h"
+#include "boot/panic.h"
+#include "mmu.h"
+#include "sysreg.h"
+#include "text_poke.h"
+
+#define PAGE_SIZE      4096ul
+#define TLBI_EACH_MAX  16
+
+extern char _text_start[], _etext[];
+
+static struct {
+	unsigned used;            /* slots taken since the last flush */
+	uintptr_t page[2];        /* text pages with a valid alias, newest first; 0 = none */
+	unsigned slot[2];
+} ps;
+
+static unsigned dline, iline;   /* cache line sizes (CTR_EL0), set on first use */
+
+static uintptr_t slot_va(unsigned s)
+{
+	return (uintptr_t)FIXMAP_VA + (uintptr_t)s * PAGE_SIZE;
+}
+
+static void line_sizes(void)
+{
+	uint64_t ctr = read_sysreg(ctr_el0);
+	dline = 4u << ((ctr >> 16) & 0xf);     /* DminLine: log2 words */
+	iline = 4u << (ctr & 0xf);             /* IminLine */
+}
+
+/* Invalidate every used slot's translation on all CPUs; slots reusable. */
+static void flush_slots(void)
+{
+	__asm__ volatile("dsb ishst" ::: "memory");     /* cleared entries before the tlbi */
+	if (ps.used <= TLBI_EACH_MAX) {
+		for (unsigned s = 0; s < ps.used; s++)
+			__asm__ volatile("tlbi vale1is, %0" :: "r"(slot_va(s) >> 12) : "memory");
+	} else {
+		__asm__ volatile("tlbi vmalle1is" ::: "memory");
+	}
+	__asm__ volatile("dsb ish\n\tisb" ::: "memory");
+	ps.used = 0;
+}
+
+void text_poke_end(void)
+{
+	for (unsigned i = 0; i < 2; i++)
+		if (ps.page[i]) {
+			mmu_fixmap_ptes[ps.slot[i]] = 0;
+			ps.page[i] = 0;
+		}
+	if (ps.used)
+		flush_slots();
+}
+
+/* The alias of text address a (which must stay within its page). */
+static uintptr_t alias(uintptr_t a)
+{
+	uintptr_t page = a & ~(PAGE_SIZE - 1), off = a & (PAGE_SIZE - 1);
+
+	if (page == ps.page[0])
+		return slot_va(ps.slot[0]) + off;
+	if (page == ps.page[1])
+		return slot_va(ps.slot[1]) + off;
+
+	if (a < (uintptr_t)_text_start || a >= (uintptr_t)_etext)
+		panic("text_poke: %lx is not kernel text", (unsigned long)a);
+	if (ps.used == FIXMAP_SLOTS)
+		text_poke_end();
+	if (ps.page[1])
+		mmu_fixmap_ptes[ps.slot[1]] = 0;
+	ps.page[1] = ps.page[0];
+	ps.slot[1] = ps.slot[0];
+	unsigned s = ps.used++;
+	mmu_fixmap_ptes[s] = mmu_fixmap_desc(page);       /* identity map: pa = va */
+	/* The walker sees the entry before the stores through it. */
+	__asm__ volatile("dsb ishst\n\tisb" ::: "memory");
+	ps.page[0] = page;
+	ps.slot[0] = s;
+	return slot_va(s) + off;
+}
+
+static void clean_pou(uintptr_t start, uintptr_t end)
+{
+	if (!dline)
+		line_sizes();
+	for (uintptr_t l = start & ~(uintptr_t)(dline - 1); l < end; l += dline)
+		__asm__ volatile("dc cvau, %0" :: "r"(l) : "memory");
+}
+
+void text_poke_insn(uintptr_t dst, uint32_t insn)
+{
+	if (dst & 3)
+		panic("text_poke: misaligned instruction at %lx", (unsigned long)dst);
+	uintptr_t a = alias(dst);
+	/* Single-copy atomic: a concurrent fetch sees the old or the new word. */
+	__atomic_store_n((uint32_t *)a, insn, __ATOMIC_RELAXED);
+	clean_pou(a, a + 4);
+}
+
+void text_poke_data64(uintptr_t dst, uint64_t v)
+{
+	if (dst & 7)
+		panic("text_poke: misaligned literal at %lx", (unsigned long)dst);
+	/* Single-copy atomic: a concurrent load sees the old or the new word. */
+	__atomic_store_n((uint64_t *)alias(dst), v, __ATOMIC_RELAXED);
+}
+
+void text_poke_copy(uintptr_t dst, const void *src, size_t len)
+{
+	const uint8_t *s = src;
+	if (dst < (uintptr_t)_text_start || dst + len > (uintptr_t)_etext || dst + len < dst)
+		panic("text_poke: [%lx, +%zu) is not kernel text", (unsigned long)dst, len);
+	while (len) {
+		size_t chunk = PAGE_SIZE - (dst & (PAGE_SIZE - 1));
+		if (chunk > len)
+			chunk = len;
+		uintptr_t a = alias(dst), p = a, end = a + chunk;
+		while (p < end) {
+			if (!(p & 7) && end - p >= 8) {
+				uint64_t v;
+				memcpy(&v, s, 8);
+				__atomic_store_n((uint64_t *)p, v, __ATOMIC_RELAXED);
+				p += 8, s += 8;
+			} else if (!(p & 3) && end - p >= 4) {
+				uint32_t v;
+				memcpy(&v, s, 4);
+				__atomic_store_n((uint32_t *)p, v, __ATOMIC_RELAXED);
+				p += 4, s += 4;
+			} else {
+				*(volatile uint8_t *)p = *s;
+				p += 1, s += 1;
+			}
+		}
+		clean_pou(a, end);
+		dst += chunk, len -= chunk;
+	}
+}
+
+void text_poke_sync_icache(uintptr_t start, size_t len)
+{
+	if (!iline)
+		line_sizes();
+	__asm__ volatile("dsb ish" ::: "memory");       /* the cleans are complete */
+	for (uintptr_t l = start & ~(uintptr_t)(iline - 1); l < start + len; l += iline)
+		__asm__ volatile("ic ivau, %0" :: "r"(l) : "memory");
+	__asm__ volatile("dsb ish\n\tisb" ::: "memory");
+}
+
+void text_poke_sync_icache_all(void)
+{
+	__asm__ volatile("dsb ish\n\tic ialluis\n\tdsb ish\n\tisb" ::: "memory");
+}
+
+/* arch/hooks.h: one self-contained session. */
+void arch_text_poke(void *dst, const void *src, size_t len)
+{
+	if (!len)
+		return;
+	text_poke_copy((uintptr_t)dst, src, len);
+	text_poke_sync_icache((uintptr_t)dst, len);
+	text_poke_end();
+}

@@ -54,6 +54,92 @@ _Static_assert(TF_SIZE % 16 == 0 && TF_Q0 % 16 == 0, "trap frame alignment");
 
 #define ARM64_INLINE static inline __attribute__((always_inline))
 
+/* ---- Tracing (arch/hooks.h "Tracing"; patch.c, tramp.c, ftrace_tramp.S) ----
+ *
+ * Site: `mov x9, x30; bl <target>` at the function, an 8-byte literal (the
+ * site's data word: an ops pointer) just before it.  ARCH_TRAMP_SIZE is a
+ * pool slot; the regs template is the larger one (tramp.c checks).
+ */
+#define ARCH_SITE_SIZE      8
+#define ARCH_SITE_HAS_DATA  1
+#define ARCH_FTRACE_NARGS   8
+#define ARCH_TRAMP_SIZE     512
+
+/* Registers at the traced function's entry.  Layout: frame.h PT_*. */
+struct pt_regs {
+	uint64_t regs[31];         /* x0..x30; x9 holds the parent too (the site's scratch) */
+	uint64_t sp;
+	uint64_t pc;               /* the function; a SAVE_REGS callback may redirect */
+	uint64_t pstate;           /* NZCV | EL1h */
+};
+
+/*
+ * What a trampoline passes to callbacks.  Layout: frame.h FR_*.  Every
+ * trampoline fills r.regs[0..8], r.regs[29..30], r.sp, r.pc and q; the
+ * regs variant fills all of r and sets regs = &r.  On the way back the
+ * trampoline reloads x0-x8, x29, x30 and v0-v7 from here (and x10-x28 and
+ * the PC from r in the regs variant), so what callbacks write is what the
+ * function sees.
+ */
+struct ftrace_regs {
+	struct pt_regs r;
+	uint64_t q[8][2];          /* v0..v7 as {low, high} halves */
+	struct pt_regs *regs;      /* &r when all registers were saved, else NULL */
+	uint64_t pad;
+} __attribute__((aligned(16)));
+
+_Static_assert(__builtin_offsetof(struct pt_regs, regs[8]) == PT_X8, "PT_X8");
+_Static_assert(__builtin_offsetof(struct pt_regs, regs[10]) == PT_X10, "PT_X10");
+_Static_assert(__builtin_offsetof(struct pt_regs, regs[28]) == PT_X28, "PT_X28");
+_Static_assert(__builtin_offsetof(struct pt_regs, regs[29]) == PT_X29, "PT_X29");
+_Static_assert(__builtin_offsetof(struct pt_regs, regs[30]) == PT_X30, "PT_X30");
+_Static_assert(__builtin_offsetof(struct pt_regs, sp) == PT_SP, "PT_SP");
+_Static_assert(__builtin_offsetof(struct pt_regs, pc) == PT_PC, "PT_PC");
+_Static_assert(__builtin_offsetof(struct pt_regs, pstate) == PT_PSTATE, "PT_PSTATE");
+_Static_assert(sizeof(struct pt_regs) == PT_SIZE, "PT_SIZE");
+_Static_assert(__builtin_offsetof(struct ftrace_regs, r) == FR_PT, "FR_PT");
+_Static_assert(__builtin_offsetof(struct ftrace_regs, q) == FR_Q0, "FR_Q0");
+_Static_assert(__builtin_offsetof(struct ftrace_regs, regs) == FR_REGS, "FR_REGS");
+_Static_assert(sizeof(struct ftrace_regs) == FR_SIZE, "FR_SIZE");
+_Static_assert(FR_Q0 % 16 == 0 && FT_FRAME % 16 == 0, "tracing frame alignment");
+
+/* The accessors of trace/ftrace.h; valid only during the callback. */
+ARM64_INLINE uintptr_t ftrace_regs_get_argument(const struct ftrace_regs *f, unsigned n)
+{
+	return n < ARCH_FTRACE_NARGS ? f->r.regs[n] : 0;
+}
+ARM64_INLINE uintptr_t ftrace_regs_get_stack_pointer(const struct ftrace_regs *f)
+{
+	return f->r.sp;
+}
+ARM64_INLINE uintptr_t ftrace_regs_get_frame_pointer(const struct ftrace_regs *f)
+{
+	return f->r.regs[29];
+}
+ARM64_INLINE uintptr_t ftrace_regs_get_return_address(const struct ftrace_regs *f)
+{
+	return f->r.regs[30];
+}
+ARM64_INLINE uintptr_t ftrace_regs_get_instruction_pointer(const struct ftrace_regs *f)
+{
+	return f->r.pc;
+}
+ARM64_INLINE uintptr_t ftrace_regs_get_return_value(const struct ftrace_regs *f)
+{
+	return f->r.regs[0];
+}
+ARM64_INLINE struct pt_regs *ftrace_get_regs(const struct ftrace_regs *f)
+{
+	return f->regs;
+}
+
+/* Direct trampolines for the tests (direct_test.S; DIRECT.md): the first
+ * counts its calls in arch_test_direct_hits and returns into the function;
+ * the second calls the function's body and adds 1000 to its result. */
+extern uint64_t arch_test_direct_hits;
+void arch_test_direct_tramp(void);
+void arch_test_direct_tramp_body(void);
+
 #define ARM64_DAIF_I (1ul << 7)    /* PSTATE.I: IRQs masked */
 
 ARM64_INLINE struct cpu *arch_this_cpu(void)

@@ -9,4 +9,5 @@ ARCH_SRCS    := arch/arm64/entry.S arch/arm64/vectors.S arch/arm64/switch.S \
 	arch/arm64/fpu_test.S arch/arm64/setup.c arch/arm64/fdt.c arch/arm64/mmu.c \
 	arch/arm64/uart.c arch/arm64/gic.c arch/arm64/timer.c arch/arm64/irq.c \
 	arch/arm64/smp.c arch/arm64/psci.c arch/arm64/power.c arch/arm64/fault.c \
-	arch/arm64/thread.c arch/arm64/text_poke.c
+	arch/arm64/thread.c arch/arm64/text_poke.c arch/arm64/tramp.c \
+	arch/arm64/ftrace_tramp.S arch/arm64/direct_test.S

@@ -37,4 +37,35 @@
 #define SW_FPCR    160
 #define SW_SIZE    176
 
+/* ---- Tracing frames (struct pt_regs / struct ftrace_regs, arch_defs.h) ----
+ *
+ * A trampoline builds, on the traced function's stack, just below the SP the
+ * function was entered with:
+ *   sp + 0                 its own frame record {&fregs.x29, func + 8}
+ *   sp + FT_FREGS          struct ftrace_regs, which starts with a struct
+ *                          pt_regs: every trampoline fills x0-x8, x29, x30,
+ *                          sp and pc; the regs variant fills all of it.
+ * x29/x30 of the pt_regs are adjacent: they form the traced function's
+ * frame record {caller's x29, parent}, so the frame-pointer chain reads
+ * callback -> trampoline -> function -> parent.
+ */
+#define PT_X0      0        /* x0..x30, 8 bytes each */
+#define PT_X8      64
+#define PT_X10     80
+#define PT_X28     224
+#define PT_X29     232
+#define PT_X30     240      /* the return address (parent ip) at entry */
+#define PT_SP      248      /* SP at the function's entry */
+#define PT_PC      256      /* the traced function; regs variant: where to go on */
+#define PT_PSTATE  264
+#define PT_SIZE    272
+
+#define FR_PT      0        /* struct pt_regs r */
+#define FR_Q0      272      /* v0..v7, 16 bytes each, 16-aligned */
+#define FR_REGS    400      /* struct pt_regs *: &r in the regs variant, else 0 */
+#define FR_SIZE    416
+
+#define FT_FREGS   16       /* struct ftrace_regs, above the trampoline's record */
+#define FT_FRAME   (FT_FREGS + FR_SIZE)   /* 432: keeps SP 16-aligned */
+
 #endif

@@ -1,0 +1,153 @@
+/*
+ * ftrace_tramp.S — what an enabled site calls.
+ *
+ * Entry (the site ran `mov x9, x30; bl <here>`):
+ *   x0-x7, v0-v7  the function's arguments; x8 its indirect-result pointer
+ *   x9            the parent: where the function will return to
+ *   x30           func + 8: where the function goes on
+ *   x29, sp       the caller's frame pointer, the SP the function was entered with
+ * x10-x18 are free (AAPCS64 temporaries and IP0/IP1, dead at an entry).
+ *
+ * Every variant builds struct ftrace_regs (frame.h) on the stack, calls
+ *     call(func, parent, op, fregs)
+ * and returns into the function at func + 8 with x0-x8, v0-v7, x29 and x30
+ * reloaded from fregs (what a callback wrote is what the function sees;
+ * x30 = fregs' parent slot) and SP as it was.  The regs variants save every
+ * general register into the pt_regs at the start of fregs, reload x10-x28
+ * from it as well, and go on at its PC when a callback changed it (returning
+ * to func + 8 otherwise).  Callbacks are C: they keep x19-x28 and the low
+ * halves of v8-v15; v0-v7 and the integer argument registers are saved here.
+ *
+ * Frame records (AAPCS64): {caller's x29, parent} inside fregs stands for the
+ * traced function's own record, and {&that, func + 8} at the bottom of the
+ * frame for the trampoline's, so a backtrace from a callback reads
+ * callback -> trampoline -> traced function -> parent -> ...
+ *
+ * Four bodies from one macro:
+ *   arch_ftrace_list_caller        op from the site's literal (x30 - 16),
+ *   arch_ftrace_regs_list_caller   calls op->call (CALL_OPS)
+ *   arm64_tramp_tmpl[_regs]        op and call from the two literals at the
+ *                                  end; tramp.c copies them into pool slots.
+ * The callers live in .text.tramp (a thread interrupted in here is not
+ * preempted: boot/irq.c); the templates in .rodata, never executed in place,
+ * position-independent (PC-relative literal loads, no other references).
+ */
+#include "frame.h"
+
+#define FR(off)  (FT_FREGS + (off))
+
+.macro tramp_entry regs
+	sub	sp, sp, #FT_FRAME
+	stp	x0, x1, [sp, #FR(PT_X0)]
+	stp	x2, x3, [sp, #FR(PT_X0 + 16)]
+	stp	x4, x5, [sp, #FR(PT_X0 + 32)]
+	stp	x6, x7, [sp, #FR(PT_X0 + 48)]
+	.if \regs
+	stp	x8, x9, [sp, #FR(PT_X8)]
+	stp	x10, x11, [sp, #FR(PT_X10)]
+	stp	x12, x13, [sp, #FR(PT_X10 + 16)]
+	stp	x14, x15, [sp, #FR(PT_X10 + 32)]
+	stp	x16, x17, [sp, #FR(PT_X10 + 48)]
+	stp	x18, x19, [sp, #FR(PT_X10 + 64)]
+	stp	x20, x21, [sp, #FR(PT_X10 + 80)]
+	stp	x22, x23, [sp, #FR(PT_X10 + 96)]
+	stp	x24, x25, [sp, #FR(PT_X10 + 112)]
+	stp	x26, x27, [sp, #FR(PT_X10 + 128)]
+	str	x28, [sp, #FR(PT_X28)]
+	mrs	x10, nzcv
+	add	x10, x10, #5                    // | EL1h (NZCV is bits 31:28)
+	str	x10, [sp, #FR(PT_PSTATE)]
+	add	x10, sp, #FR(FR_PT)
+	str	x10, [sp, #FR(FR_REGS)]         // regs = &r
+	.else
+	str	x8, [sp, #FR(PT_X8)]
+	str	xzr, [sp, #FR(FR_REGS)]         // regs = NULL
+	.endif
+	stp	x29, x9, [sp, #FR(PT_X29)]      // the traced function's frame record
+	sub	x0, x30, #8                     // arg 0: the function
+	add	x10, sp, #FT_FRAME
+	stp	x10, x0, [sp, #FR(PT_SP)]       // sp at entry, pc
+	stp	q0, q1, [sp, #FR(FR_Q0)]
+	stp	q2, q3, [sp, #FR(FR_Q0 + 32)]
+	stp	q4, q5, [sp, #FR(FR_Q0 + 64)]
+	stp	q6, q7, [sp, #FR(FR_Q0 + 96)]
+	add	x29, sp, #FR(PT_X29)
+	stp	x29, x30, [sp]                  // the trampoline's record
+	mov	x29, sp
+	mov	x1, x9                          // arg 1: the parent
+	add	x3, sp, #FT_FREGS               // arg 3: fregs
+.endm
+
+.macro tramp_exit regs
+	ldp	q0, q1, [sp, #FR(FR_Q0)]
+	ldp	q2, q3, [sp, #FR(FR_Q0 + 32)]
+	ldp	q4, q5, [sp, #FR(FR_Q0 + 64)]
+	ldp	q6, q7, [sp, #FR(FR_Q0 + 96)]
+	ldr	x9, [sp, #8]                    // func + 8
+	.if \regs
+	ldr	x10, [sp, #FR(PT_PC)]
+	sub	x11, x9, #8
+	cmp	x10, x11
+	csel	x9, x9, x10, eq                 // unchanged: func + 8, else the new PC
+	ldp	x10, x11, [sp, #FR(PT_X10)]
+	ldp	x12, x13, [sp, #FR(PT_X10 + 16)]
+	ldp	x14, x15, [sp, #FR(PT_X10 + 32)]
+	ldp	x16, x17, [sp, #FR(PT_X10 + 48)]
+	ldp	x18, x19, [sp, #FR(PT_X10 + 64)]
+	ldp	x20, x21, [sp, #FR(PT_X10 + 80)]
+	ldp	x22, x23, [sp, #FR(PT_X10 + 96)]
+	ldp	x24, x25, [sp, #FR(PT_X10 + 112)]
+	ldp	x26, x27, [sp, #FR(PT_X10 + 128)]
+	ldr	x28, [sp, #FR(PT_X28)]
+	.endif
+	ldp	x0, x1, [sp, #FR(PT_X0)]
+	ldp	x2, x3, [sp, #FR(PT_X0 + 16)]
+	ldp	x4, x5, [sp, #FR(PT_X0 + 32)]
+	ldp	x6, x7, [sp, #FR(PT_X0 + 48)]
+	ldr	x8, [sp, #FR(PT_X8)]
+	ldp	x29, x30, [sp, #FR(PT_X29)]     // x30 = the (possibly changed) parent
+	add	sp, sp, #FT_FRAME
+	ret	x9                              // pairs with the site's bl
+.endm
+
+/* Static callers: op = the site's literal, call = op->call (offset 0). */
+.macro list_caller name, regs
+	.globl	\name
+	.type	\name, %function
+	.balign	16
+\name:
+	tramp_entry \regs
+	ldur	x2, [x30, #-16]                 // arg 2: the literal at func - 8
+	ldr	x16, [x2]
+	blr	x16
+	tramp_exit \regs
+	.size	\name, . - \name
+.endm
+
+/* Templates: op and call are the two literals after the code. */
+.macro template name, regs
+	.globl	\name, \name\()_ops, \name\()_call, \name\()_end
+	.type	\name, %function
+	.balign	8
+\name:
+	tramp_entry \regs
+	ldr	x2, \name\()_ops
+	ldr	x16, \name\()_call
+	blr	x16
+	tramp_exit \regs
+	.balign	8
+\name\()_ops:
+	.quad	0
+\name\()_call:
+	.quad	0
+\name\()_end:
+	.size	\name, . - \name
+.endm
+
+	.section .text.tramp, "ax"
+	list_caller arch_ftrace_list_caller, 0
+	list_caller arch_ftrace_regs_list_caller, 1
+
+	.section .rodata.ftrace_tmpl, "a"
+	template arm64_tramp_tmpl, 0
+	template arm64_tramp_tmpl_regs, 1

@@ -1,0 +1,54 @@
+/*
+ * tramp.c — per-ops trampolines from the templates in ftrace_tramp.S, and
+ * the trap fill of the pool.
+ *
+ * A template is position-independent code followed by two 8-byte literals,
+ * `ops` and `call`, that its PC-relative loads read; building one is a copy
+ * plus two literal stores, valid at any 8-aligned address.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "arch/hooks.h"
+#include "insn.h"
+
+extern const char arm64_tramp_tmpl[], arm64_tramp_tmpl_ops[], arm64_tramp_tmpl_call[],
+	arm64_tramp_tmpl_end[];
+extern const char arm64_tramp_tmpl_regs[], arm64_tramp_tmpl_regs_ops[],
+	arm64_tramp_tmpl_regs_call[], arm64_tramp_tmpl_regs_end[];
+
+struct tmpl {
+	const char *start, *ops, *call, *end;
+};
+
+static const struct tmpl tmpl_plain = {
+	arm64_tramp_tmpl, arm64_tramp_tmpl_ops, arm64_tramp_tmpl_call, arm64_tramp_tmpl_end,
+};
+static const struct tmpl tmpl_regs = {
+	arm64_tramp_tmpl_regs, arm64_tramp_tmpl_regs_ops, arm64_tramp_tmpl_regs_call,
+	arm64_tramp_tmpl_regs_end,
+};
+
+int arch_tramp_build(void *buf, uintptr_t exec, void *ops, void *call, bool regs)
+{
+	const struct tmpl *t = regs ? &tmpl_regs : &tmpl_plain;
+	size_t len = (size_t)(t->end - t->start);
+	uint64_t o = (uintptr_t)ops, c = (uintptr_t)call;
+
+	if (len > ARCH_TRAMP_SIZE)
+		return -ENOSPC;
+	if (exec & 7)
+		return -EINVAL;                   /* the literals must stay aligned */
+	memcpy(buf, t->start, len);
+	memcpy((char *)buf + (t->ops - t->start), &o, sizeof(o));
+	memcpy((char *)buf + (t->call - t->start), &c, sizeof(c));
+	return (int)len;
+}
+
+void arch_tramp_poison(void *buf, size_t n)
+{
+	const uint32_t trap = INSN_TRAMP_POISON;
+	uint8_t *p = buf;
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(trap >> (8 * (i & 3)));
+}

@@ -1,13 +1,15 @@
 # arch/arm64/build.mk — arm64 build and QEMU parameters (included by the Makefile).
 CROSS        := aarch64-linux-gnu-
 ARCH_CFLAGS  := -march=armv8-a -mcpu=cortex-a72 -mno-outline-atomics -mno-omit-leaf-frame-pointer
-# Patchable entry: two NOPs before the symbol (per-site ops pointer), two at entry.
-INSTR_CFLAGS := -fpatchable-function-entry=4,2
+# Patchable entry: two NOPs before the symbol (per-site ops pointer), two at entry;
+# functions 8-aligned so that the ops pointer is (arch/arm64/patch.c).
+INSTR_CFLAGS := -fpatchable-function-entry=4,2 -falign-functions=8
 # Tracer, arch and low-level code: no patchable entry, no FP/SIMD registers.
 NOFP_CFLAGS  := -mgeneral-regs-only
 ARCH_SRCS    := arch/arm64/entry.S arch/arm64/vectors.S arch/arm64/switch.S \
 	arch/arm64/fpu_test.S arch/arm64/setup.c arch/arm64/fdt.c arch/arm64/mmu.c \
 	arch/arm64/uart.c arch/arm64/gic.c arch/arm64/timer.c arch/arm64/irq.c \
 	arch/arm64/smp.c arch/arm64/psci.c arch/arm64/power.c arch/arm64/fault.c \
-	arch/arm64/thread.c arch/arm64/text_poke.c arch/arm64/tramp.c \
-	arch/arm64/ftrace_tramp.S arch/arm64/direct_test.S
+	arch/arm64/thread.c arch/arm64/text_poke.c arch/arm64/patch.c arch/arm64/tramp.c \
+	arch/arm64/ftrace_tramp.S arch/arm64/direct_test.S arch/arm64/ftrace_selftest.c \
+	arch/arm64/ftrace_selftest.S

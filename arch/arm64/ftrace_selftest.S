@@ -1,0 +1,198 @@
+/*
+ * ftrace_selftest.S — functions with hand-made sites for ftrace_selftest.c,
+ * and callers that record what the trampolines must reproduce.
+ *
+ * The sites are laid out as GCC's -fpatchable-function-entry=4,2 leaves them
+ * (two NOPs before the symbol, two at it, func 8-aligned) but are not listed
+ * in __patchable_function_entries: the generic record table never sees them,
+ * so the self-test owns their state.  AAPCS64 everywhere; x9 is never
+ * relied on across a site (the site writes it).
+ */
+
+/* A compiled site: literal slot, then the symbol and its two NOPs. */
+.macro site_fn name
+	.text
+	.balign	8
+	nop
+	nop
+	.globl	\name
+	.type	\name, %function
+\name:
+	nop
+	nop
+.endm
+
+.macro end_fn name
+	.size	\name, . - \name
+.endm
+
+/* long st_int3(long a, long b, long c): a * 100 + b * 10 + c */
+	site_fn	arm64_st_int3
+	stp	x29, x30, [sp, #-16]!
+	mov	x29, sp
+	mov	x3, #100
+	mul	x0, x0, x3
+	mov	x3, #10
+	madd	x0, x1, x3, x0
+	add	x0, x0, x2
+	ldp	x29, x30, [sp], #16
+	ret
+	end_fn	arm64_st_int3
+
+/* long st_alt(long a, long b, long c): -(a + b + c); the redirect target */
+	site_fn	arm64_st_alt
+	add	x0, x0, x1
+	add	x0, x0, x2
+	neg	x0, x0
+	ret
+	end_fn	arm64_st_alt
+
+/* long st_args8(x0..x7, with x8 set): sum of (i + 1) * xi, plus x8 * 1000 */
+	site_fn	arm64_st_args8
+	mov	x10, #1000
+	mul	x10, x8, x10
+	add	x10, x10, x0
+	add	x1, x1, x1
+	add	x10, x10, x1
+	mov	x11, #3
+	madd	x10, x2, x11, x10
+	mov	x11, #4
+	madd	x10, x3, x11, x10
+	mov	x11, #5
+	madd	x10, x4, x11, x10
+	mov	x11, #6
+	madd	x10, x5, x11, x10
+	mov	x11, #7
+	madd	x10, x6, x11, x10
+	mov	x11, #8
+	madd	x0, x7, x11, x10
+	ret
+	end_fn	arm64_st_args8
+
+/* double st_fp8(d0..d7): sum of (i + 1) * di */
+	site_fn	arm64_st_fp8
+	fmov	d16, #2.0
+	fmadd	d0, d1, d16, d0
+	fmov	d16, #3.0
+	fmadd	d0, d2, d16, d0
+	fmov	d16, #4.0
+	fmadd	d0, d3, d16, d0
+	fmov	d16, #5.0
+	fmadd	d0, d4, d16, d0
+	fmov	d16, #6.0
+	fmadd	d0, d5, d16, d0
+	fmov	d16, #7.0
+	fmadd	d0, d6, d16, d0
+	fmov	d16, #8.0
+	fmadd	d0, d7, d16, d0
+	ret
+	end_fn	arm64_st_fp8
+
+/* A site whose bytes are not as compiled (arch_site_init must refuse it). */
+	.text
+	.balign	8
+	nop
+	nop
+	.globl	arm64_st_bad
+	.type	arm64_st_bad, %function
+arm64_st_bad:
+	mov	x0, x0                          // where GCC leaves a NOP
+	nop
+	ret
+	end_fn	arm64_st_bad
+
+/* {sp, x29} of the last recording caller at its bl. */
+	.bss
+	.balign	8
+	.globl	arm64_st_caller
+arm64_st_caller:
+	.quad	0, 0
+
+	.text
+/* long st_call_int3(a, b, c): records {sp, fp}, calls st_int3; the parent
+ * the callback must see is arm64_st_call_int3_ret. */
+	.globl	arm64_st_call_int3, arm64_st_call_int3_ret
+	.type	arm64_st_call_int3, %function
+arm64_st_call_int3:
+	stp	x29, x30, [sp, #-16]!
+	mov	x29, sp
+	adrp	x10, arm64_st_caller
+	add	x10, x10, :lo12:arm64_st_caller
+	mov	x11, sp
+	stp	x11, x29, [x10]
+	bl	arm64_st_int3
+arm64_st_call_int3_ret:
+	ldp	x29, x30, [sp], #16
+	ret
+	end_fn	arm64_st_call_int3
+
+/* long st_call_args8(const long v[9]): x0..x7 = v[0..7], x8 = v[8] */
+	.globl	arm64_st_call_args8
+	.type	arm64_st_call_args8, %function
+arm64_st_call_args8:
+	stp	x29, x30, [sp, #-16]!
+	mov	x29, sp
+	mov	x10, x0
+	ldr	x8, [x10, #64]
+	ldp	x0, x1, [x10]
+	ldp	x2, x3, [x10, #16]
+	ldp	x4, x5, [x10, #32]
+	ldp	x6, x7, [x10, #48]
+	bl	arm64_st_args8
+	ldp	x29, x30, [sp], #16
+	ret
+	end_fn	arm64_st_call_args8
+
+/* long st_call_fp8(const long v[8]): di = v[i] + 0.5; returns 2 * st_fp8() */
+	.globl	arm64_st_call_fp8
+	.type	arm64_st_call_fp8, %function
+arm64_st_call_fp8:
+	stp	x29, x30, [sp, #-16]!
+	mov	x29, sp
+	fmov	d16, #0.5
+	ldp	x1, x2, [x0]
+	scvtf	d0, x1
+	scvtf	d1, x2
+	ldp	x1, x2, [x0, #16]
+	scvtf	d2, x1
+	scvtf	d3, x2
+	ldp	x1, x2, [x0, #32]
+	scvtf	d4, x1
+	scvtf	d5, x2
+	ldp	x1, x2, [x0, #48]
+	scvtf	d6, x1
+	scvtf	d7, x2
+	fadd	d0, d0, d16
+	fadd	d1, d1, d16
+	fadd	d2, d2, d16
+	fadd	d3, d3, d16
+	fadd	d4, d4, d16
+	fadd	d5, d5, d16
+	fadd	d6, d6, d16
+	fadd	d7, d7, d16
+	bl	arm64_st_fp8
+	fadd	d0, d0, d0
+	fcvtzs	x0, d0
+	ldp	x29, x30, [sp], #16
+	ret
+	end_fn	arm64_st_call_fp8
+
+/* void st_clobber_fp(void): garbage in every caller-saved FP/SIMD register,
+ * as a callback built with FP code may leave them. */
+	.globl	arm64_st_clobber_fp
+	.type	arm64_st_clobber_fp, %function
+arm64_st_clobber_fp:
+	movi	v0.16b, #0x7f
+	movi	v1.16b, #0x7e
+	movi	v2.16b, #0x7d
+	movi	v3.16b, #0x7c
+	movi	v4.16b, #0x7b
+	movi	v5.16b, #0x7a
+	movi	v6.16b, #0x79
+	movi	v7.16b, #0x78
+	movi	v16.16b, #0x77
+	movi	v17.16b, #0x76
+	movi	v18.16b, #0x75
+	movi	v31.16b, #0x74
+	ret
+	end_fn	arm64_st_clobber_fp

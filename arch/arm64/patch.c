@@ -1,0 +1,134 @@
+/*
+ * patch.c — arm64 patchable sites and the live patching protocol.
+ *
+ * GCC's -fpatchable-function-entry=4,2 leaves two NOPs before the symbol and
+ * two at its entry; __patchable_function_entries records the first one.
+ * -falign-functions=8 (build.mk) makes func - 8 8-aligned, so the two NOPs
+ * before the symbol can hold one naturally aligned 64-bit literal.
+ *
+ *                  func-8 .. func-1        func            func+4
+ *   compiled       nop; nop                nop             nop
+ *   disabled       literal (data word)     mov x9, x30     nop
+ *   enabled        literal (data word)     mov x9, x30     bl target
+ *
+ * The literal is the site's data word (an ops pointer: the list caller
+ * loads it from x30 - 16); arch_site_init() sets it to 0.
+ *
+ * Why this shape (Arm ARM, "Concurrent modification and execution of
+ * instructions"): while other CPUs may execute a site, an instruction may
+ * only change between two of B, BL, BRK, HVC, ISB, NOP, SMC, SVC; anything
+ * else needs every executing CPU stopped or synchronised.  So the `mov x9,
+ * x30` is written once at boot, on one CPU (arch_site_init), and from then
+ * on only func+4 changes, NOP <-> BL, by one aligned 32-bit store; the
+ * literal is data, changed by one aligned 64-bit store (single-copy atomic).
+ * x9 is a temporary at function entry (AAPCS64: x9-x15 are caller-saved and
+ * carry no arguments), so the mov is harmless when the BL is not there.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "arch/hooks.h"
+#include "boot/panic.h"
+#include "insn.h"
+#include "patch/patch.h"
+#include "text_poke.h"
+
+/* Past this many sites one I-cache invalidate-all beats one per site. */
+#define ICACHE_EACH_MAX 64
+
+extern char _text_start[], _etext[];
+extern const uintptr_t __sites_start[], __sites_end[];
+
+uintptr_t arch_site_func(uintptr_t recorded)
+{
+	return recorded + 8;
+}
+
+static bool site_in_text(uintptr_t func)
+{
+	return func - 8 >= (uintptr_t)_text_start && func + 8 <= (uintptr_t)_etext &&
+	       func - 8 < func;
+}
+
+int arch_site_init(uintptr_t func)
+{
+	if (!site_in_text(func) || (func & 7))
+		return -EILSEQ;                  /* the literal would not be aligned */
+	const uint32_t *w = (const uint32_t *)(func - 8);
+	for (unsigned i = 0; i < 4; i++)
+		if (w[i] != INSN_NOP)
+			return -EILSEQ;
+	/* Boot, one CPU: nothing executes the site meanwhile, and running the
+	 * old NOP or the new mov is the same to a function entry anyway. */
+	text_poke_data64(func - 8, 0);
+	text_poke_insn(func, INSN_MOV_X9_X30);
+	text_poke_sync_icache(func, 4);
+	/* The session stays open so that consecutive calls map each page
+	 * once.  It ends here at the highest recorded site (records_init goes
+	 * in address order), else at the next arch_text_poke() or
+	 * arch_patch_sites(). */
+	size_t nsites = (size_t)(__sites_end - __sites_start);
+	if (nsites && func == arch_site_func(__sites_start[nsites - 1]))
+		text_poke_end();
+	return 0;
+}
+
+int arch_site_encode(uintptr_t func, uintptr_t target, uint8_t *out)
+{
+	uint32_t insn[2] = { INSN_MOV_X9_X30, INSN_NOP };
+	if (target && !insn_branch(INSN_BL, func + 4, target, &insn[1]))
+		return -ERANGE;
+	memcpy(out, insn, sizeof(insn));
+	return 0;
+}
+
+uintptr_t arch_site_data(uintptr_t func)
+{
+	if (func & 7)
+		return 0;                        /* never initialised: no data word */
+	return __atomic_load_n((const uint64_t *)(func - 8), __ATOMIC_RELAXED);
+}
+
+/*
+ * The batch, in steps (other CPUs keep running the sites throughout):
+ *   A  every changed literal, one 64-bit store each;
+ *   B  dmb ishst: all literal stores are observed before any instruction
+ *      store, so a CPU that fetches a new BL to the list caller and loads the
+ *      literal finds the new one (a CPU still running the old instruction
+ *      may read either literal; both point at live ops until the caller's
+ *      grace period);
+ *   C  every changed instruction (NOP <-> BL, or BL -> other BL), one
+ *      32-bit store each, its line cleaned to PoU through the alias;
+ *   D  dsb ish, I-cache invalidated to PoU for the sites (or all of it),
+ *      dsb ish, isb: the new instructions are visible to fetch here;
+ *   E  aliases unmapped; patch_sync_cores(): every other CPU takes an
+ *      exception return (context synchronisation), so none still runs from
+ *      a stale fetch.  A CPU that executes a site between C and E runs the
+ *      old or the new instruction, each a complete valid state.
+ */
+void arch_patch_sites(struct patch_site *sites, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)                              /* A */
+		if (sites[i].new_data != sites[i].old_data)
+			text_poke_data64(sites[i].func - 8, sites[i].new_data);
+	__asm__ volatile("dmb ishst" ::: "memory");                   /* B */
+	for (unsigned i = 0; i < n; i++) {                            /* C */
+		const struct patch_site *s = &sites[i];
+		uint32_t insn = INSN_NOP;
+		if (s->new_target == s->old_target)
+			continue;
+		if (s->new_target && !insn_branch(INSN_BL, s->func + 4, s->new_target, &insn))
+			panic("arch_patch_sites: %lx out of reach of the site at %lx (not validated?)",
+			      (unsigned long)s->new_target, (unsigned long)s->func);
+		text_poke_insn(s->func + 4, insn);
+	}
+	if (n > ICACHE_EACH_MAX) {                                    /* D */
+		text_poke_sync_icache_all();
+	} else {
+		for (unsigned i = 0; i < n; i++)
+			if (sites[i].new_target != sites[i].old_target)
+				text_poke_sync_icache(sites[i].func + 4, 4);
+	}
+	text_poke_end();                                              /* E */
+	patch_sync_cores();
+}

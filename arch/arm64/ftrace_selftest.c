@@ -527,6 +527,109 @@ TEST_CASE(arch_ftrace, live_switching_under_fire)
 	slot_refill(sr);
 }
 
+/*
+ * Exact counts: the callers are parked between calls (none in flight) while
+ * the site changes, then run for a window; a callback attached for the
+ * window sees exactly the calls made in it, a detached one none.
+ * Parking: the test makes `epoch` odd; a caller seeing an odd epoch records
+ * it in parked[] and waits for the epoch to move on.
+ */
+static unsigned long epoch;                  /* atomic; odd = park */
+static unsigned long parked[MAX_CPUS];       /* atomic: epoch each caller parked in */
+static unsigned long exact_calls[MAX_CPUS];  /* caller c's own; read while parked */
+
+static int exact_worker(void *arg)
+{
+	unsigned c = (unsigned)(uintptr_t)arg;
+	long i = 0;
+	for (;;) {
+		unsigned long e = __atomic_load_n(&epoch, __ATOMIC_ACQUIRE);
+		if (e == ~0ul)
+			return 0;
+		if (e & 1) {
+			__atomic_store_n(&parked[c], e, __ATOMIC_RELEASE);
+			while (__atomic_load_n(&epoch, __ATOMIC_ACQUIRE) == e)
+				arch_cpu_relax();
+			continue;
+		}
+		arm64_st_int3(i, 2, 3);
+		__atomic_store_n(&exact_calls[c], exact_calls[c] + 1, __ATOMIC_RELEASE);
+		i = (i + 1) % 100000;
+	}
+}
+
+static void park_all(void)
+{
+	unsigned long e = __atomic_add_fetch(&epoch, 1, __ATOMIC_ACQ_REL);
+	for (unsigned c = 1; c < ncpus; c++)
+		while (__atomic_load_n(&parked[c], __ATOMIC_ACQUIRE) != e)
+			arch_cpu_relax();
+}
+
+static unsigned long total_calls(void)
+{
+	unsigned long n = 0;
+	for (unsigned c = 1; c < ncpus; c++)
+		n += __atomic_load_n(&exact_calls[c], __ATOMIC_ACQUIRE);
+	return n;
+}
+
+TEST_CASE(arch_ftrace, exact_counts_per_window)
+{
+	uintptr_t sa = test_slot(0), sr = test_slot(1);
+	struct thread *t[MAX_CPUS];
+	ASSERT_TRUE(site_ready(&s_int3) && slot_is_trap_fill(sa) && slot_is_trap_fill(sr));
+	ASSERT_TRUE(ncpus > 1);
+	ASSERT_TRUE(slot_build(sa, &live_ops_a, false) && slot_build(sr, &live_ops_b, true));
+	const struct { uintptr_t target, data; struct live_count *counts; } ring[] = {
+		{ sa, (uintptr_t)&live_ops_a, &live_a },
+		{ (uintptr_t)arch_ftrace_list_caller, (uintptr_t)&live_ops_b, &live_b },
+		{ (uintptr_t)arch_ftrace_list_caller, (uintptr_t)&live_ops_a, &live_a },
+		{ 0, (uintptr_t)&live_ops_a, NULL },
+		{ sr, (uintptr_t)&live_ops_b, &live_b },
+		{ (uintptr_t)arch_ftrace_regs_list_caller, (uintptr_t)&live_ops_a, &live_a },
+		{ 0, (uintptr_t)&live_ops_a, NULL },
+	};
+	const unsigned rounds = 20, nring = sizeof(ring) / sizeof(ring[0]);
+	unsigned failures = 0;
+
+	memset(&live_a, 0, sizeof(live_a));
+	memset(&live_b, 0, sizeof(live_b));
+	memset(exact_calls, 0, sizeof(exact_calls));
+	memset(parked, 0, sizeof(parked));
+	epoch = 0;                                   /* running; parked below */
+	for (unsigned c = 1; c < ncpus; c++) {
+		t[c] = thread_create("st-exact", exact_worker, (void *)(uintptr_t)c, (int)c);
+		ASSERT_TRUE(t[c] != NULL);
+	}
+	park_all();
+	for (unsigned r = 0; r < rounds; r++)
+		for (unsigned k = 0; k < nring; k++) {
+			site_set(&s_int3, ring[k].target, ring[k].data);
+			unsigned long c0 = total_calls(), a0 = live_a.hits, b0 = live_b.hits;
+			__atomic_add_fetch(&epoch, 1, __ATOMIC_ACQ_REL);       /* run */
+			clock_delay_ns(300000);
+			park_all();
+			unsigned long calls = total_calls() - c0;
+			unsigned long da = live_a.hits - a0, db = live_b.hits - b0;
+			unsigned long wa = ring[k].counts == &live_a ? calls : 0;
+			unsigned long wb = ring[k].counts == &live_b ? calls : 0;
+			if ((da != wa || db != wb) && failures++ < 5)
+				test_fail(__FILE__, __LINE__,
+					  "round %u state %u: %lu calls, callbacks a %lu b %lu", r, k,
+					  calls, da, db);
+		}
+	__atomic_store_n(&epoch, ~0ul, __ATOMIC_RELEASE);
+	for (unsigned c = 1; c < ncpus; c++)
+		thread_join(t[c]);
+	EXPECT_EQ(failures, 0);
+	EXPECT_EQ(live_a.bad + live_b.bad, 0);
+	EXPECT_TRUE(total_calls() > 0);
+	site_set(&s_int3, 0, (uintptr_t)&live_ops_a);
+	slot_refill(sa);
+	slot_refill(sr);
+}
+
 /* ---- cost per call (bt.test=arch_ftrace_cost, with ICOUNT=1) ---- */
 
 static void empty_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,

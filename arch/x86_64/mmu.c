@@ -23,16 +23,16 @@
  *   device windows (LAPIC, IOAPIC, ...)       2 MiB pages, RW+NX, PCD|PWT (uncached)
  * CR0.WP is set (entry.S), so read-only holds for ring 0 too.
  *
- * Text is never made writable.  The patch engine (patch/, later) will get a
- * temporary writable alias of a text page: reserve one 4 KiB slot per CPU in
- * a page table under a PML4 entry outside the identity map (e.g. the top
- * 2 MiB of the address space, tables allocated here at boot so no allocation
- * happens while patching), map the text page's physical frame there RW+NX
- * with preemption off, write through the alias, clear the slot and invlpg
- * it on the local CPU.  The alias is only ever used by the CPU that set it,
- * so no TLB shootdown is needed; the RX view sees the new bytes because both
- * views share the physical page.  Cross-modification safety for other CPUs
- * executing that text is the int3 patch protocol's job, not the mapping's.
+ * Text is never made writable.  Text patching (text_poke.c) writes through
+ * a temporary alias instead: mmu_init allocates one page table for the top
+ * 2 MiB of the address space (POKE_VA, outside the identity map), whose
+ * entry i is CPU i's alias slot, initially empty.  text_poke.c maps a text
+ * page's frame there RW+NX (mmu_poke_pte), writes, clears the entry and
+ * invlpgs it, all on the owning CPU with interrupts off; no other CPU ever
+ * touches that slot, so no TLB shootdown is needed.  The RX view sees the
+ * new bytes because both views share the physical page.  Cross-modification
+ * safety for other CPUs executing that text is the int3 patch protocol's
+ * job (patch.c), not the mapping's.
  *
  * Page-table pages come from a bump allocator placed after the image (_end);
  * they stay out of the heap.
@@ -67,6 +67,7 @@ extern char _text_start[], _etext[], _rodata_start[], _rodata_end[], _data_start
 
 uint64_t kernel_cr3;
 static uint64_t *pml4;
+static uint64_t *poke_pt;             /* the alias slots' page table (POKE_VA) */
 static uintptr_t brk, brk_limit;      /* bump allocator: [brk, brk_limit) */
 static bool sealed;
 
@@ -166,6 +167,8 @@ void mmu_init(const struct ram_range *ram, unsigned nram)
 			if (!is_fine(c))
 				map_2m(c, LEAF_RW);
 
+	poke_pt = next_table(pd_entry(POKE_VA));
+
 	kernel_cr3 = (uint64_t)(uintptr_t)pml4;
 	if (kernel_cr3 >= (4ull << 30))
 		boot_fail("mmu: page tables above 4 GiB, unreachable for the trampoline");
@@ -186,4 +189,17 @@ uintptr_t mmu_seal(void)
 {
 	sealed = true;
 	return brk;
+}
+
+/* CPU `cpu`'s alias slot: its page-table entry and its virtual address. */
+uint64_t *mmu_poke_pte(unsigned cpu, uintptr_t *va)
+{
+	*va = POKE_VA + (uintptr_t)cpu * PAGE_SIZE;
+	return &poke_pt[cpu];
+}
+
+/* The leaf for a writable, non-executable alias of physical page `pa`. */
+uint64_t mmu_poke_leaf(uint64_t pa)
+{
+	return (pa & PTE_ADDR) | LEAF_RW;
 }

@@ -53,6 +53,7 @@
 #define TRAMP_BASE      0x8000        /* real-mode SMP trampoline (SIPI vector 0x08) */
 #define BOOT_STACK_SIZE (32 * 1024)
 #define DF_STACK_SIZE   (8 * 1024)    /* per-CPU double-fault (IST1) stack */
+#define POKE_VA         0xFFFFFFFFFFE00000 /* text-poke alias slots, one page per CPU */
 
 /* ---- struct x86_cpu offsets used by entry.S ---- */
 #define XC_CPU          0
@@ -192,6 +193,15 @@ void mmu_init(const struct ram_range *ram, unsigned nram);
 void mmu_map_mmio(uint64_t pa, uint64_t size);
 uintptr_t mmu_seal(void);                     /* end of boot allocations; no more maps */
 extern uint64_t kernel_cr3;
+uint64_t *mmu_poke_pte(unsigned cpu, uintptr_t *va);  /* CPU cpu's alias slot */
+uint64_t mmu_poke_leaf(uint64_t pa);          /* RW+NX leaf for page pa */
+
+/* text_poke.c: keep this CPU's alias mapped across arch_text_poke calls
+ * between begin and end (patch.c's batches); end unmaps it and serialises. */
+void x86_poke_batch_begin(void);
+void x86_poke_batch_end(void);
+void x86_serialize(void);                     /* serialising instruction, this CPU */
+void x86_poke_touch(uintptr_t addr);          /* no-op atomic store to a text byte */
 
 /* tsc.c */
 void tsc_calibrate(void);

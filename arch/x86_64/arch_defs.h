@@ -6,7 +6,10 @@
  * callers in traced files never reach a patchable site through it.
  *
  * The trap frame layout is shared with vectors.S through the TF_* offsets
- * below; arch/x86_64/trap.c pins them with _Static_assert.
+ * below; arch/x86_64/trap.c pins them with _Static_assert.  Likewise the
+ * tracing layouts (struct pt_regs, struct ftrace_regs: PT_*, FR_*) with
+ * ftrace_tramp.S, pinned in ftrace.c; and the ftrace_regs accessors of
+ * trace/ftrace.h.
  */
 #ifndef ARCH_X86_64_ARCH_DEFS_H
 #define ARCH_X86_64_ARCH_DEFS_H
@@ -37,6 +40,80 @@
 #define TF_SS         696
 #define TF_SIZE       704
 
+/* ---- Tracing (arch/hooks.h "Tracing"; ftrace_tramp.S, patch.c) ----
+ *
+ * A site is the 5-byte entry NOP of -mfentry -mnop-mcount, at the function's
+ * address; enabled, it is `call rel32`.  Trampoline slots in the pool are
+ * ARCH_TRAMP_SIZE bytes (the regs template is the larger one: ftrace.c
+ * checks both fit).
+ */
+#define ARCH_SITE_SIZE      5
+#define ARCH_FTRACE_NARGS   6
+#define ARCH_TRAMP_SIZE     512
+#define X86_TRAMP_POOL_SIZE 0x10000    /* 64 KiB: 128 slots */
+
+/*
+ * struct pt_regs (SAVE_REGS callers only), lowest address first.  rip is
+ * the traced function's address on entry to the callback; a callback that
+ * changes it makes the trampoline return there instead of into the function
+ * (with the function's entry stack: rsp = PT_RSP, the parent's return
+ * address on top).  GPRs are restored from here, so changed argument
+ * registers take effect too; rflags, cs and ss are informational.
+ */
+#define PT_R15        0
+#define PT_R14        8
+#define PT_R13        16
+#define PT_R12        24
+#define PT_RBP        32
+#define PT_RBX        40
+#define PT_R11        48
+#define PT_R10        56
+#define PT_R9         64
+#define PT_R8         72
+#define PT_RAX        80
+#define PT_RCX        88
+#define PT_RDX        96
+#define PT_RSI        104
+#define PT_RDI        112
+#define PT_RIP        120
+#define PT_CS         128
+#define PT_RFLAGS     136
+#define PT_RSP        144
+#define PT_SS         152
+#define PT_SIZE       160
+
+/*
+ * struct ftrace_regs: what a trampoline builds on the traced function's
+ * stack before calling the callback, lowest address first.  The last four
+ * words are not copies: they are the stack itself.  On entry to the
+ * trampoline the stack holds {func+5, parent} (the site's call pushed
+ * func+5); the trampoline copies func+5 one word down and stores the
+ * caller's rbp in its place, so that the top of ftrace_regs reads
+ *     tramp_fp = &fp, fn_ret = func+5    the trampoline's frame record
+ *     fp = caller's rbp, parent          the function's own frame record
+ * and an rbp-chain backtrace from the callback goes callback ->
+ * trampoline -> func -> parent -> ...  &parent is the stack pointer at the
+ * function's entry.  The trampoline returns with `ret $8` through fn_ret.
+ * The base is 16-byte aligned when the function was entered with the
+ * ABI's alignment (the callback is called with rsp = base).
+ */
+#define FR_XMM        0        /* xmm0-7, 16 bytes each */
+#define FR_RDI        128      /* argument registers, in argument order */
+#define FR_RSI        136
+#define FR_RDX        144
+#define FR_RCX        152
+#define FR_R8         160
+#define FR_R9         168
+#define FR_RAX        176      /* vector-register count of a varargs call; return value */
+#define FR_R10        184      /* static chain (GNU C nested functions) */
+#define FR_REGS       192      /* struct pt_regs *, or 0 */
+#define FR_PAD        200
+#define FR_TRAMP_FP   208
+#define FR_FN_RET     216
+#define FR_FP         224
+#define FR_PARENT     232
+#define FR_SIZE       240
+
 #ifndef __ASSEMBLY__
 
 #include <stdbool.h>
@@ -57,6 +134,61 @@ struct trap_frame {
 #define X86_RFLAGS_IF (1ul << 9)
 
 #define ARCH_INLINE static inline __attribute__((always_inline))
+
+/* Layouts shared with ftrace_tramp.S: ftrace.c pins every FR_* / PT_*. */
+struct pt_regs {
+	uint64_t r15, r14, r13, r12, rbp, rbx, r11, r10, r9, r8;
+	uint64_t rax, rcx, rdx, rsi, rdi;
+	uint64_t rip, cs, rflags, rsp, ss;
+};
+
+struct ftrace_regs {
+	uint64_t xmm[8][2];                        /* xmm0-7 as the function got them */
+	uint64_t args[ARCH_FTRACE_NARGS];          /* rdi, rsi, rdx, rcx, r8, r9 */
+	uint64_t rax, r10;
+	struct pt_regs *regs;                      /* SAVE_REGS trampolines only */
+	uint64_t pad;
+	uint64_t tramp_fp, fn_ret;                 /* trampoline's frame record */
+	uint64_t fp, parent;                       /* the function's frame record */
+};
+
+/* The accessors of trace/ftrace.h; valid only during the callback. */
+ARCH_INLINE uintptr_t ftrace_regs_get_argument(const struct ftrace_regs *f, unsigned n)
+{
+	return n < ARCH_FTRACE_NARGS ? f->args[n] : 0;
+}
+ARCH_INLINE uintptr_t ftrace_regs_get_stack_pointer(const struct ftrace_regs *f)
+{
+	return (uintptr_t)&f->parent;
+}
+ARCH_INLINE uintptr_t ftrace_regs_get_frame_pointer(const struct ftrace_regs *f)
+{
+	return f->fp;
+}
+ARCH_INLINE uintptr_t ftrace_regs_get_return_address(const struct ftrace_regs *f)
+{
+	return f->parent;
+}
+ARCH_INLINE uintptr_t ftrace_regs_get_instruction_pointer(const struct ftrace_regs *f)
+{
+	return f->fn_ret - ARCH_SITE_SIZE;
+}
+ARCH_INLINE uintptr_t ftrace_regs_get_return_value(const struct ftrace_regs *f)
+{
+	return f->rax;
+}
+ARCH_INLINE struct pt_regs *ftrace_get_regs(const struct ftrace_regs *f)
+{
+	return f->regs;
+}
+
+/* Direct trampolines for the tests (direct_test.S; convention: DIRECT.md).
+ * arch_test_direct_tramp counts calls in arch_test_direct_hits and returns
+ * into the function; arch_test_direct_tramp_body calls the function's body
+ * itself and returns its int result + 1000 to the caller. */
+extern uint64_t arch_test_direct_hits;
+void arch_test_direct_tramp(void);
+void arch_test_direct_tramp_body(void);
 
 /* struct cpu's first field is a self pointer (boot/cpu.h), so %gs:0 is it. */
 ARCH_INLINE struct cpu *arch_this_cpu(void)

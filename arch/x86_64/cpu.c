@@ -5,8 +5,9 @@
  *   idt_init()              once, on the boot CPU, before any cpu_local_init();
  *   cpu_local_init(xc, c)   on every CPU, by that CPU, interrupts off: loads
  *                           the shared GDT and IDT, its own TSS (with the
- *                           double-fault IST stack), initialises the FPU and
- *                           points GS at c (arch_this_cpu).
+ *                           double-fault and breakpoint IST stacks),
+ *                           initialises the FPU and points GS at c
+ *                           (arch_this_cpu).
  *
  * The GDT (entry.S) is shared; TSS descriptor i belongs to CPU i and is
  * written only by cpu_local_init on CPU i (ltr then sets its busy bit, which
@@ -47,6 +48,7 @@ struct __attribute__((packed)) desc_ptr {
 };
 
 #define IST_DOUBLE_FAULT 1
+#define IST_BREAKPOINT   2            /* #BP: patch.c writes below the interrupted rsp */
 
 void idt_init(void)
 {
@@ -54,7 +56,8 @@ void idt_init(void)
 		uint64_t a = (uint64_t)(uintptr_t)(vector_stubs + v * VECTOR_STUB_SIZE);
 		idt[v] = (struct idt_gate){
 			.off_lo = (uint16_t)a, .sel = GDT_KCODE,
-			.ist = v == 8 ? IST_DOUBLE_FAULT : 0, .type = 0x8E,
+			.ist = v == 8 ? IST_DOUBLE_FAULT : v == 3 ? IST_BREAKPOINT : 0,
+			.type = 0x8E,
 			.off_mid = (uint16_t)(a >> 16), .off_hi = (uint32_t)(a >> 32),
 		};
 	}
@@ -91,6 +94,7 @@ void cpu_local_init(struct x86_cpu *xc, struct cpu *c)
 	c->arch = xc;
 	memset(&xc->tss, 0, sizeof(xc->tss));
 	xc->tss.ist[IST_DOUBLE_FAULT - 1] = (uint64_t)(uintptr_t)(xc->df_stack + DF_STACK_SIZE);
+	xc->tss.ist[IST_BREAKPOINT - 1] = (uint64_t)(uintptr_t)(xc->bp_stack + BP_STACK_SIZE);
 	xc->tss.iomap_base = sizeof(xc->tss);          /* no I/O bitmap */
 	set_tss_desc(id, &xc->tss);
 

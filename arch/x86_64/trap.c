@@ -3,7 +3,9 @@
  *
  * x86_trap(tf) dispatches on tf->vector:
  *   exceptions 0-31   -> struct fault_info -> fault_handle(); a double fault
- *                        (IST stack, frame unreliable) panics at once;
+ *                        (IST stack, frame unreliable) panics at once; a
+ *                        breakpoint at an in-flight patch site is emulated
+ *                        (patch.c) instead;
  *   VEC_TIMER, VEC_IPI, VEC_UART
  *                     -> irq_enter(); handler; EOI; irq_exit()  (EOI first:
  *                        irq_exit may switch threads for a long time);
@@ -59,6 +61,27 @@ static const char *const exc_names[32] = {
 
 static unsigned long pic_spurious;    /* racy count, diagnostics only */
 
+/*
+ * #BP, on its IST stack (cpu.c).  The live-patching protocol claims the
+ * int3s of in-flight sites first (patch.c); any other int3 is a fault at
+ * rip - 1 (int3 is a trap: rip is past the 1-byte instruction).  A #BP
+ * taken while this handler runs would have reused the IST stack and
+ * overwritten the outer frame: nothing to return to, so panic.
+ */
+static void breakpoint(struct fault_info *fi, struct trap_frame *tf)
+{
+	struct x86_cpu *xc = this_cpu()->arch;
+	if (xc->bp_depth++ != 0)
+		panic("breakpoint inside the breakpoint handler at rip %016lx",
+		      (unsigned long)tf->rip);
+	if (!x86_bp_inflight(tf)) {
+		fi->kind = FAULT_UNDEF;
+		fi->pc = tf->rip - 1;
+		fault_handle(fi, tf);
+	}
+	xc->bp_depth--;
+}
+
 static void exception(struct trap_frame *tf)
 {
 	unsigned v = (unsigned)tf->vector;
@@ -77,11 +100,8 @@ static void exception(struct trap_frame *tf)
 		fi.kind = FAULT_UNDEF;
 		break;
 	case 3:
-		/* int3 is a trap: rip is past the 1-byte instruction.  The live
-		 * patching protocol will claim its own int3s here first. */
-		fi.kind = FAULT_UNDEF;
-		fi.pc = tf->rip - 1;
-		break;
+		breakpoint(&fi, tf);
+		return;
 	case 8:
 		/* The IST stack is fine but the interrupted state is not
 		 * trustworthy (often a stack overflow): report and stop. */

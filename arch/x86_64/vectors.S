@@ -10,8 +10,11 @@
  * (arch_frame_redirect); the exit path restores everything from tf.
  *
  * The frame must sit on the interrupted stack (no IRQ stack): a preempted
- * thread's registers live in its frame until it runs again.  Only the double
- * fault uses an IST stack (cpu.c), and it never returns.
+ * thread's registers live in its frame until it runs again.  Two vectors use
+ * IST stacks (cpu.c), neither of which can switch threads: the double fault
+ * (never returns) and the breakpoint, whose handler may emulate a call by
+ * pushing onto the interrupted stack (patch.c) and so must keep its own
+ * frame elsewhere.
  */
 #include "arch_defs.h"
 #include "x86.h"

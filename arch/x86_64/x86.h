@@ -53,6 +53,7 @@
 #define TRAMP_BASE      0x8000        /* real-mode SMP trampoline (SIPI vector 0x08) */
 #define BOOT_STACK_SIZE (32 * 1024)
 #define DF_STACK_SIZE   (8 * 1024)    /* per-CPU double-fault (IST1) stack */
+#define BP_STACK_SIZE   (16 * 1024)   /* per-CPU breakpoint (IST2) stack: patch.c */
 #define POKE_VA         0xFFFFFFFFFFE00000 /* text-poke alias slots, one page per CPU */
 
 /* ---- struct x86_cpu offsets used by entry.S ---- */
@@ -92,6 +93,8 @@ struct x86_cpu {
 	uint32_t apic_id;
 	struct tss tss;
 	uint8_t df_stack[DF_STACK_SIZE] __attribute__((aligned(16)));
+	uint8_t bp_stack[BP_STACK_SIZE] __attribute__((aligned(16)));
+	unsigned bp_depth;                    /* #BP handlers running on bp_stack */
 };
 
 extern struct x86_cpu x86_cpus[MAX_CPUS];
@@ -202,6 +205,13 @@ void x86_poke_batch_begin(void);
 void x86_poke_batch_end(void);
 void x86_serialize(void);                     /* serialising instruction, this CPU */
 void x86_poke_touch(uintptr_t addr);          /* no-op atomic store to a text byte */
+
+/* patch.c: the #BP handler's claim on the int3s of in-flight sites (and,
+ * under TCG, on stale fetches of them); true if tf now resumes where the
+ * site's current state says. */
+bool x86_bp_inflight(struct trap_frame *tf);
+unsigned long x86_bp_emulated(void);         /* int3s emulated so far */
+unsigned long x86_bp_stale(void);            /* stale int3 fetches retried (TCG) */
 
 /* tsc.c */
 void tsc_calibrate(void);

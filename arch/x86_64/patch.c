@@ -1,0 +1,246 @@
+/*
+ * patch.c — x86-64 patchable sites and the int3 protocol for rewriting them
+ * while other CPUs run them (arch/hooks.h "Tracing").
+ *
+ * A site is the 5 bytes at a function's address (-mfentry -mnop-mcount):
+ *
+ *     state               bytes                 instruction
+ *     compiled/disabled   0f 1f 44 00 00        nopl 0x0(%rax,%rax,1)
+ *     enabled             e8 <rel32>            call target  (rel32 = target - (func + 5))
+ *     in flight           cc <any 4 bytes>      int3 (only inside arch_patch_sites)
+ *
+ * Why int3: the SDM lets another CPU execute a modified instruction only
+ * after a serialising instruction, and a 5-byte store is not atomic to an
+ * instruction fetch.  A 1-byte store is; so every changed site first gets
+ * int3 (1 byte), every CPU serialises, the 4 tail bytes are written (no CPU
+ * can decode them: any CPU reaching the site stops at the int3), every CPU
+ * serialises, the first byte is written, every CPU serialises.  Three
+ * patch_sync_cores() per batch, however many sites.
+ *
+ * A CPU that hits one of those int3s takes #BP.  x86_bp_inflight() finds
+ * the site with patch_find_inflight(rip - 1) and emulates its NEW state:
+ * disabled -> resume at func + 5; `call T` -> push func + 5 and resume at T.
+ * The push writes just below the interrupted rsp, which is where the CPU
+ * would have put the exception frame; so #BP runs on its own IST stack
+ * (cpu.c, IST_BREAKPOINT) and the frame is elsewhere.  The alternative —
+ * resuming at a stub that pushes from scratch registers — would clobber
+ * r10/r11, and r10 carries the static chain into GNU C nested functions;
+ * with an IST stack the emulation is exact: every register, every flag and
+ * the stack look as if the new instruction had executed.  The price is
+ * that #BP must not nest (a nested one would reuse the IST stack and
+ * overwrite the outer frame): the handler path (arch/, patch/) is notrace
+ * and trap.c panics if it ever happens.
+ *
+ * The handler runs with interrupts off (interrupt gate), so the
+ * patch_sync_cores() that ends a step cannot complete while any CPU is
+ * between fetching an int3 and looking up its site: the in-flight entry it
+ * finds is the one that put the int3 there.
+ *
+ * QEMU's TCG (checked with the hypervisor CPUID leaf) needs one more
+ * thing, which real processors do not.  TCG runs translations of guest
+ * code and drops those that overlap a write to it — but a translation
+ * still being made while the write happens is not yet registered with its
+ * page, so it survives with the bytes it read, and serialising
+ * instructions do not drop it.  After a batch, the only such leftover that
+ * matters is a 1-byte translation of a step's int3 (a leftover of the old
+ * 5-byte instruction from step 1 overlaps the tail, so step 2's write drops
+ * it; one of a step-2 int3 overlaps the first byte, dropped by step 3).
+ * A vCPU running it takes #BP at a site that is not in flight and no longer
+ * holds int3: the handler stores to the site without changing it
+ * (x86_poke_touch), which drops the translation, and resumes at the site —
+ * bounded: X86_STALE_RETRIES in a row, each within 1 ms of the last, on one
+ * CPU, then it is a fault.  On hardware this path is never taken.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "arch/hooks.h"
+#include "arch/x86_64/x86.h"
+#include "boot/cpu.h"
+#include "boot/ksyms.h"
+#include "boot/panic.h"
+#include "patch/patch.h"
+#include "patch/tramp.h"
+
+#define OP_INT3 0xCC
+#define OP_CALL 0xE8
+
+static const uint8_t nop5[ARCH_SITE_SIZE] = { 0x0F, 0x1F, 0x44, 0x00, 0x00 };
+
+/* -mrecord-mcount records the site, which with -mfentry is the function. */
+uintptr_t arch_site_func(uintptr_t recorded)
+{
+	return recorded;
+}
+
+/* The compiled NOP is already the disabled state: check only. */
+int arch_site_init(uintptr_t func)
+{
+	return memcmp((const void *)func, nop5, ARCH_SITE_SIZE) == 0 ? 0 : -EILSEQ;
+}
+
+int arch_site_encode(uintptr_t func, uintptr_t target, uint8_t *out)
+{
+	if (!target) {
+		memcpy(out, nop5, ARCH_SITE_SIZE);
+		return 0;
+	}
+	int64_t rel = (int64_t)(target - (func + ARCH_SITE_SIZE));
+	if (rel != (int32_t)rel)
+		return -ERANGE;
+	int32_t rel32 = (int32_t)rel;
+	out[0] = OP_CALL;
+	memcpy(out + 1, &rel32, sizeof(rel32));
+	return 0;
+}
+
+uintptr_t arch_site_data(uintptr_t func)
+{
+	return 0;
+}
+
+static bool site_changes(const struct patch_site *s)
+{
+	return s->old_target != s->new_target;
+}
+
+static void site_new_bytes(const struct patch_site *s, uint8_t *out)
+{
+	/* patch_apply() checked that the new target encodes. */
+	if (arch_site_encode(s->func, s->new_target, out) != 0)
+		panic("arch_patch_sites: %lx -> %lx does not encode",
+		      (unsigned long)s->func, (unsigned long)s->new_target);
+}
+
+/*
+ * Running under QEMU's TCG?  Written once by the first arch_patch_sites()
+ * (thread context), before it writes any site; read by the #BP handler,
+ * which can only meet a patched site after that.
+ */
+static bool tcg;
+
+static bool detect_tcg(void)
+{
+	uint32_t r[4];
+	cpuid(1, 0, r);
+	if (!(r[2] & (1u << 31)))            /* hypervisor present */
+		return false;
+	cpuid(0x40000000, 0, r);
+	return r[1] == 0x54474354 && r[2] == 0x43544743 && r[3] == 0x47435447;  /* "TCGTCGTCGTCG" */
+}
+
+/* One step is done: this CPU serialises itself, then makes every other. */
+static void step_done(void)
+{
+	x86_serialize();
+	patch_sync_cores();
+}
+
+void arch_patch_sites(struct patch_site *sites, unsigned n)
+{
+	static const uint8_t int3 = OP_INT3;
+	static bool detected;
+	uint8_t b[ARCH_SITE_SIZE];
+	unsigned changed = 0;
+
+	if (!detected) {
+		__atomic_store_n(&tcg, detect_tcg(), __ATOMIC_RELAXED);
+		detected = true;
+	}
+	x86_poke_batch_begin();
+	/* 1: int3 on every changed site.  A CPU now runs old or traps. */
+	for (unsigned i = 0; i < n; i++)
+		if (site_changes(&sites[i])) {
+			arch_text_poke((void *)sites[i].func, &int3, 1);
+			changed++;
+		}
+	if (changed) {
+		step_done();
+		/* 2: the tail, behind the int3 of every CPU's view. */
+		for (unsigned i = 0; i < n; i++)
+			if (site_changes(&sites[i])) {
+				site_new_bytes(&sites[i], b);
+				arch_text_poke((void *)(sites[i].func + 1), b + 1,
+					       ARCH_SITE_SIZE - 1);
+			}
+		step_done();
+		/* 3: the first byte; the site is whole again, in its new state. */
+		for (unsigned i = 0; i < n; i++)
+			if (site_changes(&sites[i])) {
+				site_new_bytes(&sites[i], b);
+				arch_text_poke((void *)sites[i].func, b, 1);
+			}
+		step_done();
+	}
+	x86_poke_batch_end();
+}
+
+static unsigned long bp_emulated, bp_stale;  /* atomic; statistics only */
+
+unsigned long x86_bp_emulated(void)
+{
+	return __atomic_load_n(&bp_emulated, __ATOMIC_RELAXED);
+}
+
+unsigned long x86_bp_stale(void)
+{
+	return __atomic_load_n(&bp_stale, __ATOMIC_RELAXED);
+}
+
+#define X86_STALE_RETRIES 1000
+
+/*
+ * A stale int3 translation under TCG (header)?  func holds a whole site
+ * instruction again, so resuming at func runs what is there now.  Only at a
+ * function's entry outside trampoline text: an int3 anywhere else stays a
+ * fault.  The retry count is per CPU, interrupts off.
+ */
+static bool stale_int3(uintptr_t func)
+{
+	static struct { uintptr_t pc; uint64_t t; unsigned n; } last[MAX_CPUS];
+	const uint8_t *p = (const uint8_t *)func;
+	uintptr_t off;
+
+	if (!__atomic_load_n(&tcg, __ATOMIC_RELAXED) || text_is_trampoline(func) ||
+	    !ksym_lookup(func, &off, NULL) || off != 0)
+		return false;
+	if (memcmp(p, nop5, ARCH_SITE_SIZE) != 0 && p[0] != OP_CALL)
+		return false;
+	unsigned me = cpu_id();
+	uint64_t now = arch_counter();
+	bool again = last[me].pc == func && now - last[me].t < arch_counter_hz() / 1000;
+	last[me].n = again ? last[me].n + 1 : 1;
+	last[me].pc = func;
+	last[me].t = now;
+	if (last[me].n > X86_STALE_RETRIES)
+		return false;
+	x86_poke_touch(func);
+	__atomic_fetch_add(&bp_stale, 1, __ATOMIC_RELAXED);
+	return true;
+}
+
+bool x86_bp_inflight(struct trap_frame *tf)
+{
+	uintptr_t func = tf->rip - 1;            /* int3 is a trap: rip is past it */
+	const struct patch_site *s = patch_find_inflight(func);
+	if (!s) {
+		if (stale_int3(func)) {
+			tf->rip = func;
+			return true;
+		}
+		/* The int3 is there: a batch may have been published (before
+		 * its int3s) since the first look. */
+		if (!(s = patch_find_inflight(func)))
+			return false;
+	}
+	__atomic_fetch_add(&bp_emulated, 1, __ATOMIC_RELAXED);
+	if (s->new_target) {
+		/* Below the interrupted rsp: free, the frame is on the IST stack. */
+		tf->rsp -= 8;
+		*(uint64_t *)tf->rsp = func + ARCH_SITE_SIZE;
+		tf->rip = s->new_target;
+	} else {
+		tf->rip = func + ARCH_SITE_SIZE;
+	}
+	return true;
+}

@@ -11,9 +11,11 @@
 #include "arch/hooks.h"
 #include "boot/smp.h"
 #include "patch/patch.h"
+#include "patch/tramp.h"
 
 static struct patch_site *stub_inflight;
 static unsigned stub_inflight_n;
+static uintptr_t stub_next_slot;
 
 static void stub_sync_nothing(void *unused) { }
 
@@ -48,4 +50,29 @@ __attribute__((weak)) int patch_apply(struct patch_site *sites, unsigned n, unsi
 	__atomic_store_n(&stub_inflight_n, 0, __ATOMIC_RELEASE);
 	patch_sync_cores();
 	return 0;
+}
+
+/* Slots from the top of the pool down, never reused. */
+__attribute__((weak)) uintptr_t tramp_alloc(void)
+{
+	if (!stub_next_slot)
+		stub_next_slot = (uintptr_t)__tramp_pool_end;
+	if (stub_next_slot - ARCH_TRAMP_SIZE < (uintptr_t)__tramp_pool_start)
+		return 0;
+	stub_next_slot -= ARCH_TRAMP_SIZE;
+	return stub_next_slot;
+}
+
+__attribute__((weak)) void tramp_write(uintptr_t slot, const void *code, size_t len)
+{
+	arch_text_poke((void *)slot, code, len);
+	patch_sync_cores();
+}
+
+__attribute__((weak)) void tramp_free(uintptr_t slot)
+{
+	static uint8_t traps[ARCH_TRAMP_SIZE];
+	arch_tramp_poison(traps, sizeof(traps));
+	arch_text_poke((void *)slot, traps, sizeof(traps));
+	patch_sync_cores();
 }

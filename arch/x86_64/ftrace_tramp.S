@@ -1,0 +1,240 @@
+/*
+ * ftrace_tramp.S — what an enabled site calls: the trampoline templates
+ * (copied into the pool by arch_tramp_build), the static list callers, and
+ * the pool itself.
+ *
+ * Entry convention (every trampoline here): the site's `call` left
+ *     [rsp] = func + 5,  [rsp + 8] = parent's return address,
+ * with all argument state live: rdi, rsi, rdx, rcx, r8, r9, rax (al: vector
+ * registers of a varargs call), r10 (static chain), xmm0-7.  Everything
+ * else caller-saved is dead at a function's entry; callee-saved registers
+ * are preserved by the callback itself.
+ *
+ * Each trampoline builds struct ftrace_regs (arch_defs.h, FR_*) on the
+ * stack — with struct pt_regs below it for the regs variants — calls
+ *     call(func, parent, ops, fregs)
+ * restores the argument state and returns into func + 5 with the stack as
+ * the function's entry had it.  Per call, the plain variant costs 6
+ * instructions to build the frame records, 17 stores, 7 to load the
+ * callback's arguments and call it, 16 loads and 3 to return.
+ *
+ * Rules: the templates are position independent (no rip-relative operand,
+ * no rel32 out of the template) and are never executed in place — they live
+ * in .rodata; their two movabs immediates are patched by ftrace.c at the
+ * offsets exported in x86_tramp_templates.  The static callers are in
+ * .text.tramp, inside [__tramp_text_start, __tramp_text_end): a thread is
+ * never preempted with its pc in there or in the pool (boot/irq.c), which
+ * is what lets patch/tramp.c reclaim pool slots after a quiescent state.
+ */
+#include "arch_defs.h"
+#include "x86.h"
+
+/*
+ * The two frame records.  The slot holding func + 5 becomes the caller's
+ * rbp, with func + 5 copied one word down: rbp then points at
+ * {&fp, func + 5} (trampoline) -> {caller rbp, parent} (the function).
+ * Leaves rsp = the ftrace_regs base minus \below, rbp = &fregs->tramp_fp.
+ */
+.macro TRAMP_ENTER below
+	pushq	(%rsp)                  /* fn_ret := func + 5 (read before the push) */
+	movq	%rbp, 8(%rsp)           /* fp := caller's rbp */
+	leaq	8(%rsp), %rbp
+	pushq	%rbp                    /* tramp_fp := &fp */
+	movq	%rsp, %rbp
+	subq	$(FR_TRAMP_FP + \below), %rsp
+.endm
+
+/* Undo TRAMP_ENTER and return into func + 5 (or wherever fn_ret was
+ * redirected); `ret $8` drops the word that held the caller's rbp. */
+.macro TRAMP_LEAVE
+	leaq	8(%rbp), %rsp
+	movq	8(%rsp), %rbp
+	ret	$8
+.endm
+
+/* Argument state to/from struct ftrace_regs at \b(%rsp). */
+.macro SAVE_ARGS b
+	movq	%rdi, \b+FR_RDI(%rsp)
+	movq	%rsi, \b+FR_RSI(%rsp)
+	movq	%rdx, \b+FR_RDX(%rsp)
+	movq	%rcx, \b+FR_RCX(%rsp)
+	movq	%r8, \b+FR_R8(%rsp)
+	movq	%r9, \b+FR_R9(%rsp)
+	movq	%rax, \b+FR_RAX(%rsp)
+	movq	%r10, \b+FR_R10(%rsp)
+	movups	%xmm0, \b+FR_XMM+0x00(%rsp)
+	movups	%xmm1, \b+FR_XMM+0x10(%rsp)
+	movups	%xmm2, \b+FR_XMM+0x20(%rsp)
+	movups	%xmm3, \b+FR_XMM+0x30(%rsp)
+	movups	%xmm4, \b+FR_XMM+0x40(%rsp)
+	movups	%xmm5, \b+FR_XMM+0x50(%rsp)
+	movups	%xmm6, \b+FR_XMM+0x60(%rsp)
+	movups	%xmm7, \b+FR_XMM+0x70(%rsp)
+.endm
+
+.macro RESTORE_XMM b
+	movups	\b+FR_XMM+0x00(%rsp), %xmm0
+	movups	\b+FR_XMM+0x10(%rsp), %xmm1
+	movups	\b+FR_XMM+0x20(%rsp), %xmm2
+	movups	\b+FR_XMM+0x30(%rsp), %xmm3
+	movups	\b+FR_XMM+0x40(%rsp), %xmm4
+	movups	\b+FR_XMM+0x50(%rsp), %xmm5
+	movups	\b+FR_XMM+0x60(%rsp), %xmm6
+	movups	\b+FR_XMM+0x70(%rsp), %xmm7
+.endm
+
+/* rdi = func, rsi = parent: the callback's first two arguments. */
+.macro LOAD_IP_PARENT
+	movq	FR_FN_RET-FR_TRAMP_FP(%rbp), %rdi
+	subq	$ARCH_SITE_SIZE, %rdi
+	movq	FR_PARENT-FR_TRAMP_FP(%rbp), %rsi
+.endm
+
+/*
+ * The call itself.  tmpl=1: movabs immediates that ftrace.c patches (ops,
+ * then the callback), each followed by a label \name\()_ops / _call at the
+ * end of its 8-byte immediate.  tmpl=0: ops = NULL, ftrace_ops_list_func.
+ */
+.macro TRAMP_CALL name, tmpl
+	.if \tmpl
+	movabsq	$0, %rdx
+\name\()_ops:
+	movabsq	$0, %rax
+\name\()_call:
+	call	*%rax
+	.else
+	xorl	%edx, %edx
+	call	ftrace_ops_list_func
+	.endif
+.endm
+
+/* Plain variant: argument state only, fregs->regs = NULL. */
+.macro FTRACE_CALLER name, tmpl
+\name:
+	TRAMP_ENTER 0
+	SAVE_ARGS 0
+	movq	$0, FR_REGS(%rsp)
+	LOAD_IP_PARENT
+	movq	%rsp, %rcx
+	TRAMP_CALL \name, \tmpl
+	movq	FR_RDI(%rsp), %rdi
+	movq	FR_RSI(%rsp), %rsi
+	movq	FR_RDX(%rsp), %rdx
+	movq	FR_RCX(%rsp), %rcx
+	movq	FR_R8(%rsp), %r8
+	movq	FR_R9(%rsp), %r9
+	movq	FR_RAX(%rsp), %rax
+	movq	FR_R10(%rsp), %r10
+	RESTORE_XMM 0
+	TRAMP_LEAVE
+\name\()_end:
+.endm
+
+/*
+ * SAVE_REGS variant: struct pt_regs at rsp, ftrace_regs at rsp + PT_SIZE.
+ * GPRs come back from pt_regs (a callback may change them); a changed
+ * pt_regs rip replaces fn_ret, so the trampoline returns there with the
+ * function's entry stack instead of into func + 5.
+ */
+.macro FTRACE_REGS_CALLER name, tmpl
+\name:
+	TRAMP_ENTER PT_SIZE
+	SAVE_ARGS PT_SIZE
+	movq	%r15, PT_R15(%rsp)
+	movq	%r14, PT_R14(%rsp)
+	movq	%r13, PT_R13(%rsp)
+	movq	%r12, PT_R12(%rsp)
+	movq	%rbx, PT_RBX(%rsp)
+	movq	%r11, PT_R11(%rsp)
+	movq	%r10, PT_R10(%rsp)
+	movq	%r9, PT_R9(%rsp)
+	movq	%r8, PT_R8(%rsp)
+	movq	%rax, PT_RAX(%rsp)
+	movq	%rcx, PT_RCX(%rsp)
+	movq	%rdx, PT_RDX(%rsp)
+	movq	%rsi, PT_RSI(%rsp)
+	movq	%rdi, PT_RDI(%rsp)
+	movq	FR_FP-FR_TRAMP_FP(%rbp), %rax
+	movq	%rax, PT_RBP(%rsp)
+	leaq	FR_PARENT-FR_TRAMP_FP(%rbp), %rax
+	movq	%rax, PT_RSP(%rsp)
+	pushfq
+	popq	PT_RFLAGS(%rsp)
+	movq	%cs, %rax
+	movq	%rax, PT_CS(%rsp)
+	movq	%ss, %rax
+	movq	%rax, PT_SS(%rsp)
+	movq	%rsp, PT_SIZE+FR_REGS(%rsp)
+	LOAD_IP_PARENT
+	movq	%rdi, PT_RIP(%rsp)
+	leaq	PT_SIZE(%rsp), %rcx
+	TRAMP_CALL \name, \tmpl
+	movq	PT_RIP(%rsp), %rax
+	movq	FR_FN_RET-FR_TRAMP_FP(%rbp), %rcx
+	subq	$ARCH_SITE_SIZE, %rcx
+	cmpq	%rax, %rcx
+	je	1f
+	movq	%rax, FR_FN_RET-FR_TRAMP_FP(%rbp)
+1:
+	movq	PT_R15(%rsp), %r15
+	movq	PT_R14(%rsp), %r14
+	movq	PT_R13(%rsp), %r13
+	movq	PT_R12(%rsp), %r12
+	movq	PT_RBX(%rsp), %rbx
+	movq	PT_R11(%rsp), %r11
+	movq	PT_R10(%rsp), %r10
+	movq	PT_R9(%rsp), %r9
+	movq	PT_R8(%rsp), %r8
+	movq	PT_RAX(%rsp), %rax
+	movq	PT_RCX(%rsp), %rcx
+	movq	PT_RDX(%rsp), %rdx
+	movq	PT_RSI(%rsp), %rsi
+	movq	PT_RDI(%rsp), %rdi
+	RESTORE_XMM PT_SIZE
+	TRAMP_LEAVE
+\name\()_end:
+.endm
+
+/* ---- Templates: copied, never executed here ---- */
+	.section .rodata.ftrace_tmpl, "a"
+	.balign 16
+	FTRACE_CALLER x86_ftrace_tmpl, 1
+	.balign 16
+	FTRACE_REGS_CALLER x86_ftrace_regs_tmpl, 1
+
+/* struct x86_tramp_template (ftrace.c): start, length, ops and call
+ * immediate offsets; [0] plain, [1] SAVE_REGS. */
+	.section .rodata, "a"
+	.balign 8
+	.globl x86_tramp_templates
+x86_tramp_templates:
+	.quad	x86_ftrace_tmpl
+	.quad	x86_ftrace_tmpl_end - x86_ftrace_tmpl
+	.quad	x86_ftrace_tmpl_ops - 8 - x86_ftrace_tmpl
+	.quad	x86_ftrace_tmpl_call - 8 - x86_ftrace_tmpl
+	.quad	x86_ftrace_regs_tmpl
+	.quad	x86_ftrace_regs_tmpl_end - x86_ftrace_regs_tmpl
+	.quad	x86_ftrace_regs_tmpl_ops - 8 - x86_ftrace_regs_tmpl
+	.quad	x86_ftrace_regs_tmpl_call - 8 - x86_ftrace_regs_tmpl
+
+/* ---- Static list callers (arch/hooks.h) ---- */
+	/* Weak until trace/ftrace.c is linked: nothing selects the list
+	 * callers before then. */
+	.weak ftrace_ops_list_func
+	.section .text.tramp, "ax"
+	.balign 16
+	.globl arch_ftrace_list_caller
+	.type arch_ftrace_list_caller, @function
+	FTRACE_CALLER arch_ftrace_list_caller, 0
+	.size arch_ftrace_list_caller, . - arch_ftrace_list_caller
+
+	.balign 16
+	.globl arch_ftrace_regs_list_caller
+	.type arch_ftrace_regs_list_caller, @function
+	FTRACE_REGS_CALLER arch_ftrace_regs_list_caller, 0
+	.size arch_ftrace_regs_list_caller, . - arch_ftrace_regs_list_caller
+
+/* ---- The pool: int3 until a slot is written (patch/tramp.c) ---- */
+	.section .tramp_pool, "ax", @progbits
+	.balign PAGE_SIZE
+	.fill X86_TRAMP_POOL_SIZE, 1, 0xcc

@@ -66,7 +66,8 @@ APPTAG   := $(if $(APP),-app-$(shell echo '$(abspath $(APP))' | md5sum | cut -c1
 ifneq ($(NOINSTR),)
 INSTR_CFLAGS :=
 endif
-B        := build/$(ARCH)$(APPTAG)$(if $(NOINSTR),-noinstr)
+# BENCH_FUNCS=1: link 50,000 generated functions for the patching benchmark.
+B        := build/$(ARCH)$(APPTAG)$(if $(NOINSTR),-noinstr)$(if $(BENCH_FUNCS),-bf)
 
 CFLAGS_BASE := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Werror \
 	-ffreestanding -fno-pic -fno-pie -fno-stack-protector -fno-omit-frame-pointer \
@@ -79,16 +80,23 @@ BOOT_SRCS := boot/main.c boot/console.c boot/kprintf.c boot/panic.c boot/fault.c
 	boot/irq.c boot/smp.c boot/sched.c boot/clock.c boot/ksyms.c boot/cmdline.c \
 	boot/selftest.c boot/shell.c boot/bench.c
 LIB_SRCS  := lib/newlib_glue.c lib/heap.c lib/glob.c
-DEMO_SRCS := demo/demo.c
+TRACE_SRCS := trace/ring_buffer.c trace/rb_event.c trace/rb_read.c trace/rb_setup.c \
+	trace/records.c trace/hash.c trace/ftrace.c trace/trace.c trace/function.c \
+	trace/output.c
+PATCH_SRCS := patch/patch.c patch/tramp.c
+DEMO_SRCS := demo/demo.c demo/vfs.c
 TEST_SRCS := tests/guest/test_boot.c tests/guest/test_sched.c tests/guest/test_mem.c \
-	tests/guest/test_crash.c tests/bench/bench_basic.c
+	tests/guest/test_crash.c tests/guest/test_ring_buffer.c tests/guest/test_ftrace.c \
+	tests/bench/bench_basic.c tests/bench/bench_ftrace.c \
+	tests/bench/bench_ring_buffer.c
 APP_SRCS  := $(if $(APP),$(wildcard $(APP)/*.c))
 
 NOTRACE_SRCS := boot/kprintf.c boot/console.c boot/panic.c boot/fault.c boot/ksyms.c \
 	boot/irq.c boot/clock.c boot/bench.c lib/newlib_glue.c lib/heap.c lib/glob.c
 TRACED_SRCS  := $(filter-out $(NOTRACE_SRCS),$(BOOT_SRCS) $(LIB_SRCS) $(DEMO_SRCS) $(TEST_SRCS))
 
-OBJS := $(patsubst %,$(B)/%.o,$(ARCH_SRCS) $(BOOT_SRCS) $(LIB_SRCS) $(DEMO_SRCS) $(TEST_SRCS)) \
+OBJS := $(patsubst %,$(B)/%.o,$(ARCH_SRCS) $(BOOT_SRCS) $(LIB_SRCS) $(TRACE_SRCS) \
+	$(PATCH_SRCS) $(DEMO_SRCS) $(TEST_SRCS)) $(if $(BENCH_FUNCS),$(B)/bench_funcs.o) \
 	$(patsubst $(APP)/%,$(B)/app/%.o,$(APP_SRCS))
 
 $(B)/%.c.o: %.c
@@ -97,6 +105,12 @@ $(B)/%.c.o: %.c
 $(B)/%.S.o: %.S
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) -D__ASSEMBLY__ -c $< -o $@
+$(B)/bench_funcs.c: tools/gen-bench-funcs.py
+	@mkdir -p $(@D)
+	tools/gen-bench-funcs.py 50000 > $@
+$(B)/bench_funcs.o: $(B)/bench_funcs.c
+	$(CC) $(CFLAGS_BASE) -O1 $(INSTR_CFLAGS) -c $< -o $@
+
 $(B)/app/%.c.o: $(APP)/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(INSTR_CFLAGS) -c $< -o $@

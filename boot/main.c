@@ -20,6 +20,8 @@
 #include "boot/smp.h"
 #include "boot/test.h"
 #include "lib/heap.h"
+#include "trace/ftrace.h"
+#include "trace/trace.h"
 
 struct boot_info boot_info;
 extern char _text_start[];
@@ -54,11 +56,14 @@ int run_workload(void)
 
 static int init_thread(void *unused)
 {
+	trace_init();                 /* ftrace= starts its tracer here */
 	if (test_spec)
 		arch_poweroff(test_run(test_spec, test_slow) ? 1 : 0);
 	if (bench_spec)
 		arch_poweroff(bench_run(bench_spec));
 	int rc = run_workload();
+	if (tracer_current() != &nop_tracer)
+		trace_print_all();
 	if (!console_interactive)
 		arch_poweroff(rc == 0 ? 0 : 1);
 	shell_main();
@@ -81,6 +86,7 @@ void kernel_main(struct boot_info *bi)
 		(unsigned long long)arch_counter_hz(), bi->cmdline);
 	cmdline_parse(bi->cmdline);
 	sched_init_cpu();
+	ftrace_init();                /* sites to their disabled state, one CPU */
 	arch_cpu_irq_init(HZ);
 	smp_boot(bi);
 	arch_irq_enable();

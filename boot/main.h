@@ -13,7 +13,6 @@ void kernel_main(struct boot_info *bi);
 /* Run the workload (APP= or the demo) once in the calling thread; its status. */
 int run_workload(void);
 int demo_main(void);               /* demo/demo.c */
-long demo_lookups(int n);          /* demo/demo.c: n path lookups, one thread */
 void shell_main(void);             /* boot/shell.c: the console shell; returns on poweroff */
 
 extern bool console_interactive;   /* bt.interactive: a terminal is attached */

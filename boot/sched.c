@@ -122,6 +122,10 @@ void schedule(void)
 
 	if (arch_irqs_enabled())
 		panic("schedule() with interrupts enabled");
+	/* A quiescent state for trampolines: schedule() is never entered from
+	 * trampoline code (irq_exit checks the interrupted PC; voluntary calls
+	 * come from C), even if it picks the same thread again. */
+	tramp_quiescent(c);
 	__atomic_store_n(&c->need_resched, false, __ATOMIC_RELAXED);
 	spin_lock(&c->rq.lock);
 	bool requeue = false;
@@ -146,7 +150,6 @@ void schedule(void)
 	while (__atomic_load_n(&next->on_cpu, __ATOMIC_ACQUIRE))
 		arch_cpu_relax();
 	next->on_cpu = 1;
-	tramp_quiescent(c);
 	next->state = THREAD_RUNNING;
 	next->cpu = c->id;
 	next->cpus_seen |= 1u << c->id;

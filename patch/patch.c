@@ -11,7 +11,7 @@
  * site reads inflight with ACQUIRE, so it sees a complete array;  D
  * inflight_n is cleared;  E  patch_sync_cores(): every CPU has taken an
  * exception return since D, so no handler still walks the array when the
- * caller frees it.
+ * caller frees it.  F: see refresh().
  */
 #include <errno.h>
 #include <string.h>
@@ -67,6 +67,29 @@ static bool site_matches(const struct patch_site *s)
 	return !ARCH_SITE_HAS_DATA || arch_site_data(s->func) == s->old_data;
 }
 
+/*
+ * F: write every changed site's final bytes once more, then sync.  Real
+ * CPUs do not need it.  QEMU's multi-threaded TCG does: a vCPU may translate
+ * a site from the bytes it read just before C's write, and insert that
+ * translation after C's write invalidated the page's translations; it then
+ * runs the old instruction for ever (seen here: a disabled site still
+ * calling its old trampoline).  After E every vCPU has left any such
+ * translation in progress, so one more write of the same bytes drops the
+ * stale ones for good.  The bytes are unchanged, so a CPU running the site
+ * meanwhile sees no difference.
+ */
+static void refresh(const struct patch_site *sites, unsigned n)
+{
+	uint8_t code[ARCH_SITE_SIZE];
+	for (unsigned i = 0; i < n; i++) {
+		if (sites[i].old_target == sites[i].new_target)
+			continue;
+		memcpy(code, (const void *)sites[i].func, ARCH_SITE_SIZE);
+		arch_text_poke((void *)sites[i].func, code, ARCH_SITE_SIZE);
+	}
+	patch_sync_cores();
+}
+
 int patch_apply(struct patch_site *sites, unsigned n, unsigned *bad)
 {
 	uint8_t tmp[ARCH_SITE_SIZE];
@@ -91,6 +114,7 @@ int patch_apply(struct patch_site *sites, unsigned n, unsigned *bad)
 	arch_patch_sites(sites, n);                           /* C */
 	__atomic_store_n(&inflight_n, 0, __ATOMIC_RELEASE);   /* D */
 	patch_sync_cores();                                   /* E */
+	refresh(sites, n);                                    /* F */
 	stats.batches++;
 	stats.sites += n;
 	return 0;

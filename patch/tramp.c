@@ -113,15 +113,22 @@ void tramp_synchronize(void)
 	uint64_t snap[MAX_CPUS];
 	for (unsigned c = 0; c < ncpus; c++)
 		snap[c] = __atomic_load_n(&cpus[c].qs_count, __ATOMIC_ACQUIRE);
-	/* Bounded: a CPU that never schedules (a thread spinning with
-	 * preemption off) is a bug elsewhere; report it rather than hang. */
-	uint64_t deadline = clock_ns() + 5000000000ull;
+	/* Ask every other CPU to schedule (a quiescent state even when it
+	 * picks the same thread), then wait, yielding this CPU, and ask again
+	 * now and then.  Bounded: a CPU that never schedules (a thread spinning
+	 * with preemption off) is a bug elsewhere; report it rather than hang. */
+	uint64_t now = clock_ns(), deadline = now + 5000000000ull, kick = 0;
 	while (!grace_over(snap)) {
-		for (unsigned c = 0; c < ncpus; c++)
-			if (c != cpu_id())
-				smp_send(c, IPI_RESCHED);
-		thread_sleep_ns(1000000);
-		if (clock_ns() > deadline)
+		if (now >= kick) {
+			for (unsigned c = 0; c < ncpus; c++)
+				if (c != cpu_id())
+					smp_send(c, IPI_RESCHED);
+			kick = now + 1000000;
+		}
+		thread_yield();
+		arch_cpu_relax();
+		now = clock_ns();
+		if (now > deadline)
 			panic("tramp_synchronize: a CPU passed no quiescent state in 5 s");
 	}
 	reclaim();

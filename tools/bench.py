@@ -34,12 +34,15 @@ FIGURES = [
     ("rb_event", "insns", "tcg-icount"),
     ("rb_events_per_s_cpus1", "events_per_s", "tcg"),
     ("rb_events_per_s_cpus2", "events_per_s", "tcg"),
+    ("rb_scaling_2cpu", "ratio", "tcg"),
+    ("rb_scaling_2cpu_empty_loop", "ratio", "tcg"),
+    ("clock_scaling_2cpu", "ratio", "tcg"),
     ("patch_site_ns_1k", "ns", "tcg-icount"),
     ("patch_site_ns_10k", "ns", "tcg-icount"),
     ("patch_site_ns_50k", "ns", "tcg-icount"),
     ("record_bytes_per_site", "bytes", "tcg-icount"),
     ("boot_ms", "ms", "tcg-icount"),
-    ("uftrace_call", "insns", "host"),
+    ("uftrace_call", "insns", "host-callgrind"),
 ]
 
 
@@ -51,14 +54,21 @@ def sh(cmd, env=None, timeout=1800):
     return p.returncode, p.stdout.decode("utf-8", "replace").replace("\r", "")
 
 
-def guest_figures(arch, noinstr=False, extra=""):
+ICOUNT_BENCHES = "demo_work,boot_ms,ftrace_calls,rb_event_cost,patch_sites"
+
+
+def guest_figures(arch, noinstr=False, parallel=False):
+    """One boot: under -icount on one CPU, or (parallel) multi-threaded TCG
+    on 3 CPUs for the throughput figures."""
+    spec = "rb_throughput" if parallel else ICOUNT_BENCHES
     args = ["make", "-s", "--no-print-directory", "ARCH=" + arch, "run",
-            "CMDLINE=bt.bench=all " + extra]
-    if noinstr:
-        args.append("NOINSTR=1")
-    rc, out = sh(args, env={"SMP": "1", "ICOUNT": "1", "TIMEOUT": "600"})
+            "CMDLINE=bt.bench=" + spec]
+    args.append("NOINSTR=1" if noinstr else "BENCH_FUNCS=1")
+    env = {"SMP": "3", "TIMEOUT": "600"} if parallel else {"SMP": "1", "ICOUNT": "1", "TIMEOUT": "900"}
+    rc, out = sh(args, env=env)
     os.makedirs(os.path.join(ROOT, "build", "bench"), exist_ok=True)
-    with open(os.path.join(ROOT, "build", "bench", "%s%s.log" % (arch, "-noinstr" if noinstr else "")), "w") as f:
+    tag = "-noinstr" if noinstr else "-parallel" if parallel else ""
+    with open(os.path.join(ROOT, "build", "bench", "%s%s.log" % (arch, tag)), "w") as f:
         f.write(out)
     if rc != 0:
         sys.exit("bench: %s boot failed (status %d):\n%s" % (arch, rc, out[-3000:]))
@@ -72,9 +82,22 @@ def guest_figures(arch, noinstr=False, extra=""):
     return figs
 
 
-def measure(arch):
+def host_uftrace():
+    rc, out = sh(["tools/bench-uftrace.py"])
+    m = re.search(r"^uftrace_call (\S+)(?: (.*))?$", out, re.M)
+    if rc != 0 or not m:
+        return {"value": None, "unit": "insns", "why": "not available: bench-uftrace failed"}
+    if m.group(1) == "na":
+        return {"value": None, "unit": "insns", "why": "not available: " + (m.group(2) or "")}
+    v = float(m.group(1))
+    return {"value": v, "min": v, "max": v, "unit": "insns"}
+
+
+def measure(arch, quick):
     figs = guest_figures(arch)
     base = guest_figures(arch, noinstr=True)
+    if not quick:
+        figs.update(guest_figures(arch, parallel=True))
     a, b = figs.get("demo_work_per_1k_lookups"), base.get("demo_work_per_1k_lookups")
     if a and b and a["value"] and b["value"]:
         figs["site_disabled_ratio"] = {
@@ -96,8 +119,10 @@ def main():
     args = ap.parse_args()
     arches = args.arch or ["arm64", "x86_64"]
     rows, bad = [], 0
+    uftrace = host_uftrace()
     for arch in arches:
-        figs = measure(arch)
+        figs = measure(arch, args.quick)
+        figs["uftrace_call"] = uftrace          # host figure, same for each row
         for name, unit, accel in FIGURES:
             f = figs.get(name)
             if f is None or f["value"] is None:

@@ -9,6 +9,7 @@ Checks, each a line "ok - NAME" or "not ok - NAME" (with the evidence):
   ARCH demo   `make qemu-ARCH </dev/null` runs the demo and exits 0
   ARCH app    APP=tests/apps/ok exits 0, APP=tests/apps/fail exits non-zero
   ARCH crash  a fatal exception and a panic print their report and exit 3
+  ARCH ftrace the function tracer from the command line: exact events
 
 Options: --arch arm64|x86_64 (repeatable), --only host|guest|demo|app|crash,
 --keep (leave serial logs in build/test-logs).
@@ -149,13 +150,43 @@ def crash(arch):
     report(bool(ok), "%s panic: message, backtrace, exit 3 (got %d)" % (arch, rc), out)
 
 
+LINE_RE = re.compile(r"^ {0,15}\S+-(\d+) +\[(\d{3})\] [d.][N.][h.][.0-9a-f]\. +\d+\.\d{6}: (\S+) <-(\S+)$")
+
+
+def ftrace_boot(arch):
+    """ftrace=function from the command line: the exact events of the demo."""
+    rc, out, _ = boot(arch, "ftrace=function ftrace_filter=vfs_stat,path_walk "
+                            "ftrace_notrace=path_walk", timeout=120)
+    save_log(arch + "-ftrace-boot", out)
+    lines = [LINE_RE.match(l) for l in out.splitlines()]
+    calls = {}
+    for m in filter(None, lines):
+        calls[(m.group(3), m.group(4))] = calls.get((m.group(3), m.group(4)), 0) + 1
+    irq = re.search(r"(\d+) lookups from the timer interrupt", out)
+    hdr = re.search(r"^# tracer: function\n#\n# entries-in-buffer/entries-written: (\d+)/(\d+)   #P:4$",
+                    out, re.M)
+    want = {("vfs_stat", "worker_main"): 4 * 50 * 8}
+    if irq and int(irq.group(1)):
+        want[("vfs_stat", "demo_tick")] = int(irq.group(1))
+    total = sum(want.values())
+    ok = rc == 0 and calls == want and hdr and int(hdr.group(1)) == total == int(hdr.group(2))
+    report(bool(ok), "%s ftrace=function ftrace_filter=vfs_stat,path_walk ftrace_notrace=path_walk: "
+           "exactly the demo's calls (%s)" % (arch, calls), out)
+    rc, out, _ = boot(arch, "ftrace=nosuch ftrace_filter=[oops", timeout=120)
+    save_log(arch + "-ftrace-bad", out)
+    ok = rc == 0 and "bad boot option 'ftrace=nosuch', ignored" in out and \
+        "bad boot option 'ftrace_filter=[oops', ignored" in out and \
+        "# tracer:" not in out and "baretrace: demo returned 0" in out
+    report(ok, "%s bad ftrace= option reported and ignored" % arch, out)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--arch", action="append")
     ap.add_argument("--only", action="append")
     args = ap.parse_args()
     arches = args.arch or ["arm64", "x86_64"]
-    only = set(args.only or ["host", "guest", "demo", "app", "crash"])
+    only = set(args.only or ["host", "guest", "demo", "app", "crash", "ftrace"])
     if "host" in only:
         host_tests()
     for arch in arches:
@@ -169,6 +200,8 @@ def main():
             demo(arch)
         if "crash" in only:
             crash(arch)
+        if "ftrace" in only:
+            ftrace_boot(arch)
         if "app" in only:
             apps(arch)
     passed = sum(1 for ok, _ in results if ok)

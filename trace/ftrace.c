@@ -255,9 +255,9 @@ int ftrace_update(void)
 static void commit_applied(struct ftrace_hash **garbage, unsigned *ng)
 {
 	for (struct ftrace_ops *op = ops_list; op; op = op->next) {
-		if (op->applied_filter != op->filter)
+		if (op->applied_filter != op->filter && op->applied_filter)
 			garbage[(*ng)++] = op->applied_filter;
-		if (op->applied_notrace != op->notrace)
+		if (op->applied_notrace != op->notrace && op->applied_notrace)
 			garbage[(*ng)++] = op->applied_notrace;
 		op->applied_filter = op->filter;
 		op->applied_notrace = op->notrace;
@@ -548,4 +548,57 @@ int unregister_ftrace_direct(struct ftrace_ops *op)
 int ftrace_init(void)
 {
 	return records_init();
+}
+
+/* ---- listings (available_filter_functions, enabled_functions) ---- */
+
+void ftrace_list_available(void (*out)(void *ctx, const char *line), void *ctx)
+{
+	for (unsigned i = 0; i < ftrace_nrecs; i++)
+		out(ctx, rec_name(&ftrace_recs[i]));
+}
+
+/* One enabled_functions line for r, in Linux's layout:
+ * "name (refs) R  D O \ttramp: ADDR (callback)" or "... ->caller". */
+static void describe(struct ftrace_rec *r, char *buf, size_t size)
+{
+	uint32_t f = r->flags;
+	uintptr_t ip = rec_ip(r);
+	char sym[96];
+	size_t n = (size_t)ksnprintf(buf, size, "%s (%u)%s  %s%s%s", rec_name(r),
+				     f & FREC_REF_MASK, (f & FREC_REGS_EN) ? " R" : "  ",
+				     (f & FREC_DIRECT_EN) ? " D" : "  ",
+				     (f & FREC_CALL_OPS_EN) ? " O" : "  ", "   ");
+	struct site_want w;
+	want_of(ip, &w, true);
+	if (n < size && (f & FREC_TRAMP_EN) && w.single) {
+		ksym_format(sym, sizeof(sym), (uintptr_t)w.single->func);
+		n += (size_t)ksnprintf(buf + n, size - n, "\ttramp: 0x%lx (%s)",
+				       (unsigned long)w.single->tramp, sym);
+	} else if (n < size && (f & FREC_ENABLED) && !(f & FREC_DIRECT_EN)) {
+		ksym_format(sym, sizeof(sym), target_of(enabled_as_wanted(f), &w));
+		n += (size_t)ksnprintf(buf + n, size - n, " ->%s", sym);
+	}
+	if (n < size && (f & FREC_CALL_OPS_EN) && w.single) {
+		ksym_format(sym, sizeof(sym), (uintptr_t)w.single->func);
+		n += (size_t)ksnprintf(buf + n, size - n, "\tops: 0x%lx (%s)",
+				       (unsigned long)w.single, sym);
+	}
+	if (n < size && (f & FREC_DIRECT_EN)) {
+		ksym_format(sym, sizeof(sym), w.direct);
+		ksnprintf(buf + n, size - n, "\n\tdirect-->%s", sym);
+	}
+}
+
+void ftrace_list_enabled(void (*out)(void *ctx, const char *line), void *ctx)
+{
+	char line[320];
+	mutex_lock(&ftrace_mutex);
+	for (unsigned i = 0; i < ftrace_nrecs; i++) {
+		if (!(ftrace_recs[i].flags & FREC_ENABLED))
+			continue;
+		describe(&ftrace_recs[i], line, sizeof(line));
+		out(ctx, line);
+	}
+	mutex_unlock(&ftrace_mutex);
 }

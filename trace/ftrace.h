@@ -38,6 +38,7 @@
 
 struct ftrace_ops;
 struct ftrace_hash;
+struct ftrace_regs;            /* arch_defs.h */
 
 typedef void (*ftrace_func_t)(uintptr_t ip, uintptr_t parent_ip, struct ftrace_ops *op,
 			      struct ftrace_regs *fregs);
@@ -97,6 +98,16 @@ int unregister_ftrace_direct(struct ftrace_ops *ops);
 void ftrace_ops_list_func(uintptr_t ip, uintptr_t parent_ip, struct ftrace_ops *op,
 			  struct ftrace_regs *fregs);
 extern struct ftrace_ops ftrace_list_ops;   /* per-site data word for list sites */
+
+/* tracefs listings, one line per call of out():
+ * available_filter_functions (every record's name) and enabled_functions
+ * (Linux's layout: name, reference count, R/D/O flags, then the trampoline
+ * and the callback it reaches, or "->" the shared caller). */
+void ftrace_list_available(void (*out)(void *ctx, const char *line), void *ctx);
+void ftrace_list_enabled(void (*out)(void *ctx, const char *line), void *ctx);
+
+/* Build the record table and initialise every site (boot CPU, before SMP). */
+int ftrace_init(void);
 
 /* Stop all tracing for good after an impossible state; says why. */
 void ftrace_kill(const char *why);

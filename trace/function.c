@@ -13,6 +13,7 @@
 #include "boot/cmdline.h"
 #include "boot/console.h"
 #include "boot/ksyms.h"
+#include "lib/glob.h"
 #include "trace/ftrace.h"
 #include "trace/ftrace_internal.h"
 #include "trace/trace.h"
@@ -45,8 +46,41 @@ struct ftrace_ops function_ops = {
 
 static const char *boot_filter, *boot_notrace;
 
-static int opt_filter(const char *v) { boot_filter = v; return v && *v ? 0 : -1; }
-static int opt_notrace(const char *v) { boot_notrace = v; return v && *v ? 0 : -1; }
+/* Patterns are checked now (so a typo is reported at boot); whether they
+ * match functions is known once the tracer starts. */
+static bool globs_valid(const char *v)
+{
+	char word[128];
+	if (!v || !*v)
+		return false;
+	while (*v) {
+		size_t n = strcspn(v, ", ");
+		if (n && n < sizeof(word)) {
+			memcpy(word, v, n);
+			word[n] = '\0';
+			if (glob_check(word[0] == '!' ? word + 1 : word))
+				return false;
+		}
+		v += n + (v[n] != '\0');
+	}
+	return true;
+}
+
+static int opt_filter(const char *v)
+{
+	if (!globs_valid(v))
+		return -1;
+	boot_filter = v;
+	return 0;
+}
+
+static int opt_notrace(const char *v)
+{
+	if (!globs_valid(v))
+		return -1;
+	boot_notrace = v;
+	return 0;
+}
 BT_PARAM("ftrace_filter", opt_filter, "functions the function tracer traces (globs)");
 BT_PARAM("ftrace_notrace", opt_notrace, "functions it never traces (globs)");
 

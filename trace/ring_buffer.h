@@ -96,7 +96,7 @@ struct rb_allocator {
 
 #define RB_FL_OVERWRITE  1u     /* flight recorder: drop the oldest page when full */
 #define RB_ALL_CPUS      (-1)
-#define RB_MAX_CPUS      64u
+#define RB_MAX_CPUS      16u    /* = MAX_CPUS: struct rb_iter is sized by it */
 #define RB_MIN_PAGES     2u
 
 struct rb_buffer;

@@ -6,6 +6,7 @@
 #include "boot/bench.h"
 #include "boot/clock.h"
 #include "boot/main.h"
+#include "demo/vfs.h"
 
 #define LOOKUPS 2000
 

@@ -1,0 +1,474 @@
+/*
+ * test_ftrace.c — the dynamic tracing core, modelled on Linux's startup
+ * self-tests, with exact counts.
+ *
+ * The ft_* functions are this file's traced targets (built with patchable
+ * entries like all test code); noinline and an empty asm keep every call a
+ * real call.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "boot/clock.h"
+#include "boot/console.h"
+#include "boot/ksyms.h"
+#include "boot/sched.h"
+#include "boot/smp.h"
+#include "boot/test.h"
+#include "patch/patch.h"
+#include "patch/tramp.h"
+#include "trace/ftrace.h"
+#include "trace/records.h"
+
+#define T __attribute__((noinline))
+#define KEEP() __asm__ volatile("" ::: "memory")
+
+T int ft_a(int x) { KEEP(); return x + 1; }
+T int ft_b(int x) { KEEP(); return x + 2; }
+T int ft_c(int x) { KEEP(); return x + 3; }
+T int ft_leaf(int x) { KEEP(); return x * 2; }
+T int ft_target(int x) { KEEP(); return x - 1; }
+T long ft_args3(long a, long b, long c) { KEEP(); return a * 100 + b * 10 + c; }
+T double ft_fp(double a, double b, int k) { KEEP(); return a * b + k; }
+T int ft_direct_target(int x) { KEEP(); return x * 3; }
+T int ft_hot(int x) { KEEP(); return x ^ 1; }
+T int ft_fire(int x) { KEEP(); return x + 7; }
+T void ft_caller(int n) { for (int i = 0; i < n; i++) ft_target(i); }
+
+struct counter {
+	struct ftrace_ops ops;
+	unsigned long hits;            /* atomic */
+	uintptr_t last_ip, last_parent;
+	unsigned long bad;             /* atomic: calls that broke the test's rule */
+	unsigned long leaf_hits;       /* atomic: calls of ft_leaf (not in hits) */
+};
+
+static void count_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
+		     struct ftrace_regs *fregs)
+{
+	struct counter *c = (struct counter *)op;
+	if (ip == (uintptr_t)ft_leaf) {
+		__atomic_fetch_add(&c->leaf_hits, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	__atomic_fetch_add(&c->hits, 1, __ATOMIC_RELAXED);
+	c->last_ip = ip;
+	c->last_parent = parent;
+	if (ftrace_regs_get_instruction_pointer(fregs) != ip ||
+	    ftrace_regs_get_return_address(fregs) != parent)
+		__atomic_fetch_add(&c->bad, 1, __ATOMIC_RELAXED);
+}
+
+static void counter_init(struct counter *c, const char *filter)
+{
+	memset(c, 0, sizeof(*c));
+	c->ops.func = count_cb;
+	if (filter)
+		ftrace_set_filter(&c->ops, filter, true);
+}
+
+static const char *sym(uintptr_t a)
+{
+	const char *s = ksym_lookup(a, NULL, NULL);
+	return s ? s : "?";
+}
+
+TEST_CASE(ftrace, records_sorted_and_compact)
+{
+	EXPECT_EQ(sizeof(struct ftrace_rec), 8);
+	ASSERT_TRUE(ftrace_nrecs > 50);
+	for (unsigned i = 1; i < ftrace_nrecs; i++)
+		if (ftrace_recs[i].off <= ftrace_recs[i - 1].off) {
+			test_fail(__FILE__, __LINE__, "records %u/%u out of order", i - 1, i);
+			break;
+		}
+	struct ftrace_rec *r = rec_find((uintptr_t)ft_target);
+	ASSERT_TRUE(r != NULL);
+	EXPECT_STREQ(rec_name(r), "ft_target");
+	EXPECT_EQ(r->flags, 0);
+	EXPECT_TRUE(rec_find((uintptr_t)ft_target + 4) == NULL);
+}
+
+TEST_CASE(ftrace, one_function_exact_count)
+{
+	static struct counter c;
+	counter_init(&c, "ft_target");
+	ASSERT_EQ(register_ftrace_function(&c.ops), 0);
+	struct ftrace_rec *r = rec_find((uintptr_t)ft_target);
+	EXPECT_EQ(r->flags & FREC_REF_MASK, 1);
+	EXPECT_TRUE(r->flags & FREC_ENABLED);
+	ft_caller(100);
+	ft_a(1);
+	EXPECT_EQ(c.hits, 100);
+	EXPECT_EQ(c.last_ip, (uintptr_t)ft_target);
+	EXPECT_STREQ(sym(c.last_parent), "ft_caller");
+	EXPECT_EQ(c.bad, 0);
+	ASSERT_EQ(unregister_ftrace_function(&c.ops), 0);
+	EXPECT_EQ(r->flags, 0);
+	ft_caller(10);
+	EXPECT_EQ(c.hits, 100);
+}
+
+TEST_CASE(ftrace, three_ops_overlap_plus_runtime_ops)
+{
+	static struct counter a, b, c;
+	counter_init(&a, "ft_a ft_b");
+	counter_init(&b, "ft_b ft_c");
+	counter_init(&c, "ft_[abc]");
+	ASSERT_EQ(ftrace_set_notrace(&c.ops, "ft_c", true), 0);
+	struct counter *d = malloc(sizeof(*d));
+	ASSERT_TRUE(d != NULL);
+	counter_init(d, "ft_a");
+	ASSERT_EQ(register_ftrace_function(&a.ops), 0);
+	ASSERT_EQ(register_ftrace_function(&b.ops), 0);
+	ASSERT_EQ(register_ftrace_function(&c.ops), 0);
+	ASSERT_EQ(register_ftrace_function(&d->ops), 0);
+	EXPECT_EQ(rec_find((uintptr_t)ft_a)->flags & FREC_REF_MASK, 3);   /* a, c, d */
+	EXPECT_EQ(rec_find((uintptr_t)ft_b)->flags & FREC_REF_MASK, 3);   /* a, b, c */
+	EXPECT_EQ(rec_find((uintptr_t)ft_c)->flags & FREC_REF_MASK, 1);   /* b */
+	EXPECT_TRUE(rec_find((uintptr_t)ft_c)->flags & FREC_TRAMP_EN);
+	ft_a(0);
+	ft_b(0); ft_b(0);
+	ft_c(0); ft_c(0); ft_c(0);
+	EXPECT_EQ(a.hits, 1 + 2);
+	EXPECT_EQ(b.hits, 2 + 3);
+	EXPECT_EQ(c.hits, 1 + 2);
+	EXPECT_EQ(d->hits, 1);
+	/* '!' removes while registered: a now traces ft_a only. */
+	ASSERT_EQ(ftrace_set_filter(&a.ops, "!ft_b", false), 0);
+	ft_a(0);
+	ft_b(0);
+	EXPECT_EQ(a.hits, 3 + 1);
+	EXPECT_EQ(b.hits, 5 + 1);
+	EXPECT_EQ(c.hits, 3 + 2);
+	EXPECT_EQ(d->hits, 2);
+	ASSERT_EQ(unregister_ftrace_function(&d->ops), 0);
+	free(d);
+	ASSERT_EQ(unregister_ftrace_function(&a.ops), 0);
+	ASSERT_EQ(unregister_ftrace_function(&b.ops), 0);
+	ASSERT_EQ(unregister_ftrace_function(&c.ops), 0);
+	ft_a(0); ft_b(0); ft_c(0);
+	EXPECT_EQ(a.hits + b.hits + c.hits, 4 + 6 + 5);
+	EXPECT_EQ(a.bad + b.bad + c.bad, 0);
+	for (const void *f = (const void *)ft_a; f; f = f == (void *)ft_a ? (void *)ft_b :
+			f == (void *)ft_b ? (void *)ft_c : NULL)
+		EXPECT_EQ(rec_find((uintptr_t)f)->flags, 0);
+}
+
+static struct counter rec_c;
+static void recursing_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
+			 struct ftrace_regs *fregs)
+{
+	__atomic_fetch_add(&rec_c.hits, 1, __ATOMIC_RELAXED);
+	ft_leaf((int)rec_c.hits);       /* traced: must not come back here */
+}
+
+TEST_CASE(ftrace, recursion_is_not_traced)
+{
+	memset(&rec_c, 0, sizeof(rec_c));
+	rec_c.ops.func = recursing_cb;
+	ASSERT_EQ(ftrace_set_filter(&rec_c.ops, "ft_target ft_leaf", true), 0);
+	ASSERT_EQ(register_ftrace_function(&rec_c.ops), 0);
+	ft_caller(10);
+	EXPECT_EQ(rec_c.hits, 10);
+	for (int i = 0; i < 5; i++)
+		ft_leaf(i);
+	EXPECT_EQ(rec_c.hits, 15);
+	ASSERT_EQ(unregister_ftrace_function(&rec_c.ops), 0);
+}
+
+static long seen_args[3];
+static bool seen_regs, seen_noregs_null;
+static void regs_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
+		    struct ftrace_regs *fregs)
+{
+	for (int i = 0; i < 3; i++)
+		seen_args[i] = (long)ftrace_regs_get_argument(fregs, i);
+	seen_regs = ftrace_get_regs(fregs) != NULL;
+}
+
+static void noregs_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
+		      struct ftrace_regs *fregs)
+{
+	seen_noregs_null = ftrace_get_regs(fregs) == NULL;
+}
+
+TEST_CASE(ftrace, save_regs_sees_arguments)
+{
+	static struct ftrace_ops regs_ops = { .func = regs_cb, .flags = FTRACE_OPS_FL_SAVE_REGS };
+	static struct ftrace_ops plain_ops = { .func = noregs_cb };
+	ASSERT_EQ(ftrace_set_filter(&regs_ops, "ft_args3", true), 0);
+	ASSERT_EQ(ftrace_set_filter(&plain_ops, "ft_args3", true), 0);
+	ASSERT_EQ(register_ftrace_function(&regs_ops), 0);
+	EXPECT_TRUE(rec_find((uintptr_t)ft_args3)->flags & FREC_REGS_EN);
+	EXPECT_EQ(ft_args3(1, 2, 3), 123);
+	EXPECT_EQ(seen_args[0], 1);
+	EXPECT_EQ(seen_args[1], 2);
+	EXPECT_EQ(seen_args[2], 3);
+	EXPECT_TRUE(seen_regs);
+	ASSERT_EQ(unregister_ftrace_function(&regs_ops), 0);
+	ASSERT_EQ(register_ftrace_function(&plain_ops), 0);
+	EXPECT_EQ(ft_args3(4, 5, 6), 456);
+	EXPECT_TRUE(seen_noregs_null);
+	ASSERT_EQ(unregister_ftrace_function(&plain_ops), 0);
+}
+
+/* A callback that uses FP/SIMD registers itself (this file may use FP). */
+static volatile double fp_sink;
+static void fp_clobber_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
+			  struct ftrace_regs *fregs)
+{
+	double x = 1.5;
+	for (int i = 0; i < 8; i++)
+		x = x * 3.25 - 0.5;
+	fp_sink = x;
+}
+
+TEST_CASE(ftrace, fp_arguments_survive_callbacks)
+{
+	static struct ftrace_ops fp_ops = { .func = fp_clobber_cb };
+	static struct ftrace_ops fp_regs_ops = { .func = fp_clobber_cb,
+						 .flags = FTRACE_OPS_FL_SAVE_REGS };
+	double want = ft_fp(2.5, 4.0, 3);
+	ASSERT_EQ(ftrace_set_filter(&fp_ops, "ft_fp", true), 0);
+	ASSERT_EQ(ftrace_set_filter(&fp_regs_ops, "ft_fp", true), 0);
+	ASSERT_EQ(register_ftrace_function(&fp_ops), 0);
+	EXPECT_TRUE(ft_fp(2.5, 4.0, 3) == want);                 /* own trampoline */
+	ASSERT_EQ(register_ftrace_function(&fp_regs_ops), 0);
+	EXPECT_TRUE(ft_fp(2.5, 4.0, 3) == want);                 /* list caller, regs */
+	ASSERT_EQ(unregister_ftrace_function(&fp_regs_ops), 0);
+	ASSERT_EQ(unregister_ftrace_function(&fp_ops), 0);
+	EXPECT_TRUE(fp_sink != 0);
+}
+
+TEST_CASE(ftrace, direct_trampoline)
+{
+	static struct ftrace_ops d = { 0 };
+	ASSERT_EQ(ftrace_set_filter(&d, "ft_direct_target", true), 0);
+	uint64_t before = arch_test_direct_hits;
+	ASSERT_EQ(register_ftrace_direct(&d, (uintptr_t)arch_test_direct_tramp), 0);
+	EXPECT_TRUE(rec_find((uintptr_t)ft_direct_target)->flags & FREC_DIRECT_EN);
+	for (int i = 0; i < 7; i++)
+		EXPECT_EQ(ft_direct_target(i), 3 * i);
+	EXPECT_EQ(arch_test_direct_hits - before, 7);
+	/* A second direct trampoline on the same function is refused. */
+	static struct ftrace_ops d2 = { 0 };
+	ASSERT_EQ(ftrace_set_filter(&d2, "ft_direct_target", true), 0);
+	EXPECT_EQ(register_ftrace_direct(&d2, (uintptr_t)arch_test_direct_tramp_body), -EBUSY);
+	ASSERT_EQ(unregister_ftrace_direct(&d), 0);
+	ft_direct_target(1);
+	EXPECT_EQ(arch_test_direct_hits - before, 7);
+	/* One that calls the function's body and changes the result. */
+	ASSERT_EQ(register_ftrace_direct(&d2, (uintptr_t)arch_test_direct_tramp_body), 0);
+	EXPECT_EQ(ft_direct_target(5), 15 + 1000);
+	ASSERT_EQ(unregister_ftrace_direct(&d2), 0);
+	EXPECT_EQ(ft_direct_target(5), 15);
+}
+
+TEST_CASE(ftrace, bad_input_changes_nothing)
+{
+	static struct counter c;
+	counter_init(&c, "ft_target");
+	ASSERT_EQ(register_ftrace_function(&c.ops), 0);
+	struct ftrace_hash *before = c.ops.filter;
+	EXPECT_EQ(ftrace_set_filter(&c.ops, "ft_[abc", false), -EINVAL);
+	EXPECT_EQ(ftrace_set_filter(&c.ops, "no_such_function_xyz", true), -EINVAL);
+	EXPECT_EQ(ftrace_set_filter(&c.ops, "ft_a no_such_function_xyz", true), -EINVAL);
+	EXPECT_EQ(ftrace_set_notrace(&c.ops, "ft_target\\", true), -EINVAL);
+	EXPECT_TRUE(c.ops.filter == before);
+	EXPECT_EQ(register_ftrace_function(&c.ops), -EBUSY);
+	ft_caller(3);
+	ft_a(0);
+	EXPECT_EQ(c.hits, 3);
+	ASSERT_EQ(unregister_ftrace_function(&c.ops), 0);
+	EXPECT_EQ(unregister_ftrace_function(&c.ops), -EINVAL);
+	static struct ftrace_ops nofunc = { 0 };
+	EXPECT_EQ(register_ftrace_function(&nofunc), -EINVAL);
+}
+
+/* ---- live switching under fire ---- */
+
+enum { RUN, HOLD, QUIT };
+static volatile int phase;
+static unsigned long holding;                  /* atomic: callers parked in HOLD */
+static unsigned long hot_calls, fire_calls;    /* atomic */
+
+static int fire_thread(void *arg)
+{
+	unsigned long mine = 0;
+	for (;;) {
+		int p = phase;
+		if (p == QUIT)
+			break;
+		if (p == HOLD) {
+			__atomic_fetch_add(&holding, 1, __ATOMIC_ACQ_REL);
+			while (phase == HOLD)
+				arch_cpu_relax();
+			__atomic_fetch_sub(&holding, 1, __ATOMIC_ACQ_REL);
+			continue;
+		}
+		ft_hot((int)mine);
+		__atomic_fetch_add(&hot_calls, 1, __ATOMIC_RELAXED);
+		for (int i = 0; i < 4; i++) {
+			ft_fire(i);
+			__atomic_fetch_add(&fire_calls, 1, __ATOMIC_RELAXED);
+		}
+		mine++;
+	}
+	return 0;
+}
+
+/* Calls ft_leaf while hopping between CPUs (and being preempted), so
+ * trampolines are entered on every CPU by a thread that moves. */
+static int migrant_thread(void *arg)
+{
+	unsigned long i = 0;
+	while (phase != QUIT) {
+		ft_leaf((int)i);
+		if (++i % 64 == 0)
+			thread_migrate(current_thread(), (int)((i / 64) % ncpus));
+	}
+	thread_migrate(current_thread(), -1);
+	return 0;
+}
+
+static void print_line(void *ctx, const char *line)
+{
+	kprintf("    # enabled: %s\n", line);
+}
+
+/* Park the callers: afterwards no call is in flight. */
+static void hold_callers(unsigned n)
+{
+	phase = HOLD;
+	while (__atomic_load_n(&holding, __ATOMIC_ACQUIRE) < n)
+		arch_cpu_relax();
+}
+
+/* Rounds of single -> several -> regs -> none.  Each transition costs a few
+ * IPI rounds, slow when 4 vCPUs share 2 host cores: the quick run does 40,
+ * bt.test_slow adds a run of 1000. */
+static void live_switching(unsigned rounds);
+
+TEST_CASE(ftrace, live_switching_under_fire)
+{
+	live_switching(40);
+}
+
+TEST_CASE_FLAGS(ftrace, live_switching_1000_rounds, TEST_SLOW)
+{
+	live_switching(1000);
+}
+
+static void live_switching(unsigned rounds)
+{
+	static struct counter ops[3];
+	counter_init(&ops[0], "ft_hot ft_fire ft_leaf");
+	counter_init(&ops[1], "ft_hot ft_fire ft_leaf");
+	counter_init(&ops[2], "ft_hot ft_fire ft_leaf");
+	ops[2].ops.flags = FTRACE_OPS_FL_SAVE_REGS;
+	unsigned n = ncpus - 1;
+	struct thread *t[MAX_CPUS];
+	phase = RUN;
+	hot_calls = fire_calls = 0;
+	for (unsigned i = 0; i < n; i++)
+		t[i] = thread_create("fire", fire_thread, NULL, (int)(i + 1));
+	struct thread *migrant = thread_create("migrant", migrant_thread, NULL, -1);
+	unsigned long expect[3] = { 0 };
+	struct tramp_stats ts0, ts1;
+	tramp_get_stats(&ts0);
+	bool reported = false;
+	for (unsigned r = 0; r < rounds; r++) {
+		/* single -> several -> regs -> none, each step under fire for
+		 * ft_fire, and an exactly counted window for ft_hot. */
+		for (int step = 0; step < 4; step++) {
+			if (step < 3)
+				EXPECT_EQ(register_ftrace_function(&ops[step].ops), 0);
+			else
+				for (int k = 2; k >= 0; k--)
+					EXPECT_EQ(unregister_ftrace_function(&ops[k].ops), 0);
+			hold_callers(n);
+			unsigned long h0 = hot_calls;
+			unsigned long c0[3];
+			for (int k = 0; k < 3; k++)
+				c0[k] = ops[k].hits;
+			phase = RUN;
+			clock_delay_ns(200000);
+			hold_callers(n);
+			unsigned long window = hot_calls - h0;
+			for (int k = 0; k < 3; k++) {
+				bool attached = step < 3 && k <= step;
+				/* hits on ft_hot+ft_fire: exactly 5 per hot call while attached */
+				unsigned long got = ops[k].hits - c0[k];
+				if (attached)
+					expect[k] += window * 5;
+				if (got != (attached ? window * 5 : 0) && !reported) {
+					test_fail(__FILE__, __LINE__,
+						  "round %u step %d ops %d: %lu hits for %lu calls",
+						  r, step, k, got, window);
+					ftrace_list_enabled(print_line, NULL);
+					reported = true;
+				}
+			}
+			phase = RUN;
+		}
+	}
+	phase = QUIT;
+	for (unsigned i = 0; i < n; i++)
+		thread_join(t[i]);
+	thread_join(migrant);
+	EXPECT_TRUE(ops[0].leaf_hits > 0);
+	tramp_synchronize();
+	tramp_get_stats(&ts1);
+	for (int k = 0; k < 3; k++)
+		EXPECT_EQ(ops[k].bad, 0);
+	EXPECT_TRUE(fire_calls > 0);
+	/* Trampolines were freed and reused many times; none is left in use. */
+	EXPECT_TRUE(ts1.reclaimed > ts0.reclaimed);
+	EXPECT_EQ(ts1.used, 0);
+	EXPECT_EQ(rec_find((uintptr_t)ft_hot)->flags, 0);
+}
+
+struct capture {
+	char text[2048];
+	size_t len;
+	unsigned lines;
+};
+
+static void capture_line(void *ctx, const char *line)
+{
+	struct capture *c = ctx;
+	int n = ksnprintf(c->text + c->len, sizeof(c->text) - c->len, "%s\n", line);
+	if (n > 0 && c->len + (size_t)n < sizeof(c->text))
+		c->len += (size_t)n;
+	c->lines++;
+}
+
+TEST_CASE(ftrace, listings)
+{
+	static struct capture cap;
+	memset(&cap, 0, sizeof(cap));
+	ftrace_list_available(capture_line, &cap);
+	EXPECT_EQ(cap.lines, ftrace_nrecs);
+	static struct counter c;
+	counter_init(&c, "ft_target ft_a");
+	ASSERT_EQ(register_ftrace_function(&c.ops), 0);
+	memset(&cap, 0, sizeof(cap));
+	ftrace_list_enabled(capture_line, &cap);
+	char want[256], sym[96];
+	ksym_format(sym, sizeof(sym), (uintptr_t)count_cb);
+	ksnprintf(want, sizeof(want), "ft_a (1)           \ttramp: 0x%lx (%s)\n"
+		  "ft_target (1)           \ttramp: 0x%lx (%s)\n",
+		  (unsigned long)c.ops.tramp, sym, (unsigned long)c.ops.tramp, sym);
+	if ((uintptr_t)ft_target < (uintptr_t)ft_a)
+		ksnprintf(want, sizeof(want), "ft_target (1)           \ttramp: 0x%lx (%s)\n"
+			  "ft_a (1)           \ttramp: 0x%lx (%s)\n",
+			  (unsigned long)c.ops.tramp, sym, (unsigned long)c.ops.tramp, sym);
+	EXPECT_TRUE(c.ops.tramp != 0);
+	EXPECT_STREQ(cap.text, want);
+	ASSERT_EQ(unregister_ftrace_function(&c.ops), 0);
+	memset(&cap, 0, sizeof(cap));
+	ftrace_list_enabled(capture_line, &cap);
+	EXPECT_EQ(cap.lines, 0);
+}

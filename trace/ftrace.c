@@ -73,7 +73,7 @@ static inline __attribute__((always_inline)) bool ops_wants(const struct ftrace_
  * preemption off, then the recursion guard of this context, then the user's
  * callback.
  */
-static void ftrace_ops_assist_func(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
+static FTRACE_HOT void ftrace_ops_assist_func(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
 				   struct ftrace_regs *fregs)
 {
 	uintptr_t tok = ftrace_preempt_disable();
@@ -84,8 +84,8 @@ static void ftrace_ops_assist_func(uintptr_t ip, uintptr_t parent, struct ftrace
 	ftrace_preempt_enable(tok);
 }
 
-void ftrace_ops_list_func(uintptr_t ip, uintptr_t parent, struct ftrace_ops *unused,
-			  struct ftrace_regs *fregs)
+FTRACE_HOT void ftrace_ops_list_func(uintptr_t ip, uintptr_t parent, struct ftrace_ops *unused,
+				     struct ftrace_regs *fregs)
 {
 	uintptr_t tok = ftrace_preempt_disable();
 	unsigned bit = ftrace_recursion_enter();
@@ -324,6 +324,8 @@ static int do_register(struct ftrace_ops *op)
 		return -EBUSY;
 	if (!op->func && !(op->flags & FTRACE_OPS_FL_DIRECT))
 		return -EINVAL;
+	if ((op->flags & FTRACE_OPS_FL_RECURSION) && !text_is_trampoline((uintptr_t)op->func))
+		return -EINVAL;               /* see FTRACE_HOT */
 	op->call = (op->flags & FTRACE_OPS_FL_RECURSION) ? op->func : ftrace_ops_assist_func;
 	int err = ops_tramp_create(op);
 	if (err)

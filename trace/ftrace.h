@@ -43,9 +43,20 @@ struct ftrace_regs;            /* arch_defs.h */
 typedef void (*ftrace_func_t)(uintptr_t ip, uintptr_t parent_ip, struct ftrace_ops *op,
 			      struct ftrace_regs *fregs);
 
+/*
+ * Callbacks of FTRACE_OPS_FL_RECURSION ops are called straight from the
+ * trampoline and must disable preemption themselves; until they have, an
+ * interrupt must not preempt them (a preempted thread would keep a return
+ * address into a trampoline that may be freed).  Placing them in trampoline
+ * text with FTRACE_HOT achieves that: irq_exit() never preempts a thread
+ * whose PC is there.  register_ftrace_function() refuses such an ops whose
+ * callback is elsewhere.
+ */
+#define FTRACE_HOT __attribute__((section(".text.tramp"), noinline))
+
 enum {
 	FTRACE_OPS_FL_SAVE_REGS = 1u << 0,   /* callback needs ftrace_get_regs() */
-	FTRACE_OPS_FL_RECURSION = 1u << 1,   /* callback guards recursion itself */
+	FTRACE_OPS_FL_RECURSION = 1u << 1,   /* callback guards recursion itself (FTRACE_HOT) */
 	FTRACE_OPS_FL_ENABLED   = 1u << 8,   /* core: registered */
 	FTRACE_OPS_FL_DIRECT    = 1u << 9,   /* core: a direct trampoline */
 };

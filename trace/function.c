@@ -18,7 +18,7 @@
 #include "trace/ftrace_internal.h"
 #include "trace/trace.h"
 
-static void function_trace_call(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
+static FTRACE_HOT void function_trace_call(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
 				struct ftrace_regs *fregs)
 {
 	struct thread *t = arch_this_cpu()->current;

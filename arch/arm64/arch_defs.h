@@ -79,7 +79,7 @@ struct pt_regs {
  * regs variant fills all of r and sets regs = &r.  On the way back the
  * trampoline reloads x0-x8, x29, x30 and v0-v7 from here (and x10-x28 and
  * the PC from r in the regs variant), so what callbacks write is what the
- * function sees.
+ * function sees; r.sp and r.pstate are for reading only.
  */
 struct ftrace_regs {
 	struct pt_regs r;

@@ -2,6 +2,7 @@
 # qemu-run.sh ARCH KERNEL.elf [CMDLINE] — boot baretrace under QEMU's TCG.
 #
 # Environment: SMP (4), MEM (512M), ACCEL (tcg; kvm only on request),
+# TCG_THREAD (multi: vCPUs in parallel; single: one host thread for all),
 # ICOUNT=1 (single-threaded TCG with -icount shift=0), TIMEOUT (seconds, none
 # when interactive), INITRD (file for -initrd), GDB=1 (halt on the gdbstub at
 # :1234 and attach gdb-multiarch; serial goes to SERIAL_LOG), SERIAL_LOG.
@@ -22,7 +23,7 @@ if [ "${ICOUNT:-0}" = 1 ]; then
 elif [ "$accel" = kvm ]; then
 	args+=(-accel kvm)
 else
-	args+=(-accel tcg,thread=multi)
+	args+=(-accel tcg,thread=${TCG_THREAD:-multi})
 fi
 [ -n "${INITRD:-}" ] && args+=(-initrd "$INITRD")
 

@@ -79,10 +79,12 @@ def kernel_path(arch, app=None):
     return out.strip().splitlines()[-1]
 
 
-def boot(arch, cmdline, app=None, timeout=300, smp=SMP):
+def boot(arch, cmdline, app=None, timeout=300, smp=SMP, env=None):
     """Boot the built kernel; the status is the guest's own (tools/qemu-run.sh)."""
     cmd = ["tools/qemu-run.sh", arch, kernel_path(arch, app), cmdline]
-    return run(cmd, timeout + 30, env={"SMP": str(smp), "TIMEOUT": str(timeout)})
+    e = {"SMP": str(smp), "TIMEOUT": str(timeout)}
+    e.update(env or {})
+    return run(cmd, timeout + 30, env=e)
 
 
 def online_ok(out, smp=SMP):
@@ -172,6 +174,17 @@ def ftrace_boot(arch):
     ok = rc == 0 and calls == want and hdr and int(hdr.group(1)) == total == int(hdr.group(2))
     report(bool(ok), "%s ftrace=function ftrace_filter=vfs_stat,path_walk ftrace_notrace=path_walk: "
            "exactly the demo's calls (%s)" % (arch, calls), out)
+    # Live patching again with all vCPUs on one host thread (TOOLCHAIN-NOTES:
+    # cross-modifying code must hold under both TCG modes).
+    rc, out, secs = boot(arch, "bt.test=ftrace", timeout=300, env={"TCG_THREAD": "single"})
+    save_log(arch + "-ftrace-single", out)
+    ok = rc == 0 and re.search(r"^    ok \d+ live_switching_under_fire$", out, re.M)
+    report(bool(ok), "%s ftrace suite under single-threaded TCG (%.0fs)" % (arch, secs), out)
+    rc, out, _ = boot(arch, "bt.test=ftrace_refuse", timeout=120)
+    save_log(arch + "-ftrace-refuse", out)
+    ok = rc == 0 and re.search(r"^ftrace: tracing disabled: site of ft_refuse_target at [0-9a-f]+ "
+                               r"holds unexpected bytes \(EILSEQ\)$", out, re.M)
+    report(bool(ok), "%s a corrupted site is refused, named, and tracing disabled" % arch, out)
     rc, out, _ = boot(arch, "ftrace=nosuch ftrace_filter=[oops", timeout=120)
     save_log(arch + "-ftrace-bad", out)
     ok = rc == 0 and "bad boot option 'ftrace=nosuch', ignored" in out and \

@@ -472,3 +472,38 @@ TEST_CASE(ftrace, listings)
 	ftrace_list_enabled(capture_line, &cap);
 	EXPECT_EQ(cap.lines, 0);
 }
+
+/*
+ * A site whose bytes are not what the records say is refused: nothing of the
+ * batch is written, the error is named, tracing is disabled for good.  Run
+ * only when named (bt.test=ftrace_refuse), since it kills tracing.
+ */
+T int ft_refuse_target(int x) { KEEP(); return x + 11; }
+T int ft_refuse_other(int x) { KEEP(); return x + 12; }
+
+TEST_CASE_FLAGS(ftrace_refuse, corrupt_site_is_refused, TEST_MANUAL)
+{
+	uint8_t bad[ARCH_SITE_SIZE], before_other[ARCH_SITE_SIZE], after[ARCH_SITE_SIZE];
+	uintptr_t f = (uintptr_t)ft_refuse_target;
+	/* Make the site look enabled (a call to the list caller) behind the
+	 * records' back — what a stray write into text would do. */
+	ASSERT_EQ(arch_site_encode(f, (uintptr_t)arch_ftrace_list_caller, bad), 0);
+	arch_text_poke((void *)f, bad, ARCH_SITE_SIZE);
+	patch_sync_cores();
+	memcpy(before_other, (void *)ft_refuse_other, ARCH_SITE_SIZE);
+	static struct counter c;
+	counter_init(&c, "ft_refuse_target ft_refuse_other");
+	EXPECT_EQ(register_ftrace_function(&c.ops), -EILSEQ);
+	EXPECT_TRUE(ftrace_is_dead());
+	EXPECT_TRUE(rec_find(f)->flags & FREC_DISABLED);
+	/* Nothing of the batch was written: the other site is still disabled. */
+	EXPECT_EQ(memcmp((void *)ft_refuse_other, before_other, ARCH_SITE_SIZE), 0);
+	memcpy(after, (void *)f, ARCH_SITE_SIZE);
+	EXPECT_EQ(memcmp(after, bad, ARCH_SITE_SIZE), 0);
+	EXPECT_EQ(ft_refuse_other(1), 13);
+	EXPECT_EQ(c.hits, 0);
+	/* Dead means dead: nothing registers any more. */
+	static struct counter d;
+	counter_init(&d, NULL);
+	EXPECT_EQ(register_ftrace_function(&d.ops), -ENODEV);
+}

@@ -8,8 +8,8 @@
  * state of a site is derived from them and the record's _EN flags, the new
  * state from the current hashes.  Everything else happens under ftrace_mutex.
  *
- * The update (ftrace_update) runs after every change: for each record it
- * computes the wanted state, collects every record whose site must change
+ * The update (ftrace_update) runs after every change: for each record the
+ * change can affect (candidates()) it computes the wanted state, collects every record whose site must change
  * into one batch, patches the batch (patch_apply), and only then copies the
  * wanted flags into the enabled ones.  A refused site (bytes not as
  * expected) kills tracing: nothing more is patched and every callback stops.
@@ -192,10 +192,51 @@ static uint32_t wanted_as_enabled(uint32_t f)
 	       ((f & FREC_CALL_OPS) ? FREC_CALL_OPS_EN : 0);
 }
 
-int ftrace_update(void)
+/*
+ * Which records can an update for `op` change?  Only functions in its old or
+ * new filter or notrace hash: every other record keeps the same set of
+ * attached ops.  An empty filter means every function, so then all records
+ * are candidates.  Returns a bitmap over ftrace_recs (NULL: all), or
+ * sets *err.
+ */
+static uint64_t *candidates(const struct ftrace_ops *op, int *err)
+{
+	*err = 0;
+	const struct ftrace_hash *sets[4] = { op ? op->filter : NULL, op ? op->applied_filter : NULL,
+					      op ? op->notrace : NULL, op ? op->applied_notrace : NULL };
+	/* A registration counts the filter in (applied NULL): judge by what
+	 * the live state uses. */
+	bool was = op && op->applied, is = op && (op->flags & FTRACE_OPS_FL_ENABLED);
+	if (!op || (is && hash_empty(sets[0])) || (was && hash_empty(sets[1])))
+		return NULL;
+	uint64_t *map = calloc((ftrace_nrecs + 63) / 64 + 1, sizeof(uint64_t));
+	if (!map) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	for (int k = 0; k < 4; k++) {
+		const struct ftrace_hash *h = sets[k];
+		if (hash_empty(h))
+			continue;
+		for (unsigned i = 0; i <= h->mask; i++) {
+			struct ftrace_rec *r = h->slot[i] ? rec_find(h->slot[i]) : NULL;
+			if (r) {
+				unsigned idx = (unsigned)(r - ftrace_recs);
+				map[idx / 64] |= 1ull << (idx % 64);
+			}
+		}
+	}
+	return map;
+}
+
+int ftrace_update(const struct ftrace_ops *changed)
 {
 	if (ftrace_is_dead())
 		return -ENODEV;
+	int cerr;
+	uint64_t *map = candidates(changed, &cerr);
+	if (cerr)
+		return cerr;
 	struct patch_site *batch = malloc((ftrace_nrecs ? ftrace_nrecs : 1) * sizeof(*batch));
 	unsigned *idx = malloc((ftrace_nrecs ? ftrace_nrecs : 1) * sizeof(*idx));
 	uint32_t *newflags = malloc((ftrace_nrecs ? ftrace_nrecs : 1) * sizeof(*newflags));
@@ -203,11 +244,18 @@ int ftrace_update(void)
 		free(batch);
 		free(idx);
 		free(newflags);
+		free(map);
 		return -ENOMEM;
 	}
 	unsigned n = 0;
 	for (unsigned i = 0; i < ftrace_nrecs; i++) {
 		struct ftrace_rec *r = &ftrace_recs[i];
+		newflags[i] = r->flags;
+		if (map && !(map[i / 64] >> (i % 64) & 1)) {
+			if (!map[i / 64])
+				i |= 63;              /* skip the empty word */
+			continue;
+		}
 		if (r->flags & FREC_DISABLED)
 			continue;
 		uintptr_t ip = rec_ip(r);
@@ -237,7 +285,7 @@ int ftrace_update(void)
 	} else {
 		for (unsigned i = 0; i < ftrace_nrecs; i++) {
 			struct ftrace_rec *r = &ftrace_recs[i];
-			if (r->flags & FREC_DISABLED)
+			if ((r->flags & FREC_DISABLED) || (map && !(map[i / 64] >> (i % 64) & 1)))
 				continue;
 			uint32_t nf = newflags[i];
 			r->flags = (nf & (FREC_REF_MASK | FREC_WANT_MASK | FREC_ENABLED)) |
@@ -247,6 +295,7 @@ int ftrace_update(void)
 	free(batch);
 	free(idx);
 	free(newflags);
+	free(map);
 	return err;
 }
 
@@ -266,7 +315,7 @@ static void commit_applied(struct ftrace_hash **garbage, unsigned *ng)
 }
 
 /* Run the update and retire what it made unreachable.  ftrace_mutex held. */
-static int update_and_commit(void)
+static int update_and_commit(const struct ftrace_ops *changed)
 {
 	unsigned nops = 0, ng = 0;
 	for (struct ftrace_ops *op = ops_list; op; op = op->next)
@@ -274,7 +323,7 @@ static int update_and_commit(void)
 	struct ftrace_hash **garbage = calloc(2 * nops + 1, sizeof(*garbage));
 	if (!garbage)
 		return -ENOMEM;
-	int err = ftrace_update();
+	int err = ftrace_update(changed);
 	commit_applied(garbage, &ng);
 	if (ng) {
 		tramp_synchronize();       /* no list walker still reads them */
@@ -338,7 +387,7 @@ static int do_register(struct ftrace_ops *op)
 		__atomic_store_n(&ops_list, op, __ATOMIC_RELEASE);
 	}
 	__atomic_fetch_or(&op->flags, FTRACE_OPS_FL_ENABLED, __ATOMIC_RELEASE);
-	return update_and_commit();
+	return update_and_commit(op);
 }
 
 int register_ftrace_function(struct ftrace_ops *op)
@@ -356,7 +405,7 @@ static int do_unregister(struct ftrace_ops *op)
 	if (!(op->flags & FTRACE_OPS_FL_ENABLED))
 		return -EINVAL;
 	__atomic_fetch_and(&op->flags, ~FTRACE_OPS_FL_ENABLED, __ATOMIC_RELEASE);
-	int err = update_and_commit();
+	int err = update_and_commit(op);
 	/* Unlink; walkers that already hold a pointer to it finish within the
 	 * grace period below, after which its trampoline and memory are free. */
 	struct ftrace_ops **pp = &ops_list;
@@ -479,7 +528,7 @@ static int set_hash(struct ftrace_ops *op, bool notrace, const char *patterns, b
 		/* RELEASE: the hash is complete before the list function sees it. */
 		__atomic_store_n(slot, h, __ATOMIC_RELEASE);
 		if (op->flags & FTRACE_OPS_FL_ENABLED)
-			err = update_and_commit();     /* frees old after a grace period */
+			err = update_and_commit(op);   /* frees old after a grace period */
 		else if (old != (notrace ? op->applied_notrace : op->applied_filter))
 			hash_free(old);
 	}

@@ -15,7 +15,10 @@
 
 extern struct mutex ftrace_mutex;
 
-int ftrace_update(void);                  /* ftrace_mutex held */
+struct ftrace_ops;
+/* Re-patch after `changed` was (un)registered or its hashes changed (NULL:
+ * consider every record).  ftrace_mutex held. */
+int ftrace_update(const struct ftrace_ops *changed);
 struct ftrace_hash;
 /* Build a hash from patterns (see ftrace_set_filter); on -EINVAL the reason
  * is in ftrace_filter_error. */

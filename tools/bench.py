@@ -9,8 +9,9 @@ median of BENCH_ROUNDS rounds (min and max kept).  site_disabled_ratio divides
 the demo's work in the normal build by the same work in a build without
 patchable entries (NOINSTR=1), both measured here.
 
-  tools/bench.py [--arch arm64|x86_64]... [--quick]   (--quick: make test's smoke run)
-Writes only under build/.
+  tools/bench.py [--arch arm64|x86_64]... [--quick] [--markdown FILE]
+(--quick skips the multi-CPU throughput boot).  Writes only under build/
+(and FILE).
 """
 import argparse
 import json
@@ -95,6 +96,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--arch", action="append")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--markdown", help="also write the table as Markdown to this file")
     args = ap.parse_args()
     arches = args.arch or ["arm64", "x86_64"]
     rows, bad = [], 0
@@ -123,6 +125,16 @@ def main():
             print("%-8s %-24s %12s %12s %12s  %-12s %-10s %s" % (arch, name, "n/a", "", "", unit, accel, why))
         else:
             print("%-8s %-24s %12s %12s %12s  %-12s %-10s" % (arch, name, fmt(v), fmt(mn), fmt(mx), unit, accel))
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write("| arch | figure | median | min | max | unit | accel |\n")
+            f.write("|------|--------|-------:|----:|----:|------|-------|\n")
+            for arch, name, v, mn, mx, unit, accel, why in rows:
+                if v is None:
+                    f.write("| %s | %s | n/a | | | %s | %s |\n" % (arch, name, unit, why))
+                else:
+                    f.write("| %s | %s | %s | %s | %s | %s | %s |\n"
+                            % (arch, name, fmt(v), fmt(mn), fmt(mx), unit, accel))
     if bad:
         sys.exit("bench: %d figure(s) not positive and finite" % bad)
 

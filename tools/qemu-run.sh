@@ -5,7 +5,8 @@
 # TCG_THREAD (multi: vCPUs in parallel; single: one host thread for all),
 # ICOUNT=1 (single-threaded TCG with -icount shift=0), TIMEOUT (seconds, none
 # when interactive), INITRD (file for -initrd), GDB=1 (halt on the gdbstub at
-# :1234 and attach gdb-multiarch; serial goes to SERIAL_LOG), SERIAL_LOG.
+# GDB_PORT (1234) and attach gdb-multiarch; serial goes to SERIAL_LOG;
+# GDB_BATCH=FILE runs those gdb commands and ends), SERIAL_LOG.
 #
 # Exit status: the guest's own (0 = success), 124 on timeout, 99 if the guest
 # ended without saying (reset, triple fault).
@@ -34,13 +35,19 @@ args+=(-append "$cmdline")
 
 if [ "${GDB:-0}" = 1 ]; then
 	log=${SERIAL_LOG:-$(dirname "$elf")/serial.log}
-	echo "qemu-run: serial output goes to $log; gdb attaches to :1234" >&2
-	"$QEMU_BIN" "${args[@]}" -serial "file:$log" -monitor none -S -gdb tcp::1234 &
+	port=${GDB_PORT:-1234}
+	echo "qemu-run: serial output goes to $log; gdb attaches to :$port" >&2
+	"$QEMU_BIN" "${args[@]}" -serial "file:$log" -monitor none -S -gdb tcp::$port &
 	qpid=$!
-	gdb-multiarch -q -nx -ex "file $elf" -ex 'target remote :1234' \
-		$( [ -f "$here/tools/gdb/baretrace.py" ] && echo "-ex" "source $here/tools/gdb/baretrace.py" )
+	gargs=(-q -nx -ex "set pagination off" -ex "file $elf" -ex "target remote :$port")
+	[ -f "$here/tools/gdb/baretrace.py" ] && gargs+=(-ex "source $here/tools/gdb/baretrace.py")
+	# GDB_BATCH=FILE: run those gdb commands without a terminal, then stop QEMU.
+	[ -n "${GDB_BATCH:-}" ] && gargs+=(-batch -x "$GDB_BATCH")
+	gdb-multiarch "${gargs[@]}"
+	rc=$?
 	kill $qpid 2>/dev/null
-	exit 0
+	wait $qpid 2>/dev/null
+	exit $rc
 fi
 
 if [ $interactive = 1 ]; then

@@ -11,6 +11,7 @@ Checks, each a line "ok - NAME" or "not ok - NAME" (with the evidence):
   ARCH crash  a fatal exception and a panic print their report and exit 3
   ARCH ftrace the function tracer from the command line: exact events; the
               ftrace suite under single-threaded TCG; a corrupted site refused
+  ARCH gdb    QEMU's gdbstub + gdb-multiarch (make gdb-ARCH's path) in batch mode
   bench       tools/bench.py runs; every figure present, positive and finite
 
 Options: --arch arm64|x86_64 (repeatable), --only host|guest|demo|app|crash,
@@ -198,6 +199,20 @@ def ftrace_boot(arch):
     report(ok, "%s bad ftrace= option reported and ignored" % arch, out)
 
 
+def gdb_smoke(arch):
+    """make gdb-ARCH's machinery: QEMU's gdbstub plus gdb-multiarch with symbols."""
+    port = {"arm64": "1241", "x86_64": "1242"}[arch]
+    rc, out, _ = run(["tools/qemu-run.sh", arch, kernel_path(arch), ""], 120,
+                     env={"GDB": "1", "GDB_PORT": port, "GDB_BATCH": "tests/gdb/smoke.gdb",
+                          "SERIAL_LOG": os.path.join(LOGS, arch + "-gdb-serial.log")})
+    save_log(arch + "-gdb", out)
+    ok = rc == 0 and re.search(r"^#0 .* in demo_main \(\)", out, re.M) and \
+        re.search(r"^#1 .* in run_workload \(\)", out, re.M) and \
+        re.search(r"^\$1 = 4$", out, re.M) and \
+        len(re.findall(r"^\*? +\d+ +Thread 1\.\d+ ", out, re.M)) == 4
+    report(bool(ok), "%s gdb: breakpoint, backtrace, globals, one thread per vCPU" % arch, out)
+
+
 # Figures whose feature is not built yet: the only ones allowed to be n/a.
 NOT_BUILT = {"graph_call", "graph_args_retval_call"}
 
@@ -222,7 +237,7 @@ def main():
     ap.add_argument("--only", action="append")
     args = ap.parse_args()
     arches = args.arch or ["arm64", "x86_64"]
-    only = set(args.only or ["host", "guest", "demo", "app", "crash", "ftrace", "bench"])
+    only = set(args.only or ["host", "guest", "demo", "app", "crash", "ftrace", "gdb", "bench"])
     if "host" in only:
         host_tests()
     for arch in arches:
@@ -238,6 +253,8 @@ def main():
             crash(arch)
         if "ftrace" in only:
             ftrace_boot(arch)
+        if "gdb" in only:
+            gdb_smoke(arch)
         if "app" in only:
             apps(arch)
     if "bench" in only and not args.arch:

@@ -64,6 +64,10 @@ _Static_assert(TF_SIZE % 16 == 0 && TF_Q0 % 16 == 0, "trap frame alignment");
 #define ARCH_SITE_HAS_DATA  1
 #define ARCH_FTRACE_NARGS   8
 #define ARCH_TRAMP_SIZE     512
+/* arch_patch_sites() stores every changed instruction a second time after
+ * its sync and syncs again (the QEMU multi-threaded TCG stale-translation
+ * refresh, arch/arm64/patch.c step F): patch_apply() need not. */
+#define ARCH_PATCH_REFRESHES 1
 
 /* Registers at the traced function's entry.  Layout: frame.h PT_*. */
 struct pt_regs {

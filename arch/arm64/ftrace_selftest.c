@@ -252,8 +252,12 @@ TEST_CASE(arch_ftrace, text_poke_wx)
 	static const uint32_t ret42[] = { 0xd2800540u /* mov x0, #42 */, 0xd65f03c0u /* ret */ };
 	arch_text_poke((void *)slot, ret42, sizeof(ret42));
 	EXPECT_EQ(((long (*)(void))slot)(), 42);
-	EXPECT_EQ(fault_catch(read_byte, (void *)FIXMAP_VA, &fi), 1);
-	EXPECT_EQ(fi.kind, FAULT_READ);
+	unsigned readable = 0;
+	for (unsigned i = 0; i < FIXMAP_SLOTS; i++)
+		if (!fault_catch(read_byte, (void *)(FIXMAP_VA + i * 4096ull), &fi) ||
+		    fi.kind != FAULT_READ)
+			readable++;
+	EXPECT_EQ(readable, 0);
 
 	/* Unaligned and page-crossing copies land intact. */
 	uint8_t pattern[37];
@@ -492,7 +496,7 @@ TEST_CASE(arch_ftrace, live_switching_under_fire)
 		{ (uintptr_t)arch_test_direct_tramp, (uintptr_t)&live_ops_a },
 		{ 0, (uintptr_t)&live_ops_a },
 	};
-	const unsigned rounds = 50, nring = sizeof(ring) / sizeof(ring[0]);
+	const unsigned rounds = 30, nring = sizeof(ring) / sizeof(ring[0]);
 
 	memset(&live_a, 0, sizeof(live_a));
 	memset(&live_b, 0, sizeof(live_b));
@@ -678,4 +682,17 @@ TEST_CASE_FLAGS(arch_ftrace_cost, per_call, TEST_MANUAL)
 	site_set(&s_int3, 0, (uintptr_t)&empty_ops);
 	slot_refill(sa);
 	slot_refill(sr);
+
+	/* Rewriting a site's 8 bytes in place, one arch_text_poke() each. */
+	uint8_t code[ARCH_SITE_SIZE];
+	memcpy(code, (const void *)s_int3.func, sizeof(code));
+	const unsigned npoke = 2000;
+	unsigned long f = arch_irq_save();
+	uint64_t t0 = arch_counter();
+	for (unsigned i = 0; i < npoke; i++)
+		arch_text_poke((void *)s_int3.func, code, sizeof(code));
+	uint64_t dt = arch_counter() - t0;
+	arch_irq_restore(f);
+	kprintf("# %-24s %4llu ns/call\n", "arch_text_poke 8 bytes",
+		(unsigned long long)(clock_cycles_to_ns(dt) / npoke));
 }

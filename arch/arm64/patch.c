@@ -89,6 +89,18 @@ uintptr_t arch_site_data(uintptr_t func)
 	return __atomic_load_n((const uint64_t *)(func - 8), __ATOMIC_RELAXED);
 }
 
+/* Make the changed instructions visible to fetch on this CPU (step D). */
+static void sync_icache(const struct patch_site *sites, unsigned n)
+{
+	if (n > ICACHE_EACH_MAX) {
+		text_poke_sync_icache_all();
+		return;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (sites[i].new_target != sites[i].old_target)
+			text_poke_sync_icache(sites[i].func + 4, 4);
+}
+
 /*
  * The batch, in steps (other CPUs keep running the sites throughout):
  *   A  every changed literal, one 64-bit store each;
@@ -105,6 +117,15 @@ uintptr_t arch_site_data(uintptr_t func)
  *      exception return (context synchronisation), so none still runs from
  *      a stale fetch.  A CPU that executes a site between C and E runs the
  *      old or the new instruction, each a complete valid state.
+ *   F  QEMU only, harmless elsewhere: under multi-threaded TCG a vCPU that
+ *      translated a site while C stored to it can keep a translation of the
+ *      old bytes (it read them before the store, registered the block after
+ *      QEMU's invalidation).  Every translation in progress at C has ended
+ *      by E, so storing each changed instruction again (same value) drops
+ *      any such block, and a second sync makes sure no CPU still runs one.
+ *      The bytes do not change, so the caches need no maintenance.
+ *      ARCH_PATCH_REFRESHES (arch_defs.h) tells patch.c not to do its own.
+ * Two syncs per batch, whatever its size.
  */
 void arch_patch_sites(struct patch_site *sites, unsigned n)
 {
@@ -122,13 +143,12 @@ void arch_patch_sites(struct patch_site *sites, unsigned n)
 			      (unsigned long)s->new_target, (unsigned long)s->func);
 		text_poke_insn(s->func + 4, insn);
 	}
-	if (n > ICACHE_EACH_MAX) {                                    /* D */
-		text_poke_sync_icache_all();
-	} else {
-		for (unsigned i = 0; i < n; i++)
-			if (sites[i].new_target != sites[i].old_target)
-				text_poke_sync_icache(sites[i].func + 4, 4);
-	}
+	sync_icache(sites, n);                                        /* D */
 	text_poke_end();                                              /* E */
+	patch_sync_cores();
+	for (unsigned i = 0; i < n; i++)                              /* F */
+		if (sites[i].new_target != sites[i].old_target)
+			text_poke_insn_again(sites[i].func + 4);
+	text_poke_end();
 	patch_sync_cores();
 }

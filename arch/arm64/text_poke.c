@@ -7,19 +7,24 @@
  * alias's lines cleaned to the point of unification, and the I-cache
  * invalidated by the executable address.
  *
- * Cheap for large batches (tens of thousands of sites):
- *   - a slot is used at most once between two TLB flushes, so mapping a page
- *     only writes an invalid entry with a valid one and needs no TLB
+ * Cheap for large batches and for many small sessions:
+ *   - slots are taken from a ring, each at most once between two
+ *     invalidations of the whole fixmap on every CPU; mapping a page into a
+ *     fresh slot only turns an invalid entry valid, which needs no TLB
  *     invalidation (TLBs never hold invalid entries);
  *   - the two most recently mapped pages stay mapped, so writes in address
  *     order (sites are sorted; a function at a page start has its literal on
  *     the previous page) map each page once; an older alias's entry is
  *     cleared at once, so at most two text pages are writable at any time;
- *   - text_poke_end() (or running out of slots) clears the rest and
- *     invalidates the fixmap in every CPU's TLB: one tlbi per used slot, or
- *     one for the whole TLB past TLBI_EACH_MAX slots.
- * A cleared entry's TLB copy may survive on this CPU until that flush; only
- * this file knows the fixmap addresses.
+ *   - text_poke_end() clears the rest and invalidates the session's slots
+ *     in this CPU's TLB only (tlbi vale1, no broadcast);
+ *   - when the ring is used up, one broadcast invalidation (tlbi vmalle1is)
+ *     clears the fixmap from every CPU's TLB, and the ring starts again.
+ * Why the local invalidation is enough: a slot's entry can be cached only by
+ * CPUs that touched it (this one, or the previous one if the thread
+ * migrated mid-session) or by a speculative walk elsewhere; no such copy is
+ * ever used again, because the slot is reused only after the broadcast.
+ * Only this file knows the fixmap addresses.
  *
  * Rules: see text_poke.h.  State below: the caller's serialisation.
  */
@@ -37,7 +42,8 @@
 extern char _text_start[], _etext[];
 
 static struct {
-	unsigned used;            /* slots taken since the last flush */
+	unsigned next;            /* next fresh slot of the ring */
+	unsigned first;           /* first slot of the current session */
 	uintptr_t page[2];        /* text pages with a valid alias, newest first; 0 = none */
 	unsigned slot[2];
 } ps;
@@ -56,29 +62,38 @@ static void line_sizes(void)
 	iline = 4u << (ctr & 0xf);             /* IminLine */
 }
 
-/* Invalidate every used slot's translation on all CPUs; slots reusable. */
-static void flush_slots(void)
-{
-	__asm__ volatile("dsb ishst" ::: "memory");     /* cleared entries before the tlbi */
-	if (ps.used <= TLBI_EACH_MAX) {
-		for (unsigned s = 0; s < ps.used; s++)
-			__asm__ volatile("tlbi vale1is, %0" :: "r"(slot_va(s) >> 12) : "memory");
-	} else {
-		__asm__ volatile("tlbi vmalle1is" ::: "memory");
-	}
-	__asm__ volatile("dsb ish\n\tisb" ::: "memory");
-	ps.used = 0;
-}
-
-void text_poke_end(void)
+/* Clear the entries of the pages still mapped. */
+static void unmap_recent(void)
 {
 	for (unsigned i = 0; i < 2; i++)
 		if (ps.page[i]) {
 			mmu_fixmap_ptes[ps.slot[i]] = 0;
 			ps.page[i] = 0;
 		}
-	if (ps.used)
-		flush_slots();
+	__asm__ volatile("dsb ishst" ::: "memory");     /* cleared entries before any tlbi */
+}
+
+void text_poke_end(void)
+{
+	if (ps.first == ps.next)
+		return;
+	unmap_recent();
+	if (ps.next - ps.first <= TLBI_EACH_MAX) {
+		for (unsigned s = ps.first; s < ps.next; s++)
+			__asm__ volatile("tlbi vale1, %0" :: "r"(slot_va(s) >> 12) : "memory");
+	} else {
+		__asm__ volatile("tlbi vmalle1" ::: "memory");
+	}
+	__asm__ volatile("dsb nsh\n\tisb" ::: "memory");
+	ps.first = ps.next;
+}
+
+/* The ring is used up: forget every slot's translation on every CPU. */
+static void ring_restart(void)
+{
+	unmap_recent();
+	__asm__ volatile("tlbi vmalle1is\n\tdsb ish\n\tisb" ::: "memory");
+	ps.first = ps.next = 0;
 }
 
 /* The alias of text address a (which must stay within its page). */
@@ -93,13 +108,13 @@ static uintptr_t alias(uintptr_t a)
 
 	if (a < (uintptr_t)_text_start || a >= (uintptr_t)_etext)
 		panic("text_poke: %lx is not kernel text", (unsigned long)a);
-	if (ps.used == FIXMAP_SLOTS)
-		text_poke_end();
+	if (ps.next == FIXMAP_SLOTS)
+		ring_restart();
 	if (ps.page[1])
 		mmu_fixmap_ptes[ps.slot[1]] = 0;
 	ps.page[1] = ps.page[0];
 	ps.slot[1] = ps.slot[0];
-	unsigned s = ps.used++;
+	unsigned s = ps.next++;
 	mmu_fixmap_ptes[s] = mmu_fixmap_desc(page);       /* identity map: pa = va */
 	/* The walker sees the entry before the stores through it. */
 	__asm__ volatile("dsb ishst\n\tisb" ::: "memory");
@@ -124,6 +139,14 @@ void text_poke_insn(uintptr_t dst, uint32_t insn)
 	/* Single-copy atomic: a concurrent fetch sees the old or the new word. */
 	__atomic_store_n((uint32_t *)a, insn, __ATOMIC_RELAXED);
 	clean_pou(a, a + 4);
+}
+
+void text_poke_insn_again(uintptr_t dst)
+{
+	if (dst & 3)
+		panic("text_poke: misaligned instruction at %lx", (unsigned long)dst);
+	uint32_t insn = *(const volatile uint32_t *)dst;
+	__atomic_store_n((uint32_t *)alias(dst), insn, __ATOMIC_RELAXED);
 }
 
 void text_poke_data64(uintptr_t dst, uint64_t v)

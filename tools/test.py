@@ -202,11 +202,12 @@ def ftrace_boot(arch):
 def gdb_smoke(arch):
     """make gdb-ARCH's machinery: QEMU's gdbstub plus gdb-multiarch with symbols."""
     port = {"arm64": "1241", "x86_64": "1242"}[arch]
+    os.makedirs(LOGS, exist_ok=True)
     rc, out, _ = run(["tools/qemu-run.sh", arch, kernel_path(arch), ""], 120,
                      env={"GDB": "1", "GDB_PORT": port, "GDB_BATCH": "tests/gdb/smoke.gdb",
                           "SERIAL_LOG": os.path.join(LOGS, arch + "-gdb-serial.log")})
     save_log(arch + "-gdb", out)
-    ok = rc == 0 and re.search(r"^#0 .* in demo_main \(\)", out, re.M) and \
+    ok = rc == 0 and re.search(r"^#0 +(0x[0-9a-f]+ in )?demo_main \(\)", out, re.M) and \
         re.search(r"^#1 .* in run_workload \(\)", out, re.M) and \
         re.search(r"^\$1 = 4$", out, re.M) and \
         len(re.findall(r"^\*? +\d+ +Thread 1\.\d+ ", out, re.M)) == 4

@@ -81,8 +81,9 @@ int arch_site_init(uintptr_t func)
 
 int arch_site_encode(uintptr_t func, uintptr_t target, uint8_t *out)
 {
+	/* __builtin_memcpy: -ffreestanding would make these calls. */
 	if (!target) {
-		memcpy(out, nop5, ARCH_SITE_SIZE);
+		__builtin_memcpy(out, nop5, ARCH_SITE_SIZE);
 		return 0;
 	}
 	int64_t rel = (int64_t)(target - (func + ARCH_SITE_SIZE));
@@ -90,7 +91,7 @@ int arch_site_encode(uintptr_t func, uintptr_t target, uint8_t *out)
 		return -ERANGE;
 	int32_t rel32 = (int32_t)rel;
 	out[0] = OP_CALL;
-	memcpy(out + 1, &rel32, sizeof(rel32));
+	__builtin_memcpy(out + 1, &rel32, sizeof(rel32));
 	return 0;
 }
 
@@ -129,6 +130,51 @@ static bool detect_tcg(void)
 	return r[1] == 0x54474354 && r[2] == 0x43544743 && r[3] == 0x47435447;  /* "TCGTCGTCGTCG" */
 }
 
+/*
+ * One step's writes for every changed site, a text page at a time: the
+ * page is mapped once and its sites are written through the alias with
+ * interrupts off (at most STEP_CHUNK sites per stretch).  A site whose tail
+ * crosses into the next page gets its tail through arch_text_poke.
+ */
+enum step { STEP_INT3, STEP_TAIL, STEP_HEAD };
+#define STEP_CHUNK 256
+
+static void write_step(const struct patch_site *sites, unsigned n, enum step step)
+{
+	uint8_t b[ARCH_SITE_SIZE];
+	unsigned i = 0;
+
+	while (i < n) {
+		const struct patch_site *cross = NULL;
+		unsigned stop = n - i > STEP_CHUNK ? i + STEP_CHUNK : n;
+		uintptr_t page = sites[i].func & ~(uintptr_t)(PAGE_SIZE - 1);
+		unsigned long flags = arch_irq_save();
+		uint8_t *alias = x86_poke_page(page);
+		for (; i < stop && sites[i].func - page < PAGE_SIZE && !cross; i++) {
+			const struct patch_site *s = &sites[i];
+			uint8_t *p = alias + (s->func - page);
+			if (!site_changes(s))
+				continue;
+			if (step == STEP_INT3) {
+				__atomic_store_n(p, OP_INT3, __ATOMIC_RELAXED);
+				continue;
+			}
+			site_new_bytes(s, b);
+			if (step == STEP_HEAD)
+				__atomic_store_n(p, b[0], __ATOMIC_RELAXED);     /* one byte */
+			else if (s->func - page + ARCH_SITE_SIZE <= PAGE_SIZE)
+				__builtin_memcpy(p + 1, b + 1, ARCH_SITE_SIZE - 1);
+			else
+				cross = s;
+		}
+		arch_irq_restore(flags);
+		if (cross) {
+			site_new_bytes(cross, b);
+			arch_text_poke((void *)(cross->func + 1), b + 1, ARCH_SITE_SIZE - 1);
+		}
+	}
+}
+
 /* One step is done: this CPU serialises itself, then makes every other. */
 static void step_done(void)
 {
@@ -138,40 +184,27 @@ static void step_done(void)
 
 void arch_patch_sites(struct patch_site *sites, unsigned n)
 {
-	static const uint8_t int3 = OP_INT3;
 	static bool detected;
-	uint8_t b[ARCH_SITE_SIZE];
 	unsigned changed = 0;
 
 	if (!detected) {
 		__atomic_store_n(&tcg, detect_tcg(), __ATOMIC_RELAXED);
 		detected = true;
 	}
+	for (unsigned i = 0; i < n; i++)
+		changed += site_changes(&sites[i]);
+	if (!changed)
+		return;
 	x86_poke_batch_begin();
 	/* 1: int3 on every changed site.  A CPU now runs old or traps. */
-	for (unsigned i = 0; i < n; i++)
-		if (site_changes(&sites[i])) {
-			arch_text_poke((void *)sites[i].func, &int3, 1);
-			changed++;
-		}
-	if (changed) {
-		step_done();
-		/* 2: the tail, behind the int3 of every CPU's view. */
-		for (unsigned i = 0; i < n; i++)
-			if (site_changes(&sites[i])) {
-				site_new_bytes(&sites[i], b);
-				arch_text_poke((void *)(sites[i].func + 1), b + 1,
-					       ARCH_SITE_SIZE - 1);
-			}
-		step_done();
-		/* 3: the first byte; the site is whole again, in its new state. */
-		for (unsigned i = 0; i < n; i++)
-			if (site_changes(&sites[i])) {
-				site_new_bytes(&sites[i], b);
-				arch_text_poke((void *)sites[i].func, b, 1);
-			}
-		step_done();
-	}
+	write_step(sites, n, STEP_INT3);
+	step_done();
+	/* 2: the tails, behind the int3 in every CPU's view. */
+	write_step(sites, n, STEP_TAIL);
+	step_done();
+	/* 3: the first bytes; each site is whole again, in its new state. */
+	write_step(sites, n, STEP_HEAD);
+	step_done();
 	x86_poke_batch_end();
 }
 

@@ -8,13 +8,15 @@
  * already the one mapped there), the bytes are copied through the alias,
  * and outside a batch the slot is cleared and invlpg'd again at once.
  *
- * Batches: between x86_poke_batch_begin() and x86_poke_batch_end() the slot
- * stays mapped from one call to the next, so patching thousands of sites
- * that share a page maps it once.  patch.c brackets each arch_patch_sites()
- * with them; callers hold the ftrace lock with preemption disabled, so a
- * batch runs on one CPU.  (If it migrated anyway, the first CPU's slot would
- * stay mapped until its next poke: a stale writable alias, never a wrong
- * write, since every CPU keys its slot by the page it itself mapped last.)
+ * Batches: between x86_poke_batch_begin() and x86_poke_batch_end() the
+ * batch CPU's slot stays mapped from one call to the next, and patch.c
+ * writes whole pages of sites through x86_poke_page(), so patching
+ * thousands of sites maps each page once.  Callers hold the ftrace lock
+ * with preemption disabled, so a batch runs on one CPU.  (If it migrated
+ * anyway, the first CPU's slot would stay mapped until its next poke: a
+ * stale writable alias, never a wrong write, since every CPU keys its slot
+ * by the page it itself mapped last.)  Other CPUs' pokes (x86_poke_touch
+ * from the #BP handler) unmap at once, batch or not.
  *
  * Visibility: the SDM requires the modifying CPU to execute a serialising
  * instruction before it runs the new code (self-modifying code); other
@@ -36,10 +38,16 @@ struct poke_slot {
 	uintptr_t page;          /* text page mapped there now, or 0 */
 };
 
-/* slots[c]: CPU c only, interrupts off.  batch: the poking thread (callers
- * serialise), read by it alone. */
+/* slots[c]: CPU c only, interrupts off.  batch_cpu: the CPU whose slot
+ * stays mapped between calls (-1: none); written by the poking thread
+ * (callers serialise), compared with cpu_id() by anyone. */
 static struct poke_slot slots[MAX_CPUS];
-static bool batch;
+static int batch_cpu = -1;
+
+static bool in_batch(void)
+{
+	return __atomic_load_n(&batch_cpu, __ATOMIC_RELAXED) == (int)cpu_id();
+}
 
 static void invlpg(uintptr_t va)
 {
@@ -109,7 +117,7 @@ void arch_text_poke(void *dst, const void *src, size_t len)
 		from += n;
 		len -= n;
 	}
-	if (!batch) {
+	if (!in_batch()) {
 		slot_unmap(s);
 		x86_serialize();
 	}
@@ -133,20 +141,40 @@ void x86_poke_touch(uintptr_t addr)
 		s->pte = mmu_poke_pte(cpu_id(), &s->va);
 	slot_map(s, page);
 	__asm__ volatile("lock orb $0, (%0)" : : "r"(s->va + (addr - page)) : "memory", "cc");
-	if (!batch)
+	if (!in_batch())
 		slot_unmap(s);
 	arch_irq_restore(flags);
 }
 
+/*
+ * In a batch, with interrupts off: map the text page at `page` into this
+ * CPU's slot (if it is not the one there) and return its writable alias,
+ * valid until interrupts are enabled again.  patch.c writes a page's sites
+ * through it directly: one call per page instead of one arch_text_poke per
+ * byte.
+ */
+uint8_t *x86_poke_page(uintptr_t page)
+{
+	if (!in_batch() || arch_irqs_enabled() || (page & (PAGE_SIZE - 1)) ||
+	    page < (uintptr_t)_text_start || page >= (uintptr_t)_etext)
+		panic("x86_poke_page(%lx): not a text page, or not in a batch with "
+		      "interrupts off", (unsigned long)page);
+	struct poke_slot *s = &slots[cpu_id()];
+	if (!s->pte)
+		s->pte = mmu_poke_pte(cpu_id(), &s->va);
+	slot_map(s, page);
+	return (uint8_t *)s->va;
+}
+
 void x86_poke_batch_begin(void)
 {
-	batch = true;
+	__atomic_store_n(&batch_cpu, (int)cpu_id(), __ATOMIC_RELAXED);
 }
 
 void x86_poke_batch_end(void)
 {
 	unsigned long flags = arch_irq_save();
-	batch = false;
+	__atomic_store_n(&batch_cpu, -1, __ATOMIC_RELAXED);
 	slot_unmap(&slots[cpu_id()]);
 	x86_serialize();
 	arch_irq_restore(flags);

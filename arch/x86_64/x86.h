@@ -205,6 +205,7 @@ void x86_poke_batch_begin(void);
 void x86_poke_batch_end(void);
 void x86_serialize(void);                     /* serialising instruction, this CPU */
 void x86_poke_touch(uintptr_t addr);          /* no-op atomic store to a text byte */
+uint8_t *x86_poke_page(uintptr_t page);       /* batch, irqs off: alias of a text page */
 
 /* patch.c: the #BP handler's claim on the int3s of in-flight sites (and,
  * under TCG, on stale fetches of them); true if tf now resumes where the

@@ -229,8 +229,10 @@ int arch_tramp_build(void *buf, uintptr_t exec, void *ops, void *call, bool regs
 void arch_tramp_poison(void *buf, size_t n);
 
 /* Static callers for sites with several ops: they call
- * ftrace_ops_list_func(ip, parent, NULL, fregs) (trace/ftrace.h); the regs
- * variant also fills a pt_regs. */
+ * ftrace_ops_list_func(ip, parent, op, fregs) (trace/ftrace.h), op being
+ * NULL (x86-64) or the site's data word (arm64: they call op->call, which
+ * is ftrace_ops_list_func for &ftrace_list_ops); the regs variant also fills
+ * a pt_regs. */
 void arch_ftrace_list_caller(void);
 void arch_ftrace_regs_list_caller(void);
 

@@ -24,6 +24,9 @@
 #ifndef ARCH_SITE_HAS_DATA
 #define ARCH_SITE_HAS_DATA 0         /* the arch keeps no per-site data word */
 #endif
+#ifndef ARCH_PATCH_REFRESHES
+#define ARCH_PATCH_REFRESHES 0       /* 1: arch_patch_sites does step F itself */
+#endif
 
 static struct patch_site *inflight;  /* atomic; see B, D */
 static unsigned inflight_n;          /* atomic */
@@ -114,7 +117,8 @@ int patch_apply(struct patch_site *sites, unsigned n, unsigned *bad)
 	arch_patch_sites(sites, n);                           /* C */
 	__atomic_store_n(&inflight_n, 0, __ATOMIC_RELEASE);   /* D */
 	patch_sync_cores();                                   /* E */
-	refresh(sites, n);                                    /* F */
+	if (!ARCH_PATCH_REFRESHES)
+		refresh(sites, n);                            /* F */
 	stats.batches++;
 	stats.sites += n;
 	return 0;

@@ -218,9 +218,6 @@ x86_tramp_templates:
 	.quad	x86_ftrace_regs_tmpl_call - 8 - x86_ftrace_regs_tmpl
 
 /* ---- Static list callers (arch/hooks.h) ---- */
-	/* Weak until trace/ftrace.c is linked: nothing selects the list
-	 * callers before then. */
-	.weak ftrace_ops_list_func
 	.section .text.tramp, "ax"
 	.balign 16
 	.globl arch_ftrace_list_caller

@@ -1,6 +1,8 @@
 /*
  * rb_internal.h — the ring buffer's private state, shared by ring_buffer.c
- * (set-up and writers) and rb_read.c (readers).  Not for other users.
+ * (writers), rb_setup.c, rb_read.c (readers) and the inline writer fast path
+ * (rb_write.h).  ring_buffer.h includes it for that fast path only; nothing
+ * outside trace/rb_* and ring_buffer.c may touch what it defines.
  *
  * Vocabulary (trace/DESIGN.md has the whole story):
  *   page count   every time the writer enters a page it gets the next count
@@ -25,27 +27,37 @@
  * Written only by writers on the CPU (CAS, so nested writers and the writer
  * they interrupted agree on who got which bytes).
  *   off   0..11   bytes reserved in the tail page's data
- *   nev  12..20   events reserved in the tail page (at most 4080/8 = 510)
- *   full 21       no further reservation fits: the next one must move
- *   lvl  22..24   level of the writer of the last reserved event...
- *   gen  25       ...and which of its two time stamp slots holds its time
+ *   full  12      no further reservation fits: the next one must move
+ *   nev  13..21   events reserved in the tail page (at most 4080/8 = 510)
+ *   gen  22       which of its two time stamp slots holds its time...
+ *   lvl  23..25   ...of the writer of the last reserved event (its level);
+ *                 bits 22..25 are the index lvl*2+gen into `lts`
  *   pidx 26..41   the tail page
  *   dp   42..63   events dropped since the tail page filled up (saturates)
+ * off and full are adjacent so that "fits in this page" is one compare of
+ * t & T_ROOM_MASK (see rb_write.h).
  */
 #define T_OFF(t)   ((uint32_t)((t) & 0xfffu))
-#define T_NEV(t)   ((uint32_t)(((t) >> 12) & 0x1ffu))
-#define T_FULL(t)  ((uint32_t)(((t) >> 21) & 1u))
-#define T_LVL(t)   ((uint32_t)(((t) >> 22) & 7u))
-#define T_GEN(t)   ((uint32_t)(((t) >> 25) & 1u))
+#define T_FULL(t)  ((uint32_t)(((t) >> 12) & 1u))
+#define T_NEV(t)   ((uint32_t)(((t) >> 13) & 0x1ffu))
+#define T_GEN(t)   ((uint32_t)(((t) >> 22) & 1u))
+#define T_LVL(t)   ((uint32_t)(((t) >> 23) & 7u))
+#define T_LTS(t)   ((uint32_t)(((t) >> 22) & 0xfu))     /* lts index */
 #define T_PIDX(t)  ((uint32_t)(((t) >> 26) & 0xffffu))
 #define T_DP(t)    ((uint32_t)((t) >> 42))
 #define T_DP_MAX   ((1u << 22) - 1u)
 #define T_MAKE(off, nev, full, lvl, gen, pidx, dp)                                  \
-	((uint64_t)(off) | (uint64_t)(nev) << 12 | (uint64_t)(full) << 21 |          \
-	 (uint64_t)(lvl) << 22 | (uint64_t)(gen) << 25 | (uint64_t)(pidx) << 26 |   \
+	((uint64_t)(off) | (uint64_t)(full) << 12 | (uint64_t)(nev) << 13 |          \
+	 (uint64_t)(gen) << 22 | (uint64_t)(lvl) << 23 | (uint64_t)(pidx) << 26 |   \
 	 (uint64_t)(dp) << 42)
-#define T_FULL_BIT (1ull << 21)
-#define T_DP_ONE   (1ull << 42)
+#define T_FULL_BIT  (1ull << 12)
+#define T_ROOM_MASK 0x1fffull               /* off | full */
+#define T_NEV_ONE   (1ull << 13)
+#define T_GEN_BIT   (1ull << 22)
+#define T_LVL_MASK  (7ull << 23)
+#define T_LTS_MASK  (0xfull << 22)
+#define T_DP_ONE    (1ull << 42)
+#define RB_LTS(lvl, gen) ((lvl) * 2u + (gen))
 
 /* ---- A slot word: which page a ring slot holds -----------------------------
  * CAS'd by the writer (overwrite) and by the reader (swap).
@@ -85,16 +97,16 @@ struct rb_cpu {
 	uint32_t committing;                    /* atomic: open reservations = level
 						   of the next writer; read by quiescers */
 	uint32_t cpidx;                         /* committer's page; outermost committer */
-	uint64_t lts[RB_MAX_NEST][2];           /* atomic: per level, time of its last
-						   event, double-buffered (see T_GEN) */
+	uint64_t lts[RB_MAX_NEST * 2];          /* atomic: per level, time of its last
+						   event, double-buffered: [RB_LTS(lvl, gen)] */
 	uint32_t unpublished;                   /* atomic: a nested writer left its event
 						   for the outermost one to publish */
 	uint32_t off;                           /* atomic: recording off on this CPU when
 						   non-zero: per-CPU + buffer-wide switch
 						   counts, + RB_OFF_BROKEN per impossible
 						   state seen; the writer's only check */
-	struct rb_page *cpage;                  /* committer's page and (count << 12); */
-	uint64_t ccnt;                          /*   outermost committer */
+	uint64_t ccnt;                          /* C_MAKE(count of cpidx, 0); outermost
+						   committer */
 
 	/* ---- shared with the reader ---- */
 	uint64_t commit __attribute__((aligned(RB_CACHELINE)));   /* atomic, see C_* */
@@ -147,7 +159,9 @@ static inline void rb_reader_unlock(struct rb_cpu *cb)
 
 /* rb_read.c */
 void rb_cursor_init(struct rb_cursor *c, uint32_t spare_pidx);
-/* ring_buffer.c */
+/* rb_setup.c */
 int rb_quiesce(struct rb_buffer *b, unsigned cpu);     /* recording off + no writer inside */
+
+#include "trace/rb_write.h"
 
 #endif

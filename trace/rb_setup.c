@@ -100,10 +100,8 @@ static void rb_cpu_clear(struct rb_cpu *cb)
 	__atomic_store_n(&cb->tail, T_MAKE(0, 0, 0, 0, 0, 0, 0), __ATOMIC_RELAXED);
 	__atomic_store_n(&cb->commit, C_MAKE(0, 0), __ATOMIC_RELAXED);
 	cb->cpidx = 0;
-	for (unsigned l = 0; l < RB_MAX_NEST; l++)
-		for (unsigned g = 0; g < 2; g++)
-			__atomic_store_n(&cb->lts[l][g], 0, __ATOMIC_RELAXED);
-	cb->cpage = cb->pages[0];
+	for (unsigned i = 0; i < RB_MAX_NEST * 2; i++)
+		__atomic_store_n(&cb->lts[i], 0, __ATOMIC_RELAXED);
 	cb->ccnt = C_MAKE(0, 0);
 	__atomic_store_n(&cb->unpublished, 0, __ATOMIC_RELAXED);
 	__atomic_fetch_and(&cb->off, RB_OFF_BROKEN - 1u, __ATOMIC_RELAXED);   /* mended */

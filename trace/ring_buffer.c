@@ -1,9 +1,10 @@
 /*
- * ring_buffer.c — set-up, recording switches, and the writer side
- * (rb_reserve / rb_commit) of the per-CPU ring buffer.
+ * ring_buffer.c — the writer side of the per-CPU ring buffer: the general
+ * paths behind the inline fast path in rb_write.h (rb_reserve / rb_commit),
+ * and the error names.
  *
- * The interleaving points of a write are labelled A..E here and argued one by
- * one in trace/DESIGN.md ("Writers").  In short:
+ * The interleaving points of a write are labelled A..E here and in
+ * rb_write.h, and argued one by one in trace/DESIGN.md ("Writers").  In short:
  *   A  enter: raise `committing` (our nesting level), check recording;
  *   B  snapshot the tail word, read the clock, size the event; if it does not
  *      fit, B' pick the next page (and overwrite the oldest if allowed);
@@ -18,33 +19,6 @@
 #include "trace/rb_internal.h"
 
 #define RB_RETRY 1      /* internal: start over from B */
-
-static inline void put32(void *p, uint32_t v) { __builtin_memcpy(p, &v, 4); }
-
-/* Inline twin of rb_put_data() for the hot path; also zeroes the bytes that
- * round the payload up to 4, so stale data never reaches a reader. */
-static inline __attribute__((always_inline)) void *put_data(uint8_t *p, uint32_t delta,
-							   uint32_t len)
-{
-	uint32_t a = len ? (len + 3u) & ~3u : 4u;
-	if (a <= RB_TYPE_DATA_MAX * 4u) {
-		put32(p, a / 4u | delta << 5);
-		p += 4;
-	} else {
-		put32(p, delta << 5);
-		put32(p + 4, a + 4u);
-		p += 8;
-	}
-	if (len & 3u || !len)
-		put32(p + a - 4u, 0);
-	return p;
-}
-
-static inline __attribute__((always_inline)) uint32_t ev_size(uint32_t len)
-{
-	uint32_t a = len ? (len + 3u) & ~3u : 4u;
-	return a <= RB_TYPE_DATA_MAX * 4u ? 4u + a : 8u + a;
-}
 
 const char *rb_strerror(int err)
 {
@@ -183,12 +157,12 @@ __attribute__((noinline)) static int rb_move(struct rb_buffer *b, struct rb_cpu 
 	uint32_t np = S_PIDX(w);
 	__atomic_store_n(&cb->meta[np].cnt, n, __ATOMIC_RELAXED);
 
-	uint32_t g = T_LVL(t) == lvl ? T_GEN(t) ^ 1u : 0u;
-	__atomic_store_n(&cb->lts[lvl][g], ts, __ATOMIC_RELAXED);
+	uint32_t g = T_GEN(t) ^ 1u;
+	__atomic_store_n(&cb->lts[RB_LTS(lvl, g)], ts, __ATOMIC_RELAXED);
 	/* Our time stamp and page count before the CAS that points at them. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	/* C */
-	uint64_t nt = T_MAKE(ev_size(len), 1, 0, lvl, g, np, 0);
+	uint64_t nt = T_MAKE(rb_ev_size(len), 1, 0, lvl, g, np, 0);
 	if (!__atomic_compare_exchange_n(&cb->tail, &t, nt, false, __ATOMIC_RELAXED,
 					 __ATOMIC_RELAXED))
 		return RB_RETRY;
@@ -205,7 +179,7 @@ __attribute__((noinline)) static int rb_move(struct rb_buffer *b, struct rb_cpu 
 	cb->meta[np].drops_before = T_DP(t);
 	struct rb_page *pg = rb_pg(cb, np);
 	pg->time_stamp = ts;
-	r->data = put_data(pg->data, 0, len);
+	r->data = rb_put_data_fast(pg->data, 0, len);
 	return 0;
 }
 
@@ -214,7 +188,7 @@ __attribute__((noinline)) static int rb_move(struct rb_buffer *b, struct rb_cpu 
 static int rb_claim(struct rb_buffer *b, struct rb_cpu *cb, uint32_t len, uint32_t lvl,
 		    struct rb_resv *r)
 {
-	uint32_t esz = ev_size(len);
+	uint32_t esz = rb_ev_size(len);
 	for (unsigned i = 0; i < RB_TRIES; i++) {
 		/* B */
 		uint64_t t = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
@@ -225,8 +199,7 @@ static int rb_claim(struct rb_buffer *b, struct rb_cpu *cb, uint32_t len, uint32
 		uint32_t off = T_OFF(t);
 		uint64_t delta = 0;
 		if (off) {
-			uint64_t prev = __atomic_load_n(&cb->lts[T_LVL(t)][T_GEN(t)],
-							__ATOMIC_RELAXED);
+			uint64_t prev = __atomic_load_n(&cb->lts[T_LTS(t)], __ATOMIC_RELAXED);
 			delta = ts > prev ? ts - prev : 0;
 		}
 		uint32_t need = esz + (delta > RB_DELTA_MAX ? 8u : 0u);
@@ -234,8 +207,9 @@ static int rb_claim(struct rb_buffer *b, struct rb_cpu *cb, uint32_t len, uint32
 		if (T_FULL(t) || off + need > RB_DATA_SIZE) {
 			rc = rb_move(b, cb, t, ts, len, lvl, r);
 		} else {
-			uint32_t g = T_LVL(t) == lvl ? T_GEN(t) ^ 1u : 0u;
-			__atomic_store_n(&cb->lts[lvl][g], ts, __ATOMIC_RELAXED);
+			/* The slot of our level that the tail does not point at. */
+			uint32_t g = T_GEN(t) ^ 1u;
+			__atomic_store_n(&cb->lts[RB_LTS(lvl, g)], ts, __ATOMIC_RELAXED);
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);   /* lts before the CAS */
 			uint64_t nt = (t & ~(uint64_t)0x3ffffffu) |
 				      T_MAKE(off + need, T_NEV(t) + 1u, 0, lvl, g, 0, 0);
@@ -252,7 +226,7 @@ static int rb_claim(struct rb_buffer *b, struct rb_cpu *cb, uint32_t len, uint32
 				p = rb_put_time_extend(p, delta);
 				delta = 0;
 			}
-			r->data = put_data(p, (uint32_t)delta, len);
+			r->data = rb_put_data_fast(p, (uint32_t)delta, len);
 			return 0;
 		}
 		if (rc != RB_RETRY)
@@ -265,9 +239,10 @@ static int rb_claim(struct rb_buffer *b, struct rb_cpu *cb, uint32_t len, uint32
 
 /*
  * Make everything up to tail word w visible: set the commit field of every
- * page the commit passes (their real ends) and of the page it stops in, then
- * the commit word.  Only the outermost committer calls this, so calls never
- * overlap (DESIGN, point E).
+ * page the commit leaves (their real ends), then the commit word.  The page
+ * the commit stops in gets its field when the commit leaves it; until then
+ * readers take its end from the commit word.  Only the outermost committer
+ * calls this, so calls never overlap (DESIGN, point E).
  */
 static void rb_publish(struct rb_cpu *cb, uint64_t w)
 {
@@ -281,9 +256,7 @@ static void rb_publish(struct rb_cpu *cb, uint64_t w)
 				 __ATOMIC_RELAXED);
 		p = cb->meta[p].next;
 	}
-	__atomic_store_n(&rb_pg(cb, end)->commit, (uint64_t)T_OFF(w), __ATOMIC_RELAXED);
 	cb->cpidx = end;
-	cb->cpage = rb_pg(cb, end);
 	cb->ccnt = C_MAKE(cb->meta[end].cnt, 0);
 	/* RELEASE: the events up to w, the page fields above and the movers'
 	 * bookkeeping (meta, slot_c, page time stamps) happen before a reader's
@@ -291,8 +264,8 @@ static void rb_publish(struct rb_cpu *cb, uint64_t w)
 	__atomic_store_n(&cb->commit, cb->ccnt | T_OFF(w), __ATOMIC_RELEASE);
 }
 
-/* E, the outermost writer's loop (see rb_end). */
-__attribute__((noinline)) static void rb_end_outer(struct rb_cpu *cb)
+/* E, the outermost writer's loop (its first round is rb_end_fast's). */
+static void rb_end_outer(struct rb_cpu *cb)
 {
 	for (unsigned i = 0; i < RB_TRIES; i++) {
 		uint64_t w = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
@@ -312,7 +285,7 @@ __attribute__((noinline)) static void rb_end_outer(struct rb_cpu *cb)
 	__atomic_fetch_sub(&cb->committing, 1u, __ATOMIC_RELEASE);
 }
 
-static inline __attribute__((always_inline)) void rb_end(struct rb_cpu *cb)
+void rb_end_slow(struct rb_cpu *cb)
 {
 	/* E: are we the only open reservation?  Writers we interrupted are
 	 * below us and still open; ones that interrupted us are finished. */
@@ -322,19 +295,6 @@ static inline __attribute__((always_inline)) void rb_end(struct rb_cpu *cb)
 		/* RELEASE: our event is written before a quiescer sees 0. */
 		__atomic_fetch_sub(&cb->committing, 1u, __ATOMIC_RELEASE);
 		return;
-	}
-	/* The common case, rb_publish() for a commit that stays in its page. */
-	uint64_t w = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
-	if (T_PIDX(w) == cb->cpidx) {
-		__atomic_store_n(&cb->unpublished, 0u, __ATOMIC_RELAXED);
-		__atomic_store_n(&cb->cpage->commit, (uint64_t)T_OFF(w), __ATOMIC_RELAXED);
-		/* RELEASE: as in rb_publish(). */
-		__atomic_store_n(&cb->commit, cb->ccnt | T_OFF(w), __ATOMIC_RELEASE);
-		__atomic_fetch_sub(&cb->committing, 1u, __ATOMIC_RELEASE);
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		if (__atomic_load_n(&cb->tail, __ATOMIC_RELAXED) == w)
-			return;
-		__atomic_fetch_add(&cb->committing, 1u, __ATOMIC_RELAXED);
 	}
 	rb_end_outer(cb);
 }
@@ -350,50 +310,28 @@ static inline __attribute__((always_inline)) void rb_end(struct rb_cpu *cb)
 static void rb_leave_off(struct rb_cpu *cb, uint32_t lvl)
 {
 	if (lvl == 0 && __atomic_load_n(&cb->unpublished, __ATOMIC_RELAXED))
-		rb_end(cb);
+		rb_end_slow(cb);
 	else
 		__atomic_fetch_sub(&cb->committing, 1u, __ATOMIC_RELEASE);
 }
 
-/* ---- A: the public writer API ------------------------------------------------ */
+/* ---- After A: the general reservation ------------------------------------------ */
 
-int rb_reserve(struct rb_buffer *b, uint32_t len, struct rb_resv *r)
+struct rb_slow rb_reserve_slow(struct rb_buffer *b, struct rb_cpu *cb, uint32_t len,
+			       uint32_t lvl, uint32_t off)
 {
-	if (len > RB_MAX_PAYLOAD)
-		return -RB_E2BIG;
-	uintptr_t tok = rb_port_preempt_disable();
-	unsigned cpu = rb_port_cpu_id();
-	struct rb_cpu *cb = cpu < b->ncpus ? b->cpu[cpu] : 0;
-	if (!cb) {
-		rb_port_preempt_enable(tok);
-		return -RB_EINVAL;
-	}
-	/* A.  SEQ_CST pairs with a quiescer's SEQ_CST "recording off, then read
-	 * committing": either it sees us inside, or we see recording off. */
-	uint32_t lvl = __atomic_fetch_add(&cb->committing, 1u, __ATOMIC_SEQ_CST);
-	int err;
-	uint32_t off = __atomic_load_n(&cb->off, __ATOMIC_SEQ_CST);
+	struct rb_resv r;
 	if (off) {
 		rb_leave_off(cb, lvl);
-		rb_port_preempt_enable(tok);
-		return off >= RB_OFF_BROKEN ? -RB_ECORRUPT : -RB_EOFF;
+		return (struct rb_slow){ NULL, off >= RB_OFF_BROKEN ? -RB_ECORRUPT : -RB_EOFF };
 	}
+	int err;
 	if (lvl >= RB_MAX_NEST)
 		err = rb_drop_unplaced(cb);
-	else if ((err = rb_claim(b, cb, len, lvl, r)) == 0) {
-		r->cb = cb;
-		r->preempt = tok;
-		return 0;
-	}
-	rb_end(cb);     /* nested writers may have left their events for us to publish */
-	rb_port_preempt_enable(tok);
-	return err;
-}
-
-void rb_commit(struct rb_resv *r)
-{
-	rb_end(r->cb);
-	rb_port_preempt_enable(r->preempt);
+	else if ((err = rb_claim(b, cb, len, lvl, &r)) == 0)
+		return (struct rb_slow){ r.data, 0 };
+	rb_end_slow(cb);     /* nested writers may have left their events for us to publish */
+	return (struct rb_slow){ NULL, err };
 }
 
 int rb_write(struct rb_buffer *b, const void *data, uint32_t len)

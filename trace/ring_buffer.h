@@ -150,9 +150,11 @@ struct rb_resv {
  * not counted), -RB_EOFF, -RB_EDROPPED (counted), -RB_ECORRUPT.
  * Callable from any context; disables preemption until rb_commit().
  */
-int rb_reserve(struct rb_buffer *b, uint32_t len, struct rb_resv *r);
-void rb_commit(struct rb_resv *r);
-/* reserve + copy + commit */
+static inline int rb_reserve(struct rb_buffer *b, uint32_t len, struct rb_resv *r);
+static inline void rb_commit(struct rb_resv *r);
+/* rb_reserve() and rb_commit() are inline (trace/rb_write.h, at the end of
+ * this header): the common case costs a few dozen instructions in the
+ * caller.  reserve + copy + commit: */
 int rb_write(struct rb_buffer *b, const void *data, uint32_t len);
 
 /* ---- Reading ---------------------------------------------------------------
@@ -248,5 +250,8 @@ struct rb_decoded {
 int rb_decode(const void *p, uint32_t avail, struct rb_decoded *d);
 /* Apply an item to a running time stamp (what a reader does). */
 uint64_t rb_ts_apply(uint64_t ts, const struct rb_decoded *d);
+
+/* The writer fast path and the private state it reads.  Not API. */
+#include "trace/rb_internal.h"
 
 #endif

@@ -1,0 +1,162 @@
+/*
+ * rb_write.h — the writer's fast path: rb_reserve() and rb_commit(), inline.
+ *
+ * Every writer compiles the common case into itself: the outermost writer on
+ * its CPU (level 0), recording on, the event fitting in the tail page with a
+ * delta of at most 27 bits, no interruption between B and C, and a commit that
+ * stays in its page.  Anything else goes to the general code in ring_buffer.c
+ * (rb_reserve_slow, rb_end_slow), entered with the A step already done.  The
+ * contract is the one in ring_buffer.h; the points A..E are argued in
+ * trace/DESIGN.md ("Writers"), and the fast path takes exactly the same steps
+ * as the general one, only fewer of the branches.
+ *
+ * Private to the ring buffer: only ring_buffer.h includes it (through
+ * rb_internal.h).  Callers use the API in ring_buffer.h and never touch the
+ * state it reads.
+ */
+#ifndef TRACE_RB_WRITE_H
+#define TRACE_RB_WRITE_H
+
+#define RB_INLINE static inline __attribute__((always_inline))
+
+/* ring_buffer.c: the general paths.  rb_reserve_slow() continues a
+ * reservation after its A step (level `lvl`, recording switch `off` as read
+ * there): it returns the payload address, or NULL and the error after doing
+ * its E step.  (Two registers back, so the caller's rb_resv never has to
+ * live in memory.)  rb_end_slow() is E for any writer. */
+struct rb_slow {
+	void *data;
+	intptr_t err;
+};
+struct rb_slow rb_reserve_slow(struct rb_buffer *b, struct rb_cpu *cb, uint32_t len,
+			       uint32_t lvl, uint32_t off);
+void rb_end_slow(struct rb_cpu *cb);
+
+static inline void rb_put32(void *p, uint32_t v) { __builtin_memcpy(p, &v, 4); }
+
+/* Bytes an event with `len` payload bytes takes (rb_event_size, inline). */
+RB_INLINE uint32_t rb_ev_size(uint32_t len)
+{
+	uint32_t a = len ? (len + 3u) & ~3u : 4u;
+	return a <= RB_TYPE_DATA_MAX * 4u ? 4u + a : 8u + a;
+}
+
+/* Inline twin of rb_put_data(); also zeroes the bytes that round the payload
+ * up to 4, so stale data never reaches a reader. */
+RB_INLINE void *rb_put_data_fast(uint8_t *p, uint32_t delta, uint32_t len)
+{
+	uint32_t a = len ? (len + 3u) & ~3u : 4u;
+	if (a <= RB_TYPE_DATA_MAX * 4u) {
+		rb_put32(p, a / 4u | delta << 5);
+		p += 4;
+	} else {
+		rb_put32(p, delta << 5);
+		rb_put32(p + 4, a + 4u);
+		p += 8;
+	}
+	if (len & 3u || !len)
+		rb_put32(p + a - 4u, 0);
+	return p;
+}
+
+/*
+ * B..D for the outermost writer, when nothing unusual happens; false sends
+ * the writer to the general path (which starts over from B).
+ */
+RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len)
+{
+	uint32_t esz = rb_ev_size(len);
+	/* B: snapshot.  The page has events (so a previous time), is not full,
+	 * and ours fits: 1 <= off, off + esz <= RB_DATA_SIZE, full clear. */
+	uint64_t t = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
+	if ((t & T_ROOM_MASK) - 1u >= (uint64_t)(RB_DATA_SIZE - esz))
+		return NULL;
+	/* The clock after the snapshot (DESIGN: time stamps follow buffer
+	 * order).  A delta that needs a time extend, or a clock that went
+	 * back, is for the general path (which reads the clock again). */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	uint64_t ts = rb_port_clock();
+	uint64_t delta = ts - __atomic_load_n(&cb->lts[T_LTS(t)], __ATOMIC_RELAXED);
+	if (delta > RB_DELTA_MAX)
+		return NULL;
+	/* C: the new tail says level 0 and the other generation, so its
+	 * T_LTS() is the level-0 slot the tail does not point at now; our
+	 * time goes there, then the CAS that points at it. */
+	uint64_t nt = ((t & ~T_LVL_MASK) ^ T_GEN_BIT) + T_NEV_ONE + esz;
+	__atomic_store_n(&cb->lts[T_LTS(nt)], ts, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (!__atomic_compare_exchange_n(&cb->tail, &t, nt, false, __ATOMIC_RELAXED,
+					 __ATOMIC_RELAXED))
+		return NULL;
+	/* D */
+	return rb_put_data_fast(rb_pg(cb, T_PIDX(t))->data + T_OFF(t), (uint32_t)delta, len);
+}
+
+/*
+ * E for the outermost writer whose commit stays in its page: the commit
+ * word and `committing` are plain stores, because every writer that
+ * interrupts us between our load of committing == 1 and our store of 0 is
+ * nested in us and leaves committing as it found it.  False: take the
+ * general path.
+ */
+RB_INLINE bool rb_end_fast(struct rb_cpu *cb)
+{
+	if (__atomic_load_n(&cb->committing, __ATOMIC_RELAXED) != 1)
+		return false;
+	uint64_t w = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
+	if (T_PIDX(w) != cb->cpidx)
+		return false;
+	__atomic_store_n(&cb->unpublished, 0u, __ATOMIC_RELAXED);
+	/* RELEASE: the events up to w happen before a reader's ACQUIRE load
+	 * that sees this commit (the page's own commit field is written when
+	 * the commit leaves the page, rb_publish). */
+	__atomic_store_n(&cb->commit, cb->ccnt | T_OFF(w), __ATOMIC_RELEASE);
+	/* RELEASE: our event is written before a quiescer sees 0. */
+	__atomic_store_n(&cb->committing, 0u, __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* Someone reserved after our tail load: they saw us open and left
+	 * publishing to us. */
+	if (__atomic_load_n(&cb->tail, __ATOMIC_RELAXED) == w)
+		return true;
+	__atomic_store_n(&cb->committing, 1u, __ATOMIC_RELAXED);
+	return false;
+}
+
+/* See ring_buffer.h for the contract. */
+RB_INLINE int rb_reserve(struct rb_buffer *b, uint32_t len, struct rb_resv *r)
+{
+	r->cb = NULL;                /* for a caller that looks after an error */
+	r->data = NULL;
+	if (len > RB_MAX_PAYLOAD)
+		return -RB_E2BIG;
+	uintptr_t tok = rb_port_preempt_disable();
+	unsigned cpu = rb_port_cpu_id();
+	struct rb_cpu *cb = cpu < RB_MAX_CPUS ? b->cpu[cpu] : 0;
+	if (__builtin_expect(!cb, 0)) {
+		rb_port_preempt_enable(tok);
+		return -RB_EINVAL;
+	}
+	r->cb = cb;
+	r->preempt = tok;
+	/* A.  SEQ_CST pairs with a quiescer's SEQ_CST "recording off, then read
+	 * committing": either it sees us inside, or we see recording off. */
+	uint32_t lvl = __atomic_fetch_add(&cb->committing, 1u, __ATOMIC_SEQ_CST);
+	uint32_t off = __atomic_load_n(&cb->off, __ATOMIC_SEQ_CST);
+	if (__builtin_expect((lvl | off) == 0, 1) && (r->data = rb_claim_fast(cb, len)))
+		return 0;
+	struct rb_slow s = rb_reserve_slow(b, cb, len, lvl, off);
+	r->data = s.data;
+	if (!s.data)
+		rb_port_preempt_enable(tok);
+	return (int)s.err;
+}
+
+/* See ring_buffer.h for the contract. */
+RB_INLINE void rb_commit(struct rb_resv *r)
+{
+	if (!rb_end_fast(r->cb))
+		rb_end_slow(r->cb);
+	rb_port_preempt_enable(r->preempt);
+}
+
+#endif

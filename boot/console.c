@@ -32,7 +32,7 @@ void console_write(const char *s, size_t n)
 		spin_unlock_irqrestore(&console_lock, f);
 }
 
-#define RX_SIZE 1024
+#define RX_SIZE 4096
 static char rx_buf[RX_SIZE];
 static unsigned rx_head, rx_tail;      /* rx_lock; head == tail: empty */
 static unsigned long rx_dropped;

@@ -29,7 +29,7 @@ extern char _text_start[];
 static const char *test_spec;      /* written once by the option handlers */
 static bool test_slow;
 static const char *bench_spec;
-bool console_interactive;
+bool console_interactive, console_script;
 uint64_t boot_start_ns, workload_start_ns;
 
 static int opt_test(const char *v) { test_spec = v; return v && *v ? 0 : -1; }
@@ -40,6 +40,8 @@ BT_PARAM("bt.bench", opt_bench, "run benchmarks (all or a,b,c) and power off");
 BT_PARAM("bt.test", opt_test, "run in-guest test suites (all or a,b,c) and power off");
 BT_PARAM("bt.test_slow", opt_test_slow, "include slow test cases");
 BT_PARAM("bt.interactive", opt_interactive, "a terminal is attached: stay at the shell");
+static int opt_script(const char *v) { console_script = true; return v ? -1 : 0; }
+BT_PARAM("bt.script", opt_script, "stdin is a script of shell commands, ended by Ctrl-D");
 
 /* The application linked in with APP=DIR, if any. */
 int app_main(void) __attribute__((weak));
@@ -64,10 +66,9 @@ static int init_thread(void *unused)
 	int rc = run_workload();
 	if (tracer_current() != &nop_tracer)
 		trace_print_all();
-	if (!console_interactive)
+	if (!console_interactive && !console_script)
 		arch_poweroff(rc == 0 ? 0 : 1);
-	shell_main();
-	return 0;
+	shell_main(console_script);
 }
 
 void kernel_main(struct boot_info *bi)

@@ -13,9 +13,12 @@ void kernel_main(struct boot_info *bi);
 /* Run the workload (APP= or the demo) once in the calling thread; its status. */
 int run_workload(void);
 int demo_main(void);               /* demo/demo.c */
-void shell_main(void);             /* boot/shell.c: the console shell; returns on poweroff */
+/* boot/shell.c: the console shell, interactive or running a piped script;
+ * powers off at its end. */
+__attribute__((noreturn)) void shell_main(bool script);
 
 extern bool console_interactive;   /* bt.interactive: a terminal is attached */
+extern bool console_script;        /* bt.script: stdin is a script of shell commands */
 extern uint64_t boot_start_ns, workload_start_ns;
 
 #endif

@@ -2,15 +2,21 @@
  * shell.c — the console shell (`trace>`): line editing and a command table.
  *
  * Line editing: printable bytes are echoed, backspace/DEL erases one, Ctrl-U
- * erases the line, Ctrl-C abandons it.  Each command is looked up in
- * `commands`; an unknown one is reported and changes nothing.  The tracer's
- * tracefs-like commands are added to this table as they are built.
+ * erases the line, Ctrl-C abandons it.  A line is first offered to the
+ * tracefs commands (trace/tracefs.c: cat, echo), then looked up in
+ * `commands`; an unknown one is reported and changes nothing.
+ *
+ * Script mode (bt.script, set by tools/qemu-run.sh when stdin is a pipe or a
+ * file): the same, without prompts, until Ctrl-D (0x04, which qemu-run.sh
+ * sends after the script); then the kernel powers off with status 1 if any
+ * command failed, else 0.
  */
 #include <string.h>
 
 #include "boot/console.h"
 #include "arch/hooks.h"
 #include "boot/main.h"
+#include "trace/tracefs.h"
 
 #define LINE_MAX 256
 
@@ -37,6 +43,9 @@ static int cmd_poweroff(const char *args)
 
 static const struct command commands[] = {
 	{ "help", "list the commands", cmd_help },
+	{ "cat", "cat FILE: current_tracer available_tracers tracing_on trace set_ftrace_filter\n"
+		 "               set_ftrace_notrace available_filter_functions enabled_functions buffer_size_kb", NULL },
+	{ "echo", "echo VALUE > FILE (>> appends to a filter)", NULL },
 	{ "run", "run the workload (the demo or APP) again", cmd_run },
 	{ "poweroff", "leave QEMU", cmd_poweroff },
 };
@@ -48,12 +57,17 @@ static int cmd_help(const char *args)
 	return 0;
 }
 
-/* Read one line with editing into buf; returns its length, -1 on Ctrl-C. */
+#define END_OF_SCRIPT -2
+
+/* Read one line with editing into buf; returns its length, -1 on Ctrl-C,
+ * END_OF_SCRIPT on Ctrl-D at the start of a line. */
 static int read_line(char *buf, size_t size)
 {
 	size_t n = 0;
 	for (;;) {
 		int c = console_getc();
+		if (c == 4 && n == 0)                         /* Ctrl-D */
+			return END_OF_SCRIPT;
 		if (c == '\r' || c == '\n') {
 			kprintf("\n");
 			buf[n] = '\0';
@@ -88,21 +102,37 @@ static int execute(char *line)
 	char *args = line + strcspn(line, " ");
 	if (*args)
 		*args++ = '\0';
+	while (*args == ' ')
+		args++;
+	bool handled;
+	int err = tracefs_command(line, args, &handled);
+	if (handled)
+		return err;
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(commands[i].name, line) == 0)
+		if (strcmp(commands[i].name, line) == 0 && commands[i].run)
 			return commands[i].run(args);
 	kprintf("%s: command not found (try 'help')\n", line);
 	return -1;
 }
 
-void shell_main(void)
+void shell_main(bool script)
 {
 	char line[LINE_MAX];
-	kprintf("baretrace: shell ready; 'help' lists the commands, 'poweroff' leaves\n");
+	unsigned failed = 0;
+	if (!script)
+		kprintf("baretrace: shell ready; 'help' lists the commands, 'poweroff' leaves\n");
 	while (!poweroff_requested) {
 		kprintf("trace> ");
-		if (read_line(line, sizeof(line)) >= 0)
-			execute(line);
+		int n = read_line(line, sizeof(line));
+		if (n == END_OF_SCRIPT) {
+			if (script)
+				break;
+			continue;                             /* a terminal: not an exit */
+		}
+		if (n >= 0 && execute(line) != 0)
+			failed++;
 	}
-	arch_poweroff(0);
+	if (script)
+		kprintf("\nbaretrace: script done, %u command(s) failed\n", failed);
+	arch_poweroff(script && failed ? 1 : 0);
 }

@@ -28,9 +28,13 @@ else
 fi
 [ -n "${INITRD:-}" ] && args+=(-initrd "$INITRD")
 
-interactive=0
+interactive=0 script=0
 [ -t 0 ] && [ "${GDB:-0}" != 1 ] && interactive=1
+# A pipe or a file on stdin is a script of shell commands (run after the
+# workload); /dev/null and other devices are not.
+[ $interactive = 0 ] && { [ -p /dev/stdin ] || [ -f /dev/stdin ]; } && script=1
 [ $interactive = 1 ] && cmdline="bt.interactive $cmdline"
+[ $script = 1 ] && cmdline="bt.script $cmdline"
 args+=(-append "$cmdline")
 
 if [ "${GDB:-0}" = 1 ]; then
@@ -55,8 +59,18 @@ if [ $interactive = 1 ]; then
 	rc=$?
 else
 	to=${TIMEOUT:-$TIMEOUT_DEFAULT}
-	timeout -k 5 "$to" "$QEMU_BIN" "${args[@]}" -serial stdio -monitor none
-	rc=$?
+	if [ $script = 1 ]; then
+		# Typed one line per prompt, then Ctrl-D (tools/serial-feed.py).
+		tmp=$(mktemp)
+		cat > "$tmp"
+		timeout -k 5 "$to" "$here/tools/serial-feed.py" "$tmp" -- \
+			"$QEMU_BIN" "${args[@]}" -serial stdio -monitor none
+		rc=$?
+		rm -f "$tmp"
+	else
+		timeout -k 5 "$to" "$QEMU_BIN" "${args[@]}" -serial stdio -monitor none
+		rc=$?
+	fi
 	if [ $rc = 124 ] || [ $rc = 137 ]; then
 		echo "qemu-run: timeout after ${to}s" >&2
 		exit 124

@@ -11,6 +11,7 @@ Checks, each a line "ok - NAME" or "not ok - NAME" (with the evidence):
   ARCH crash  a fatal exception and a panic print their report and exit 3
   ARCH ftrace the function tracer from the command line: exact events; the
               ftrace suite under single-threaded TCG; a corrupted site refused
+  ARCH shell a scripted shell session (tests/shell/session.txt) through piped stdin
   ARCH gdb    QEMU's gdbstub + gdb-multiarch (make gdb-ARCH's path) in batch mode
   bench       tools/bench.py runs; every figure present, positive and finite
 
@@ -199,6 +200,46 @@ def ftrace_boot(arch):
     report(ok, "%s bad ftrace= option reported and ignored" % arch, out)
 
 
+def shell_session(arch):
+    """A scripted shell session through piped stdin, checked line by line."""
+    with open(os.path.join(ROOT, "tests/shell/session.txt"), "rb") as f:
+        rc, out, _ = run(["tools/qemu-run.sh", arch, kernel_path(arch), ""], 150,
+                         env={"SMP": str(SMP), "TIMEOUT": "120"}, stdin=f)
+    save_log(arch + "-shell", out)
+    # The answer printed after each prompt, keyed by the command.
+    blocks = {}
+    for part in out.split("trace> ")[1:]:
+        cmd, _, answer = part.partition("\n")
+        blocks.setdefault(cmd, []).append(answer.rstrip("\n"))
+    fn = re.compile(r"^(kind_name|vfs_stat) \(1\) {11}\ttramp: 0x[0-9a-f]+ \(function_trace_call\+0x0/0x[0-9a-f]+\)$")
+    enabled = blocks.get("cat enabled_functions", ["", ""])
+    trace = blocks.get("cat trace", [""])[0]
+    calls = re.findall(r"^ *\S+-\d+ +\[\d{3}\] \S{5} +\d+\.\d{6}: (\S+) <-(\S+)$", trace, re.M)
+    checks = [
+        ("current_tracer", blocks.get("cat current_tracer") == ["nop"]),
+        ("available_tracers", blocks.get("cat available_tracers") == ["nop function"]),
+        ("filter >, >>", blocks.get("cat set_ftrace_filter", [""])[0] == "kind_name\nvfs_stat"),
+        ("enabled_functions", [bool(fn.match(l)) for l in enabled[0].splitlines()] == [True, True]),
+        ("trace: exact calls", calls.count(("vfs_stat", "worker_main")) == 1600 and
+         calls.count(("kind_name", "demo_main")) == 1 and
+         all(c[0] in ("vfs_stat", "kind_name") for c in calls)),
+        ("nop disables", len(enabled) == 2 and enabled[1] == ""),
+        ("unknown tracer", blocks.get("echo nosuch > current_tracer") ==
+         ["echo: write error: Invalid argument (no tracer 'nosuch')"]),
+        ("bad glob, filter unchanged", blocks.get("echo '[x' > set_ftrace_filter") ==
+         ["echo: write error: Invalid argument (invalid pattern '[x': unterminated '[' in pattern)"]
+         and blocks.get("cat set_ftrace_filter", ["", ""])[1] == "kind_name\nvfs_stat"),
+        ("buffer size 0", blocks.get("echo 0 > buffer_size_kb") ==
+         ["echo: write error: Invalid argument (buffer_size_kb must be a number > 0)"]
+         and blocks.get("cat buffer_size_kb") == ["1408"]),
+        ("no such file", blocks.get("cat nosuchfile") == ["cat: nosuchfile: No such file or directory"]),
+        ("unknown command", blocks.get("bogus") == ["bogus: command not found (try 'help')"]),
+        ("status", rc == 1 and "baretrace: script done, 5 command(s) failed" in out),
+    ]
+    for name, ok in checks:
+        report(bool(ok), "%s shell script: %s" % (arch, name), out if not ok else "")
+
+
 def gdb_smoke(arch):
     """make gdb-ARCH's machinery: QEMU's gdbstub plus gdb-multiarch with symbols."""
     port = {"arm64": "1241", "x86_64": "1242"}[arch]
@@ -238,7 +279,8 @@ def main():
     ap.add_argument("--only", action="append")
     args = ap.parse_args()
     arches = args.arch or ["arm64", "x86_64"]
-    only = set(args.only or ["host", "guest", "demo", "app", "crash", "ftrace", "gdb", "bench"])
+    only = set(args.only or ["host", "guest", "demo", "app", "crash", "ftrace", "shell", "gdb",
+                             "bench"])
     if "host" in only:
         host_tests()
     for arch in arches:
@@ -254,6 +296,8 @@ def main():
             crash(arch)
         if "ftrace" in only:
             ftrace_boot(arch)
+        if "shell" in only:
+            shell_session(arch)
         if "gdb" in only:
             gdb_smoke(arch)
         if "app" in only:

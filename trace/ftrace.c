@@ -436,21 +436,13 @@ int unregister_ftrace_function(struct ftrace_ops *op)
  * Returns the number of functions matched, or -errno. */
 static int apply_pattern(struct ftrace_hash **hp, const char *pat, bool remove)
 {
+	/* A literal name matches every record of that name (static functions
+	 * may share one); strcmp is much cheaper than the glob walk. */
+	bool literal = glob_is_literal(pat);
 	int matched = 0;
-	if (glob_is_literal(pat)) {
-		/* Every record of that name (static functions may share one). */
-		for (unsigned i = 0; i < ftrace_nrecs; i++)
-			if (strcmp(rec_name(&ftrace_recs[i]), pat) == 0) {
-				matched++;
-				if (remove)
-					hash_remove(*hp, rec_ip(&ftrace_recs[i]));
-				else if (hash_add(hp, rec_ip(&ftrace_recs[i])))
-					return -ENOMEM;
-			}
-		return matched;
-	}
 	for (unsigned i = 0; i < ftrace_nrecs; i++) {
-		if (!glob_match(pat, rec_name(&ftrace_recs[i])))
+		const char *name = rec_name(&ftrace_recs[i]);
+		if (literal ? strcmp(name, pat) != 0 : !glob_match(pat, name))
 			continue;
 		matched++;
 		if (remove)

@@ -467,7 +467,39 @@ TEST_CASE(ftrace, listings)
 			  (unsigned long)c.ops.tramp, sym, (unsigned long)c.ops.tramp, sym);
 	EXPECT_TRUE(c.ops.tramp != 0);
 	EXPECT_STREQ(cap.text, want);
+	/* Two ops on ft_target: the list caller, count 2. */
+	static struct counter c2;
+	counter_init(&c2, "ft_target");
+	ASSERT_EQ(register_ftrace_function(&c2.ops), 0);
+	char list_sym[96], line[256];
+	ksym_format(list_sym, sizeof(list_sym), (uintptr_t)arch_ftrace_list_caller);
+	memset(&cap, 0, sizeof(cap));
+	ftrace_list_enabled(capture_line, &cap);
+	ksnprintf(line, sizeof(line), "ft_target (2)            ->%s\n", list_sym);
+	EXPECT_TRUE(strstr(cap.text, line) != NULL);
+	ASSERT_EQ(unregister_ftrace_function(&c2.ops), 0);
 	ASSERT_EQ(unregister_ftrace_function(&c.ops), 0);
+	/* A SAVE_REGS ops: the R flag and its own (regs) trampoline. */
+	static struct ftrace_ops r = { .func = regs_cb, .flags = FTRACE_OPS_FL_SAVE_REGS };
+	ASSERT_EQ(ftrace_set_filter(&r, "ft_args3", true), 0);
+	ASSERT_EQ(register_ftrace_function(&r), 0);
+	ksym_format(sym, sizeof(sym), (uintptr_t)regs_cb);
+	ksnprintf(want, sizeof(want), "ft_args3 (1) R         \ttramp: 0x%lx (%s)\n",
+		  (unsigned long)r.tramp, sym);
+	memset(&cap, 0, sizeof(cap));
+	ftrace_list_enabled(capture_line, &cap);
+	EXPECT_STREQ(cap.text, want);
+	ASSERT_EQ(unregister_ftrace_function(&r), 0);
+	/* A direct trampoline: D and where it goes. */
+	static struct ftrace_ops d = { 0 };
+	ASSERT_EQ(ftrace_set_filter(&d, "ft_direct_target", true), 0);
+	ASSERT_EQ(register_ftrace_direct(&d, (uintptr_t)arch_test_direct_tramp), 0);
+	ksym_format(sym, sizeof(sym), (uintptr_t)arch_test_direct_tramp);
+	ksnprintf(want, sizeof(want), "ft_direct_target (0)     D     \n\tdirect-->%s\n", sym);
+	memset(&cap, 0, sizeof(cap));
+	ftrace_list_enabled(capture_line, &cap);
+	EXPECT_STREQ(cap.text, want);
+	ASSERT_EQ(unregister_ftrace_direct(&d), 0);
 	memset(&cap, 0, sizeof(cap));
 	ftrace_list_enabled(capture_line, &cap);
 	EXPECT_EQ(cap.lines, 0);

@@ -15,8 +15,8 @@
 #ifndef TRACE_RB_INTERNAL_H
 #define TRACE_RB_INTERNAL_H
 
-#include "trace/rb_port.h"
 #include "trace/ring_buffer.h"
+#include "trace/rb_port.h"
 
 #define RB_MAX_NEST   8u        /* writer levels per CPU (task, irq, nmi, ...) */
 #define RB_MAX_PAGES  65000u    /* pidx is 16 bits */
@@ -28,36 +28,36 @@
  * they interrupted agree on who got which bytes).
  *   off   0..11   bytes reserved in the tail page's data
  *   full  12      no further reservation fits: the next one must move
- *   nev  13..21   events reserved in the tail page (at most 4080/8 = 510)
- *   gen  22       which of its two time stamp slots holds its time...
- *   lvl  23..25   ...of the writer of the last reserved event (its level);
- *                 bits 22..25 are the index lvl*2+gen into `lts`
- *   pidx 26..41   the tail page
- *   dp   42..63   events dropped since the tail page filled up (saturates)
- * off and full are adjacent so that "fits in this page" is one compare of
- * t & T_ROOM_MASK (see rb_write.h).
+ *   lvl  13..15   level of the writer of the last reserved event...
+ *   nev  16..24   events reserved in the tail page (at most 4080/8 = 510)
+ *   pidx 25..40   the tail page
+ *   dp   41..62   events dropped since the tail page filled up (saturates)
+ *   gen  63       ...and which of its two time stamp slots holds its time
+ * The fast path (rb_write.h) wants the last event from level 0 and room in
+ * the page: off, full and lvl are adjacent so that is one compare of
+ * t & T_ROOM_MASK; gen on top makes t >> 63 its lts index.
  */
 #define T_OFF(t)   ((uint32_t)((t) & 0xfffu))
 #define T_FULL(t)  ((uint32_t)(((t) >> 12) & 1u))
-#define T_NEV(t)   ((uint32_t)(((t) >> 13) & 0x1ffu))
-#define T_GEN(t)   ((uint32_t)(((t) >> 22) & 1u))
-#define T_LVL(t)   ((uint32_t)(((t) >> 23) & 7u))
-#define T_LTS(t)   ((uint32_t)(((t) >> 22) & 0xfu))     /* lts index */
-#define T_PIDX(t)  ((uint32_t)(((t) >> 26) & 0xffffu))
-#define T_DP(t)    ((uint32_t)((t) >> 42))
+#define T_LVL(t)   ((uint32_t)(((t) >> 13) & 7u))
+#define T_NEV(t)   ((uint32_t)(((t) >> 16) & 0x1ffu))
+#define T_PIDX(t)  ((uint32_t)(((t) >> 25) & 0xffffu))
+#define T_DP(t)    ((uint32_t)(((t) >> 41) & T_DP_MAX))
+#define T_GEN(t)   ((uint32_t)((t) >> 63))
 #define T_DP_MAX   ((1u << 22) - 1u)
 #define T_MAKE(off, nev, full, lvl, gen, pidx, dp)                                  \
-	((uint64_t)(off) | (uint64_t)(full) << 12 | (uint64_t)(nev) << 13 |          \
-	 (uint64_t)(gen) << 22 | (uint64_t)(lvl) << 23 | (uint64_t)(pidx) << 26 |   \
-	 (uint64_t)(dp) << 42)
+	((uint64_t)(off) | (uint64_t)(full) << 12 | (uint64_t)(lvl) << 13 |          \
+	 (uint64_t)(nev) << 16 | (uint64_t)(pidx) << 25 | (uint64_t)(dp) << 41 |    \
+	 (uint64_t)(gen) << 63)
 #define T_FULL_BIT  (1ull << 12)
-#define T_ROOM_MASK 0x1fffull               /* off | full */
-#define T_NEV_ONE   (1ull << 13)
-#define T_GEN_BIT   (1ull << 22)
-#define T_LVL_MASK  (7ull << 23)
-#define T_LTS_MASK  (0xfull << 22)
-#define T_DP_ONE    (1ull << 42)
+#define T_ROOM_MASK 0xffffull               /* off | full | lvl */
+#define T_NEV_ONE   (1ull << 16)
+#define T_DP_ONE    (1ull << 41)
+#define T_GEN_BIT   (1ull << 63)
+
+/* Index into `lts` of level lvl's slot gen; the tail points at T_LTS(t). */
 #define RB_LTS(lvl, gen) ((lvl) * 2u + (gen))
+#define T_LTS(t)   RB_LTS(T_LVL(t), T_GEN(t))
 
 /* ---- A slot word: which page a ring slot holds -----------------------------
  * CAS'd by the writer (overwrite) and by the reader (swap).
@@ -70,6 +70,22 @@
 #define S_R(s)     ((uint32_t)(((s) >> 16) & 1u))
 #define S_SEQ(s)   ((s) >> 17)
 #define S_MAKE(seq, r, pidx) ((uint64_t)(seq) << 17 | (uint64_t)(r) << 16 | (uint64_t)(pidx))
+
+/* ---- The gate word: who is inside, and whether recording is on -----------
+ * One word, so that a writer's A step learns both with one atomic add, and a
+ * quiescer's "recording off" and the writers' entries are ordered by that
+ * word's own modification order (no store-load fence pairing needed).
+ *   inside  0..31   open reservations (writers between A and E) = the level of
+ *                   the next writer to enter; changed only by this CPU's
+ *                   writers, read by quiescers
+ *   off    32..63   recording off when non-zero: per-CPU and buffer-wide switch
+ *                   counts (changed from any CPU), + RB_OFF_BROKEN per impossible
+ *                   state seen
+ */
+#define G_INSIDE(g)   ((uint32_t)(g))
+#define G_OFF(g)      ((uint32_t)((g) >> 32))
+#define G_OFF_ONE     (1ull << 32)
+#define RB_OFF_BROKEN (1u << 24)                /* in G_OFF units */
 
 /* ---- The commit word: everything before it is complete ----------------------
  * Written (release) only by the outermost committer on the CPU; read by the
@@ -93,18 +109,13 @@ struct rb_meta {
 
 struct rb_cpu {
 	/* ---- writer side: touched by this CPU's writers ---- */
-	uint64_t tail;                          /* atomic, see T_* */
-	uint32_t committing;                    /* atomic: open reservations = level
-						   of the next writer; read by quiescers */
-	uint32_t cpidx;                         /* committer's page; outermost committer */
 	uint64_t lts[RB_MAX_NEST * 2];          /* atomic: per level, time of its last
-						   event, double-buffered: [RB_LTS(lvl, gen)] */
-	uint32_t unpublished;                   /* atomic: a nested writer left its event
-						   for the outermost one to publish */
-	uint32_t off;                           /* atomic: recording off on this CPU when
-						   non-zero: per-CPU + buffer-wide switch
-						   counts, + RB_OFF_BROKEN per impossible
-						   state seen; the writer's only check */
+						   event, double-buffered: [RB_LTS(lvl, gen)];
+						   first, so indexing it needs no offset */
+	uint64_t tail;                          /* atomic, see T_* */
+	uint64_t gate;                          /* atomic, see G_*: writers inside, and
+						   recording off */
+	uint32_t cpidx;                         /* committer's page; outermost committer */
 	uint64_t ccnt;                          /* C_MAKE(count of cpidx, 0); outermost
 						   committer */
 
@@ -127,15 +138,16 @@ struct rb_cpu {
 	uint64_t lost_reported;                 /* atomic */
 };
 
-#define RB_OFF_BROKEN (1u << 24)
-
 struct rb_buffer {
 	uint32_t record_off;                    /* atomic counter: tracing_on (also
-						   counted in every cpu->off) */
+						   counted in every CPU's gate word) */
 	uint32_t overwrite;                     /* atomic bool */
 	unsigned ncpus;                         /* written once */
 	struct rb_allocator a;                  /* written once */
-	struct rb_cpu *cpu[RB_MAX_CPUS];        /* written once */
+	struct rb_cpu *cpu[RB_MAX_CPUS];        /* written once; CPUs ncpus.. (and
+						   any not created yet) point at: */
+	struct rb_cpu absent;                   /* a stand-in with recording off for
+						   good, so a writer needs no checks */
 };
 
 static inline struct rb_page *rb_pg(const struct rb_cpu *cb, uint32_t pidx)
@@ -159,8 +171,11 @@ static inline void rb_reader_unlock(struct rb_cpu *cb)
 
 /* rb_read.c */
 void rb_cursor_init(struct rb_cursor *c, uint32_t spare_pidx);
-/* rb_setup.c */
-int rb_quiesce(struct rb_buffer *b, unsigned cpu);     /* recording off + no writer inside */
+/* rb_setup.c: recording off + no writer inside + everything reserved published */
+int rb_quiesce(struct rb_buffer *b, unsigned cpu);
+/* ring_buffer.c: publish everything reserved, for writers that left events
+ * unpublished.  Only a quiescer (recording off, no writer inside). */
+void rb_publish_all(struct rb_cpu *cb);
 
 #include "trace/rb_write.h"
 

@@ -5,9 +5,10 @@
  * and for the host tests; everything arch- or OS-specific is one of these
  * inline functions, provided by a port header:
  *
- *   unsigned rb_port_cpu_id(void)       index of the running CPU (writer side);
- *                                       stable between rb_port_preempt_disable()
- *                                       and rb_port_preempt_enable()
+ *   unsigned rb_port_cpu_id(void)       index of the running CPU (writer side),
+ *                                       below RB_MAX_CPUS; stable between
+ *                                       rb_port_preempt_disable() and
+ *                                       rb_port_preempt_enable()
  *   uint64_t rb_port_clock(void)        per-CPU monotonic clock (any unit); the
  *                                       merged reader compares values across CPUs
  *   uintptr_t rb_port_preempt_disable(void)  stop migration (not interrupts);

@@ -19,6 +19,9 @@
 
 #define RB_PORT_INLINE static inline __attribute__((always_inline))
 
+/* rb_port_cpu_id() must stay below RB_MAX_CPUS; cpu->id < MAX_CPUS. */
+_Static_assert(MAX_CPUS <= RB_MAX_CPUS, "a CPU id would index past rb_buffer.cpu[]");
+
 RB_PORT_INLINE unsigned rb_port_cpu_id(void) { return arch_this_cpu()->id; }
 RB_PORT_INLINE uint64_t rb_port_clock(void) { return arch_counter(); }
 RB_PORT_INLINE void rb_port_relax(void) { arch_cpu_relax(); }

@@ -103,8 +103,10 @@ static void rb_cpu_clear(struct rb_cpu *cb)
 	for (unsigned i = 0; i < RB_MAX_NEST * 2; i++)
 		__atomic_store_n(&cb->lts[i], 0, __ATOMIC_RELAXED);
 	cb->ccnt = C_MAKE(0, 0);
-	__atomic_store_n(&cb->unpublished, 0, __ATOMIC_RELAXED);
-	__atomic_fetch_and(&cb->off, RB_OFF_BROKEN - 1u, __ATOMIC_RELAXED);   /* mended */
+	/* mended: the impossible states seen are forgotten, switch counts and
+	 * writers inside (leaving after seeing recording off) stay */
+	__atomic_fetch_and(&cb->gate, ((uint64_t)(RB_OFF_BROKEN - 1u) << 32) | 0xffffffffu,
+			   __ATOMIC_RELAXED);
 	__atomic_store_n(&cb->overrun, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&cb->dropped, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&cb->unplaced, 0, __ATOMIC_RELAXED);
@@ -133,8 +135,8 @@ void rb_destroy(struct rb_buffer *b)
 		return;
 	for (unsigned i = 0; i < b->ncpus; i++) {
 		struct rb_cpu *cb = b->cpu[i];
-		if (!cb)
-			continue;
+		if (cb == &b->absent)
+			continue;            /* rb_create failed before it */
 		struct rb_mem m = rb_cpu_mem(cb);
 		rb_mem_free(&b->a, &m);
 		b->a.free(b->a.ctx, cb);
@@ -159,6 +161,10 @@ int rb_create(struct rb_buffer **out, unsigned ncpus, size_t size, unsigned flag
 	b->a = *a;
 	b->ncpus = ncpus;
 	b->overwrite = (flags & RB_FL_OVERWRITE) != 0;
+	/* Writers on CPUs without a buffer find the stand-in, always off. */
+	b->absent.gate = G_OFF_ONE;
+	for (unsigned i = 0; i < RB_MAX_CPUS; i++)
+		b->cpu[i] = &b->absent;
 	for (unsigned i = 0; i < ncpus; i++) {
 		struct rb_cpu *cb = a->alloc(a->ctx, sizeof(*cb), RB_CACHELINE);
 		struct rb_mem m;
@@ -187,39 +193,38 @@ size_t rb_size(const struct rb_buffer *b, unsigned cpu)
 /* ---- Recording switches ------------------------------------------------------ */
 
 /*
- * The buffer-wide switch is counted in every CPU's `off` word too, so a
- * writer checks one word.  SEQ_CST: pairs with the writer's A step (see
- * rb_reserve) for quiescers.
+ * The buffer-wide switch is counted in every CPU's gate word too, so a
+ * writer learns both from its one atomic add at A.
  */
 void rb_record_off(struct rb_buffer *b)
 {
 	__atomic_fetch_add(&b->record_off, 1u, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < b->ncpus; i++)
-		__atomic_fetch_add(&b->cpu[i]->off, 1u, __ATOMIC_SEQ_CST);
+		__atomic_fetch_add(&b->cpu[i]->gate, G_OFF_ONE, __ATOMIC_SEQ_CST);
 }
 
 void rb_record_on(struct rb_buffer *b)
 {
 	__atomic_fetch_sub(&b->record_off, 1u, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < b->ncpus; i++)
-		__atomic_fetch_sub(&b->cpu[i]->off, 1u, __ATOMIC_SEQ_CST);
+		__atomic_fetch_sub(&b->cpu[i]->gate, G_OFF_ONE, __ATOMIC_SEQ_CST);
 }
 
 void rb_record_cpu_off(struct rb_buffer *b, unsigned cpu)
 {
 	if (cpu < b->ncpus)
-		__atomic_fetch_add(&b->cpu[cpu]->off, 1u, __ATOMIC_SEQ_CST);
+		__atomic_fetch_add(&b->cpu[cpu]->gate, G_OFF_ONE, __ATOMIC_SEQ_CST);
 }
 
 void rb_record_cpu_on(struct rb_buffer *b, unsigned cpu)
 {
 	if (cpu < b->ncpus)
-		__atomic_fetch_sub(&b->cpu[cpu]->off, 1u, __ATOMIC_SEQ_CST);
+		__atomic_fetch_sub(&b->cpu[cpu]->gate, G_OFF_ONE, __ATOMIC_SEQ_CST);
 }
 
 bool rb_record_is_on(const struct rb_buffer *b, unsigned cpu)
 {
-	return cpu < b->ncpus && !__atomic_load_n(&b->cpu[cpu]->off, __ATOMIC_SEQ_CST);
+	return cpu < b->ncpus && !G_OFF(__atomic_load_n(&b->cpu[cpu]->gate, __ATOMIC_SEQ_CST));
 }
 
 void rb_set_overwrite(struct rb_buffer *b, bool on)
@@ -235,23 +240,27 @@ bool rb_overwrite(const struct rb_buffer *b)
 /* ---- Quiescence ---------------------------------------------------------------- */
 
 /* Wait (bounded) until no writer is inside cpu's buffer.  Recording must be
- * off already; SEQ_CST pairs with the writer's A step. */
+ * off already: writers that enter later see it in the same gate word (A). */
 static bool rb_writers_out(struct rb_cpu *cb)
 {
 	for (unsigned i = 0; i < RB_QUIESCE_SPINS; i++) {
-		if (__atomic_load_n(&cb->committing, __ATOMIC_SEQ_CST) == 0)
+		if (G_INSIDE(__atomic_load_n(&cb->gate, __ATOMIC_SEQ_CST)) == 0)
 			return true;
 		rb_port_relax();
 	}
 	return false;
 }
 
-/* Recording off for `cpu` and no writer inside; undone on -RB_EBUSY. */
+/* Recording off for `cpu` and no writer inside; undone on -RB_EBUSY.  Then
+ * no writer publishes until recording is back on, and the quiescer publishes
+ * what writers left (DESIGN, point E). */
 int rb_quiesce(struct rb_buffer *b, unsigned cpu)
 {
 	rb_record_cpu_off(b, cpu);
-	if (rb_writers_out(b->cpu[cpu]))
+	if (rb_writers_out(b->cpu[cpu])) {
+		rb_publish_all(b->cpu[cpu]);
 		return 0;
+	}
 	rb_record_cpu_on(b, cpu);
 	return -RB_EBUSY;
 }

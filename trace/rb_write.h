@@ -31,6 +31,8 @@ struct rb_slow {
 struct rb_slow rb_reserve_slow(struct rb_buffer *b, struct rb_cpu *cb, uint32_t len,
 			       uint32_t lvl, uint32_t off);
 void rb_end_slow(struct rb_cpu *cb);
+/* E after the fast path published and left but found the tail moved. */
+void rb_end_again(struct rb_cpu *cb);
 
 static inline void rb_put32(void *p, uint32_t v) { __builtin_memcpy(p, &v, 4); }
 
@@ -60,14 +62,16 @@ RB_INLINE void *rb_put_data_fast(uint8_t *p, uint32_t delta, uint32_t len)
 }
 
 /*
- * B..D for the outermost writer, when nothing unusual happens; false sends
- * the writer to the general path (which starts over from B).
+ * B..D for the outermost writer, when nothing unusual happens: returns the
+ * payload address, or NULL to send the writer to the general path (which
+ * starts over from B).
  */
 RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len)
 {
 	uint32_t esz = rb_ev_size(len);
 	/* B: snapshot.  The page has events (so a previous time), is not full,
-	 * and ours fits: 1 <= off, off + esz <= RB_DATA_SIZE, full clear. */
+	 * ours fits, and the last event is from level 0 (so its time is in
+	 * lts[gen]): 1 <= off <= RB_DATA_SIZE - esz, full and lvl clear. */
 	uint64_t t = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
 	if ((t & T_ROOM_MASK) - 1u >= (uint64_t)(RB_DATA_SIZE - esz))
 		return NULL;
@@ -76,14 +80,13 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len)
 	 * back, is for the general path (which reads the clock again). */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	uint64_t ts = rb_port_clock();
-	uint64_t delta = ts - __atomic_load_n(&cb->lts[T_LTS(t)], __ATOMIC_RELAXED);
+	uint64_t delta = ts - __atomic_load_n(&cb->lts[RB_LTS(0u, T_GEN(t))], __ATOMIC_RELAXED);
 	if (delta > RB_DELTA_MAX)
 		return NULL;
-	/* C: the new tail says level 0 and the other generation, so its
-	 * T_LTS() is the level-0 slot the tail does not point at now; our
-	 * time goes there, then the CAS that points at it. */
-	uint64_t nt = ((t & ~T_LVL_MASK) ^ T_GEN_BIT) + T_NEV_ONE + esz;
-	__atomic_store_n(&cb->lts[T_LTS(nt)], ts, __ATOMIC_RELAXED);
+	/* C: the new tail says level 0 (as t does) and the other generation;
+	 * our time goes to that slot, then the CAS that points at it. */
+	uint64_t nt = (t ^ T_GEN_BIT) + T_NEV_ONE + esz;
+	__atomic_store_n(&cb->lts[RB_LTS(0u, T_GEN(nt))], ts, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (!__atomic_compare_exchange_n(&cb->tail, &t, nt, false, __ATOMIC_RELAXED,
 					 __ATOMIC_RELAXED))
@@ -93,33 +96,31 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len)
 }
 
 /*
- * E for the outermost writer whose commit stays in its page: the commit
- * word and `committing` are plain stores, because every writer that
- * interrupts us between our load of committing == 1 and our store of 0 is
- * nested in us and leaves committing as it found it.  False: take the
- * general path.
+ * E for the outermost writer whose commit stays in its page: one release
+ * store publishes, one atomic subtract leaves, and the re-check catches a
+ * writer that reserved meanwhile (then rb_end_again() enters and publishes
+ * again, as rb_end_outer() does).
  */
-RB_INLINE bool rb_end_fast(struct rb_cpu *cb)
+RB_INLINE void rb_end(struct rb_cpu *cb)
 {
-	if (__atomic_load_n(&cb->committing, __ATOMIC_RELAXED) != 1)
-		return false;
+	/* Inside alone (no writer below us, recording on), in the page the
+	 * commit is in: otherwise the general path. */
 	uint64_t w = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
-	if (T_PIDX(w) != cb->cpidx)
-		return false;
-	__atomic_store_n(&cb->unpublished, 0u, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&cb->gate, __ATOMIC_RELAXED) != 1 || T_PIDX(w) != cb->cpidx) {
+		rb_end_slow(cb);
+		return;
+	}
 	/* RELEASE: the events up to w happen before a reader's ACQUIRE load
 	 * that sees this commit (the page's own commit field is written when
 	 * the commit leaves the page, rb_publish). */
 	__atomic_store_n(&cb->commit, cb->ccnt | T_OFF(w), __ATOMIC_RELEASE);
 	/* RELEASE: our event is written before a quiescer sees 0. */
-	__atomic_store_n(&cb->committing, 0u, __ATOMIC_RELEASE);
+	__atomic_fetch_sub(&cb->gate, 1u, __ATOMIC_RELEASE);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	/* Someone reserved after our tail load: they saw us open and left
+	/* A writer reserved after our tail load: it saw us inside and left
 	 * publishing to us. */
-	if (__atomic_load_n(&cb->tail, __ATOMIC_RELAXED) == w)
-		return true;
-	__atomic_store_n(&cb->committing, 1u, __ATOMIC_RELAXED);
-	return false;
+	if (__builtin_expect(__atomic_load_n(&cb->tail, __ATOMIC_RELAXED) != w, 0))
+		rb_end_again(cb);
 }
 
 /* See ring_buffer.h for the contract. */
@@ -130,21 +131,19 @@ RB_INLINE int rb_reserve(struct rb_buffer *b, uint32_t len, struct rb_resv *r)
 	if (len > RB_MAX_PAYLOAD)
 		return -RB_E2BIG;
 	uintptr_t tok = rb_port_preempt_disable();
-	unsigned cpu = rb_port_cpu_id();
-	struct rb_cpu *cb = cpu < RB_MAX_CPUS ? b->cpu[cpu] : 0;
-	if (__builtin_expect(!cb, 0)) {
-		rb_port_preempt_enable(tok);
-		return -RB_EINVAL;
-	}
+	/* The port keeps CPU ids below RB_MAX_CPUS; CPUs without a buffer
+	 * have a stand-in that is always off (rb_reserve_slow says -RB_EINVAL). */
+	struct rb_cpu *cb = b->cpu[rb_port_cpu_id()];
 	r->cb = cb;
 	r->preempt = tok;
-	/* A.  SEQ_CST pairs with a quiescer's SEQ_CST "recording off, then read
-	 * committing": either it sees us inside, or we see recording off. */
-	uint32_t lvl = __atomic_fetch_add(&cb->committing, 1u, __ATOMIC_SEQ_CST);
-	uint32_t off = __atomic_load_n(&cb->off, __ATOMIC_SEQ_CST);
-	if (__builtin_expect((lvl | off) == 0, 1) && (r->data = rb_claim_fast(cb, len)))
+	/* A: inside, and what was there.  One word with the recording switch:
+	 * a quiescer's "off" comes before our add (we see it) or after it (it
+	 * sees us inside).  ACQUIRE: a quiescer that turned recording back on
+	 * is done with the buffer before we touch it. */
+	uint64_t g = __atomic_fetch_add(&cb->gate, 1u, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(g == 0, 1) && (r->data = rb_claim_fast(cb, len)))
 		return 0;
-	struct rb_slow s = rb_reserve_slow(b, cb, len, lvl, off);
+	struct rb_slow s = rb_reserve_slow(b, cb, len, G_INSIDE(g), G_OFF(g));
 	r->data = s.data;
 	if (!s.data)
 		rb_port_preempt_enable(tok);
@@ -154,8 +153,7 @@ RB_INLINE int rb_reserve(struct rb_buffer *b, uint32_t len, struct rb_resv *r)
 /* See ring_buffer.h for the contract. */
 RB_INLINE void rb_commit(struct rb_resv *r)
 {
-	if (!rb_end_fast(r->cb))
-		rb_end_slow(r->cb);
+	rb_end(r->cb);
 	rb_port_preempt_enable(r->preempt);
 }
 

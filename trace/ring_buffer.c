@@ -5,14 +5,15 @@
  *
  * The interleaving points of a write are labelled A..E here and in
  * rb_write.h, and argued one by one in trace/DESIGN.md ("Writers").  In short:
- *   A  enter: raise `committing` (our nesting level), check recording;
+ *   A  enter: one atomic add on the gate word gives our nesting level and
+ *      whether recording is on;
  *   B  snapshot the tail word, read the clock, size the event; if it does not
  *      fit, B' pick the next page (and overwrite the oldest if allowed);
  *   C  claim: one CAS on the tail word; failure means a nested writer got in
  *      first, so start over from B;
  *   D  fill: headers (and, for a move, the bookkeeping of both pages);
  *   E  commit: the outermost writer publishes everything reserved so far.
- * Only this CPU's writers touch the tail word, `committing`, `lts` and
+ * Only this CPU's writers touch the tail word, the gate's `inside`, `lts` and
  * `cpidx`; the reader on another CPU meets the writers only at the slot words
  * (CAS) and the commit word (release/acquire).
  */
@@ -43,7 +44,7 @@ const char *rb_strerror(int err)
 /* An impossible state: stop this CPU's buffer for good (until reset), say so. */
 static int rb_corrupt(struct rb_cpu *cb)
 {
-	__atomic_fetch_add(&cb->off, RB_OFF_BROKEN, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&cb->gate, (uint64_t)RB_OFF_BROKEN << 32, __ATOMIC_RELAXED);
 	return -RB_ECORRUPT;
 }
 
@@ -169,7 +170,7 @@ __attribute__((noinline)) static int rb_move(struct rb_buffer *b, struct rb_cpu 
 
 	/* D: we own the move.  Nested writers may already reserve after us in
 	 * page np, but nobody else writes these fields, and no commit can be
-	 * published before ours (we hold `committing`). */
+	 * published before ours (we are inside). */
 	struct rb_meta *om = &cb->meta[cur];
 	om->real_end = T_OFF(t);
 	om->entries = T_NEV(t);
@@ -211,8 +212,8 @@ static int rb_claim(struct rb_buffer *b, struct rb_cpu *cb, uint32_t len, uint32
 			uint32_t g = T_GEN(t) ^ 1u;
 			__atomic_store_n(&cb->lts[RB_LTS(lvl, g)], ts, __ATOMIC_RELAXED);
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);   /* lts before the CAS */
-			uint64_t nt = (t & ~(uint64_t)0x3ffffffu) |
-				      T_MAKE(off + need, T_NEV(t) + 1u, 0, lvl, g, 0, 0);
+			uint64_t nt = T_MAKE(off + need, T_NEV(t) + 1u, 0, lvl, g, T_PIDX(t),
+					     T_DP(t));
 			/* C */
 			if (!__atomic_compare_exchange_n(&cb->tail, &t, nt, false,
 							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
@@ -264,55 +265,65 @@ static void rb_publish(struct rb_cpu *cb, uint64_t w)
 	__atomic_store_n(&cb->commit, cb->ccnt | T_OFF(w), __ATOMIC_RELEASE);
 }
 
-/* E, the outermost writer's loop (its first round is rb_end_fast's). */
+void rb_publish_all(struct rb_cpu *cb)
+{
+	rb_publish(cb, __atomic_load_n(&cb->tail, __ATOMIC_RELAXED));
+}
+
+/* Enter again (A) to publish more; false if recording is off. */
+static bool rb_end_reenter(struct rb_cpu *cb)
+{
+	/* ACQUIRE (A): a quiescer that turned recording off and then on again
+	 * is done with the buffer before we touch it. */
+	uint64_t g = __atomic_fetch_add(&cb->gate, 1u, __ATOMIC_ACQUIRE);
+	if (G_OFF(g) == 0)
+		return true;
+	__atomic_fetch_sub(&cb->gate, 1u, __ATOMIC_RELEASE);
+	return false;
+}
+
+/*
+ * E, the outermost writer's loop: publish, leave, and if the tail moved
+ * meanwhile (a writer reserved while we were inside and left its event to
+ * us), enter again and publish again.  Entering again is an A step: if
+ * recording went off while we were out, a quiescer may own the buffer now,
+ * so leave the rest to it.
+ */
 static void rb_end_outer(struct rb_cpu *cb)
 {
 	for (unsigned i = 0; i < RB_TRIES; i++) {
 		uint64_t w = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
-		__atomic_store_n(&cb->unpublished, 0u, __ATOMIC_RELAXED);
 		rb_publish(cb, w);
-		/* RELEASE: as above. */
-		__atomic_fetch_sub(&cb->committing, 1u, __ATOMIC_RELEASE);
+		/* RELEASE: our event is written before a quiescer sees 0. */
+		__atomic_fetch_sub(&cb->gate, 1u, __ATOMIC_RELEASE);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		/* Someone reserved between our tail load and the decrement: they
-		 * saw us open and left publishing to us. */
 		if (__atomic_load_n(&cb->tail, __ATOMIC_RELAXED) == w)
 			return;
-		__atomic_fetch_add(&cb->committing, 1u, __ATOMIC_RELAXED);
+		if (!rb_end_reenter(cb))
+			return;
 	}
-	/* Interrupted RB_TRIES times in a row: the next commit publishes. */
-	__atomic_store_n(&cb->unpublished, 1u, __ATOMIC_RELAXED);
-	__atomic_fetch_sub(&cb->committing, 1u, __ATOMIC_RELEASE);
+	/* Interrupted RB_TRIES times in a row: the next outermost commit (or a
+	 * quiescer) publishes. */
+	__atomic_fetch_sub(&cb->gate, 1u, __ATOMIC_RELEASE);
 }
 
 void rb_end_slow(struct rb_cpu *cb)
 {
 	/* E: are we the only open reservation?  Writers we interrupted are
-	 * below us and still open; ones that interrupted us are finished. */
-	if (__atomic_load_n(&cb->committing, __ATOMIC_RELAXED) != 1) {
-		/* The outermost writer will publish our event (see rb_leave_off). */
-		__atomic_store_n(&cb->unpublished, 1u, __ATOMIC_RELAXED);
+	 * below us and still open; ones that interrupted us are finished.  If
+	 * not, the outermost writer publishes our event. */
+	if (G_INSIDE(__atomic_load_n(&cb->gate, __ATOMIC_RELAXED)) != 1) {
 		/* RELEASE: our event is written before a quiescer sees 0. */
-		__atomic_fetch_sub(&cb->committing, 1u, __ATOMIC_RELEASE);
+		__atomic_fetch_sub(&cb->gate, 1u, __ATOMIC_RELEASE);
 		return;
 	}
 	rb_end_outer(cb);
 }
 
-/*
- * Leave after finding recording off at A.  A quiescer (resize, reset, an
- * iterator) may already be working on this CPU's buffer, so touch nothing
- * but `committing` -- unless writers that interrupted our A step got in
- * while recording was still on and left their events to us: then the
- * quiescer cannot have seen committing == 0 yet (we were inside since
- * before them), and publishing is safe and needed.
- */
-static void rb_leave_off(struct rb_cpu *cb, uint32_t lvl)
+void rb_end_again(struct rb_cpu *cb)
 {
-	if (lvl == 0 && __atomic_load_n(&cb->unpublished, __ATOMIC_RELAXED))
-		rb_end_slow(cb);
-	else
-		__atomic_fetch_sub(&cb->committing, 1u, __ATOMIC_RELEASE);
+	if (rb_end_reenter(cb))
+		rb_end_outer(cb);
 }
 
 /* ---- After A: the general reservation ------------------------------------------ */
@@ -322,8 +333,14 @@ struct rb_slow rb_reserve_slow(struct rb_buffer *b, struct rb_cpu *cb, uint32_t 
 {
 	struct rb_resv r;
 	if (off) {
-		rb_leave_off(cb, lvl);
-		return (struct rb_slow){ NULL, off >= RB_OFF_BROKEN ? -RB_ECORRUPT : -RB_EOFF };
+		/* A quiescer may be working on the buffer: touch nothing but
+		 * the gate.  Events that writers nested in us left to us (if
+		 * recording came back on meanwhile) wait for the next
+		 * outermost commit or quiescer. */
+		__atomic_fetch_sub(&cb->gate, 1u, __ATOMIC_RELEASE);
+		int err = cb == &b->absent ? -RB_EINVAL :     /* no buffer for this CPU */
+			  off >= RB_OFF_BROKEN ? -RB_ECORRUPT : -RB_EOFF;
+		return (struct rb_slow){ NULL, err };
 	}
 	int err;
 	if (lvl >= RB_MAX_NEST)

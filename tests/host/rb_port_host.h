@@ -1,8 +1,9 @@
 /*
  * rb_port_host.h — the ring buffer's port to a Linux host (tests only).
  *
- * A thread plays one CPU: it sets rb_host_cpu once and keeps it, so
- * "preemption" never moves it and the port's preempt calls do nothing.
+ * A thread plays one CPU: it sets rb_host_cpu (below RB_MAX_CPUS) once and
+ * keeps it, so "preemption" never moves it and the port's preempt calls do
+ * nothing.
  * Signal handlers run on the thread they interrupt, so they nest on top of
  * it exactly like interrupt handlers on a CPU.  The clock is
  * CLOCK_MONOTONIC in nanoseconds unless a test installs its own with

@@ -91,7 +91,7 @@ TEST_SRCS := tests/guest/test_boot.c tests/guest/test_sched.c tests/guest/test_m
 	tests/bench/bench_ring_buffer.c
 APP_SRCS  := $(if $(APP),$(wildcard $(APP)/*.c))
 
-NOTRACE_SRCS := boot/kprintf.c boot/console.c boot/panic.c boot/fault.c boot/ksyms.c \
+NOTRACE_SRCS := boot/kprintf.c boot/console.c boot/panic.c boot/fault.c boot/ksyms.c boot/smp.c \
 	boot/irq.c boot/clock.c boot/bench.c lib/newlib_glue.c lib/heap.c lib/glob.c
 TRACED_SRCS  := $(filter-out $(NOTRACE_SRCS),$(BOOT_SRCS) $(LIB_SRCS) $(DEMO_SRCS) $(TEST_SRCS))
 

@@ -23,6 +23,7 @@
 #include "boot/panic.h"
 #include "boot/sched.h"
 #include "boot/smp.h"
+#include "lib/compiler.h"
 #include "patch/tramp.h"
 
 #define SLICE_TICKS    2     /* a busy CPU switches threads every 2 ticks */
@@ -170,13 +171,14 @@ void sched_preempt_irq(void)
 		schedule();
 }
 
-void preempt_disable(void)
+/* notrace: the patch engine calls these (through smp_call_all). */
+notrace void preempt_disable(void)
 {
 	current_thread()->preempt_count++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
-void preempt_enable(void)
+notrace void preempt_enable(void)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	struct thread *t = current_thread();

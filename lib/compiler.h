@@ -1,0 +1,14 @@
+/*
+ * compiler.h — attributes shared by generic code.
+ *
+ * notrace: no patchable entry for this function, on either arch (x86-64's
+ * -pg/-mfentry honours no_instrument_function, arm64's
+ * -fpatchable-function-entry honours patchable_function_entry(0, 0)).  For
+ * functions in traced files that the tracer or the patch engine calls.
+ */
+#ifndef LIB_COMPILER_H
+#define LIB_COMPILER_H
+
+#define notrace __attribute__((no_instrument_function, patchable_function_entry(0, 0)))
+
+#endif

@@ -117,22 +117,6 @@ void tracer_list(void (*fn)(const char *name, void *arg), void *arg)
 		fn(tracers[i]->name, arg);
 }
 
-void trace_entry_fill(struct trace_entry *e, uint16_t type, unsigned preempt_depth)
-{
-	struct cpu *c = arch_this_cpu();
-	struct thread *t = c->current;
-	uint8_t flags = 0;
-	if (!arch_irqs_enabled())
-		flags |= TRACE_FLAG_IRQS_OFF;
-	if (__atomic_load_n(&c->need_resched, __ATOMIC_RELAXED))
-		flags |= TRACE_FLAG_NEED_RESCHED;
-	if (c->irq_depth)
-		flags |= TRACE_FLAG_HARDIRQ;
-	e->type = type;
-	e->flags = flags;
-	e->preempt_count = (uint8_t)(preempt_depth > 15 ? 15 : preempt_depth);
-	e->pid = (t && t != c->idle) ? (int32_t)t->tid : 0;
-}
 
 /* The nop tracer: nothing is traced. */
 static bool nop_print(const struct rb_event *ev, const struct trace_entry *ent)

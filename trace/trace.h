@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "boot/cpu.h"
+#include "boot/sched.h"
 #include "trace/ring_buffer.h"
 
 struct ftrace_ops;
@@ -75,8 +77,23 @@ const struct tracer *tracer_current(void);
 int tracer_set(const char *name);
 void tracer_list(void (*fn)(const char *name, void *arg), void *arg);
 
-/* Fill the common header for an event written now from the tracer. */
-void trace_entry_fill(struct trace_entry *e, uint16_t type, unsigned preempt_depth);
+/* Fill the common header for an event written now from the tracer (with
+ * preemption disabled: the CPU is stable).  Inline: it is on every traced
+ * call's path. */
+static inline __attribute__((always_inline)) void
+trace_entry_fill(struct trace_entry *e, uint16_t type, unsigned preempt_depth)
+{
+	struct cpu *c = arch_this_cpu();
+	struct thread *t = c->current;
+	unsigned flags = (arch_irqs_enabled() ? 0 : TRACE_FLAG_IRQS_OFF) |
+			 (c->irq_depth ? TRACE_FLAG_HARDIRQ : 0) |
+			 (__atomic_load_n(&c->need_resched, __ATOMIC_RELAXED) ?
+			  TRACE_FLAG_NEED_RESCHED : 0);
+	e->type = type;
+	e->flags = (uint8_t)flags;
+	e->preempt_count = (uint8_t)(preempt_depth > 15 ? 15 : preempt_depth);
+	e->pid = t != c->idle ? (int32_t)t->tid : 0;
+}
 
 /* Print the buffer in the current tracer's format, all CPUs merged by time
  * (`cat trace`; non-consuming).  Returns the number of events printed. */

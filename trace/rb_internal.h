@@ -97,14 +97,12 @@
 
 /* Per physical page bookkeeping that is not part of the Linux page. */
 struct rb_meta {
-	uint64_t cnt;            /* count of this life: set by whoever moves the tail
-				    in, before the move is visible (same value from
-				    any writer that tries) */
 	uint64_t drops_before;   /* events dropped just before this page: set by the
 				    writer that moved in, after the move */
-	uint32_t real_end;       /* data bytes of events: set by the writer that */
-	uint32_t entries;        /*   moved the tail out, after the move; with */
-	uint32_t next;           /*   entries and next (pidx of the next page) */
+	uint32_t real_end;       /* data bytes of events (the page's commit): set */
+	uint32_t entries;        /*   with entries by the writer that moved the tail
+				    out, after the move; readers read them once
+				    the commit word is past the page */
 };
 
 struct rb_cpu {
@@ -115,9 +113,6 @@ struct rb_cpu {
 	uint64_t tail;                          /* atomic, see T_* */
 	uint64_t gate;                          /* atomic, see G_*: writers inside, and
 						   recording off */
-	uint32_t cpidx;                         /* committer's page; outermost committer */
-	uint64_t ccnt;                          /* C_MAKE(count of cpidx, 0); outermost
-						   committer */
 
 	/* ---- shared with the reader ---- */
 	uint64_t commit __attribute__((aligned(RB_CACHELINE)));   /* atomic, see C_* */
@@ -127,6 +122,12 @@ struct rb_cpu {
 	uint64_t *slot;                         /* [N] atomic, see S_* */
 	uint64_t *slot_c;                       /* [N] atomic: C(page that left the slot
 						   when the writer entered it), see DESIGN */
+	uint64_t *pstart;                       /* [N+1] atomic: C_MAKE(count of the
+						   page's current life, 0), the commit
+						   word at its start: set by whoever
+						   moves the tail in, before the move is
+						   visible (same value from any writer
+						   that tries) */
 	struct rb_meta *meta;                   /* [N+1] */
 	struct rb_page **pages;                 /* [N+1] */
 	uint32_t n;                             /* ring slots N; changes only in resize */
@@ -171,11 +172,24 @@ static inline void rb_reader_unlock(struct rb_cpu *cb)
 
 /* rb_read.c */
 void rb_cursor_init(struct rb_cursor *c, uint32_t spare_pidx);
+/*
+ * E's publish: make everything up to tail word w visible.  The commit word
+ * is all there is to write: pages the commit has left have their ends in
+ * meta (real_end, final before the move's writer left), and the page it is
+ * in ends at its offset.  Only the outermost writer or a quiescer, so calls
+ * never overlap (DESIGN, point E).
+ */
+static inline __attribute__((always_inline)) void rb_publish(struct rb_cpu *cb, uint64_t w)
+{
+	uint64_t c = __atomic_load_n(&cb->pstart[T_PIDX(w)], __ATOMIC_RELAXED) | T_OFF(w);
+	/* RELEASE: the events up to w and the movers' bookkeeping (meta,
+	 * pstart, slot_c, page time stamps) happen before a reader's ACQUIRE
+	 * load that sees this commit. */
+	__atomic_store_n(&cb->commit, c, __ATOMIC_RELEASE);
+}
+
 /* rb_setup.c: recording off + no writer inside + everything reserved published */
 int rb_quiesce(struct rb_buffer *b, unsigned cpu);
-/* ring_buffer.c: publish everything reserved, for writers that left events
- * unpublished.  Only a quiescer (recording off, no writer inside). */
-void rb_publish_all(struct rb_cpu *cb);
 
 #include "trace/rb_write.h"
 

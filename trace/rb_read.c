@@ -30,10 +30,9 @@ static uint32_t rb_readable(const struct rb_cpu *cb, const struct rb_cursor *c, 
 		return C_OFF(cm);
 	if (C_CNT(cm) < c->cnt)
 		return 0;
-	/* The commit has left the page: its commit field is final (written
-	 * before the RELEASE of a commit word past it). */
-	return (uint32_t)(__atomic_load_n(&rb_pg(cb, c->pidx)->commit, __ATOMIC_RELAXED) &
-			  RB_COMMIT_MASK);
+	/* The commit has left the page: its end is final (written before the
+	 * RELEASE of a commit word past it). */
+	return cb->meta[c->pidx].real_end;
 }
 
 /*

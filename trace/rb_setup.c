@@ -39,7 +39,7 @@ static uint32_t rb_pages_for(size_t size, int *err)
 /* The memory of one CPU buffer: N slots, N+1 pages. */
 struct rb_mem {
 	uint32_t n;
-	uint64_t *slot, *slot_c;
+	uint64_t *slot, *slot_c, *pstart;
 	struct rb_meta *meta;
 	struct rb_page **pages;
 };
@@ -50,8 +50,8 @@ static void rb_mem_free(const struct rb_allocator *a, struct rb_mem *m)
 		for (uint32_t i = 0; i <= m->n; i++)
 			if (m->pages[i])
 				a->free(a->ctx, m->pages[i]);
-	void *parts[] = { m->pages, m->meta, m->slot_c, m->slot };
-	for (unsigned i = 0; i < 4; i++)
+	void *parts[] = { m->pages, m->meta, m->pstart, m->slot_c, m->slot };
+	for (unsigned i = 0; i < 5; i++)
 		if (parts[i])
 			a->free(a->ctx, parts[i]);
 	rb_zero(m, sizeof(*m));
@@ -63,9 +63,10 @@ static int rb_mem_alloc(const struct rb_allocator *a, uint32_t n, struct rb_mem 
 	m->n = n;
 	m->slot = a->alloc(a->ctx, n * sizeof(uint64_t), 8);
 	m->slot_c = a->alloc(a->ctx, n * sizeof(uint64_t), 8);
+	m->pstart = a->alloc(a->ctx, (n + 1) * sizeof(uint64_t), 8);
 	m->meta = a->alloc(a->ctx, (n + 1) * sizeof(struct rb_meta), 8);
 	m->pages = a->alloc(a->ctx, (n + 1) * sizeof(struct rb_page *), 8);
-	if (!m->slot || !m->slot_c || !m->meta || !m->pages) {
+	if (!m->slot || !m->slot_c || !m->pstart || !m->meta || !m->pages) {
 		rb_mem_free(a, m);
 		return -RB_ENOMEM;
 	}
@@ -94,15 +95,14 @@ static void rb_cpu_clear(struct rb_cpu *cb)
 	}
 	rb_zero(cb->meta, (n + 1) * sizeof(struct rb_meta));
 	for (uint32_t i = 0; i <= n; i++) {
+		__atomic_store_n(&cb->pstart[i], C_MAKE(0, 0), __ATOMIC_RELAXED);
 		cb->pages[i]->time_stamp = 0;
 		__atomic_store_n(&cb->pages[i]->commit, 0, __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&cb->tail, T_MAKE(0, 0, 0, 0, 0, 0, 0), __ATOMIC_RELAXED);
 	__atomic_store_n(&cb->commit, C_MAKE(0, 0), __ATOMIC_RELAXED);
-	cb->cpidx = 0;
 	for (unsigned i = 0; i < RB_MAX_NEST * 2; i++)
 		__atomic_store_n(&cb->lts[i], 0, __ATOMIC_RELAXED);
-	cb->ccnt = C_MAKE(0, 0);
 	/* mended: the impossible states seen are forgotten, switch counts and
 	 * writers inside (leaving after seeing recording off) stay */
 	__atomic_fetch_and(&cb->gate, ((uint64_t)(RB_OFF_BROKEN - 1u) << 32) | 0xffffffffu,
@@ -120,13 +120,14 @@ static void rb_cpu_use(struct rb_cpu *cb, struct rb_mem *m)
 	cb->n = m->n;
 	cb->slot = m->slot;
 	cb->slot_c = m->slot_c;
+	cb->pstart = m->pstart;
 	cb->meta = m->meta;
 	cb->pages = m->pages;
 }
 
 static struct rb_mem rb_cpu_mem(const struct rb_cpu *cb)
 {
-	return (struct rb_mem){ cb->n, cb->slot, cb->slot_c, cb->meta, cb->pages };
+	return (struct rb_mem){ cb->n, cb->slot, cb->slot_c, cb->pstart, cb->meta, cb->pages };
 }
 
 void rb_destroy(struct rb_buffer *b)
@@ -258,7 +259,8 @@ int rb_quiesce(struct rb_buffer *b, unsigned cpu)
 {
 	rb_record_cpu_off(b, cpu);
 	if (rb_writers_out(b->cpu[cpu])) {
-		rb_publish_all(b->cpu[cpu]);
+		struct rb_cpu *cb = b->cpu[cpu];
+		rb_publish(cb, __atomic_load_n(&cb->tail, __ATOMIC_RELAXED));
 		return 0;
 	}
 	rb_record_cpu_on(b, cpu);

@@ -96,24 +96,21 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len)
 }
 
 /*
- * E for the outermost writer whose commit stays in its page: one release
- * store publishes, one atomic subtract leaves, and the re-check catches a
- * writer that reserved meanwhile (then rb_end_again() enters and publishes
- * again, as rb_end_outer() does).
+ * E for the outermost writer: one release store publishes, one atomic
+ * subtract leaves, and the re-check catches a writer that reserved
+ * meanwhile (then rb_end_again() enters and publishes again, as
+ * rb_end_outer() does).
  */
 RB_INLINE void rb_end(struct rb_cpu *cb)
 {
-	/* Inside alone (no writer below us, recording on), in the page the
-	 * commit is in: otherwise the general path. */
-	uint64_t w = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
-	if (__atomic_load_n(&cb->gate, __ATOMIC_RELAXED) != 1 || T_PIDX(w) != cb->cpidx) {
+	/* Inside alone (no writer below us) and recording on: otherwise the
+	 * general path. */
+	if (__atomic_load_n(&cb->gate, __ATOMIC_RELAXED) != 1) {
 		rb_end_slow(cb);
 		return;
 	}
-	/* RELEASE: the events up to w happen before a reader's ACQUIRE load
-	 * that sees this commit (the page's own commit field is written when
-	 * the commit leaves the page, rb_publish). */
-	__atomic_store_n(&cb->commit, cb->ccnt | T_OFF(w), __ATOMIC_RELEASE);
+	uint64_t w = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
+	rb_publish(cb, w);
 	/* RELEASE: our event is written before a quiescer sees 0. */
 	__atomic_fetch_sub(&cb->gate, 1u, __ATOMIC_RELEASE);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);

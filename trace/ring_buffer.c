@@ -13,8 +13,8 @@
  *      first, so start over from B;
  *   D  fill: headers (and, for a move, the bookkeeping of both pages);
  *   E  commit: the outermost writer publishes everything reserved so far.
- * Only this CPU's writers touch the tail word, the gate's `inside`, `lts` and
- * `cpidx`; the reader on another CPU meets the writers only at the slot words
+ * Only this CPU's writers touch the tail word, the gate's `inside` and `lts`;
+ * the reader on another CPU meets the writers only at the slot words
  * (CAS) and the commit word (release/acquire).
  */
 #include "trace/rb_internal.h"
@@ -130,7 +130,7 @@ __attribute__((noinline)) static int rb_move(struct rb_buffer *b, struct rb_cpu 
 		   uint32_t len, uint32_t lvl, struct rb_resv *r)
 {
 	uint32_t nslots = cb->n, cur = T_PIDX(t);
-	uint64_t n = __atomic_load_n(&cb->meta[cur].cnt, __ATOMIC_RELAXED) + 1;
+	uint64_t n = C_CNT(__atomic_load_n(&cb->pstart[cur], __ATOMIC_RELAXED)) + 1;
 	uint32_t s = (uint32_t)(n % nslots);
 
 	/* B': page n-N must be fully committed before its slot is reused.  The
@@ -156,7 +156,7 @@ __attribute__((noinline)) static int rb_move(struct rb_buffer *b, struct rb_cpu 
 				 __ATOMIC_RELAXED);
 	}
 	uint32_t np = S_PIDX(w);
-	__atomic_store_n(&cb->meta[np].cnt, n, __ATOMIC_RELAXED);
+	__atomic_store_n(&cb->pstart[np], C_MAKE(n, 0), __ATOMIC_RELAXED);
 
 	uint32_t g = T_GEN(t) ^ 1u;
 	__atomic_store_n(&cb->lts[RB_LTS(lvl, g)], ts, __ATOMIC_RELAXED);
@@ -174,7 +174,6 @@ __attribute__((noinline)) static int rb_move(struct rb_buffer *b, struct rb_cpu 
 	struct rb_meta *om = &cb->meta[cur];
 	om->real_end = T_OFF(t);
 	om->entries = T_NEV(t);
-	om->next = np;
 	if (T_OFF(t) < RB_DATA_SIZE)
 		rb_put_padding(rb_pg(cb, cur)->data + T_OFF(t), RB_DATA_SIZE - T_OFF(t), 0);
 	cb->meta[np].drops_before = T_DP(t);
@@ -237,38 +236,6 @@ static int rb_claim(struct rb_buffer *b, struct rb_cpu *cb, uint32_t len, uint32
 }
 
 /* ---- E: commit --------------------------------------------------------------- */
-
-/*
- * Make everything up to tail word w visible: set the commit field of every
- * page the commit leaves (their real ends), then the commit word.  The page
- * the commit stops in gets its field when the commit leaves it; until then
- * readers take its end from the commit word.  Only the outermost committer
- * calls this, so calls never overlap (DESIGN, point E).
- */
-static void rb_publish(struct rb_cpu *cb, uint64_t w)
-{
-	uint32_t p = cb->cpidx, end = T_PIDX(w);
-	for (uint32_t i = 0; p != end; i++) {
-		if (i > cb->n) {
-			rb_corrupt(cb);
-			return;
-		}
-		__atomic_store_n(&rb_pg(cb, p)->commit, (uint64_t)cb->meta[p].real_end,
-				 __ATOMIC_RELAXED);
-		p = cb->meta[p].next;
-	}
-	cb->cpidx = end;
-	cb->ccnt = C_MAKE(cb->meta[end].cnt, 0);
-	/* RELEASE: the events up to w, the page fields above and the movers'
-	 * bookkeeping (meta, slot_c, page time stamps) happen before a reader's
-	 * ACQUIRE load that sees this commit. */
-	__atomic_store_n(&cb->commit, cb->ccnt | T_OFF(w), __ATOMIC_RELEASE);
-}
-
-void rb_publish_all(struct rb_cpu *cb)
-{
-	rb_publish(cb, __atomic_load_n(&cb->tail, __ATOMIC_RELAXED));
-}
 
 /* Enter again (A) to publish more; false if recording is off. */
 static bool rb_end_reenter(struct rb_cpu *cb)

@@ -219,6 +219,10 @@ def shell_session(arch):
         ("current_tracer", blocks.get("cat current_tracer") == ["nop"]),
         ("available_tracers", blocks.get("cat available_tracers") == ["nop function"]),
         ("filter >, >>", blocks.get("cat set_ftrace_filter", [""])[0] == "kind_name\nvfs_stat"),
+        ("notrace file", blocks.get("cat set_ftrace_notrace") == ["path_walk"]),
+        ("tracing_on takes 0 or 1", blocks.get("echo 2 > tracing_on") ==
+         ["echo: write error: Invalid argument (tracing_on takes 0 or 1)"] and
+         blocks.get("cat tracing_on") == ["1"]),
         ("enabled_functions", [bool(fn.match(l)) for l in enabled[0].splitlines()] == [True, True]),
         ("trace: exact calls", calls.count(("vfs_stat", "worker_main")) == 1600 and
          calls.count(("kind_name", "demo_main")) == 1 and
@@ -230,11 +234,11 @@ def shell_session(arch):
          ["echo: write error: Invalid argument (invalid pattern '[x': unterminated '[' in pattern)"]
          and blocks.get("cat set_ftrace_filter", ["", ""])[1] == "kind_name\nvfs_stat"),
         ("buffer size 0", blocks.get("echo 0 > buffer_size_kb") ==
-         ["echo: write error: Invalid argument (buffer_size_kb must be a number > 0)"]
+         ["echo: write error: Invalid argument (buffer_size_kb must be a number from 1 to 1048576)"]
          and blocks.get("cat buffer_size_kb") == ["1408"]),
         ("no such file", blocks.get("cat nosuchfile") == ["cat: nosuchfile: No such file or directory"]),
         ("unknown command", blocks.get("bogus") == ["bogus: command not found (try 'help')"]),
-        ("status", rc == 1 and "baretrace: script done, 5 command(s) failed" in out),
+        ("status", rc == 1 and "baretrace: script done, 6 command(s) failed" in out),
     ]
     for name, ok in checks:
         report(bool(ok), "%s shell script: %s" % (arch, name), out if not ok else "")

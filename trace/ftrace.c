@@ -324,7 +324,10 @@ static int update_and_commit(const struct ftrace_ops *changed)
 	if (!garbage)
 		return -ENOMEM;
 	int err = ftrace_update(changed);
-	commit_applied(garbage, &ng);
+	/* Only a completed update becomes the applied state: on failure no
+	 * site changed, and the caller puts its own state back. */
+	if (!err)
+		commit_applied(garbage, &ng);
 	if (ng) {
 		tramp_synchronize();       /* no list walker still reads them */
 		for (unsigned i = 0; i < ng; i++)
@@ -365,6 +368,15 @@ static bool on_list(struct ftrace_ops *op)
 	return false;
 }
 
+static void unlink_ops(struct ftrace_ops *op)
+{
+	struct ftrace_ops **pp = &ops_list;
+	while (*pp && *pp != op)
+		pp = &(*pp)->next;
+	if (*pp)
+		__atomic_store_n(pp, op->next, __ATOMIC_RELEASE);
+}
+
 static int do_register(struct ftrace_ops *op)
 {
 	if (ftrace_is_dead())
@@ -387,7 +399,19 @@ static int do_register(struct ftrace_ops *op)
 		__atomic_store_n(&ops_list, op, __ATOMIC_RELEASE);
 	}
 	__atomic_fetch_or(&op->flags, FTRACE_OPS_FL_ENABLED, __ATOMIC_RELEASE);
-	return update_and_commit(op);
+	err = update_and_commit(op);
+	if (err) {
+		/* No site was patched (validation comes first): take the ops out
+		 * again; nothing can be running its new trampoline. */
+		__atomic_fetch_and(&op->flags, ~FTRACE_OPS_FL_ENABLED, __ATOMIC_RELEASE);
+		unlink_ops(op);
+		tramp_synchronize();
+		if (op->tramp) {
+			tramp_free(op->tramp);
+			op->tramp = 0;
+		}
+	}
+	return err;
 }
 
 int register_ftrace_function(struct ftrace_ops *op)
@@ -406,13 +430,16 @@ static int do_unregister(struct ftrace_ops *op)
 		return -EINVAL;
 	__atomic_fetch_and(&op->flags, ~FTRACE_OPS_FL_ENABLED, __ATOMIC_RELEASE);
 	int err = update_and_commit(op);
+	if (err) {
+		/* Sites may still call its trampoline (tracing was killed, or no
+		 * memory): keep the ops linked and the slot allocated.  Its
+		 * callbacks stop: ENABLED is clear and a dead tracer calls
+		 * nothing.  The caller must not free the ops. */
+		return err;
+	}
 	/* Unlink; walkers that already hold a pointer to it finish within the
 	 * grace period below, after which its trampoline and memory are free. */
-	struct ftrace_ops **pp = &ops_list;
-	while (*pp && *pp != op)
-		pp = &(*pp)->next;
-	if (*pp)
-		__atomic_store_n(pp, op->next, __ATOMIC_RELEASE);
+	unlink_ops(op);
 	tramp_synchronize();
 	if (op->tramp) {
 		tramp_free(op->tramp);
@@ -519,10 +546,18 @@ static int set_hash(struct ftrace_ops *op, bool notrace, const char *patterns, b
 		struct ftrace_hash *old = *slot;
 		/* RELEASE: the hash is complete before the list function sees it. */
 		__atomic_store_n(slot, h, __ATOMIC_RELEASE);
-		if (op->flags & FTRACE_OPS_FL_ENABLED)
+		if (op->flags & FTRACE_OPS_FL_ENABLED) {
 			err = update_and_commit(op);   /* frees old after a grace period */
-		else if (old != (notrace ? op->applied_notrace : op->applied_filter))
+			if (err) {
+				/* Nothing was patched: put the old hash back; the
+				 * list function may have seen the new one. */
+				__atomic_store_n(slot, old, __ATOMIC_RELEASE);
+				tramp_synchronize();
+				hash_free(h);
+			}
+		} else if (old != (notrace ? op->applied_notrace : op->applied_filter)) {
 			hash_free(old);
+		}
 	}
 	mutex_unlock(&ftrace_mutex);
 	return err;
@@ -618,7 +653,8 @@ static void describe(struct ftrace_rec *r, char *buf, size_t size)
 		ksym_format(sym, sizeof(sym), (uintptr_t)w.single->func);
 		n += (size_t)ksnprintf(buf + n, size - n, "\ttramp: 0x%lx (%s)",
 				       (unsigned long)w.single->tramp, sym);
-	} else if (n < size && (f & FREC_ENABLED) && !(f & FREC_DIRECT_EN)) {
+	} else if (n < size && (f & FREC_ENABLED) && !(f & FREC_DIRECT_EN) &&
+		   (!(f & FREC_TRAMP_EN) || w.single)) {
 		ksym_format(sym, sizeof(sym), target_of(enabled_as_wanted(f), &w));
 		n += (size_t)ksnprintf(buf + n, size - n, " ->%s", sym);
 	}

@@ -25,7 +25,7 @@ static FTRACE_HOT void function_trace_call(uintptr_t ip, uintptr_t parent, struc
 	unsigned depth = t->preempt_count;          /* before we add ours */
 	uintptr_t tok = ftrace_preempt_disable();
 	unsigned bit = ftrace_recursion_enter();
-	if (bit) {
+	if (bit && !ftrace_is_dead()) {
 		struct rb_resv r;
 		if (rb_reserve(trace_buffer, sizeof(struct ftrace_entry), &r) == 0) {
 			struct ftrace_entry *e = r.data;

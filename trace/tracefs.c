@@ -77,14 +77,15 @@ static int cat(const char *file)
 	return 0;
 }
 
-/* Parse a decimal count; false unless the whole string is one. */
-static bool parse_ulong(const char *s, unsigned long *out)
+/* Parse a decimal count up to `max`; false unless the whole string is one. */
+static bool parse_ulong(const char *s, unsigned long *out, unsigned long max)
 {
 	char *end;
-	if (!*s)
-		return false;
+	if (*s < '0' || *s > '9')
+		return false;                  /* no sign, no blank */
+	errno = 0;
 	*out = strtoul(s, &end, 10);
-	return *end == '\0';
+	return *end == '\0' && errno == 0 && *out <= max;
 }
 
 static int write_file(const char *file, const char *value, bool append)
@@ -101,9 +102,13 @@ static int write_file(const char *file, const char *value, bool append)
 			return -EINVAL;
 		}
 		err = tracer_set(value);
+	} else if (!trace_buffer && (!strcmp(file, "tracing_on") || !strcmp(file, "trace") ||
+				     !strcmp(file, "buffer_size_kb"))) {
+		kprintf("echo: %s: no trace buffer\n", file);
+		return -ENODEV;
 	} else if (!strcmp(file, "tracing_on")) {
-		if (!parse_ulong(value, &n)) {
-			kprintf("echo: write error: Invalid argument ('%s' is not a number)\n", value);
+		if (!parse_ulong(value, &n, 1)) {
+			kprintf("echo: write error: Invalid argument (tracing_on takes 0 or 1)\n");
 			return -EINVAL;
 		}
 		if (n && !tracing_on)
@@ -116,7 +121,7 @@ static int write_file(const char *file, const char *value, bool append)
 		err = rb_reset(trace_buffer, RB_ALL_CPUS);
 		rb_record_on(trace_buffer);
 	} else if (!strcmp(file, "set_ftrace_filter") || !strcmp(file, "set_ftrace_notrace")) {
-		bool notrace = file[8] == 'n';
+		bool notrace = !strcmp(file, "set_ftrace_notrace");
 		err = notrace ? ftrace_set_notrace(&function_ops, value, !append)
 			      : ftrace_set_filter(&function_ops, value, !append);
 		if (err == -EINVAL) {
@@ -124,9 +129,9 @@ static int write_file(const char *file, const char *value, bool append)
 			return err;
 		}
 	} else if (!strcmp(file, "buffer_size_kb")) {
-		if (!parse_ulong(value, &n) || n == 0) {
+		if (!parse_ulong(value, &n, 1024 * 1024) || n == 0) {
 			kprintf("echo: write error: Invalid argument (buffer_size_kb must be a "
-				"number > 0)\n");
+				"number from 1 to 1048576)\n");
 			return -EINVAL;
 		}
 		rb_record_off(trace_buffer);

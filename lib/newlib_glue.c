@@ -8,7 +8,8 @@
  * CPU) and the holder is never preempted.  The owner is the holding thread.
  * The one lock held across a sleep is stdin's, in _read(): the reader sleeps
  * with interrupts off in its own context, which is legal (each thread keeps
- * its own interrupt state); other readers of stdin wait for it.
+ * its own interrupt state); other readers of stdin wait for it with their
+ * own interrupt state, so they can be preempted meanwhile (lock_try).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -106,11 +107,16 @@ static bool lock_try(struct __lock *l, bool spin)
 		l->depth++;
 		return true;
 	}
-	if (spin)
-		spin_lock(&l->sl);
-	else if (!spin_trylock(&l->sl)) {
+	/* Wait with the caller's interrupt state, not with interrupts off: the
+	 * holder may be a thread asleep in _read() whose wake-up needs this CPU
+	 * to schedule (a thread waiting here is preemptible).  The caller's
+	 * thread cannot change while it waits, so `me` stays right. */
+	while (!spin_trylock(&l->sl)) {
 		arch_irq_restore(f);
-		return false;
+		if (!spin)
+			return false;
+		arch_cpu_relax();
+		f = arch_irq_save();
 	}
 	__atomic_store_n(&l->owner, me, __ATOMIC_RELAXED);
 	l->depth = 1;

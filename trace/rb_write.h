@@ -81,7 +81,7 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	uint64_t ts = rb_port_clock();
 	uint64_t delta = ts - __atomic_load_n(&cb->lts[RB_LTS(0u, T_GEN(t))], __ATOMIC_RELAXED);
-	if (delta > RB_DELTA_MAX)
+	if (delta >> RB_TS_SHIFT)               /* > RB_DELTA_MAX */
 		return NULL;
 	/* C: the new tail says level 0 (as t does) and the other generation;
 	 * our time goes to that slot, then the CAS that points at it. */
@@ -92,7 +92,8 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len)
 					 __ATOMIC_RELAXED))
 		return NULL;
 	/* D */
-	return rb_put_data_fast(rb_pg(cb, T_PIDX(t))->data + T_OFF(t), (uint32_t)delta, len);
+	uint8_t *p = (uint8_t *)rb_pg(cb, T_PIDX(t)) + T_OFF(t);
+	return rb_put_data_fast(p + offsetof(struct rb_page, data), (uint32_t)delta, len);
 }
 
 /*

@@ -122,18 +122,17 @@ RB_INLINE void rb_end(struct rb_cpu *cb)
 }
 
 /* See ring_buffer.h for the contract. */
-RB_INLINE int rb_reserve(struct rb_buffer *b, uint32_t len, struct rb_resv *r)
+RB_INLINE int rb_reserve_nopreempt(struct rb_buffer *b, uint32_t len, struct rb_resv *r)
 {
 	r->cb = NULL;                /* for a caller that looks after an error */
 	r->data = NULL;
+	r->preempt = 0;
 	if (len > RB_MAX_PAYLOAD)
 		return -RB_E2BIG;
-	uintptr_t tok = rb_port_preempt_disable();
 	/* The port keeps CPU ids below RB_MAX_CPUS; CPUs without a buffer
 	 * have a stand-in that is always off (rb_reserve_slow says -RB_EINVAL). */
 	struct rb_cpu *cb = b->cpu[rb_port_cpu_id()];
 	r->cb = cb;
-	r->preempt = tok;
 	/* A: inside, and what was there.  One word with the recording switch:
 	 * a quiescer's "off" comes before our add (we see it) or after it (it
 	 * sees us inside).  ACQUIRE: a quiescer that turned recording back on
@@ -143,12 +142,24 @@ RB_INLINE int rb_reserve(struct rb_buffer *b, uint32_t len, struct rb_resv *r)
 		return 0;
 	struct rb_slow s = rb_reserve_slow(b, cb, len, G_INSIDE(g), G_OFF(g));
 	r->data = s.data;
-	if (!s.data)
-		rb_port_preempt_enable(tok);
 	return (int)s.err;
 }
 
-/* See ring_buffer.h for the contract. */
+RB_INLINE void rb_commit_nopreempt(struct rb_resv *r)
+{
+	rb_end(r->cb);
+}
+
+RB_INLINE int rb_reserve(struct rb_buffer *b, uint32_t len, struct rb_resv *r)
+{
+	uintptr_t tok = rb_port_preempt_disable();
+	int err = rb_reserve_nopreempt(b, len, r);
+	if (err)
+		rb_port_preempt_enable(tok);
+	r->preempt = tok;
+	return err;
+}
+
 RB_INLINE void rb_commit(struct rb_resv *r)
 {
 	rb_end(r->cb);

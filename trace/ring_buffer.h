@@ -10,8 +10,9 @@
  * CPU keep going meanwhile.  See trace/DESIGN.md for the protocol.
  *
  * Rules of use:
- *   - rb_reserve() must be paired with rb_commit() on the same CPU, in the
- *     same context, before that context returns; nothing may sleep between.
+ *   - rb_reserve() must be paired with rb_commit() (rb_reserve_nopreempt()
+ *     with rb_commit_nopreempt()) on the same CPU, in the same context,
+ *     before that context returns; nothing may sleep between.
  *     Reservations nest like a stack (the innermost is committed first).
  *   - Writers: any context, including interrupt and NMI-like handlers.
  *   - Readers (rb_consume*, rb_peek, rb_read_page, iterators): thread context,
@@ -147,11 +148,18 @@ struct rb_resv {
 /*
  * Reserve `len` payload bytes (0..RB_MAX_PAYLOAD) on the current CPU's buffer.
  * On 0, fill r->data and call rb_commit(r).  Errors: -RB_E2BIG (too large,
- * not counted), -RB_EOFF, -RB_EDROPPED (counted), -RB_ECORRUPT.
+ * not counted), -RB_EOFF, -RB_EDROPPED (counted), -RB_ECORRUPT, -RB_EINVAL
+ * (no buffer for this CPU); then r->data is NULL.
  * Callable from any context; disables preemption until rb_commit().
  */
 static inline int rb_reserve(struct rb_buffer *b, uint32_t len, struct rb_resv *r);
 static inline void rb_commit(struct rb_resv *r);
+/* The same for a caller that runs with preemption disabled (or in interrupt
+ * context) from before rb_reserve_nopreempt() until after
+ * rb_commit_nopreempt(), as the function tracer does: they leave the
+ * preemption count alone. */
+static inline int rb_reserve_nopreempt(struct rb_buffer *b, uint32_t len, struct rb_resv *r);
+static inline void rb_commit_nopreempt(struct rb_resv *r);
 /* rb_reserve() and rb_commit() are inline (trace/rb_write.h, at the end of
  * this header): the common case costs a few dozen instructions in the
  * caller.  reserve + copy + commit: */

@@ -4,6 +4,9 @@
  *   rb_event        guest instructions per reserve + 24-byte fill +
  *                         commit on one CPU (run under -icount shift=0:
  *                         ICOUNT=1, one CPU)
+ *   rb_event_nopreempt  the same with rb_reserve_nopreempt/rb_commit_nopreempt
+ *                         (a caller that holds preemption off, as the
+ *                         function tracer does)
  *   rb_events_per_s_cpus1  events per second, writers on 1 CPU   (multi-threaded
  *   rb_events_per_s_cpus2  events per second, writers on 2 CPUs   TCG, wall time)
  *   rb_scaling_2cpu       the second over the first (2.00 = linear)
@@ -64,6 +67,21 @@ static void events(void *arg)
 		one_event(i);
 }
 
+static void events_nopreempt(void *arg)
+{
+	(void)arg;
+	for (uint64_t i = 0; i < EVENTS_PER_ROUND; i++) {
+		struct rb_resv r;
+		if (rb_reserve_nopreempt(brb, 24, &r) == 0) {
+			uint64_t *p = r.data;
+			p[0] = i;
+			p[1] = i ^ 0x5a5a;
+			p[2] = 7;
+			rb_commit_nopreempt(&r);
+		}
+	}
+}
+
 static void empty(void *arg)
 {
 	for (uint64_t i = 0; i < EVENTS_PER_ROUND; i++)
@@ -79,12 +97,17 @@ BENCH_CASE(rb_event_cost)
 	preempt_disable();
 	events(0);                          /* warm the pages */
 	struct bench_result r = bench_measure(events, 0);
+	struct bench_result n = bench_measure(events_nopreempt, 0);
 	struct bench_result e = bench_measure(empty, 0);
 	preempt_enable();
 	r.median -= e.median;
 	r.min -= e.min;
 	r.max -= e.min;
+	n.median -= e.median;
+	n.min -= e.min;
+	n.max -= e.min;
 	bench_print("rb_event", r, EVENTS_PER_ROUND, "insns");
+	bench_print("rb_event_nopreempt", n, EVENTS_PER_ROUND, "insns");
 	rb_record_off(brb);
 	rb_destroy(brb);
 }

@@ -480,6 +480,39 @@ static void test_nested_commit_order(void **state)
 	rb_destroy(b);
 }
 
+/* The variant for callers holding preemption off: same stream, same errors. */
+static void test_nopreempt_variant(void **state)
+{
+	(void)state;
+	struct rb_buffer *b = mk(2, 4 * RB_DATA_SIZE, 0);
+	struct rb_resv r;
+	struct rb_event ev;
+	uint32_t seq;
+	assert_int_equal(put(b, 0, 8), 0);
+	int err = rb_reserve_nopreempt(b, 8, &r);
+	assert_int_equal(err, 0);
+	if (err)
+		abort();
+	assert_int_equal(put(b, 2, 12), 0);      /* nested in it */
+	memcpy(r.data, &(uint32_t){ 1 }, 4);
+	memcpy((uint8_t *)r.data + 4, &(uint32_t){ 8 }, 4);
+	rb_commit_nopreempt(&r);
+	for (uint32_t i = 0; i < 3; i++) {
+		assert_int_equal(rb_consume(b, 0, &ev), 0);
+		check_body(&ev, &seq);
+		assert_int_equal(seq, i);
+	}
+	rb_record_off(b);
+	assert_int_equal(rb_reserve_nopreempt(b, 8, &r), -RB_EOFF);
+	assert_null(r.data);
+	rb_record_on(b);
+	rb_host_cpu = 5;                           /* no buffer for this CPU */
+	assert_int_equal(rb_reserve_nopreempt(b, 8, &r), -RB_EINVAL);
+	rb_host_cpu = 0;
+	assert_int_equal(rb_reserve_nopreempt(b, RB_MAX_PAYLOAD + 1, &r), -RB_E2BIG);
+	rb_destroy(b);
+}
+
 static void test_nesting_limit(void **state)
 {
 	(void)state;
@@ -767,6 +800,7 @@ int main(void)
 		cmocka_unit_test_setup(test_overwrite_loss_exact, setup),
 		cmocka_unit_test_setup(test_pc_drop_exact, setup),
 		cmocka_unit_test_setup(test_nested_commit_order, setup),
+		cmocka_unit_test_setup(test_nopreempt_variant, setup),
 		cmocka_unit_test_setup(test_nesting_limit, setup),
 		cmocka_unit_test_setup(test_read_page, setup),
 		cmocka_unit_test_setup(test_bad_inputs, setup),

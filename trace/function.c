@@ -27,12 +27,13 @@ static FTRACE_HOT void function_trace_call(uintptr_t ip, uintptr_t parent, struc
 	unsigned bit = ftrace_recursion_enter();
 	if (bit && !ftrace_is_dead()) {
 		struct rb_resv r;
-		if (rb_reserve(trace_buffer, sizeof(struct ftrace_entry), &r) == 0) {
+		/* Preemption is already off: the variant that leaves it alone. */
+		if (rb_reserve_nopreempt(trace_buffer, sizeof(struct ftrace_entry), &r) == 0) {
 			struct ftrace_entry *e = r.data;
 			trace_entry_fill(&e->ent, TRACE_FN, depth);
 			e->ip = ip;
 			e->parent_ip = parent;
-			rb_commit(&r);
+			rb_commit_nopreempt(&r);
 		}
 		ftrace_recursion_exit(bit);
 	}

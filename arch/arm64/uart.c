@@ -66,8 +66,10 @@ void uart_rx_irq_enable(void)
 
 void uart_rx_drain(void)
 {
-	/* Reading DR empties the FIFO, which drops RX; RT needs clearing. */
+	/* Clear first, then empty the FIFO: a byte that arrives after the last
+	 * empty check raises RX again.  (Clearing after the loop could wipe the
+	 * interrupt of a byte that came in between, which then sat unread.) */
+	mmio_write32(uart_base + UARTICR, INT_RX | INT_RT);
 	while (!(mmio_read32(uart_base + UARTFR) & FR_RXFE))
 		console_rx((char)(mmio_read32(uart_base + UARTDR) & 0xff));
-	mmio_write32(uart_base + UARTICR, INT_RX | INT_RT);
 }

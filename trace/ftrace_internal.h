@@ -29,7 +29,9 @@ const char *ftrace_dead_reason(void);     /* NULL while tracing works */
 
 #define FTRACE_INLINE static inline __attribute__((always_inline))
 
-/* Preemption off without calling traced code (see trace/rb_port_kernel.h). */
+/* Preemption off without calling traced code (see trace/rb_port_kernel.h).
+ * Only for FTRACE_HOT code: a thread is never preempted (so never migrated)
+ * there, so reading this CPU's current thread in two loads is safe. */
 FTRACE_INLINE uintptr_t ftrace_preempt_disable(void)
 {
 	struct thread *t = arch_this_cpu()->current;

@@ -29,7 +29,7 @@ RB_PORT_INLINE void rb_port_relax(void) { arch_cpu_relax(); }
 /* The token is the thread whose count was raised (0 before the scheduler runs). */
 RB_PORT_INLINE uintptr_t rb_port_preempt_disable(void)
 {
-	struct thread *t = arch_this_cpu()->current;
+	struct thread *t = current_thread();      /* migration-safe read */
 	if (t)
 		t->preempt_count++;     /* owner field; an interrupt's own ++/-- is balanced */
 	/* Keep the CPU id read (and the reservation) after the increment. */

@@ -23,6 +23,7 @@
 #include "boot/smp.h"
 #include "boot/test.h"
 #include "trace/ring_buffer.h"
+#include "tests/rb_check.h"
 
 #define RB_TEST_HZ    10000u
 #define RB_TEST_NS    1500000000ull    /* guest time per torture case */
@@ -42,10 +43,6 @@ static void k_free(void *ctx, void *p)
 
 static const struct rb_allocator k_allocator = { k_alloc, k_free, 0 };
 
-struct hdr {
-	uint32_t wid, len;
-	uint64_t seq, sum;
-};
 
 /* Per writer: only its CPU (its thread, or its timer interrupt) touches it
  * while running; the test reads it after the join. */
@@ -57,23 +54,6 @@ static struct rb_buffer *rb;
 static volatile bool rb_stop;
 static volatile unsigned holding[MAX_CPUS];   /* thread holds a reservation open */
 static uint64_t inside[MAX_CPUS];             /* ticks that wrote inside one */
-
-static uint64_t xorshift(uint64_t *s)
-{
-	uint64_t x = *s ? *s : 0x9e3779b97f4a7c15ull;
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return *s = x;
-}
-
-static uint64_t checksum(const uint8_t *p, uint32_t len, const struct hdr *h)
-{
-	uint64_t s = 1469598103934665603ull ^ h->wid ^ (uint64_t)h->len << 32 ^ h->seq * 31;
-	for (uint32_t i = sizeof(*h); i < len; i++)
-		s = (s ^ p[i]) * 1099511628211ull;
-	return s;
-}
 
 static void write_one(unsigned cpu, unsigned kind, uint64_t hold_ns)
 {

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "rb_host.h"
+#include "tests/rb_check.h"
 
 #ifndef sigev_notify_thread_id
 #define sigev_notify_thread_id _sigev_un._tid
@@ -49,12 +50,6 @@
 #define LEVELS 6         /* writer ids: nesting depth 0..5 on each CPU */
 #define KINDS 3          /* task, irq, nmi */
 
-struct hdr {
-	uint32_t wid;            /* cpu * LEVELS + nesting depth */
-	uint32_t len;            /* payload bytes, this header included */
-	uint64_t seq;
-	uint64_t sum;
-};
 
 /*
  * A writer is a nesting depth on a CPU, not a kind of context: at any moment
@@ -91,23 +86,6 @@ static struct {
 	uint64_t bad_sum, bad_order, bad_ts, bad_wid, errors, unknown_lost_pages;
 	uint64_t pages, merged, single;
 } R;
-
-static uint64_t xorshift(uint64_t *s)
-{
-	uint64_t x = *s ? *s : 0x9e3779b97f4a7c15ull;
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return *s = x;
-}
-
-static uint64_t checksum(const uint8_t *p, uint32_t len, const struct hdr *h)
-{
-	uint64_t s = 1469598103934665603ull ^ h->wid ^ (uint64_t)h->len << 32 ^ h->seq * 31;
-	for (uint32_t i = sizeof(*h); i < len; i++)
-		s = (s ^ p[i]) * 1099511628211ull;
-	return s;
-}
 
 static void spin(unsigned n)
 {

@@ -61,11 +61,11 @@ static void page_free(void *ctx, void *p)
 	free(p);
 }
 
-static const struct rb_allocator allocator = { page_alloc, page_free, NULL };
+const struct rb_allocator rb_kernel_allocator = { page_alloc, page_free, NULL };
 
 int trace_init(void)
 {
-	int err = rb_create(&trace_buffer, ncpus, trace_buf_size, RB_FL_OVERWRITE, &allocator);
+	int err = rb_create(&trace_buffer, ncpus, trace_buf_size, RB_FL_OVERWRITE, &rb_kernel_allocator);
 	if (err) {
 		kprintf("trace: cannot create the buffer (%lu bytes per CPU): %s\n",
 			(unsigned long)trace_buf_size, rb_strerror(err));

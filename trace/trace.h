@@ -53,6 +53,8 @@ struct ftrace_entry {          /* TRACE_FN: the `function` event */
 _Static_assert(sizeof(struct ftrace_entry) == 24, "function event is 24 bytes");
 
 extern struct rb_buffer *trace_buffer;
+/* Pages from the kernel heap (newlib memalign): for any kernel rb_create(). */
+extern const struct rb_allocator rb_kernel_allocator;
 extern size_t trace_buf_size;               /* bytes per CPU (trace_buf_size=) */
 
 /* Create the buffer for ncpus CPUs (after SMP bring-up). */

@@ -13,7 +13,6 @@
  * Needs: trace/ring_buffer.c, rb_setup.c, rb_read.c, rb_event.c in the
  * kernel (notrace, no FP), timer_hook, arch_timer_set_hz, smp_call_all.
  */
-#include <malloc.h>
 #include <stdlib.h>
 
 #include "boot/clock.h"
@@ -23,25 +22,13 @@
 #include "boot/smp.h"
 #include "boot/test.h"
 #include "trace/ring_buffer.h"
+#include "trace/trace.h"
 #include "tests/rb_check.h"
 
 #define RB_TEST_HZ    10000u
 #define RB_TEST_NS    1500000000ull    /* guest time per torture case */
 #define KINDS         2u               /* writer id = cpu * KINDS + kind */
 
-static void *k_alloc(void *ctx, size_t size, size_t align)
-{
-	(void)ctx;
-	return memalign(align, size);
-}
-
-static void k_free(void *ctx, void *p)
-{
-	(void)ctx;
-	free(p);
-}
-
-static const struct rb_allocator k_allocator = { k_alloc, k_free, 0 };
 
 
 /* Per writer: only its CPU (its thread, or its timer interrupt) touches it
@@ -204,7 +191,7 @@ static void torture(bool overwrite)
 	__builtin_memset(&R, 0, sizeof(R));
 	__builtin_memset(inside, 0, sizeof(inside));
 	ASSERT_EQ(rb_create(&rb, ncpus, 3 * RB_DATA_SIZE, overwrite ? RB_FL_OVERWRITE : 0,
-			    &k_allocator), 0);
+			    &rb_kernel_allocator), 0);
 	rb_stop = false;
 	struct thread *t[MAX_CPUS];
 	for (unsigned i = 0; i < ncpus; i++) {
@@ -267,7 +254,7 @@ static void torture(bool overwrite)
 
 TEST_CASE(ring_buffer, write_read_one_cpu)
 {
-	ASSERT_EQ(rb_create(&rb, ncpus, 4 * RB_DATA_SIZE, 0, &k_allocator), 0);
+	ASSERT_EQ(rb_create(&rb, ncpus, 4 * RB_DATA_SIZE, 0, &rb_kernel_allocator), 0);
 	preempt_disable();
 	unsigned cpu = cpu_id();
 	for (uint32_t i = 0; i < 100; i++)
@@ -290,8 +277,8 @@ TEST_CASE(ring_buffer, write_read_one_cpu)
 TEST_CASE(ring_buffer, bad_input_changes_nothing)
 {
 	struct rb_buffer *b = 0;
-	EXPECT_EQ(rb_create(&b, ncpus, 0, 0, &k_allocator), -RB_EINVAL);
-	ASSERT_EQ(rb_create(&b, ncpus, 4 * RB_DATA_SIZE, 0, &k_allocator), 0);
+	EXPECT_EQ(rb_create(&b, ncpus, 0, 0, &rb_kernel_allocator), -RB_EINVAL);
+	ASSERT_EQ(rb_create(&b, ncpus, 4 * RB_DATA_SIZE, 0, &rb_kernel_allocator), 0);
 	struct rb_resv r;
 	EXPECT_EQ(rb_reserve(b, RB_MAX_PAYLOAD + 1, &r), -RB_E2BIG);
 	EXPECT_EQ(rb_resize(b, RB_ALL_CPUS, 8 * RB_DATA_SIZE), -RB_EBUSY);

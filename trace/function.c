@@ -101,20 +101,10 @@ static void function_stop(void)
 	unregister_ftrace_function(&function_ops);
 }
 
-static void function_header(void)
+bool function_print(struct trace_iter *ti)
 {
-	kprintf("#                                _-----=> irqs-off/BH-disabled\n"
-		"#                               / _----=> need-resched\n"
-		"#                              | / _---=> hardirq/softirq\n"
-		"#                              || / _--=> preempt-depth\n"
-		"#                              ||| / _-=> migrate-disable\n"
-		"#                              |||| /     delay\n"
-		"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
-		"#              | |         |   |||||     |         |\n");
-}
-
-static bool function_print(const struct rb_event *ev, const struct trace_entry *ent)
-{
+	const struct rb_event *ev = &ti->ev;
+	const struct trace_entry *ent = ti->ent;
 	if (ent->type != TRACE_FN)
 		return false;
 	const struct ftrace_entry *e = (const void *)ent;
@@ -129,5 +119,5 @@ static bool function_print(const struct rb_event *ev, const struct trace_entry *
 }
 
 const struct tracer function_tracer = {
-	"function", function_start, function_stop, function_print, function_header,
+	"function", function_start, function_stop, function_print, NULL,
 };

@@ -11,7 +11,10 @@
 #include "boot/console.h"
 #include "boot/cpu.h"
 #include "boot/sched.h"
+#include "trace/graph.h"
 #include "trace/trace.h"
+
+static struct mutex print_mutex = MUTEX_INIT;    /* one printing pass at a time */
 
 const char *trace_comm(int pid, char *buf, size_t size)
 {
@@ -50,6 +53,21 @@ static unsigned long count_events(void)
 	return n;
 }
 
+/* Linux's trace_default_header for the function-style tracers. */
+static void default_header(unsigned long in_buffer, unsigned long written)
+{
+	kprintf("# entries-in-buffer/entries-written: %lu/%lu   #P:%u\n#\n", in_buffer, written,
+		ncpus);
+	kprintf("#                                _-----=> irqs-off/BH-disabled\n"
+		"#                               / _----=> need-resched\n"
+		"#                              | / _---=> hardirq/softirq\n"
+		"#                              || / _--=> preempt-depth\n"
+		"#                              ||| / _-=> migrate-disable\n"
+		"#                              |||| /     delay\n"
+		"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+		"#              | |         |   |||||     |         |\n");
+}
+
 unsigned long trace_print_all(void)
 {
 	const struct tracer *t = tracer_current();
@@ -63,23 +81,43 @@ unsigned long trace_print_all(void)
 		if (rb_stats(trace_buffer, c, &st) == 0)
 			lost += st.overrun + st.dropped;
 	}
-	kprintf("# tracer: %s\n#\n# entries-in-buffer/entries-written: %lu/%lu   #P:%u\n#\n",
-		t->name, in_buffer, in_buffer + lost, ncpus);
+	kprintf("# tracer: %s\n#\n", t->name);
 	if (t->print_header)
 		t->print_header();
-	struct rb_iter it;
-	struct rb_event ev;
-	int err = rb_iter_start(&it, trace_buffer, RB_ALL_CPUS);
+	else
+		default_header(in_buffer, in_buffer + lost);
+	static struct trace_iter ti;        /* large; one printer at a time (print_mutex) */
+	mutex_lock(&print_mutex);
+	int err = rb_iter_start(&ti.it, trace_buffer, RB_ALL_CPUS);
 	if (err) {
+		mutex_unlock(&print_mutex);
 		kprintf("# trace: cannot read the buffer: %s\n", rb_strerror(err));
 		return 0;
 	}
-	while (rb_iter_next(&it, &ev) == 0) {
-		if (ev.lost)
-			kprintf("CPU:%u [LOST %llu EVENTS]\n", ev.cpu, (unsigned long long)ev.lost);
-		if (ev.len >= sizeof(struct trace_entry) && t->print(&ev, ev.data))
+	for (unsigned c = 0; c < MAX_CPUS; c++)
+		ti.last_pid[c] = -1;
+	while (rb_iter_next(&ti.it, &ti.ev) == 0) {
+		if (ti.ev.lost)
+			kprintf("CPU:%u [LOST %llu EVENTS]\n", ti.ev.cpu,
+				(unsigned long long)ti.ev.lost);
+		if (ti.ev.len < sizeof(struct trace_entry))
+			continue;
+		ti.ent = ti.ev.data;
+		/* Events of an earlier tracer print in their own format. */
+		if (t->print(&ti) || function_print(&ti) || graph_print(&ti))
 			printed++;
 	}
-	rb_iter_end(&it);
+	rb_iter_end(&ti.it);
+	mutex_unlock(&print_mutex);
 	return printed;
+}
+
+int trace_iter_peek(struct trace_iter *ti, unsigned cpu, struct rb_event *ev)
+{
+	return rb_iter_peek_cpu(&ti->it, cpu, ev);
+}
+
+void trace_iter_skip(struct trace_iter *ti, unsigned cpu)
+{
+	rb_iter_drop_cpu(&ti->it, cpu);
 }

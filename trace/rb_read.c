@@ -377,6 +377,24 @@ int rb_iter_next(struct rb_iter *it, struct rb_event *ev)
 	return 0;
 }
 
+int rb_iter_peek_cpu(struct rb_iter *it, unsigned cpu, struct rb_event *ev)
+{
+	if (!it->have[cpu]) {
+		int r = rb_cursor_next(it->b->cpu[cpu], &it->cur[cpu], &it->ev[cpu], true, false);
+		if (r)
+			return r;
+		it->have[cpu] = true;
+		it->ev[cpu].cpu = cpu;
+	}
+	*ev = it->ev[cpu];
+	return 0;
+}
+
+void rb_iter_drop_cpu(struct rb_iter *it, unsigned cpu)
+{
+	it->have[cpu] = false;
+}
+
 void rb_iter_end(struct rb_iter *it)
 {
 	unsigned lo = it->cpu == RB_ALL_CPUS ? 0 : (unsigned)it->cpu;

@@ -222,6 +222,11 @@ struct rb_iter {
 int rb_iter_start(struct rb_iter *it, struct rb_buffer *b, int cpu);
 int rb_iter_next(struct rb_iter *it, struct rb_event *ev);   /* 0 or -RB_EAGAIN at the end */
 void rb_iter_end(struct rb_iter *it);
+/* The event of `cpu` that rb_iter_next() would return next for that CPU,
+ * left in place (0 or -RB_EAGAIN); rb_iter_drop_cpu() then skips it.  The
+ * CPU must be one the iterator covers. */
+int rb_iter_peek_cpu(struct rb_iter *it, unsigned cpu, struct rb_event *ev);
+void rb_iter_drop_cpu(struct rb_iter *it, unsigned cpu);
 
 /* ---- Counters ---------------------------------------------------------- */
 struct rb_stats {

@@ -119,14 +119,9 @@ void tracer_list(void (*fn)(const char *name, void *arg), void *arg)
 
 
 /* The nop tracer: nothing is traced. */
-static bool nop_print(const struct rb_event *ev, const struct trace_entry *ent)
+static bool nop_print(struct trace_iter *ti)
 {
 	return false;
 }
 
-static void nop_header(void)
-{
-	kprintf("# tracer: nop\n#\n");
-}
-
-const struct tracer nop_tracer = { "nop", NULL, NULL, nop_print, nop_header };
+const struct tracer nop_tracer = { "nop", NULL, NULL, nop_print, NULL };

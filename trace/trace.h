@@ -60,12 +60,29 @@ extern size_t trace_buf_size;               /* bytes per CPU (trace_buf_size=) *
 /* Create the buffer for ncpus CPUs (after SMP bring-up). */
 int trace_init(void);
 
+/*
+ * A printing pass over the buffer (`cat trace`): the merged iterator, the
+ * event being printed, and what printers remember from one event to the
+ * next.  Recording is paused for the whole pass.
+ */
+struct trace_iter {
+	struct rb_iter it;
+	struct rb_event ev;              /* the event being printed */
+	const struct trace_entry *ent;   /* ev.data */
+	int last_pid[MAX_CPUS];          /* task last seen on each CPU, -1 before any */
+};
+/* The next event of `cpu` after the current one, without taking it:
+ * 0, or -RB_EAGAIN if there is none. */
+int trace_iter_peek(struct trace_iter *ti, unsigned cpu, struct rb_event *ev);
+/* Take (and drop) the event trace_iter_peek() returned for `cpu`. */
+void trace_iter_skip(struct trace_iter *ti, unsigned cpu);
+
 struct tracer {
 	const char *name;
 	int (*start)(void);        /* register ops; 0 or -errno */
 	void (*stop)(void);
-	/* Print one event; returns false if it is not this tracer's. */
-	bool (*print)(const struct rb_event *ev, const struct trace_entry *ent);
+	/* Print ti->ev; returns false if it is not this tracer's event. */
+	bool (*print)(struct trace_iter *ti);
 	void (*print_header)(void);
 };
 
@@ -104,6 +121,8 @@ unsigned long trace_print_all(void);
 void trace_format_ts(char *buf, size_t size, uint64_t ts);
 /* "comm-pid [cpu] flags timestamp: " context columns. */
 void trace_print_context(const struct rb_event *ev, const struct trace_entry *ent);
+/* The `function` tracer's line for ti->ev (also used by other tracers). */
+bool function_print(struct trace_iter *ti);
 const char *trace_comm(int pid, char *buf, size_t size);
 
 #endif

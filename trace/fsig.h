@@ -1,0 +1,74 @@
+/*
+ * fsig.h — function signatures: what the graph tracer knows about a traced
+ * function's parameters and return type, from BTF (trace/btf.h).
+ *
+ * The table is built when a BTF blob is loaded (embedded in the image, or a
+ * module passed with QEMU's -initrd) and dropped on unload.  Lookups are by
+ * function address (sorted, binary search).  Readers and the loader take
+ * fsig_lock(): the table is used only from thread context (printing the
+ * trace), never from a tracing callback — the entry event records raw
+ * argument words and the exit event the raw return register; types are
+ * applied when the trace is printed.
+ *
+ * Formatting (Linux's funcgraph-args / funcgraph-retval):
+ *   args, with a signature:  "a=1, flags=0x3, p=0xffff0000401000"
+ *       signed integers in decimal, unsigned ones in hex, pointers in hex,
+ *       enums by value (decimal), bool as 0/1, `char *` as a pointer — or,
+ *       with strings=true, as a bounded, fault-safe quoted string
+ *   args, without one:       the raw words "0x1, 0x3, ..." (all nwords)
+ *   return value:            "ret=-22" for an error value (-4095..-1 in a
+ *       signed or pointer-sized type), "ret=0x0" otherwise; cut to the return
+ *       type's size and sign first; hex=true forces hex; void prints nothing
+ *       (0 returned) — without a signature the raw word is printed.
+ */
+#ifndef TRACE_FSIG_H
+#define TRACE_FSIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum fsig_kind {
+	FSIG_VOID,      /* return type only */
+	FSIG_INT,       /* signed integer (char, short, int, long, long long) */
+	FSIG_UINT,      /* unsigned integer */
+	FSIG_BOOL,
+	FSIG_ENUM,      /* printed by value */
+	FSIG_PTR,       /* any pointer but char * */
+	FSIG_STR,       /* char * / const char * */
+	FSIG_OTHER,     /* struct/union/float...: printed raw */
+};
+
+struct fsig_type {
+	uint8_t kind;   /* enum fsig_kind */
+	uint8_t size;   /* bytes; 0 for void */
+};
+
+struct fsig_param {
+	const char *name;
+	struct fsig_type type;
+};
+
+struct fsig {
+	uintptr_t ip;                     /* function address */
+	const char *name;
+	uint8_t nparams;
+	struct fsig_type ret;
+	const struct fsig_param *params;
+};
+
+void fsig_lock(void);
+void fsig_unlock(void);
+/* Signature of the function at ip, or NULL (no BTF, or not described).
+ * Valid while fsig_lock() is held. */
+const struct fsig *fsig_find(uintptr_t ip);
+bool fsig_loaded(void);
+
+/* Write the argument list (no parentheses) for `s` (NULL: raw words) from
+ * the recorded words; returns the length written (snprintf-like). */
+size_t fsig_format_args(char *buf, size_t size, const struct fsig *s, const uint64_t *words,
+			unsigned nwords, bool strings);
+/* Write "ret=..." for the raw return register; 0 and nothing for void. */
+size_t fsig_format_ret(char *buf, size_t size, const struct fsig *s, uint64_t raw, bool hex);
+
+#endif

@@ -1,0 +1,50 @@
+/*
+ * graph.h — the function_graph tracer's events, options and printer.
+ *
+ * Events (Linux's funcgraph_entry / funcgraph_exit, common header first):
+ *   entry: the function, its depth, and — with funcgraph-args on — the raw
+ *          argument registers of the call (ARCH_FTRACE_NARGS words), in the
+ *          same event, so nothing can separate them from their entry;
+ *   exit:  the function, the raw return register, depth, overrun (shadow
+ *          stack overflows seen by this context), call and return times
+ *          (buffer clock cycles, like the events' timestamps).
+ * Depth counts hooked frames below the call in its context: a function
+ * called from an interrupt handler continues the interrupted thread's depth
+ * (as in Linux, where interrupts share the task's return stack).
+ */
+#ifndef TRACE_GRAPH_H
+#define TRACE_GRAPH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "trace/trace.h"
+
+struct fgraph_ent_entry {      /* TRACE_GRAPH_ENT */
+	struct trace_entry ent;
+	uint64_t func;
+	uint32_t depth;
+	uint32_t nargs;            /* argument words that follow (0: funcgraph-args off) */
+	uint64_t args[];
+};
+_Static_assert(sizeof(struct fgraph_ent_entry) == 24, "funcgraph_entry is 24 bytes + args");
+
+struct fgraph_ret_entry {      /* TRACE_GRAPH_RET */
+	struct trace_entry ent;
+	uint64_t func;
+	uint64_t retval;           /* raw return register */
+	uint32_t depth;
+	uint32_t overrun;
+	uint64_t calltime;         /* buffer clock cycles */
+	uint64_t rettime;
+};
+_Static_assert(sizeof(struct fgraph_ret_entry) == 48, "funcgraph_exit is 48 bytes");
+
+extern const struct tracer graph_tracer;
+
+/* Printer (trace/graph_output.c): one event of the function_graph tracer,
+ * with the iterator to look ahead on the event's CPU (leaf collapse). */
+bool graph_print(struct trace_iter *ti);
+void graph_print_header(void);
+
+#endif

@@ -236,6 +236,20 @@ void arch_tramp_poison(void *buf, size_t n);
 void arch_ftrace_list_caller(void);
 void arch_ftrace_regs_list_caller(void);
 
+/*
+ * Function-graph return hook (arch/<arch>/fgraph.S, in .text.tramp).  An
+ * entry callback replaces the traced function's return address with it
+ * (through ftrace_regs_return_slot(), arch_defs.h); the function then
+ * returns into it with its return-value registers live.  It saves them in a
+ * struct fgraph_ret_regs (arch_defs.h: return registers, and the SP the
+ * function was entered with, as ftrace_regs_get_stack_pointer() gave it at
+ * entry), calls fgraph_return(&regs) (trace/fgraph.h), which returns the
+ * original return address, restores the return-value registers and jumps
+ * there.  Registers the caller may expect preserved across a call are never
+ * changed.
+ */
+void arch_fgraph_return_hook(void);
+
 /* ---- Test support (used by tests/guest only) -------------------------------- */
 
 /*

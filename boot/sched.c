@@ -15,6 +15,7 @@
  * CPU can observe it half asleep.
  */
 #include <malloc.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,7 @@
 #include "boot/panic.h"
 #include "boot/sched.h"
 #include "boot/smp.h"
+#include "trace/fgraph.h"      /* before compiler.h: ftrace_ops has a field named notrace */
 #include "lib/compiler.h"
 #include "patch/tramp.h"
 
@@ -208,9 +210,11 @@ struct thread *thread_create(const char *name, int (*fn)(void *), void *arg, int
 {
 	struct thread *t = calloc(1, sizeof(*t));
 	void *stack = memalign(16, THREAD_STACK_SIZE);
-	if (!t || !stack) {
+	struct fgraph_stack *ret_stack = fgraph_stack_alloc();
+	if (!t || !stack || !ret_stack) {
 		free(t);
 		free(stack);
+		fgraph_stack_free(ret_stack);
 		return NULL;
 	}
 	if (cpu >= (int)ncpus)
@@ -221,6 +225,7 @@ struct thread *thread_create(const char *name, int (*fn)(void *), void *arg, int
 	t->pinned = cpu;
 	t->stack = stack;
 	t->stack_size = THREAD_STACK_SIZE;
+	t->ret_stack = ret_stack;
 	t->fn = fn;
 	t->arg = arg;
 	t->join_wq = (struct waitq)WAITQ_INIT;
@@ -262,6 +267,7 @@ int thread_join(struct thread *t)
 		arch_cpu_relax();
 	int code = t->exit_code;
 	free(t->stack);
+	fgraph_stack_free(t->ret_stack);
 	free(t);
 	return code;
 }
@@ -413,6 +419,11 @@ void sched_init_cpu(void)
 	idle->pinned = (int)c->id;
 	idle->cpus_seen = 1u << c->id;
 	c->idle = c->current = idle;
+	/* After current is set: the heap's lock uses it. */
+	idle->ret_stack = fgraph_stack_alloc();
+	fgraph_init_cpu(c->id);
+	if (!idle->ret_stack)
+		panic("no memory for CPU %u's idle shadow stack", c->id);
 }
 
 void sched_idle_loop(void)

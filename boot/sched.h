@@ -60,6 +60,7 @@ struct thread {
 	uint64_t switches_in;            /* times switched to */
 	jmp_buf *fault_jmp;              /* armed by fault_catch(); owner */
 	struct fault_info *fault_out;
+	struct fgraph_stack *ret_stack;  /* shadow return stack (trace/fgraph.c); owner */
 };
 
 #define THREAD_STACK_SIZE (32 * 1024)

@@ -25,6 +25,7 @@
 #include "patch/patch.h"
 #include "patch/tramp.h"
 #include "trace/ftrace.h"
+#include "trace/fgraph.h"
 #include "trace/ftrace_internal.h"
 #include "trace/hash.h"
 #include "trace/records.h"
@@ -84,12 +85,20 @@ static FTRACE_HOT void ftrace_ops_assist_func(uintptr_t ip, uintptr_t parent, st
 	ftrace_preempt_enable(tok);
 }
 
+/*
+ * Several ops on one function.  The list guard is a recursion bit of its own
+ * (ftrace_recursion_enter_list), so that an ops guarding itself
+ * (FTRACE_OPS_FL_RECURSION, e.g. the function tracer) still gets its bit
+ * when called from here.  Graph users are collected and entered once, with
+ * all their bits: a call has one shadow frame however many users take it.
+ */
 FTRACE_HOT void ftrace_ops_list_func(uintptr_t ip, uintptr_t parent, struct ftrace_ops *unused,
 				     struct ftrace_regs *fregs)
 {
 	uintptr_t tok = ftrace_preempt_disable();
-	unsigned bit = ftrace_recursion_enter();
+	unsigned bit = ftrace_recursion_enter_list();
 	if (bit && !ftrace_is_dead()) {
+		unsigned graph = 0;
 		/* ACQUIRE: an ops published by register is seen complete. */
 		for (struct ftrace_ops *op = __atomic_load_n(&ops_list, __ATOMIC_ACQUIRE); op;
 		     op = __atomic_load_n(&op->next, __ATOMIC_ACQUIRE)) {
@@ -102,7 +111,17 @@ FTRACE_HOT void ftrace_ops_list_func(uintptr_t ip, uintptr_t parent, struct ftra
 			 * site went through the regs caller. */
 			if ((op->flags & FTRACE_OPS_FL_SAVE_REGS) && !ftrace_get_regs(fregs))
 				continue;
-			op->func(ip, parent, op, fregs);
+			if (op->flags & FTRACE_OPS_FL_GRAPH)
+				graph |= op->graph_mask;
+			else
+				op->func(ip, parent, op, fregs);
+		}
+		if (graph) {
+			unsigned gbit = ftrace_recursion_enter();
+			if (gbit) {
+				fgraph_list_enter(ip, parent, fregs, graph);
+				ftrace_recursion_exit(gbit);
+			}
 		}
 	}
 	ftrace_recursion_exit(bit);

@@ -59,6 +59,7 @@ enum {
 	FTRACE_OPS_FL_RECURSION = 1u << 1,   /* callback guards recursion itself (FTRACE_HOT) */
 	FTRACE_OPS_FL_ENABLED   = 1u << 8,   /* core: registered */
 	FTRACE_OPS_FL_DIRECT    = 1u << 9,   /* core: a direct trampoline */
+	FTRACE_OPS_FL_GRAPH     = 1u << 10,  /* a function-graph user (trace/fgraph.c) */
 };
 
 struct ftrace_ops {
@@ -78,6 +79,7 @@ struct ftrace_ops {
 	struct ftrace_hash *applied_filter;   /* hashes of the last completed update */
 	struct ftrace_hash *applied_notrace;
 	bool applied;                /* registered at the last completed update */
+	unsigned graph_mask;         /* FTRACE_OPS_FL_GRAPH: the user's bit (fgraph.c) */
 };
 
 int register_ftrace_function(struct ftrace_ops *ops);

@@ -2,7 +2,8 @@
  * ftrace_internal.h — what the tracing core shares with its tracers.
  *
  * The recursion guard: one bit per context level on the running CPU
- * (task, interrupt, nested interrupt).  It is read and written only with
+ * (task, interrupt, nested interrupt), in two sets: callbacks', and the
+ * list function's (which calls callbacks that guard themselves).  It is read and written only with
  * preemption disabled, so the CPU cannot change under it, and an interrupt
  * that nests uses the next bit.  ftrace_recursion_enter() returns the bit
  * taken, or 0 if this context is already inside the tracer.
@@ -46,16 +47,30 @@ FTRACE_INLINE void ftrace_preempt_enable(uintptr_t tok)
 	((struct thread *)tok)->preempt_count--;
 }
 
-FTRACE_INLINE unsigned ftrace_recursion_enter(void)
+#define FTRACE_RECURSION_LIST_SHIFT 3   /* the list function's bits: 3..5 */
+
+FTRACE_INLINE unsigned ftrace_recursion_take(unsigned shift)
 {
 	struct cpu *c = arch_this_cpu();
 	unsigned level = c->irq_depth < 2 ? c->irq_depth : 2;
-	unsigned bit = 1u << level;
+	unsigned bit = 1u << (level + shift);
 	if (c->trace_recursion & bit)
 		return 0;
 	c->trace_recursion |= bit;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	return bit;
+}
+
+/* The callbacks' bit (ops guarding themselves, the assist wrapper, fgraph). */
+FTRACE_INLINE unsigned ftrace_recursion_enter(void)
+{
+	return ftrace_recursion_take(0);
+}
+
+/* The list function's bit. */
+FTRACE_INLINE unsigned ftrace_recursion_enter_list(void)
+{
+	return ftrace_recursion_take(FTRACE_RECURSION_LIST_SHIFT);
 }
 
 FTRACE_INLINE void ftrace_recursion_exit(unsigned bit)

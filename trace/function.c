@@ -15,7 +15,9 @@
 #include "boot/ksyms.h"
 #include "lib/glob.h"
 #include "trace/ftrace.h"
+#include "trace/fgraph.h"
 #include "trace/ftrace_internal.h"
+#include "trace/graph.h"
 #include "trace/trace.h"
 
 static FTRACE_HOT void function_trace_call(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
@@ -45,18 +47,22 @@ struct ftrace_ops function_ops = {
 	.flags = FTRACE_OPS_FL_RECURSION,
 };
 
+/* ---- the filter the function and function_graph tracers share ---- */
+
 static const char *boot_filter, *boot_notrace;
 
-/* Patterns are checked now (so a typo is reported at boot); whether they
- * match functions is known once the tracer starts. */
-static bool globs_valid(const char *v)
+/* Patterns are checked at boot (so a typo is reported then); whether they
+ * match functions is known when they are applied. */
+bool trace_globs_valid(const char *v)
 {
 	char word[128];
 	if (!v || !*v)
 		return false;
 	while (*v) {
 		size_t n = strcspn(v, ", ");
-		if (n && n < sizeof(word)) {
+		if (n >= sizeof(word))
+			return false;
+		if (n) {
 			memcpy(word, v, n);
 			word[n] = '\0';
 			if (glob_check(word[0] == '!' ? word + 1 : word))
@@ -69,7 +75,7 @@ static bool globs_valid(const char *v)
 
 static int opt_filter(const char *v)
 {
-	if (!globs_valid(v))
+	if (!trace_globs_valid(v))
 		return -1;
 	boot_filter = v;
 	return 0;
@@ -77,22 +83,42 @@ static int opt_filter(const char *v)
 
 static int opt_notrace(const char *v)
 {
-	if (!globs_valid(v))
+	if (!trace_globs_valid(v))
 		return -1;
 	boot_notrace = v;
 	return 0;
 }
-BT_PARAM("ftrace_filter", opt_filter, "functions the function tracer traces (globs)");
-BT_PARAM("ftrace_notrace", opt_notrace, "functions it never traces (globs)");
+BT_PARAM("ftrace_filter", opt_filter, "functions the function tracers trace (globs)");
+BT_PARAM("ftrace_notrace", opt_notrace, "functions they never trace (globs)");
+
+int trace_filter_set(bool notrace, const char *patterns, bool reset)
+{
+	struct ftrace_ops *ops[2] = { &function_ops, &graph_fgraph_ops.ops };
+	int err = 0;
+	/* Same patterns on both: the first checks them (-EINVAL changes
+	 * nothing), the second cannot fail on them. */
+	for (int i = 0; i < 2 && !err; i++)
+		err = notrace ? ftrace_set_notrace(ops[i], patterns, reset)
+			      : ftrace_set_filter(ops[i], patterns, reset);
+	return err;
+}
+
+const struct ftrace_hash *trace_filter_hash(bool notrace)
+{
+	return notrace ? function_ops.notrace : function_ops.filter;
+}
+
+void trace_filter_boot(void)
+{
+	if (boot_filter && trace_filter_set(false, boot_filter, true))
+		kprintf("ftrace_filter=%s: %s, ignored\n", boot_filter, ftrace_filter_error);
+	if (boot_notrace && trace_filter_set(true, boot_notrace, true))
+		kprintf("ftrace_notrace=%s: %s, ignored\n", boot_notrace, ftrace_filter_error);
+	boot_filter = boot_notrace = NULL;
+}
 
 static int function_start(void)
 {
-	/* Boot-time filters apply once; a bad one is reported and ignored. */
-	if (boot_filter && ftrace_set_filter(&function_ops, boot_filter, true))
-		kprintf("ftrace_filter=%s: %s, ignored\n", boot_filter, ftrace_filter_error);
-	if (boot_notrace && ftrace_set_notrace(&function_ops, boot_notrace, true))
-		kprintf("ftrace_notrace=%s: %s, ignored\n", boot_notrace, ftrace_filter_error);
-	boot_filter = boot_notrace = NULL;
 	return register_ftrace_function(&function_ops);
 }
 

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "trace/fgraph.h"
 #include "trace/trace.h"
 
 struct fgraph_ent_entry {      /* TRACE_GRAPH_ENT */
@@ -41,6 +42,14 @@ struct fgraph_ret_entry {      /* TRACE_GRAPH_RET */
 _Static_assert(sizeof(struct fgraph_ret_entry) == 48, "funcgraph_exit is 48 bytes");
 
 extern const struct tracer graph_tracer;
+extern struct fgraph_ops graph_fgraph_ops;     /* the tracer's graph user */
+extern unsigned max_graph_depth;               /* 0: no limit */
+
+/* set_graph_function (notrace=false) / set_graph_notrace (true): rules of
+ * ftrace_set_filter; -EINVAL (reason in ftrace_filter_error) changes
+ * nothing.  Thread context. */
+int graph_set_hash(bool notrace, const char *patterns, bool reset);
+const struct ftrace_hash *graph_hash(bool notrace);
 
 /* Printer (trace/graph_output.c): one event of the function_graph tracer,
  * with the iterator to look ahead on the event's CPU (leaf collapse). */

@@ -14,13 +14,14 @@
 #include "boot/cpu.h"
 #include "boot/irq.h"
 #include "boot/sched.h"
+#include "trace/graph.h"
 #include "trace/trace.h"
 
 struct rb_buffer *trace_buffer;
 size_t trace_buf_size = 1441792;       /* Linux's default: 1.4 MB per CPU */
 static const char *boot_tracer;
 
-static const struct tracer *const tracers[] = { &nop_tracer, &function_tracer };
+static const struct tracer *const tracers[] = { &nop_tracer, &function_tracer, &graph_tracer };
 #define NTRACERS (sizeof(tracers) / sizeof(tracers[0]))
 static const struct tracer *current_tracer;     /* tracer_mutex */
 static struct mutex tracer_mutex = MUTEX_INIT;
@@ -71,6 +72,7 @@ int trace_init(void)
 			(unsigned long)trace_buf_size, rb_strerror(err));
 		return err;
 	}
+	trace_filter_boot();
 	if (boot_tracer) {
 		err = tracer_set(boot_tracer);
 		if (err)

@@ -65,11 +65,20 @@ int trace_init(void);
  * event being printed, and what printers remember from one event to the
  * next.  Recording is paused for the whole pass.
  */
+#define GRAPH_PRINT_DEPTH 50            /* depths whose entries the graph printer remembers */
+/* What the function_graph printer (trace/graph_output.c) remembers per CPU
+ * during a pass.  Only it reads or writes this; it clears a CPU's copy at
+ * that CPU's first graph event of the pass (seen as last_pid == -1). */
+struct graph_print_cpu {
+	uint64_t enter_func[GRAPH_PRINT_DEPTH];   /* "func() {" open at each depth, 0: none */
+	bool in_irq;                              /* inside a "==========>" ... "<==========" */
+};
 struct trace_iter {
 	struct rb_iter it;
 	struct rb_event ev;              /* the event being printed */
 	const struct trace_entry *ent;   /* ev.data */
 	int last_pid[MAX_CPUS];          /* task last seen on each CPU, -1 before any */
+	struct graph_print_cpu graph[MAX_CPUS];   /* graph printer's state (see above) */
 };
 /* The next event of `cpu` after the current one, without taking it:
  * 0, or -RB_EAGAIN if there is none. */
@@ -88,6 +97,18 @@ struct tracer {
 
 extern const struct tracer nop_tracer, function_tracer;
 extern struct ftrace_ops function_ops;     /* the function tracer's ops */
+
+/*
+ * set_ftrace_filter / set_ftrace_notrace: one filter for the function and
+ * function_graph tracers (as Linux's global ops).  Rules of
+ * ftrace_set_filter; -EINVAL (reason in ftrace_filter_error) changes
+ * nothing.  trace_filter_boot() applies ftrace_filter= / ftrace_notrace=.
+ */
+int trace_filter_set(bool notrace, const char *patterns, bool reset);
+const struct ftrace_hash *trace_filter_hash(bool notrace);
+void trace_filter_boot(void);
+/* A boot option's comma/space-separated globs are well formed. */
+bool trace_globs_valid(const char *v);
 
 const struct tracer *tracer_find(const char *name);
 const struct tracer *tracer_current(void);

@@ -61,9 +61,9 @@ static int cat(const char *file)
 	else if (!strcmp(file, "trace"))
 		trace_print_all();
 	else if (!strcmp(file, "set_ftrace_filter"))
-		print_hash(function_ops.filter, "#### all functions enabled ####");
+		print_hash(trace_filter_hash(false), "#### all functions enabled ####");
 	else if (!strcmp(file, "set_ftrace_notrace"))
-		print_hash(function_ops.notrace, NULL);
+		print_hash(trace_filter_hash(true), NULL);
 	else if (!strcmp(file, "available_filter_functions"))
 		ftrace_list_available(print_line, NULL);
 	else if (!strcmp(file, "enabled_functions"))
@@ -122,8 +122,7 @@ static int write_file(const char *file, const char *value, bool append)
 		rb_record_on(trace_buffer);
 	} else if (!strcmp(file, "set_ftrace_filter") || !strcmp(file, "set_ftrace_notrace")) {
 		bool notrace = !strcmp(file, "set_ftrace_notrace");
-		err = notrace ? ftrace_set_notrace(&function_ops, value, !append)
-			      : ftrace_set_filter(&function_ops, value, !append);
+		err = trace_filter_set(notrace, value, !append);
 		if (err == -EINVAL) {
 			kprintf("echo: write error: Invalid argument (%s)\n", ftrace_filter_error);
 			return err;

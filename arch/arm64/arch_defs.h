@@ -137,6 +137,32 @@ ARM64_INLINE struct pt_regs *ftrace_get_regs(const struct ftrace_regs *f)
 	return f->regs;
 }
 
+/* fgraph: the trampoline reloads x30 from the parent slot on its way back
+ * into the function, so writing it redirects the function's return. */
+ARM64_INLINE uintptr_t *ftrace_regs_return_slot(struct ftrace_regs *f)
+{
+	return (uintptr_t *)&f->r.regs[30];
+}
+
+/* What arch_fgraph_return_hook (fgraph.S) saves; offsets FGR_* there. */
+struct fgraph_ret_regs {
+	uint64_t x[8];             /* x0-x7: integer / aggregate return registers */
+	uint64_t sp;               /* SP the function was entered with (= at its return) */
+	uint64_t fp;               /* x29 after the return: the caller's */
+	uint64_t q[4][2];          /* v0-v3: floating-point / HFA return registers */
+} __attribute__((aligned(16)));
+_Static_assert(sizeof(struct fgraph_ret_regs) == 144, "FGR_SIZE");
+
+ARM64_INLINE uint64_t fgraph_ret_regs_value(const struct fgraph_ret_regs *r)
+{
+	return r->x[0];
+}
+
+ARM64_INLINE uintptr_t fgraph_ret_regs_sp(const struct fgraph_ret_regs *r)
+{
+	return r->sp;
+}
+
 /* Direct trampolines for the tests (direct_test.S; DIRECT.md): the first
  * counts its calls in arch_test_direct_hits and returns into the function;
  * the second calls the function's body and adds 1000 to its result. */

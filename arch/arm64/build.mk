@@ -6,7 +6,7 @@ ARCH_CFLAGS  := -march=armv8-a -mcpu=cortex-a72 -mno-outline-atomics -mno-omit-l
 INSTR_CFLAGS := -fpatchable-function-entry=4,2 -falign-functions=8
 # Tracer, arch and low-level code: no patchable entry, no FP/SIMD registers.
 NOFP_CFLAGS  := -mgeneral-regs-only
-ARCH_SRCS    := arch/arm64/entry.S arch/arm64/vectors.S arch/arm64/switch.S \
+ARCH_SRCS    := arch/arm64/entry.S arch/arm64/fgraph.S arch/arm64/vectors.S arch/arm64/switch.S \
 	arch/arm64/fpu_test.S arch/arm64/setup.c arch/arm64/fdt.c arch/arm64/mmu.c \
 	arch/arm64/uart.c arch/arm64/gic.c arch/arm64/timer.c arch/arm64/irq.c \
 	arch/arm64/smp.c arch/arm64/psci.c arch/arm64/power.c arch/arm64/fault.c \

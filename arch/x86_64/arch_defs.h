@@ -187,6 +187,33 @@ ARCH_INLINE struct pt_regs *ftrace_get_regs(const struct ftrace_regs *f)
 	return f->regs;
 }
 
+/* fgraph: the traced function's return address is its stack slot itself
+ * (fregs overlays the function's entry stack): writing it redirects the
+ * function's return. */
+ARCH_INLINE uintptr_t *ftrace_regs_return_slot(struct ftrace_regs *f)
+{
+	return (uintptr_t *)&f->parent;
+}
+
+/* What arch_fgraph_return_hook (fgraph.S) saves; offsets FGR_* there. */
+struct fgraph_ret_regs {
+	uint64_t rax, rdx;         /* return value registers */
+	uint64_t sp;               /* SP the function was entered with (its return slot) */
+	uint64_t fp;               /* rbp after the return: the caller's */
+	uint64_t xmm0[2], xmm1[2]; /* floating-point return registers */
+};
+_Static_assert(sizeof(struct fgraph_ret_regs) == 64, "FGR_SIZE");
+
+ARCH_INLINE uint64_t fgraph_ret_regs_value(const struct fgraph_ret_regs *r)
+{
+	return r->rax;
+}
+
+ARCH_INLINE uintptr_t fgraph_ret_regs_sp(const struct fgraph_ret_regs *r)
+{
+	return r->sp;
+}
+
 /* Direct trampolines for the tests (direct_test.S; convention: DIRECT.md).
  * arch_test_direct_tramp counts calls in arch_test_direct_hits and returns
  * into the function; arch_test_direct_tramp_body calls the function's body

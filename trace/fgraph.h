@@ -1,0 +1,105 @@
+/*
+ * fgraph.h — function-graph hooks: entry and exit callbacks for traced
+ * functions, through shadow return stacks shared by several users.
+ *
+ * A user (struct fgraph_ops) is an ftrace ops (its filter and notrace
+ * hashes choose the functions) plus an entry and an exit callback.  On a
+ * hooked function's entry, the core pushes a frame on the shadow stack of
+ * the running context, calls the entry callback of every user attached to
+ * the function, and — if at least one returned true — replaces the
+ * function's return address with arch_fgraph_return_hook.  When the
+ * function returns, the hook pops the frame, calls the exit callbacks of
+ * the users that accepted the call, and returns to the original address.
+ *
+ * Shadow stacks: one per thread (idle threads included: they are per CPU),
+ * one per CPU for interrupt context.  A frame is pushed and popped by its
+ * own context only; interrupts nest above it (LIFO), so the only
+ * interleavings are nested pushes between our reserve and our pop — see
+ * fgraph.c.  A full stack counts an overrun and the call is not hooked.
+ *
+ * Callback contract: called with preemption disabled and this context's
+ * recursion bit held (calls they make to traced functions are not traced);
+ * must not sleep.  `data` is FGRAPH_DATA_WORDS words private to the user
+ * for this call: written at entry, handed back at exit.  Exit callbacks run
+ * only for users still registered (a user unregistered while its frames
+ * are on stacks never hears of them: those functions just return).
+ *
+ * Registration: thread context; at most FGRAPH_MAX_USERS users at once.
+ */
+#ifndef TRACE_FGRAPH_H
+#define TRACE_FGRAPH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "trace/ftrace.h"
+
+#define FGRAPH_MAX_USERS   8
+#define FGRAPH_DATA_WORDS  2
+#define FGRAPH_STACK_WORDS 2048     /* per context: ~220 frames of one user */
+
+struct fgraph_stack;
+
+struct fgraph_ent {
+	uintptr_t func;
+	uintptr_t parent;                /* the original return address */
+	unsigned depth;                  /* hooked frames below, continuing the
+					  * interrupted thread's in an interrupt */
+	uint64_t calltime;               /* buffer clock (arch_counter) */
+	struct ftrace_regs *fregs;       /* argument state */
+	uint32_t *state;                 /* the user's word for this context (0 at start) */
+	uint32_t *task_state;            /* in an interrupt: the thread's word; else = state */
+};
+
+struct fgraph_ret {
+	uintptr_t func;
+	unsigned depth;
+	uint64_t retval;                 /* raw return register */
+	uint64_t calltime, rettime;
+	uint64_t overrun;                /* calls this context could not hook so far */
+	uint32_t *state;
+};
+
+struct fgraph_ops;
+typedef bool (*fgraph_entry_t)(const struct fgraph_ent *e, struct fgraph_ops *g, uint64_t *data);
+typedef void (*fgraph_ret_t)(const struct fgraph_ret *r, struct fgraph_ops *g, uint64_t *data);
+
+struct fgraph_ops {
+	struct ftrace_ops ops;           /* filter/notrace: ftrace_set_filter(&g->ops, ...) */
+	fgraph_entry_t entryfunc;
+	fgraph_ret_t retfunc;            /* may be NULL */
+	void *private;
+	int idx;                         /* core: slot while registered, else -1 */
+};
+
+/* 0, -EBUSY (already registered, or all slots taken), or the ftrace error. */
+int register_fgraph(struct fgraph_ops *g);
+int unregister_fgraph(struct fgraph_ops *g);
+
+/* Called by the return hook (arch/hooks.h); returns where to go. */
+uintptr_t fgraph_return(struct fgraph_ret_regs *r);
+/* Called by ftrace_ops_list_func for the graph users in `mask` attached to
+ * ip (recursion bit held, preemption off). */
+void fgraph_list_enter(uintptr_t ip, uintptr_t parent, struct ftrace_regs *fregs, unsigned mask);
+
+/* Shadow stacks: a thread's (boot/sched.c), and each CPU's interrupt
+ * stack (fgraph_init_cpu, by the CPU itself as it comes up). */
+struct fgraph_stack *fgraph_stack_alloc(void);
+void fgraph_stack_free(struct fgraph_stack *st);
+void fgraph_init_cpu(unsigned cpu);
+
+/*
+ * Unwinders: a return address read from the frame record at `record` in the
+ * running context's stack.  If it is the return hook, the original return
+ * address from the shadow stacks; otherwise ret itself.  `cursor` (start at
+ * 0) carries the search from one frame to the next, outwards.
+ */
+uintptr_t fgraph_ret_addr(uintptr_t ret, uintptr_t record, unsigned *cursor);
+
+struct fgraph_stats {
+	uint64_t overrun;                /* calls not hooked: a stack was full */
+	unsigned depth;                  /* frames on the caller's thread stack now */
+};
+void fgraph_stats(struct fgraph_stats *out);
+
+#endif

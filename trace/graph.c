@@ -1,0 +1,181 @@
+/*
+ * graph.c — the `function_graph` tracer: an entry and an exit event per
+ * call, through a function-graph user (trace/fgraph.h).
+ *
+ * What is recorded follows Linux:
+ *   - set_ftrace_filter / set_ftrace_notrace choose the hooked functions
+ *     (the filter shared with the function tracer: trace_filter_set);
+ *   - set_graph_function: when not empty, only calls made inside one of
+ *     these functions (themselves included) are recorded — interrupts
+ *     arriving inside count as inside, as Linux's task bit does;
+ *   - set_graph_notrace: these functions and everything they call are not
+ *     recorded;
+ *   - max_graph_depth: calls deeper than this are not hooked (0: no limit);
+ *   - funcgraph-irqs off: nothing is recorded in interrupt context;
+ *   - funcgraph-args on: the entry event carries the argument registers.
+ *
+ * The per-context state word (fgraph_ent.state) counts open graph-function
+ * calls in its low half and open notrace calls in its high half; the
+ * per-call data word remembers which of the two this call opened.
+ *
+ * Boot options: ftrace=function_graph, ftrace_graph_filter=,
+ * ftrace_graph_notrace= (globs, Linux's meanings).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "boot/cmdline.h"
+#include "boot/console.h"
+#include "patch/tramp.h"
+#include "trace/fgraph.h"
+#include "trace/ftrace_internal.h"
+#include "trace/graph.h"
+#include "trace/hash.h"
+#include "trace/options.h"
+#include "trace/trace.h"
+
+#define IN_GRAPH_FUNC(s)  ((s) & 0xffffu)
+#define IN_NOTRACE(s)     ((s) >> 16)
+#define CALL_ROOT         1u     /* data[0]: this call opened a graph function */
+#define CALL_NOTRACE      2u     /* data[0]: this call opened a notrace function */
+
+/* set_graph_function / set_graph_notrace: published hashes, read lock-free
+ * by the entry callback; replaced under graph_mutex, old ones freed after a
+ * grace period. */
+static struct ftrace_hash *graph_funcs, *graph_notrace;
+static struct mutex graph_mutex = MUTEX_INIT;
+unsigned max_graph_depth;                 /* 0: no limit; written by the shell */
+
+/* The entry event's preempt-depth: the traced code's, without fgraph's. */
+static inline __attribute__((always_inline)) unsigned traced_preempt_depth(void)
+{
+	unsigned d = arch_this_cpu()->current->preempt_count;
+	return d ? d - 1 : 0;
+}
+
+static FTRACE_HOT bool graph_entry(const struct fgraph_ent *e, struct fgraph_ops *g, uint64_t *data)
+{
+	if (in_interrupt() && !trace_opt(TRACE_OPT_FUNCGRAPH_IRQS))
+		return false;
+	if (max_graph_depth && e->depth >= max_graph_depth)
+		return false;
+	uint32_t inside = *e->state | *e->task_state;
+	if (IN_NOTRACE(inside))
+		return false;
+	data[0] = 0;
+	if (hash_contains(__atomic_load_n(&graph_notrace, __ATOMIC_ACQUIRE), e->func)) {
+		data[0] = CALL_NOTRACE;          /* hooked only to know when it ends */
+		*e->state += 1u << 16;
+		return true;
+	}
+	const struct ftrace_hash *funcs = __atomic_load_n(&graph_funcs, __ATOMIC_ACQUIRE);
+	if (!hash_empty(funcs)) {
+		if (hash_contains(funcs, e->func)) {
+			data[0] = CALL_ROOT;
+			*e->state += 1;
+		} else if (!IN_GRAPH_FUNC(inside)) {
+			return false;
+		}
+	}
+	unsigned nargs = trace_opt(TRACE_OPT_FUNCGRAPH_ARGS) ? ARCH_FTRACE_NARGS : 0;
+	struct rb_resv r;
+	if (rb_reserve_nopreempt(trace_buffer, sizeof(struct fgraph_ent_entry) + 8 * nargs, &r) == 0) {
+		struct fgraph_ent_entry *ev = r.data;
+		trace_entry_fill(&ev->ent, TRACE_GRAPH_ENT, traced_preempt_depth());
+		ev->func = e->func;
+		ev->depth = e->depth;
+		ev->nargs = nargs;
+		for (unsigned i = 0; i < nargs; i++)
+			ev->args[i] = ftrace_regs_get_argument(e->fregs, i);
+		rb_commit_nopreempt(&r);
+	}
+	return true;
+}
+
+static FTRACE_HOT void graph_return(const struct fgraph_ret *ret, struct fgraph_ops *g,
+				    uint64_t *data)
+{
+	if (data[0] & CALL_NOTRACE) {
+		*ret->state -= 1u << 16;
+		return;
+	}
+	if (data[0] & CALL_ROOT)
+		*ret->state -= 1;
+	struct rb_resv r;
+	if (rb_reserve_nopreempt(trace_buffer, sizeof(struct fgraph_ret_entry), &r) == 0) {
+		struct fgraph_ret_entry *ev = r.data;
+		trace_entry_fill(&ev->ent, TRACE_GRAPH_RET, traced_preempt_depth());
+		ev->func = ret->func;
+		ev->retval = ret->retval;
+		ev->depth = ret->depth;
+		ev->overrun = (uint32_t)ret->overrun;
+		ev->calltime = ret->calltime;
+		ev->rettime = ret->rettime;
+		rb_commit_nopreempt(&r);
+	}
+}
+
+struct fgraph_ops graph_fgraph_ops = {
+	.entryfunc = graph_entry,
+	.retfunc = graph_return,
+	.idx = -1,
+};
+
+/* ---- set_graph_function / set_graph_notrace ---- */
+
+const struct ftrace_hash *graph_hash(bool notrace)
+{
+	return notrace ? graph_notrace : graph_funcs;
+}
+
+/* Same rules as ftrace_set_filter: the whole list is checked first; -EINVAL
+ * (reason in ftrace_filter_error) changes nothing. */
+int graph_set_hash(bool notrace, const char *patterns, bool reset)
+{
+	mutex_lock(&graph_mutex);
+	struct ftrace_hash **hp = notrace ? &graph_notrace : &graph_funcs, *h;
+	int err = ftrace_build_hash(*hp, patterns, reset, &h);
+	if (!err) {
+		struct ftrace_hash *old = *hp;
+		/* RELEASE: the entry callback sees the new hash complete. */
+		__atomic_store_n(hp, h, __ATOMIC_RELEASE);
+		tramp_synchronize();     /* no entry callback still reads it */
+		hash_free(old);
+	}
+	mutex_unlock(&graph_mutex);
+	return err;
+}
+
+static const char *boot_graph[2];
+
+static int opt_graph_filter(const char *v)
+{
+	return trace_globs_valid(v) ? (boot_graph[0] = v, 0) : -1;
+}
+
+static int opt_graph_notrace(const char *v)
+{
+	return trace_globs_valid(v) ? (boot_graph[1] = v, 0) : -1;
+}
+BT_PARAM("ftrace_graph_filter", opt_graph_filter, "function_graph: trace only these calls' graphs");
+BT_PARAM("ftrace_graph_notrace", opt_graph_notrace, "function_graph: never trace these calls' graphs");
+
+static int graph_start(void)
+{
+	for (int k = 0; k < 2; k++)
+		if (boot_graph[k] && graph_set_hash(k == 1, boot_graph[k], true))
+			kprintf("%s=%s: %s, ignored\n",
+				k ? "ftrace_graph_notrace" : "ftrace_graph_filter", boot_graph[k],
+				ftrace_filter_error);
+	boot_graph[0] = boot_graph[1] = NULL;
+	return register_fgraph(&graph_fgraph_ops);
+}
+
+static void graph_stop(void)
+{
+	unregister_fgraph(&graph_fgraph_ops);
+}
+
+const struct tracer graph_tracer = {
+	"function_graph", graph_start, graph_stop, graph_print, graph_print_header,
+};

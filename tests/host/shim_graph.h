@@ -1,0 +1,56 @@
+/*
+ * shim_graph.h — the kernel around trace/graph_output.c, for the host.
+ *
+ * Force-included (-include) before anything else when building
+ * test_graph_output: it stands in for boot/cpu.h and boot/sched.h (which
+ * need an arch) by defining their include guards and the little of them
+ * that trace/trace.h uses, and keeps trace/fgraph.h (the recording side,
+ * arch hooks included) out the same way: trace/graph.h only names its
+ * types.  Everything else graph_output.c calls is
+ * declared by the real headers and defined in shim_graph.c:
+ *   kprintf/ksnprintf  kprintf appends to shim_out (the test reads it)
+ *   ksym_lookup        a small table (shim_syms)
+ *   clock_cycles_to_ns identity: cycles are nanoseconds
+ *   trace_comm         a small table
+ *   fsig_*             stubs with the contract's formatting rules, a table
+ *                      of signatures switched on by shim_fsig_loaded
+ *   trace_iter_peek/skip, trace_opts, ncpus
+ */
+#ifndef TESTS_HOST_SHIM_GRAPH_H
+#define TESTS_HOST_SHIM_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- boot/cpu.h and boot/sched.h, replaced ---- */
+#define BOOT_CPU_H
+#define BOOT_SCHED_H
+#define TRACE_FGRAPH_H
+#define MAX_CPUS 16
+
+struct thread {
+	unsigned tid;
+	unsigned preempt_count;
+};
+
+struct cpu {
+	struct thread *current, *idle;
+	unsigned irq_depth;
+	bool need_resched;
+};
+
+extern struct cpu shim_cpu;
+extern unsigned ncpus;
+
+static inline struct cpu *arch_this_cpu(void) { return &shim_cpu; }
+static inline bool arch_irqs_enabled(void) { return true; }
+
+/* ---- What the test controls and reads ---- */
+extern char shim_out[1 << 16];          /* everything kprintf wrote, NUL-terminated */
+extern size_t shim_out_len;
+void shim_out_reset(void);
+
+extern bool shim_fsig_loaded;           /* fsig_loaded() and fsig_find() */
+
+#endif

@@ -90,6 +90,9 @@ TEST_SRCS := tests/guest/test_boot.c tests/guest/test_sched.c tests/guest/test_m
 	tests/bench/bench_basic.c tests/bench/bench_ftrace.c \
 	tests/bench/bench_ring_buffer.c
 APP_SRCS  := $(if $(APP),$(wildcard $(APP)/*.c))
+# Function signatures from BTF (trace/btf.h, trace/fsig.h) and their suite.
+TRACE_SRCS += trace/btf.c trace/fsig.c
+TEST_SRCS  += tests/guest/test_btf.c
 
 NOTRACE_SRCS := boot/kprintf.c boot/console.c boot/panic.c boot/fault.c boot/ksyms.c boot/smp.c \
 	boot/irq.c boot/clock.c boot/bench.c lib/newlib_glue.c lib/heap.c lib/glob.c
@@ -110,6 +113,23 @@ $(B)/bench_funcs.c: tools/gen-bench-funcs.py
 	tools/gen-bench-funcs.py 50000 > $@
 $(B)/bench_funcs.o: $(B)/bench_funcs.c
 	$(CC) $(CFLAGS_BASE) -O1 $(INSTR_CFLAGS) -c $< -o $@
+
+# BTF (DESIGN.md 3.9): pahole turns the DWARF of our objects, linked
+# relocatable (types do not depend on addresses), into a raw blob; newlib
+# and the benchmark's generated functions are left out.  The blob is linked
+# into both passes below as read-only .BTF (__btf_start, __btf_end), at the
+# same size, so pass 2 keeps every address; $(B)/kernel.btf is also the
+# module form, for QEMU's -initrd.
+BTF_OBJ := $(B)/btf.S.o
+$(B)/kernel.btf: $(filter-out $(B)/bench_funcs.o,$(OBJS))
+	$(LD) -r -o $(B)/btf-input.o $^
+	pahole -J --btf_gen_floats --btf_encode_detached=$@.tmp $(B)/btf-input.o
+	rm -f $(B)/btf-input.o
+	mv $@.tmp $@
+$(BTF_OBJ): $(B)/kernel.btf
+	printf '.section .BTF,"a"\n.balign 8\n.incbin "%s"\n' $< > $(B)/btf.S
+	$(CC) $(CFLAGS_BASE) -c $(B)/btf.S -o $@
+OBJS += $(BTF_OBJ)
 
 $(B)/app/%.c.o: $(APP)/%.c
 	@mkdir -p $(@D)

@@ -36,12 +36,14 @@ enum fsig_kind {
 	FSIG_ENUM,      /* printed by value */
 	FSIG_PTR,       /* any pointer but char * */
 	FSIG_STR,       /* char * / const char * */
-	FSIG_OTHER,     /* struct/union/float...: printed raw */
+	FSIG_OTHER,     /* struct/union/array...: printed raw, "[0x1:0x2]" */
+	FSIG_FLOAT,     /* float/double: in FP registers, takes no argument
+			 * word; printed "(float)" */
 };
 
 struct fsig_type {
 	uint8_t kind;   /* enum fsig_kind */
-	uint8_t size;   /* bytes; 0 for void */
+	uint8_t size;   /* bytes; 0 for void; saturates at 255 */
 };
 
 struct fsig_param {
@@ -65,7 +67,14 @@ const struct fsig *fsig_find(uintptr_t ip);
 bool fsig_loaded(void);
 
 /* Write the argument list (no parentheses) for `s` (NULL: raw words) from
- * the recorded words; returns the length written (snprintf-like). */
+ * the recorded words; returns the length written (snprintf-like).
+ * Parameters are separated by ", " and printed "name=value" ("value" alone
+ * if BTF has no name); words map to parameters as trace/fsig.c's header
+ * says, and printing stops at the first parameter whose words were not
+ * all recorded.  A string is read at most 32 bytes, fault-safely, when
+ * printing (not when recorded): "s=\"text\"", then "..." if no NUL was
+ * in them; bytes outside 0x20..0x7e, '"' and '\\' print as \xNN; a read
+ * that faults prints the pointer. */
 size_t fsig_format_args(char *buf, size_t size, const struct fsig *s, const uint64_t *words,
 			unsigned nwords, bool strings);
 /* Write "ret=..." for the raw return register; 0 and nothing for void. */

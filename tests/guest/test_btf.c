@@ -1,0 +1,218 @@
+/*
+ * test_btf.c — suite `btf`: function signatures from the image's own BTF
+ * (trace/btf.h, trace/fsig.h).
+ *
+ * The embedded blob loads; demo/vfs.c functions and a local probe with a
+ * prototype of every kind get their exact signatures and text; corrupted
+ * and truncated heap copies are rejected and leave the table in place;
+ * unload drops it, a reload brings it back.  With QEMU's -initrd holding
+ * build/ARCH/kernel.btf, the initrd case loads that too (skipped without).
+ * Cases run in order and leave the embedded table loaded.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "boot/boot_info.h"
+#include "boot/test.h"
+#include "demo/vfs.h"
+#include "trace/btf.h"
+#include "trace/fsig.h"
+
+int path_walk(struct inode *start, const char *path, int depth, struct inode **out);
+
+enum btf_probe_mode { PROBE_NEG = -3, PROBE_POS = 7 };
+struct btf_probe_pair { long a, b; };     /* 16 bytes: two argument words */
+
+/* Every kind fsig knows, in one prototype; noipa keeps it a plain,
+ * uncloned function whose symbol BTF can name. */
+__attribute__((noinline, noipa)) long btf_probe(int a, unsigned long flags, const char *s,
+						 enum btf_probe_mode m, void *p, _Bool ok,
+						 struct btf_probe_pair pr, double d)
+{
+	return a + (long)flags + (s ? 1 : 0) + m + (p ? 1 : 0) + ok + pr.a + (long)d;
+}
+
+static char status[96];
+
+static void save_status(void *ctx, const char *line)
+{
+	strncpy(status, line, sizeof(status) - 1);
+}
+
+static const char *btf_status_line(void)
+{
+	memset(status, 0, sizeof(status));
+	btf_status(save_status, NULL);
+	return status;
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static void expect_param(const struct fsig *s, unsigned i, const char *name, unsigned kind,
+			 unsigned size)
+{
+	if (i >= s->nparams) {
+		test_fail(__FILE__, __LINE__, "%s: no parameter %u", s->name, i);
+		return;
+	}
+	const struct fsig_param *p = &s->params[i];
+	if (strcmp(p->name, name) || p->type.kind != kind || p->type.size != size)
+		test_fail(__FILE__, __LINE__, "%s param %u: %s kind %u size %u, expected %s %u %u",
+			  s->name, i, p->name, p->type.kind, p->type.size, name, kind, size);
+}
+
+TEST_CASE(btf, embedded_loads)
+{
+	ASSERT_EQ(btf_load_embedded(), 0);
+	EXPECT_TRUE(fsig_loaded());
+	EXPECT_TRUE(starts_with(btf_status_line(), "embedded: "));
+}
+
+TEST_CASE(btf, demo_signatures)
+{
+	fsig_lock();
+	const struct fsig *s = fsig_find((uintptr_t)path_walk);
+	const struct fsig *k = fsig_find((uintptr_t)kind_name);
+	if (s) {
+		EXPECT_STREQ(s->name, "path_walk");
+		EXPECT_EQ(s->nparams, 4);
+		expect_param(s, 0, "start", FSIG_PTR, 8);
+		expect_param(s, 1, "path", FSIG_STR, 8);
+		expect_param(s, 2, "depth", FSIG_INT, 4);
+		expect_param(s, 3, "out", FSIG_PTR, 8);
+		EXPECT_EQ(s->ret.kind, FSIG_INT);
+		EXPECT_EQ(s->ret.size, 4);
+	}
+	if (k) {
+		EXPECT_EQ(k->nparams, 1);
+		expect_param(k, 0, "k", FSIG_ENUM, 4);
+		EXPECT_EQ(k->ret.kind, FSIG_STR);
+	}
+	fsig_unlock();
+	EXPECT_TRUE(s != NULL);
+	EXPECT_TRUE(k != NULL);
+}
+
+TEST_CASE(btf, probe_signature_and_text)
+{
+	char buf[256];
+	/* a=-22 as a 32-bit register write leaves it: upper half clear */
+	const uint64_t w[8] = { 0xffffffea, 0x3, 0x40001000, (uint64_t)-3, 0xdead0000,
+				1, 0x11, 0x22 };
+	fsig_lock();
+	const struct fsig *s = fsig_find((uintptr_t)btf_probe);
+	if (!s) {
+		fsig_unlock();
+		ASSERT_TRUE(s != NULL);
+	}
+	EXPECT_EQ(s->nparams, 8);
+	expect_param(s, 0, "a", FSIG_INT, 4);
+	expect_param(s, 1, "flags", FSIG_UINT, 8);
+	expect_param(s, 2, "s", FSIG_STR, 8);
+	expect_param(s, 3, "m", FSIG_ENUM, 4);
+	expect_param(s, 4, "p", FSIG_PTR, 8);
+	expect_param(s, 5, "ok", FSIG_BOOL, 1);
+	expect_param(s, 6, "pr", FSIG_OTHER, 16);
+	expect_param(s, 7, "d", FSIG_FLOAT, 8);
+	EXPECT_EQ(s->ret.kind, FSIG_INT);
+	EXPECT_EQ(s->ret.size, 8);
+
+	fsig_format_args(buf, sizeof(buf), s, w, 8, false);
+	EXPECT_STREQ(buf, "a=-22, flags=0x3, s=0x40001000, m=-3, p=0xdead0000, ok=1, "
+			  "pr=[0x11:0x22], d=(float)");
+	fsig_format_args(buf, sizeof(buf), s, w, 6, false);   /* x86-64's six words */
+	EXPECT_STREQ(buf, "a=-22, flags=0x3, s=0x40001000, m=-3, p=0xdead0000, ok=1");
+	fsig_format_ret(buf, sizeof(buf), s, (uint64_t)-22, false);
+	EXPECT_STREQ(buf, "ret=-22");
+	fsig_format_ret(buf, sizeof(buf), s, 0, false);
+	EXPECT_STREQ(buf, "ret=0x0");
+	fsig_format_ret(buf, sizeof(buf), s, (uint64_t)-22, true);
+	EXPECT_STREQ(buf, "ret=0xffffffffffffffea");
+	fsig_unlock();
+	EXPECT_EQ(btf_probe(1, 2, "x", PROBE_POS, buf, 1, (struct btf_probe_pair){ 3, 4 }, 5.0),
+		  1 + 2 + 1 + 7 + 1 + 1 + 3 + 5);
+}
+
+TEST_CASE(btf, strings_fault_safe)
+{
+	static const char long_str[] = "0123456789abcdef0123456789abcdef-and-more";
+	char buf[160];
+	uint64_t w[4] = { 0, 0, 0, 0 };
+	fsig_lock();
+	const struct fsig *s = fsig_find((uintptr_t)path_walk);
+	if (!s) {
+		fsig_unlock();
+		ASSERT_TRUE(s != NULL);
+	}
+	w[1] = (uintptr_t)"/etc/passwd";
+	fsig_format_args(buf, sizeof(buf), s, w, 4, true);
+	EXPECT_STREQ(buf, "start=0x0, path=\"/etc/passwd\", depth=0, out=0x0");
+	w[1] = (uintptr_t)long_str;
+	fsig_format_args(buf, sizeof(buf), s, w, 2, true);
+	EXPECT_STREQ(buf, "start=0x0, path=\"0123456789abcdef0123456789abcdef\"...");
+	w[1] = 8;                                  /* below RAM */
+	fsig_format_args(buf, sizeof(buf), s, w, 2, true);
+	EXPECT_STREQ(buf, "start=0x0, path=0x8");
+	w[1] = boot_info.heap_end - 4;             /* the last bytes of RAM: no NUL */
+	fsig_format_args(buf, sizeof(buf), s, w, 2, true);
+	EXPECT_TRUE(starts_with(buf, "start=0x0, path="));
+	fsig_unlock();
+}
+
+static uintptr_t path_walk_sig_ip(void)
+{
+	fsig_lock();
+	const struct fsig *s = fsig_find((uintptr_t)path_walk);
+	uintptr_t ip = s ? s->ip : 0;
+	fsig_unlock();
+	return ip;
+}
+
+TEST_CASE(btf, corrupt_copy_rejected)
+{
+	extern const char __btf_start[], __btf_end[];
+	size_t size = (size_t)(__btf_end - __btf_start);
+	char before[96];
+	strcpy(before, btf_status_line());
+	unsigned char *copy = malloc(size);
+	ASSERT_TRUE(copy != NULL);
+
+	memcpy(copy, __btf_start, size);
+	copy[0] ^= 0xff;                           /* magic */
+	EXPECT_EQ(btf_load(copy, size, "corrupt"), -EINVAL);
+	memcpy(copy, __btf_start, size);
+	copy[sizeof(struct btf_header) + 4 + 3] = 0x7f;   /* type 1's kind: 31 */
+	EXPECT_EQ(btf_load(copy, size, "corrupt"), -EINVAL);
+	memcpy(copy, __btf_start, size);
+	EXPECT_EQ(btf_load(copy, size / 2, "truncated"), -EINVAL);
+	free(copy);
+
+	EXPECT_STREQ(btf_status_line(), before);
+	EXPECT_EQ(path_walk_sig_ip(), (uintptr_t)path_walk);
+}
+
+TEST_CASE(btf, unload_and_reload)
+{
+	btf_unload();
+	EXPECT_TRUE(!fsig_loaded());
+	EXPECT_EQ(path_walk_sig_ip(), 0);
+	EXPECT_STREQ(btf_status_line(), "none");
+	ASSERT_EQ(btf_load_embedded(), 0);
+	EXPECT_EQ(path_walk_sig_ip(), (uintptr_t)path_walk);
+}
+
+/* QEMU -initrd build/ARCH/kernel.btf: the module form loads the same. */
+TEST_CASE(btf, initrd_module)
+{
+	if (!boot_info.initrd_size)
+		TEST_SKIP("no -initrd");
+	ASSERT_EQ(btf_load_initrd(), 0);
+	EXPECT_TRUE(starts_with(btf_status_line(), "initrd: "));
+	EXPECT_EQ(path_walk_sig_ip(), (uintptr_t)path_walk);
+	ASSERT_EQ(btf_load_embedded(), 0);
+}

@@ -1,0 +1,630 @@
+/*
+ * fsig.c — the function signature table (trace/fsig.h) built from BTF
+ * (trace/btf.h), and its text: Linux's funcgraph-args / funcgraph-retval.
+ *
+ * Table: one allocation holding the header, the struct fsig array sorted by
+ * address, every struct fsig_param, and copies of the names, so that the
+ * blob it came from may go away.  `cur` points at the table in use; it is
+ * read and replaced under fsig_lock() only, and a load builds the whole new
+ * table before it takes the lock to swap it in (a rejected blob changes
+ * nothing).
+ *
+ * Which functions get a signature: every BTF FUNC with a prototype whose
+ * name is exactly one function symbol of the image (fsig_port_address);
+ * a name several static functions share is skipped and counted.
+ *
+ * Argument words (the entry event's copy of the integer argument
+ * registers, x0-x7 / rdi..r9) map to parameters in order:
+ *   - a parameter of at most 8 bytes that is not floating point takes the
+ *     next word;
+ *   - a struct/union of 9..16 bytes takes two words: both ABIs (AAPCS64,
+ *     SysV x86-64) pass such an integer-class aggregate in two registers
+ *     (or, if only one is left, wholly on the stack: then we stop);
+ *   - a larger aggregate takes one word, as AAPCS64 passes it: by
+ *     reference.  SysV x86-64 passes it on the stack instead, taking no
+ *     register, so on x86-64 the words after one are misattributed; such
+ *     parameters are rare in this kernel, and the raw value printed for it
+ *     says "[...]" so it is not mistaken for a scalar;
+ *   - floating point takes no integer word and prints as "(float)".
+ * Printing stops at the first parameter whose words are not all recorded.
+ *
+ * The kernel-only pieces (locking, symbols, fault-safe reads, the boot
+ * option, where the embedded and initrd blobs are) are at the end under
+ * #ifndef FSIG_HOST; the rest builds for the host tests and the fuzzer.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "boot/console.h"
+#include "trace/btf.h"
+#include "trace/fsig.h"
+
+#define MAX_PARAMS  255           /* nparams is a uint8_t */
+#define STR_MAX     32            /* bytes of a string argument read */
+#define WORD        8
+
+struct fsig_table {
+	size_t n;                       /* sigs[0..n), ascending ip */
+	uint32_t ntypes;
+	unsigned ambiguous;
+	char source[24];
+	struct fsig sigs[];
+	/* then the params, then the names */
+};
+
+static struct fsig_table *cur;          /* fsig_lock() */
+
+/* ---- BTF type -> fsig_type ---- */
+
+static uint8_t size8(uint32_t size)
+{
+	return size > 255 ? 255 : (uint8_t)size;        /* only <= 16 matters */
+}
+
+static bool is_char(const struct btf *b, uint32_t id)
+{
+	const struct btf_type *t = btf_type_by_id(b, btf_skip_modifiers(b, id));
+	if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_INT || t->size_or_type != 1)
+		return false;
+	uint32_t enc = BTF_INT_ENCODING(*(const uint32_t *)btf_type_data(t));
+	return (enc & BTF_INT_CHAR) || strcmp(btf_name(b, t->name_off), "char") == 0;
+}
+
+static struct fsig_type map_type(const struct btf *b, uint32_t id)
+{
+	const struct btf_type *t = btf_type_by_id(b, btf_skip_modifiers(b, id));
+	if (!t)
+		return (struct fsig_type){ FSIG_VOID, 0 };
+	uint32_t size = t->size_or_type;
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_INT: {
+		uint32_t enc = BTF_INT_ENCODING(*(const uint32_t *)btf_type_data(t));
+		if (size > WORD)
+			return (struct fsig_type){ FSIG_OTHER, size8(size) };   /* __int128 */
+		if (enc & BTF_INT_BOOL)
+			return (struct fsig_type){ FSIG_BOOL, size8(size) };
+		return (struct fsig_type){ enc & BTF_INT_SIGNED ? FSIG_INT : FSIG_UINT,
+					   size8(size) };
+	}
+	case BTF_KIND_PTR:
+		return (struct fsig_type){ is_char(b, t->size_or_type) ? FSIG_STR : FSIG_PTR, WORD };
+	case BTF_KIND_ENUM: case BTF_KIND_ENUM64:
+		return (struct fsig_type){ FSIG_ENUM, size8(size) };
+	case BTF_KIND_FLOAT:
+		return (struct fsig_type){ FSIG_FLOAT, size8(size) };
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+		return (struct fsig_type){ FSIG_OTHER, size8(size) };
+	case BTF_KIND_ARRAY: {
+		const struct btf_array *a = btf_type_data(t);
+		struct fsig_type e = map_type(b, a->type);
+		uint64_t total = (uint64_t)e.size * a->nelems;
+		return (struct fsig_type){ FSIG_OTHER, size8(total > 255 ? 255 : (uint32_t)total) };
+	}
+	default:                  /* fwd, func_proto...: nothing C passes by value */
+		return (struct fsig_type){ FSIG_OTHER, 0 };
+	}
+}
+
+/* Parameters before a trailing "..." (capped). */
+static unsigned proto_params(const struct btf_type *proto)
+{
+	unsigned n = BTF_INFO_VLEN(proto->info);
+	const struct btf_param *p = btf_type_data(proto);
+	if (n && p[n - 1].type == 0)
+		n--;
+	return n > MAX_PARAMS ? MAX_PARAMS : n;
+}
+
+/* ---- building a table ---- */
+
+struct build {
+	const struct btf *b;
+	size_t n, nparams, names;       /* what the table will hold */
+	unsigned ambiguous;
+	struct fsig_table *t;           /* pass 2 only */
+	struct fsig_param *params;
+	char *strs;
+};
+
+static const char *copy_name(struct build *bd, const char *s)
+{
+	size_t len = strlen(s) + 1;
+	char *d = bd->strs;
+	memcpy(d, s, len);
+	bd->strs += len;
+	return d;
+}
+
+/* Pass 1 (bd->t NULL): count what fits; pass 2: fill. */
+static void walk_funcs(struct build *bd)
+{
+	const struct btf *b = bd->b;
+	for (uint32_t id = 1; id <= b->ntypes; id++) {
+		const struct btf_type *f = btf_type_by_id(b, id);
+		if (BTF_INFO_KIND(f->info) != BTF_KIND_FUNC)
+			continue;
+		const char *name = btf_name(b, f->name_off);
+		uintptr_t ip;
+		int rc = *name ? fsig_port_address(name, &ip) : -ENOENT;
+		if (rc == -EEXIST && !bd->t)
+			bd->ambiguous++;
+		if (rc)
+			continue;
+		const struct btf_type *proto = btf_type_by_id(b, f->size_or_type);
+		const struct btf_param *bp = btf_type_data(proto);
+		unsigned np = proto_params(proto);
+		if (!bd->t) {
+			bd->n++;
+			bd->nparams += np;
+			bd->names += strlen(name) + 1;
+			for (unsigned i = 0; i < np; i++)
+				bd->names += strlen(btf_name(b, bp[i].name_off)) + 1;
+			continue;
+		}
+		struct fsig *s = &bd->t->sigs[bd->t->n++];
+		s->ip = ip;
+		s->name = copy_name(bd, name);
+		s->nparams = (uint8_t)np;
+		s->ret = map_type(b, proto->size_or_type);
+		s->params = bd->params;
+		for (unsigned i = 0; i < np; i++, bd->params++) {
+			bd->params->name = copy_name(bd, btf_name(b, bp[i].name_off));
+			bd->params->type = map_type(b, bp[i].type);
+		}
+	}
+}
+
+static int by_ip(const void *a, const void *b)
+{
+	uintptr_t x = ((const struct fsig *)a)->ip, y = ((const struct fsig *)b)->ip;
+	return x < y ? -1 : x > y;
+}
+
+static struct fsig_table *build_table(const struct btf *b)
+{
+	struct build bd = { .b = b };
+	walk_funcs(&bd);
+	size_t size = sizeof(struct fsig_table) + bd.n * sizeof(struct fsig) +
+		      bd.nparams * sizeof(struct fsig_param) + bd.names;
+	struct fsig_table *t = malloc(size);
+	if (!t)
+		return NULL;
+	memset(t, 0, sizeof(*t));
+	t->ntypes = b->ntypes;
+	t->ambiguous = bd.ambiguous;
+	bd.t = t;
+	bd.params = (struct fsig_param *)(t->sigs + bd.n);
+	bd.strs = (char *)(bd.params + bd.nparams);
+	walk_funcs(&bd);
+	qsort(t->sigs, t->n, sizeof(t->sigs[0]), by_ip);
+	/* Two FUNCs at one address (a name encoded twice): keep the first. */
+	size_t w = 0;
+	for (size_t r = 0; r < t->n; r++)
+		if (w == 0 || t->sigs[r].ip != t->sigs[w - 1].ip)
+			t->sigs[w++] = t->sigs[r];
+	t->n = w;
+	return t;
+}
+
+/* ---- load / unload / status ---- */
+
+static void log_line(const char *fmt, const char *source, const char *reason)
+{
+	char line[BTF_ERR_SIZE + 64];
+	ksnprintf(line, sizeof(line), fmt, source, reason);
+	fsig_port_log(line);
+}
+
+int btf_load(const void *blob, size_t size, const char *source)
+{
+	struct btf b;
+	char err[BTF_ERR_SIZE];
+	int rc = btf_parse(&b, blob, size, err, sizeof(err));
+	if (rc) {
+		log_line("btf: %s: rejected: %s", source, err);
+		return rc;
+	}
+	struct fsig_table *t = build_table(&b);
+	btf_release(&b);
+	if (!t) {
+		log_line("btf: %s: rejected: %s", source, "out of memory for the signature table");
+		return -ENOMEM;
+	}
+	ksnprintf(t->source, sizeof(t->source), "%s", source);
+	char line[160];
+	ksnprintf(line, sizeof(line),
+		  "btf: %s: %u types, %zu functions with signatures (%u ambiguous names skipped)",
+		  source, t->ntypes, t->n, t->ambiguous);
+	fsig_port_log(line);
+
+	fsig_lock();
+	struct fsig_table *old = cur;
+	__atomic_store_n(&cur, t, __ATOMIC_RELEASE);
+	fsig_unlock();
+	free(old);
+	return 0;
+}
+
+void btf_unload(void)
+{
+	fsig_lock();
+	struct fsig_table *old = cur;
+	__atomic_store_n(&cur, NULL, __ATOMIC_RELEASE);
+	fsig_unlock();
+	free(old);
+}
+
+void btf_status(void (*out)(void *ctx, const char *line), void *ctx)
+{
+	char line[96];
+	fsig_lock();
+	if (cur)
+		ksnprintf(line, sizeof(line), "%s: %u types, %zu functions", cur->source,
+			  cur->ntypes, cur->n);
+	else
+		ksnprintf(line, sizeof(line), "none");
+	fsig_unlock();
+	out(ctx, line);
+}
+
+const struct fsig *fsig_find(uintptr_t ip)
+{
+	const struct fsig_table *t = cur;
+	if (!t)
+		return NULL;
+	size_t lo = 0, hi = t->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->sigs[mid].ip == ip)
+			return &t->sigs[mid];
+		if (t->sigs[mid].ip < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+bool fsig_loaded(void)
+{
+	return __atomic_load_n(&cur, __ATOMIC_RELAXED) != NULL;
+}
+
+/* ---- text ---- */
+
+struct out {
+	char *buf;
+	size_t size, len;         /* len counts every byte, even past size */
+};
+
+static void put_c(struct out *o, char c)
+{
+	if (o->len + 1 < o->size)
+		o->buf[o->len] = c;
+	o->len++;
+}
+
+static void put_s(struct out *o, const char *s)
+{
+	while (*s)
+		put_c(o, *s++);
+}
+
+static void put_hex(struct out *o, uint64_t v)
+{
+	char d[16];
+	int n = 0;
+	do
+		d[n++] = "0123456789abcdef"[v & 15];
+	while (v >>= 4);
+	put_s(o, "0x");
+	while (n)
+		put_c(o, d[--n]);
+}
+
+static void put_dec(struct out *o, int64_t sv)
+{
+	char d[20];
+	int n = 0;
+	uint64_t v = sv < 0 ? -(uint64_t)sv : (uint64_t)sv;
+	if (sv < 0)
+		put_c(o, '-');
+	do
+		d[n++] = (char)('0' + v % 10);
+	while (v /= 10);
+	while (n)
+		put_c(o, d[--n]);
+}
+
+static size_t finish(struct out *o)
+{
+	if (o->size)
+		o->buf[o->len < o->size ? o->len : o->size - 1] = '\0';
+	return o->len;
+}
+
+static uint64_t cut(uint64_t v, unsigned size)
+{
+	return size && size < WORD ? v & ((1ull << (size * 8)) - 1) : v;
+}
+
+static int64_t cut_signed(uint64_t v, unsigned size)
+{
+	if (!size || size >= WORD)
+		return (int64_t)v;
+	unsigned shift = 64 - size * 8;
+	return (int64_t)(v << shift) >> shift;
+}
+
+/* `"text"` of at most STR_MAX bytes, `...` after it if no NUL in them;
+ * non-printables, `"` and `\` as \xNN.  The raw pointer if the read faults. */
+static void put_str(struct out *o, uint64_t p)
+{
+	char s[STR_MAX];
+	size_t len = 0;
+	if (fsig_port_read_str(s, (uintptr_t)p, sizeof(s), &len) != 0 || len > sizeof(s)) {
+		put_hex(o, p);
+		return;
+	}
+	bool cut_off = len == 0 || s[len - 1] != '\0';
+	put_c(o, '"');
+	for (size_t i = 0; i < len && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
+			put_s(o, "\\x");
+			put_c(o, "0123456789abcdef"[c >> 4]);
+			put_c(o, "0123456789abcdef"[c & 15]);
+		} else {
+			put_c(o, (char)c);
+		}
+	}
+	put_c(o, '"');
+	if (cut_off)
+		put_s(o, "...");
+}
+
+static unsigned words_for(struct fsig_type t)
+{
+	if (t.kind == FSIG_FLOAT)
+		return 0;
+	if (t.kind == FSIG_OTHER && t.size > WORD && t.size <= 2 * WORD)
+		return 2;
+	return 1;
+}
+
+static void put_value(struct out *o, struct fsig_type t, const uint64_t *w, bool strings)
+{
+	switch (t.kind) {
+	case FSIG_INT: case FSIG_ENUM:
+		put_dec(o, cut_signed(w[0], t.size));
+		break;
+	case FSIG_UINT:
+		put_hex(o, cut(w[0], t.size));
+		break;
+	case FSIG_BOOL:
+		put_dec(o, (int64_t)cut(w[0], t.size));
+		break;
+	case FSIG_STR:
+		if (strings) {
+			put_str(o, w[0]);
+			break;
+		}
+		put_hex(o, w[0]);
+		break;
+	case FSIG_FLOAT:
+		put_s(o, "(float)");
+		break;
+	case FSIG_OTHER:          /* Linux's raw form for aggregates: [w0:w1] */
+		put_c(o, '[');
+		put_hex(o, t.size <= WORD ? cut(w[0], t.size) : w[0]);
+		for (unsigned i = 1; i < words_for(t); i++) {
+			put_c(o, ':');
+			put_hex(o, w[i]);
+		}
+		put_c(o, ']');
+		break;
+	default:                  /* FSIG_PTR */
+		put_hex(o, w[0]);
+		break;
+	}
+}
+
+size_t fsig_format_args(char *buf, size_t size, const struct fsig *s, const uint64_t *words,
+			unsigned nwords, bool strings)
+{
+	struct out o = { buf, size, 0 };
+	if (!s) {
+		for (unsigned i = 0; i < nwords; i++) {
+			if (i)
+				put_s(&o, ", ");
+			put_hex(&o, words[i]);
+		}
+		return finish(&o);
+	}
+	unsigned w = 0;
+	for (unsigned i = 0; i < s->nparams; i++) {
+		const struct fsig_param *p = &s->params[i];
+		unsigned need = words_for(p->type);
+		if (need > nwords - w)
+			break;
+		if (i)
+			put_s(&o, ", ");
+		if (p->name[0]) {
+			put_s(&o, p->name);
+			put_c(&o, '=');
+		}
+		put_value(&o, p->type, words + w, strings);
+		w += need;
+	}
+	return finish(&o);
+}
+
+size_t fsig_format_ret(char *buf, size_t size, const struct fsig *s, uint64_t raw, bool hex)
+{
+	struct out o = { buf, size, 0 };
+	if (s && s->ret.kind == FSIG_VOID)
+		return finish(&o);
+	put_s(&o, "ret=");
+	if (!s) {
+		put_hex(&o, raw);
+		return finish(&o);
+	}
+	struct fsig_type t = s->ret;
+	if (t.kind == FSIG_FLOAT) {
+		put_s(&o, "(float)");
+		return finish(&o);
+	}
+	bool can_err = t.kind == FSIG_INT || t.kind == FSIG_ENUM || t.size == WORD;
+	int64_t sv = t.kind == FSIG_INT || t.kind == FSIG_ENUM ? cut_signed(raw, t.size)
+							       : (int64_t)cut(raw, t.size);
+	if (!hex && can_err && sv >= -4095 && sv <= -1)
+		put_dec(&o, sv);
+	else
+		put_hex(&o, cut(raw, t.size));
+	return finish(&o);
+}
+
+#ifndef FSIG_HOST
+/* ---- the kernel's side ---- */
+
+#include "boot/boot_info.h"
+#include "boot/cmdline.h"
+#include "boot/fault.h"
+#include "boot/ksyms.h"
+#include "boot/sched.h"
+
+static struct mutex fsig_mutex = MUTEX_INIT;
+
+void fsig_lock(void)
+{
+	mutex_lock(&fsig_mutex);
+}
+
+void fsig_unlock(void)
+{
+	mutex_unlock(&fsig_mutex);
+}
+
+void fsig_port_log(const char *line)
+{
+	kprintf("%s\n", line);
+}
+
+/* ksyms' indices sorted by name, built once (the table never changes), to
+ * see whether a name belongs to more than one function. */
+static uint32_t *ksyms_sorted;
+static size_t ksyms_nsorted;
+
+static int by_ksym_name(const void *a, const void *b)
+{
+	return strcmp(ksym_name_at(*(const uint32_t *)a), ksym_name_at(*(const uint32_t *)b));
+}
+
+int fsig_port_address(const char *name, uintptr_t *addr)
+{
+	if (!ksyms_sorted) {
+		size_t n = ksym_count();
+		uint32_t *idx = malloc((n ? n : 1) * sizeof(*idx));
+		if (!idx)
+			return -ENOENT;
+		for (size_t i = 0; i < n; i++)
+			idx[i] = (uint32_t)i;
+		qsort(idx, n, sizeof(*idx), by_ksym_name);
+		ksyms_nsorted = n;
+		ksyms_sorted = idx;
+	}
+	size_t lo = 0, hi = ksyms_nsorted;            /* first name >= name */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(ksym_name_at(ksyms_sorted[mid]), name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == ksyms_nsorted || strcmp(ksym_name_at(ksyms_sorted[lo]), name) != 0)
+		return -ENOENT;
+	if (lo + 1 < ksyms_nsorted && strcmp(ksym_name_at(ksyms_sorted[lo + 1]), name) == 0)
+		return -EEXIST;
+	*addr = ksym_addr_at(ksyms_sorted[lo]);
+	return 0;
+}
+
+struct str_read {
+	char *dst;
+	const volatile char *src;
+	size_t max, len;
+};
+
+static void read_str(void *arg)
+{
+	struct str_read *r = arg;
+	while (r->len < r->max) {
+		char c = r->src[r->len];
+		r->dst[r->len++] = c;
+		if (!c)
+			break;
+	}
+}
+
+/* Only RAM (the image and the heap) is read: an MMIO register can have
+ * side effects on a read. */
+int fsig_port_read_str(char *dst, uintptr_t src, size_t max, size_t *len)
+{
+	if (src < boot_info.ram_start || src >= boot_info.heap_end)
+		return -EFAULT;
+	struct str_read r = { dst, (const volatile char *)src, max, 0 };
+	struct fault_info fi;
+	if (fault_catch(read_str, &r, &fi))
+		return -EFAULT;
+	*len = r.len;
+	return 0;
+}
+
+extern const char __btf_start[], __btf_end[];
+
+int btf_load_embedded(void)
+{
+	size_t size = (size_t)((uintptr_t)__btf_end - (uintptr_t)__btf_start);
+	if (!size) {
+		kprintf("btf: embedded: none in this image\n");
+		return -ENOENT;
+	}
+	return btf_load(__btf_start, size, "embedded");
+}
+
+int btf_load_initrd(void)
+{
+	if (!boot_info.initrd_start || !boot_info.initrd_size) {
+		kprintf("btf: initrd: none (boot with QEMU's -initrd FILE)\n");
+		return -ENOENT;
+	}
+	return btf_load((const void *)boot_info.initrd_start, boot_info.initrd_size, "initrd");
+}
+
+static enum { BTF_EMBEDDED, BTF_INITRD, BTF_OFF } btf_source;
+
+static int opt_btf(const char *v)
+{
+	if (v && strcmp(v, "embedded") == 0)
+		btf_source = BTF_EMBEDDED;
+	else if (v && strcmp(v, "initrd") == 0)
+		btf_source = BTF_INITRD;
+	else if (v && strcmp(v, "off") == 0)
+		btf_source = BTF_OFF;
+	else
+		return -1;        /* cmdline reports it; the default stays */
+	return 0;
+}
+BT_PARAM("btf", opt_btf, "function signatures: embedded (default), initrd, off");
+
+void btf_boot_init(void)
+{
+	switch (btf_source) {
+	case BTF_EMBEDDED: btf_load_embedded(); break;
+	case BTF_INITRD: btf_load_initrd(); break;
+	case BTF_OFF: kprintf("btf: off (btf=off): no function signatures\n"); break;
+	}
+}
+#endif

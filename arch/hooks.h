@@ -259,6 +259,14 @@ void arch_fgraph_return_hook(void);
  */
 unsigned arch_test_fpu_churn(uint64_t seed, unsigned long spins);
 
+/*
+ * The address of an unconditional jump (not a call) to `target` among the
+ * instructions of [start, start + len) — a compiled tail call — or 0.
+ * x86-64 looks for jmp rel32 / rel8 at every byte offset, arm64 for `b` at
+ * every word.
+ */
+uintptr_t arch_test_find_jump(uintptr_t start, size_t len, uintptr_t target);
+
 /* ---- Upcalls: generic functions the arch code calls --------------------------
  *
  * void kernel_main(struct boot_info *bi);     boot CPU, once (boot/main.c)

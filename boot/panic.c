@@ -7,6 +7,7 @@
 #include "boot/cpu.h"
 #include "boot/ksyms.h"
 #include "boot/panic.h"
+#include "trace/fgraph.h"
 #include "boot/smp.h"
 
 static int panic_cpu = -1;             /* atomic: CPU that owns the panic */
@@ -38,24 +39,37 @@ static bool frame_ok(uintptr_t fp)
 	       fp + 16 <= boot_info.heap_end;
 }
 
+int backtrace_save(uintptr_t fp, uintptr_t *out, int max)
+{
+	unsigned cursor = 0;       /* fgraph_ret_addr's place in the shadow stacks */
+	int n = 0;
+	if (!fp)
+		fp = arch_frame_address();
+	while (n < max && frame_ok(fp)) {
+		uintptr_t next = ((uintptr_t *)fp)[0], ret = ((uintptr_t *)fp)[1];
+		if (!ret)
+			break;
+		/* A return hooked by the graph tracer shows its real target. */
+		out[n++] = fgraph_ret_addr(ret, fp, &cursor);
+		if (next <= fp)
+			break;                 /* stacks grow down: frames go up */
+		fp = next;
+	}
+	return n;
+}
+
 void backtrace_print(uintptr_t pc, uintptr_t fp)
 {
 	char buf[96];
-	if (!fp)
-		fp = arch_frame_address();
+	uintptr_t ret[32];
 	if (pc) {
 		ksym_format(buf, sizeof(buf), pc);
 		kprintf("  [<%016lx>] %s\n", (unsigned long)pc, buf);
 	}
-	for (int depth = 0; depth < 32 && frame_ok(fp); depth++) {
-		uintptr_t next = ((uintptr_t *)fp)[0], ret = ((uintptr_t *)fp)[1];
-		if (!ret)
-			break;
-		ksym_format(buf, sizeof(buf), ret);
-		kprintf("  [<%016lx>] %s\n", (unsigned long)ret, buf);
-		if (next <= fp)
-			break;                 /* stacks grow down: frames go up */
-		fp = next;
+	int n = backtrace_save(fp ? fp : arch_frame_address(), ret, 32);
+	for (int i = 0; i < n; i++) {
+		ksym_format(buf, sizeof(buf), ret[i]);
+		kprintf("  [<%016lx>] %s\n", (unsigned long)ret[i], buf);
 	}
 }
 

@@ -22,6 +22,10 @@ bool panic_in_progress(void);
 bool panic_claim(void);
 /* Print a backtrace starting from frame pointer fp (0 = the caller's). */
 void backtrace_print(uintptr_t pc, uintptr_t fp);
+/* The return addresses of the frame-record chain from fp (0: the caller's
+ * frame) into out[max], returns hooked by the graph tracer resolved to
+ * their real targets.  Returns how many. */
+int backtrace_save(uintptr_t fp, uintptr_t *out, int max);
 extern void (*panic_hook)(void);
 
 #endif

@@ -696,3 +696,16 @@ TEST_CASE_FLAGS(arch_ftrace_cost, per_call, TEST_MANUAL)
 	kprintf("# %-24s %4llu ns/call\n", "arch_text_poke 8 bytes",
 		(unsigned long long)(clock_cycles_to_ns(dt) / npoke));
 }
+
+uintptr_t arch_test_find_jump(uintptr_t start, size_t len, uintptr_t target)
+{
+	for (size_t i = 0; i + 4 <= len; i += 4) {
+		uint32_t insn = *(const uint32_t *)(start + i);
+		if ((insn & 0xfc000000u) != 0x14000000u)        /* b imm26 */
+			continue;
+		int64_t off = (int64_t)((uint64_t)(insn & 0x03ffffffu) << 38) >> 36;
+		if (start + i + off == target)
+			return start + i;
+	}
+	return 0;
+}

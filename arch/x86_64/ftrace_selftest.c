@@ -491,3 +491,20 @@ BENCH_CASE(x86_tramp_cost)
 	}
 	cost("x86_tramp_direct", (uintptr_t)arch_test_direct_tramp, base);
 }
+
+uintptr_t arch_test_find_jump(uintptr_t start, size_t len, uintptr_t target)
+{
+	const uint8_t *p = (const uint8_t *)start;
+	for (size_t i = 0; i + 2 <= len; i++) {
+		if (p[i] == 0xe9 && i + 5 <= len) {             /* jmp rel32 */
+			int32_t rel;
+			memcpy(&rel, p + i + 1, 4);
+			if (start + i + 5 + (intptr_t)rel == target)
+				return start + i;
+		} else if (p[i] == 0xeb) {                      /* jmp rel8 */
+			if (start + i + 2 + (int8_t)p[i + 1] == target)
+				return start + i;
+		}
+	}
+	return 0;
+}

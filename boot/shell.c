@@ -43,17 +43,29 @@ static int cmd_poweroff(const char *args)
 
 static const struct command commands[] = {
 	{ "help", "list the commands", cmd_help },
-	{ "cat", "cat FILE: current_tracer available_tracers tracing_on trace set_ftrace_filter\n"
-		 "               set_ftrace_notrace available_filter_functions enabled_functions buffer_size_kb", NULL },
+	{ "cat", "cat FILE: print a tracefs file (the files are listed below)", NULL },
 	{ "echo", "echo VALUE > FILE (>> appends to a filter)", NULL },
 	{ "run", "run the workload (the demo or APP) again", cmd_run },
 	{ "poweroff", "leave QEMU", cmd_poweroff },
 };
 
+static void print_file(void *col, const char *name)
+{
+	unsigned *c = col;
+	if (*c + strlen(name) + 1 > 78) {
+		kprintf("\n");
+		*c = 0;
+	}
+	*c += (unsigned)kprintf(*c ? " %s" : "  files: %s", name);
+}
+
 static int cmd_help(const char *args)
 {
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		kprintf("  %-12s %s\n", commands[i].name, commands[i].help);
+	unsigned col = 0;
+	tracefs_list_files(print_file, &col);
+	kprintf("\n");
 	return 0;
 }
 

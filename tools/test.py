@@ -214,10 +214,20 @@ def shell_session(arch):
     fn = re.compile(r"^(kind_name|vfs_stat) \(1\) {11}\ttramp: 0x[0-9a-f]+ \(function_trace_call\+0x0/0x[0-9a-f]+\)$")
     enabled = blocks.get("cat enabled_functions", ["", ""])
     trace = blocks.get("cat trace", [""])[0]
+    graph = blocks.get("cat trace", ["", ""])[-1]
+    # The timer's lookups are counted since boot: the graph run's are the
+    # difference between the last two runs' counts.
+    ticks = [int(n) for n in re.findall(r"(\d+) lookups from the timer interrupt", out)]
+    irq_lookups = ticks[-1] - ticks[-2] if len(ticks) >= 2 else -1
+    gcalls = re.findall(r"^ \d\) [ +!#*@$0-9.us]*\|  +(\w+)\(\)(?: \{|;)$", graph, re.M)
+    gother = [l for l in graph.splitlines() if not l.startswith("#") and l.strip() and
+              not re.match(r"^ \d\) [ +!#*@$0-9.us]*\|  +(\w+\(\)(?: \{|;)|\})$", l) and
+              not re.match(r"^ \d\)   (==========>|<==========) \|$", l) and
+              not re.match(r"^ (-{42}|\d\) .* => .*)$", l)]
     calls = re.findall(r"^ *\S+-\d+ +\[\d{3}\] \S{5} +\d+\.\d{6}: (\S+) <-(\S+)$", trace, re.M)
     checks = [
         ("current_tracer", blocks.get("cat current_tracer") == ["nop"]),
-        ("available_tracers", blocks.get("cat available_tracers") == ["nop function"]),
+        ("available_tracers", blocks.get("cat available_tracers") == ["nop function function_graph"]),
         ("filter >, >>", blocks.get("cat set_ftrace_filter", [""])[0] == "kind_name\nvfs_stat"),
         ("notrace file", blocks.get("cat set_ftrace_notrace") == ["path_walk"]),
         ("tracing_on takes 0 or 1", blocks.get("echo 2 > tracing_on") ==
@@ -238,7 +248,23 @@ def shell_session(arch):
          and blocks.get("cat buffer_size_kb") == ["1408"]),
         ("no such file", blocks.get("cat nosuchfile") == ["cat: nosuchfile: No such file or directory"]),
         ("unknown command", blocks.get("bogus") == ["bogus: command not found (try 'help')"]),
-        ("status", rc == 1 and "baretrace: script done, 6 command(s) failed" in out),
+        ("set_graph_function >, >>, empty", blocks.get("cat set_graph_function") ==
+         ["#### all functions enabled ####", "kind_name\nvfs_stat"]),
+        ("set_graph_function: no match, unchanged", blocks.get("echo 'nosuch_*' > set_graph_function") ==
+         ["echo: write error: Invalid argument (no function matches 'nosuch_*')"]),
+        ("set_graph_notrace", blocks.get("cat set_graph_notrace") == ["path_walk"]),
+        ("max_graph_depth", blocks.get("cat max_graph_depth") == ["3"] and
+         blocks.get("echo -1 > max_graph_depth") ==
+         ["echo: write error: Invalid argument (max_graph_depth takes a number, 0 for no limit)"]),
+        ("options/ files", blocks.get("cat options/funcgraph-proc") == ["1", "0"] and
+         blocks.get("cat options/nosuch") == ["cat: options/nosuch: No such file or directory"]),
+        ("trace_options errors", blocks.get("echo nosuchopt > trace_options") ==
+         ["echo: write error: Invalid argument (no option 'nosuchopt')"] and
+         blocks.get("echo funcgraph-tail >> trace_options") ==
+         ["echo: trace_options: '>>' only appends to filter files"]),
+        ("function_graph: exact calls", gcalls.count("vfs_stat") == 1600 + irq_lookups and
+         gcalls.count("kind_name") == 1 and len(gcalls) == 1601 + irq_lookups and not gother),
+        ("status", rc == 1 and "baretrace: script done, 11 command(s) failed" in out),
     ]
     for name, ok in checks:
         report(bool(ok), "%s shell script: %s" % (arch, name), out if not ok else "")

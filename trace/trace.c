@@ -14,6 +14,7 @@
 #include "boot/cpu.h"
 #include "boot/irq.h"
 #include "boot/sched.h"
+#include "trace/btf.h"
 #include "trace/graph.h"
 #include "trace/trace.h"
 
@@ -72,6 +73,7 @@ int trace_init(void)
 			(unsigned long)trace_buf_size, rb_strerror(err));
 		return err;
 	}
+	btf_boot_init();              /* signatures before a boot tracer prints */
 	trace_filter_boot();
 	if (boot_tracer) {
 		err = tracer_set(boot_tracer);

@@ -3,22 +3,25 @@
  *
  *   cat FILE             print it
  *   echo VALUE > FILE    write it (replace)
- *   echo VALUE >> FILE   append (filters only)
+ *   echo VALUE >> FILE   append (filter files only)
  *
- * Files: current_tracer, available_tracers, tracing_on, trace,
- * set_ftrace_filter, set_ftrace_notrace, available_filter_functions,
- * enabled_functions, buffer_size_kb.  Each command is parsed and checked
- * completely before anything changes; an error is reported in tracefs terms
- * and leaves the tracer's state as it was.  Thread context (the shell).
+ * The files are a table (`files` below): name, a reader, a writer, and
+ * whether `>>` appends.  Each write is parsed and checked completely before
+ * anything changes; an error is reported in tracefs terms (the message bash
+ * prints for a failed write, with the reason in parentheses) and leaves the
+ * tracer's state as it was.  Thread context (the shell).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "boot/console.h"
+#include "trace/fgraph.h"
 #include "trace/ftrace.h"
 #include "trace/ftrace_internal.h"
+#include "trace/graph.h"
 #include "trace/hash.h"
+#include "trace/options.h"
 #include "trace/records.h"
 #include "trace/trace.h"
 #include "trace/tracefs.h"
@@ -30,51 +33,14 @@ static void print_line(void *ctx, const char *line)
 	kprintf("%s\n", line);
 }
 
-static void print_tracer_name(const char *name, void *first)
+static int write_error(int err, const char *why)
 {
-	kprintf("%s%s", *(bool *)first ? "" : " ", name);
-	*(bool *)first = false;
-}
-
-static void print_hash(const struct ftrace_hash *h, const char *empty)
-{
-	if (hash_empty(h)) {
-		if (empty)
-			kprintf("%s\n", empty);
-		return;
-	}
-	for (unsigned i = 0; i < ftrace_nrecs; i++)     /* in address order */
-		if (hash_contains(h, rec_ip(&ftrace_recs[i])))
-			kprintf("%s\n", rec_name(&ftrace_recs[i]));
-}
-
-static int cat(const char *file)
-{
-	if (!strcmp(file, "current_tracer"))
-		kprintf("%s\n", tracer_current()->name);
-	else if (!strcmp(file, "available_tracers")) {
-		bool first = true;
-		tracer_list(print_tracer_name, &first);
-		kprintf("\n");
-	} else if (!strcmp(file, "tracing_on"))
-		kprintf("%d\n", tracing_on);
-	else if (!strcmp(file, "trace"))
-		trace_print_all();
-	else if (!strcmp(file, "set_ftrace_filter"))
-		print_hash(trace_filter_hash(false), "#### all functions enabled ####");
-	else if (!strcmp(file, "set_ftrace_notrace"))
-		print_hash(trace_filter_hash(true), NULL);
-	else if (!strcmp(file, "available_filter_functions"))
-		ftrace_list_available(print_line, NULL);
-	else if (!strcmp(file, "enabled_functions"))
-		ftrace_list_enabled(print_line, NULL);
-	else if (!strcmp(file, "buffer_size_kb"))
-		kprintf("%lu\n", (unsigned long)(trace_buf_size / 1024));
-	else {
-		kprintf("cat: %s: No such file or directory\n", file);
-		return -ENOENT;
-	}
-	return 0;
+	if (why)
+		kprintf("echo: write error: Invalid argument (%s)\n", why);
+	else
+		kprintf("echo: write error: %s\n", err == -ENOMEM ? "Cannot allocate memory" :
+			err == -EINVAL ? "Invalid argument" : "Device or resource busy");
+	return err;
 }
 
 /* Parse a decimal count up to `max`; false unless the whole string is one. */
@@ -88,63 +54,315 @@ static bool parse_ulong(const char *s, unsigned long *out, unsigned long max)
 	return *end == '\0' && errno == 0 && *out <= max;
 }
 
-static int write_file(const char *file, const char *value, bool append)
+static bool need_buffer(const char *file)
 {
-	unsigned long n;
-	int err = 0;
-	if (append && strcmp(file, "set_ftrace_filter") && strcmp(file, "set_ftrace_notrace")) {
-		kprintf("echo: %s: '>>' only appends to filter files\n", file);
+	if (trace_buffer)
+		return true;
+	kprintf("echo: %s: no trace buffer\n", file);
+	return false;
+}
+
+/* ---- tracers ---- */
+
+static void print_tracer_name(const char *name, void *first)
+{
+	kprintf("%s%s", *(bool *)first ? "" : " ", name);
+	*(bool *)first = false;
+}
+
+static int cat_tracers(const char *arg)
+{
+	bool first = true;
+	tracer_list(print_tracer_name, &first);
+	kprintf("\n");
+	return 0;
+}
+
+static int cat_current_tracer(const char *arg)
+{
+	kprintf("%s\n", tracer_current()->name);
+	return 0;
+}
+
+static int set_current_tracer(const char *arg, const char *value, bool append)
+{
+	if (!tracer_find(value)) {
+		kprintf("echo: write error: Invalid argument (no tracer '%s')\n", value);
 		return -EINVAL;
 	}
-	if (!strcmp(file, "current_tracer")) {
-		if (!tracer_find(value)) {
-			kprintf("echo: write error: Invalid argument (no tracer '%s')\n", value);
-			return -EINVAL;
-		}
-		err = tracer_set(value);
-	} else if (!trace_buffer && (!strcmp(file, "tracing_on") || !strcmp(file, "trace") ||
-				     !strcmp(file, "buffer_size_kb"))) {
-		kprintf("echo: %s: no trace buffer\n", file);
+	int err = tracer_set(value);
+	return err ? write_error(err, NULL) : 0;
+}
+
+/* ---- the buffer ---- */
+
+static int cat_tracing_on(const char *arg)
+{
+	kprintf("%d\n", tracing_on);
+	return 0;
+}
+
+static int set_tracing_on(const char *arg, const char *value, bool append)
+{
+	unsigned long n;
+	if (!need_buffer("tracing_on"))
 		return -ENODEV;
-	} else if (!strcmp(file, "tracing_on")) {
-		if (!parse_ulong(value, &n, 1)) {
-			kprintf("echo: write error: Invalid argument (tracing_on takes 0 or 1)\n");
-			return -EINVAL;
-		}
-		if (n && !tracing_on)
-			rb_record_on(trace_buffer);
-		else if (!n && tracing_on)
-			rb_record_off(trace_buffer);
-		tracing_on = n != 0;
-	} else if (!strcmp(file, "trace")) {
-		rb_record_off(trace_buffer);
-		err = rb_reset(trace_buffer, RB_ALL_CPUS);
+	if (!parse_ulong(value, &n, 1))
+		return write_error(-EINVAL, "tracing_on takes 0 or 1");
+	if (n && !tracing_on)
 		rb_record_on(trace_buffer);
-	} else if (!strcmp(file, "set_ftrace_filter") || !strcmp(file, "set_ftrace_notrace")) {
-		bool notrace = !strcmp(file, "set_ftrace_notrace");
-		err = trace_filter_set(notrace, value, !append);
-		if (err == -EINVAL) {
-			kprintf("echo: write error: Invalid argument (%s)\n", ftrace_filter_error);
-			return err;
-		}
-	} else if (!strcmp(file, "buffer_size_kb")) {
-		if (!parse_ulong(value, &n, 1024 * 1024) || n == 0) {
-			kprintf("echo: write error: Invalid argument (buffer_size_kb must be a "
-				"number from 1 to 1048576)\n");
-			return -EINVAL;
-		}
+	else if (!n && tracing_on)
 		rb_record_off(trace_buffer);
-		err = rb_resize(trace_buffer, RB_ALL_CPUS, n * 1024);
-		rb_record_on(trace_buffer);
-		if (!err)
-			trace_buf_size = n * 1024;
-	} else {
-		kprintf("echo: %s: No such file or directory\n", file);
-		return -ENOENT;
-	}
+	tracing_on = n != 0;
+	return 0;
+}
+
+static int cat_trace(const char *arg)
+{
+	trace_print_all();
+	return 0;
+}
+
+static int clear_trace(const char *arg, const char *value, bool append)
+{
+	if (!need_buffer("trace"))
+		return -ENODEV;
+	rb_record_off(trace_buffer);
+	int err = rb_reset(trace_buffer, RB_ALL_CPUS);
+	rb_record_on(trace_buffer);
+	return err ? write_error(err, NULL) : 0;
+}
+
+static int cat_buffer_size(const char *arg)
+{
+	kprintf("%lu\n", (unsigned long)(trace_buf_size / 1024));
+	return 0;
+}
+
+static int set_buffer_size(const char *arg, const char *value, bool append)
+{
+	unsigned long n;
+	if (!need_buffer("buffer_size_kb"))
+		return -ENODEV;
+	if (!parse_ulong(value, &n, 1024 * 1024) || n == 0)
+		return write_error(-EINVAL, "buffer_size_kb must be a number from 1 to 1048576");
+	rb_record_off(trace_buffer);
+	int err = rb_resize(trace_buffer, RB_ALL_CPUS, n * 1024);
+	rb_record_on(trace_buffer);
 	if (err)
-		kprintf("echo: write error: %s\n", err == -ENOMEM ? "Cannot allocate memory" :
-			"Device or resource busy");
+		return write_error(err, NULL);
+	trace_buf_size = n * 1024;
+	return 0;
+}
+
+/* ---- function sets: set_ftrace_*, set_graph_* ---- */
+
+static void print_hash(const struct ftrace_hash *h, const char *empty)
+{
+	if (hash_empty(h)) {
+		if (empty)
+			kprintf("%s\n", empty);
+		return;
+	}
+	for (unsigned i = 0; i < ftrace_nrecs; i++)     /* in address order */
+		if (hash_contains(h, rec_ip(&ftrace_recs[i])))
+			kprintf("%s\n", rec_name(&ftrace_recs[i]));
+}
+
+#define ALL_ENABLED "#### all functions enabled ####"
+
+static int cat_ftrace_filter(const char *arg)
+{
+	print_hash(trace_filter_hash(false), ALL_ENABLED);
+	return 0;
+}
+
+static int cat_ftrace_notrace(const char *arg)
+{
+	print_hash(trace_filter_hash(true), NULL);
+	return 0;
+}
+
+static int cat_graph_function(const char *arg)
+{
+	print_hash(graph_hash(false), ALL_ENABLED);
+	return 0;
+}
+
+static int cat_graph_notrace(const char *arg)
+{
+	print_hash(graph_hash(true), NULL);
+	return 0;
+}
+
+static int set_funcs(int err)
+{
+	if (err == -EINVAL)
+		return write_error(err, ftrace_filter_error);
+	return err ? write_error(err, NULL) : 0;
+}
+
+static int set_ftrace_filter(const char *arg, const char *value, bool append)
+{
+	return set_funcs(trace_filter_set(false, value, !append));
+}
+
+static int set_ftrace_notrace(const char *arg, const char *value, bool append)
+{
+	return set_funcs(trace_filter_set(true, value, !append));
+}
+
+static int set_graph_function(const char *arg, const char *value, bool append)
+{
+	return set_funcs(graph_set_hash(false, value, !append));
+}
+
+static int set_graph_notrace(const char *arg, const char *value, bool append)
+{
+	return set_funcs(graph_set_hash(true, value, !append));
+}
+
+static int cat_available(const char *arg)
+{
+	ftrace_list_available(print_line, NULL);
+	return 0;
+}
+
+static int cat_enabled(const char *arg)
+{
+	ftrace_list_enabled(print_line, NULL);
+	return 0;
+}
+
+/* ---- graph depth and options ---- */
+
+static int cat_max_graph_depth(const char *arg)
+{
+	kprintf("%u\n", max_graph_depth);
+	return 0;
+}
+
+static int set_max_graph_depth(const char *arg, const char *value, bool append)
+{
+	unsigned long n;
+	if (!parse_ulong(value, &n, 0xffffffffu))
+		return write_error(-EINVAL, "max_graph_depth takes a number, 0 for no limit");
+	__atomic_store_n(&max_graph_depth, (unsigned)n, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static int cat_trace_options(const char *arg)
+{
+	trace_opt_list(print_line, NULL);
+	return 0;
+}
+
+static int set_trace_options(const char *arg, const char *value, bool append)
+{
+	char why[80];
+	if (trace_opt_set(value)) {
+		ksnprintf(why, sizeof(why), "no option '%s'", value);
+		return write_error(-EINVAL, why);
+	}
+	return 0;
+}
+
+/* options/NAME: "0" or "1". */
+static int option_index(const char *name)
+{
+	for (int i = 0; i < TRACE_OPT_COUNT; i++)
+		if (!strcmp(name, trace_opt_name(i)))
+			return i;
+	return -1;
+}
+
+static int cat_option(const char *name)
+{
+	int i = option_index(name);
+	if (i < 0)
+		return -ENOENT;
+	kprintf("%d\n", trace_opt(i));
+	return 0;
+}
+
+static int set_option(const char *name, const char *value, bool append)
+{
+	unsigned long n;
+	int i = option_index(name);
+	if (i < 0)
+		return -ENOENT;
+	if (!parse_ulong(value, &n, 1))
+		return write_error(-EINVAL, "an option takes 0 or 1");
+	char word[48];
+	ksnprintf(word, sizeof(word), "%s%s", n ? "" : "no", name);
+	return trace_opt_set(word);
+}
+
+/* ---- the table ---- */
+
+struct tracefs_file {
+	const char *name;           /* ends with '/': a directory of entries */
+	int (*cat)(const char *arg);                /* arg: the entry in a directory */
+	int (*write)(const char *arg, const char *value, bool append);
+	bool append;                /* `>>` adds to the set */
+};
+
+static const struct tracefs_file files[] = {
+	{ "available_tracers", cat_tracers, NULL, false },
+	{ "current_tracer", cat_current_tracer, set_current_tracer, false },
+	{ "tracing_on", cat_tracing_on, set_tracing_on, false },
+	{ "trace", cat_trace, clear_trace, false },
+	{ "buffer_size_kb", cat_buffer_size, set_buffer_size, false },
+	{ "set_ftrace_filter", cat_ftrace_filter, set_ftrace_filter, true },
+	{ "set_ftrace_notrace", cat_ftrace_notrace, set_ftrace_notrace, true },
+	{ "set_graph_function", cat_graph_function, set_graph_function, true },
+	{ "set_graph_notrace", cat_graph_notrace, set_graph_notrace, true },
+	{ "available_filter_functions", cat_available, NULL, false },
+	{ "enabled_functions", cat_enabled, NULL, false },
+	{ "max_graph_depth", cat_max_graph_depth, set_max_graph_depth, false },
+	{ "trace_options", cat_trace_options, set_trace_options, false },
+	{ "options/", cat_option, set_option, false },
+};
+
+/* The file `path` names, and in *arg the entry inside a directory. */
+static const struct tracefs_file *find_file(const char *path, const char **arg)
+{
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		size_t n = strlen(files[i].name);
+		bool dir = files[i].name[n - 1] == '/';
+		if (dir ? !strncmp(path, files[i].name, n) && path[n] : !strcmp(path, files[i].name)) {
+			*arg = path + (dir ? n : 0);
+			return &files[i];
+		}
+	}
+	return NULL;
+}
+
+static int cat(const char *path)
+{
+	const char *arg;
+	const struct tracefs_file *f = find_file(path, &arg);
+	int err = f && f->cat ? f->cat(arg) : -ENOENT;
+	if (err == -ENOENT)
+		kprintf("cat: %s: No such file or directory\n", path);
+	return err;
+}
+
+static int write_file(const char *path, const char *value, bool append)
+{
+	const char *arg;
+	const struct tracefs_file *f = find_file(path, &arg);
+	if (f && !f->write) {
+		kprintf("echo: %s: Permission denied\n", path);
+		return -EACCES;
+	}
+	if (f && append && !f->append) {
+		kprintf("echo: %s: '>>' only appends to filter files\n", path);
+		return -EINVAL;
+	}
+	int err = f ? f->write(arg, value, append) : -ENOENT;
+	if (err == -ENOENT)
+		kprintf("echo: %s: No such file or directory\n", path);
 	return err;
 }
 
@@ -190,4 +408,10 @@ int tracefs_command(const char *cmd, char *args, bool *handled)
 		return echo(args);
 	*handled = false;
 	return 0;
+}
+
+void tracefs_list_files(void (*out)(void *ctx, const char *line), void *ctx)
+{
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		out(ctx, files[i].name);
 }

@@ -9,5 +9,7 @@
 /* Run `cmd args` if it is a tracefs command (*handled = true): 0 or -errno
  * (a message was printed and nothing changed). */
 int tracefs_command(const char *cmd, char *args, bool *handled);
+/* The files' names, one per call (for `help`). */
+void tracefs_list_files(void (*out)(void *ctx, const char *line), void *ctx);
 
 #endif

@@ -19,6 +19,7 @@ Options: --arch arm64|x86_64 (repeatable), --only host|guest|demo|app|crash,
 --keep (leave serial logs in build/test-logs).
 """
 import argparse
+import difflib
 import json
 import os
 import re
@@ -200,6 +201,27 @@ def ftrace_boot(arch):
     report(ok, "%s bad ftrace= option reported and ignored" % arch, out)
 
 
+def mask_durations(text):
+    """Graph text with each duration (and its overhead mark) replaced."""
+    return re.sub(r"^( \d+\) )[ +!#*@$] +[0-9.]+ us +\|", r"\1 <duration>  |", text, flags=re.M)
+
+
+def graph_golden(arch):
+    """The graph of a known workload (args, return values, strings, a tail
+    call, recursion) is exactly tests/golden/graph.txt, durations masked —
+    one file for both arches."""
+    rc, out, _ = boot(arch, "bt.test=graph_golden", timeout=120, smp=2)
+    save_log(arch + "-graph-golden", out)
+    m = re.search(r"--- graph golden begin ---\n(.*)--- graph golden end ---", out, re.S)
+    got = mask_durations(m.group(1)) if m else ""
+    with open(os.path.join(ROOT, "tests/golden/graph.txt")) as f:
+        want = f.read()
+    diff = "".join(difflib.unified_diff(want.splitlines(True), got.splitlines(True),
+                                        "golden", "got"))
+    report(rc == 0 and got == want, "%s function_graph golden (args, retval, tail call)" % arch,
+           diff or out)
+
+
 def shell_session(arch):
     """A scripted shell session through piped stdin, checked line by line."""
     with open(os.path.join(ROOT, "tests/shell/session.txt"), "rb") as f:
@@ -309,8 +331,8 @@ def main():
     ap.add_argument("--only", action="append")
     args = ap.parse_args()
     arches = args.arch or ["arm64", "x86_64"]
-    only = set(args.only or ["host", "guest", "demo", "app", "crash", "ftrace", "shell", "gdb",
-                             "bench"])
+    only = set(args.only or ["host", "guest", "demo", "app", "crash", "ftrace", "shell", "graph",
+                             "gdb", "bench"])
     if "host" in only:
         host_tests()
     for arch in arches:
@@ -328,6 +350,8 @@ def main():
             ftrace_boot(arch)
         if "shell" in only:
             shell_session(arch)
+        if "graph" in only:
+            graph_golden(arch)
         if "gdb" in only:
             gdb_smoke(arch)
         if "app" in only:

@@ -1,0 +1,253 @@
+/*
+ * test_graph.c — the function_graph tracer end to end, on a workload of
+ * known shape (the gw_* functions: typed parameters and return values, a
+ * tail call, recursion).
+ *
+ * Suite `graph` (in bt.test=all):
+ *   differential: the function tracer and the graph tracer record the same
+ *   run; the call tree rebuilt from the function tracer's entry events
+ *   alone (each call's parent address tells which open call it belongs to)
+ *   must equal the graph — same calls, same order, same depths — and every
+ *   graph exit must pair with its entry.
+ *   filters: set_graph_function / set_graph_notrace / max_graph_depth cut
+ *   the recorded graph exactly.
+ * Suite `graph_golden` (manual; tools/test.py): prints the workload's graph
+ * with funcgraph-args, funcgraph-retval and strings between two marker
+ * lines; the host compares it, durations masked, with tests/golden/graph.txt
+ * — the same file for both arches.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "boot/console.h"
+#include "boot/ksyms.h"
+#include "boot/sched.h"
+#include "boot/test.h"
+#include "trace/fgraph.h"
+#include "trace/graph.h"
+#include "trace/options.h"
+#include "trace/trace.h"
+
+#define T __attribute__((noinline, noclone))
+#define KEEP() __asm__ volatile("" ::: "memory")
+
+enum gw_color { GW_RED, GW_GREEN = 5, GW_BLUE };
+
+static volatile long gw_sink;
+
+T int gw_leaf(int a, unsigned long flags) { gw_sink = (long)flags; return a * 2; }
+T long gw_err(int code) { gw_sink = code; return -(long)code; }
+T void gw_void(bool b) { gw_sink = b; }
+T unsigned char gw_small(unsigned short x) { gw_sink = x; return (unsigned char)(x + 1); }
+T signed char gw_neg(int x) { gw_sink = x; return (signed char)-x; }
+T int gw_str(const char *s, enum gw_color c) { gw_sink = c; return (int)strlen(s); }
+T int gw_rec(int n) { int r = n ? gw_rec(n - 1) + 1 : 0; KEEP(); return r; }
+T int gw_tail(int x) { return gw_leaf(x, 0x30); }
+T int gw_mid(int x)
+{
+	int r = gw_leaf(x, 0x10) + gw_str("mid", GW_GREEN);
+	KEEP();
+	return r;
+}
+
+/* The workload: with_tail adds a tail call (the differential leaves it
+ * out: entry events alone cannot see that gw_leaf ran inside gw_tail). */
+T int gw_root(int n, bool with_tail)
+{
+	int r = gw_mid(n);
+	r += (int)gw_err(22);
+	gw_void(true);
+	r += gw_small(255) + gw_neg(3);
+	r += gw_rec(2);
+	if (with_tail)
+		r += gw_tail(7);
+	KEEP();
+	return r;
+}
+
+/* Run the workload with the graph tracer on gw_* and the given options,
+ * on one CPU.  Returns gw_root's value. */
+static int traced_run(bool with_tail, bool also_function)
+{
+	thread_migrate(current_thread(), 0);
+	tracer_set("nop");
+	if (trace_filter_set(false, "gw_*", true) || trace_filter_set(true, "", true))
+		return -1;
+	rb_record_off(trace_buffer);
+	int err = rb_reset(trace_buffer, RB_ALL_CPUS);
+	rb_record_on(trace_buffer);
+	if (err || tracer_set("function_graph"))
+		return -1;
+	if (also_function && register_ftrace_function(&function_ops))
+		return -1;
+	int r = gw_root(3, with_tail);
+	if (also_function)
+		unregister_ftrace_function(&function_ops);
+	tracer_set("nop");
+	thread_migrate(current_thread(), -1);
+	return r;
+}
+
+static void restore_filters(void)
+{
+	trace_filter_set(false, "", true);
+	graph_set_hash(false, "", true);
+	graph_set_hash(true, "", true);
+	max_graph_depth = 0;
+}
+
+/* ---- differential ---- */
+
+#define MAXC 64
+struct call { uintptr_t func; unsigned depth; };
+
+/* Rebuild the tree from the function events: a call's depth is the number
+ * of open calls that contain its parent address, innermost first. */
+static unsigned rebuild(struct call *out, unsigned max, unsigned *bad)
+{
+	uintptr_t open[MAXC];
+	unsigned nopen = 0, n = 0;
+	struct rb_iter it;
+	struct rb_event ev;
+	if (rb_iter_start(&it, trace_buffer, RB_ALL_CPUS))
+		return 0;
+	while (rb_iter_next(&it, &ev) == 0 && n < max) {
+		const struct ftrace_entry *e = ev.data;
+		if (e->ent.type != TRACE_FN)
+			continue;
+		uintptr_t off, size;
+		while (nopen) {
+			const char *nm = ksym_lookup(e->parent_ip, &off, &size);
+			if (nm && e->parent_ip - off == open[nopen - 1])
+				break;
+			nopen--;
+		}
+		out[n++] = (struct call){ e->ip, nopen };
+		if (nopen < MAXC)
+			open[nopen++] = e->ip;
+		else
+			(*bad)++;
+	}
+	rb_iter_end(&it);
+	return n;
+}
+
+/* The graph's entries, with each exit checked against its entry. */
+static unsigned graph_calls(struct call *out, unsigned max, unsigned *bad)
+{
+	struct call stack[MAXC];
+	unsigned depth = 0, n = 0;
+	struct rb_iter it;
+	struct rb_event ev;
+	if (rb_iter_start(&it, trace_buffer, RB_ALL_CPUS))
+		return 0;
+	while (rb_iter_next(&it, &ev) == 0 && n < max) {
+		const struct trace_entry *te = ev.data;
+		if (te->type == TRACE_GRAPH_ENT) {
+			const struct fgraph_ent_entry *e = ev.data;
+			if (e->depth != depth || depth >= MAXC)
+				(*bad)++;
+			out[n++] = (struct call){ e->func, e->depth };
+			stack[depth++ % MAXC] = out[n - 1];
+		} else if (te->type == TRACE_GRAPH_RET) {
+			const struct fgraph_ret_entry *x = ev.data;
+			if (!depth || x->func != stack[depth - 1].func || x->depth != depth - 1 ||
+			    x->rettime < x->calltime)
+				(*bad)++;
+			depth -= depth > 0;
+		}
+	}
+	rb_iter_end(&it);
+	*bad += depth != 0;
+	return n;
+}
+
+TEST_CASE(graph, differential)
+{
+	int r = traced_run(false, true);
+	restore_filters();
+	EXPECT_EQ(r, gw_root(3, false));
+	struct call a[MAXC], b[MAXC];
+	unsigned bad_a = 0, bad_b = 0;
+	unsigned na = rebuild(a, MAXC, &bad_a), nb = graph_calls(b, MAXC, &bad_b);
+	EXPECT_EQ(bad_a, 0);
+	EXPECT_EQ(bad_b, 0);
+	/* gw_root, gw_mid, gw_leaf, gw_str, gw_err, gw_void, gw_small,
+	 * gw_neg, gw_rec x3 */
+	EXPECT_EQ(nb, 11);
+	ASSERT_EQ(na, nb);
+	for (unsigned i = 0; i < na; i++) {
+		if (a[i].func != b[i].func || a[i].depth != b[i].depth)
+			test_fail(__FILE__, __LINE__, "call %u: function tracer %s at %u, graph %s at %u",
+				  i, ksym_lookup(a[i].func, NULL, NULL), a[i].depth,
+				  ksym_lookup(b[i].func, NULL, NULL), b[i].depth);
+	}
+}
+
+/* ---- filters ---- */
+
+/* The graph's entries as "name:depth ..." */
+static void graph_string(char *buf, size_t size)
+{
+	struct call c[MAXC];
+	unsigned bad = 0, n = graph_calls(c, MAXC, &bad);
+	size_t len = 0;
+	buf[0] = '\0';
+	for (unsigned i = 0; i < n && len < size; i++)
+		len += ksnprintf(buf + len, size - len, "%s%s:%u%s", i ? " " : "",
+				 ksym_lookup(c[i].func, NULL, NULL), c[i].depth, bad ? "!" : "");
+}
+
+TEST_CASE(graph, graph_function_and_notrace)
+{
+	char got[512];
+	/* Only gw_mid's graph. */
+	ASSERT_EQ(graph_set_hash(false, "gw_mid", true), 0);
+	traced_run(true, false);
+	graph_string(got, sizeof(got));
+	/* Calls outside it are not hooked, so do not count in depths. */
+	EXPECT_STREQ(got, "gw_mid:0 gw_leaf:1 gw_str:1");
+	/* Everything but gw_mid's graph and gw_rec's. */
+	ASSERT_EQ(graph_set_hash(false, "", true), 0);
+	ASSERT_EQ(graph_set_hash(true, "gw_mid gw_rec", true), 0);
+	traced_run(true, false);
+	graph_string(got, sizeof(got));
+	EXPECT_STREQ(got, "gw_root:0 gw_err:1 gw_void:1 gw_small:1 gw_neg:1 gw_tail:1 gw_leaf:2");
+	/* A glob matching nothing changes nothing. */
+	EXPECT_EQ(graph_set_hash(true, "nosuch_fn_*", true), -EINVAL);
+	traced_run(true, false);
+	graph_string(got, sizeof(got));
+	EXPECT_STREQ(got, "gw_root:0 gw_err:1 gw_void:1 gw_small:1 gw_neg:1 gw_tail:1 gw_leaf:2");
+	restore_filters();
+}
+
+TEST_CASE(graph, max_depth)
+{
+	char got[512];
+	max_graph_depth = 2;
+	traced_run(true, false);
+	graph_string(got, sizeof(got));
+	restore_filters();
+	EXPECT_STREQ(got, "gw_root:0 gw_mid:1 gw_err:1 gw_void:1 gw_small:1 gw_neg:1 gw_rec:1 "
+			  "gw_tail:1");
+}
+
+/* ---- golden text (host-checked) ---- */
+
+TEST_CASE_FLAGS(graph_golden, print, TEST_MANUAL)
+{
+	static const char *opts[] = { "funcgraph-args", "funcgraph-retval", "funcgraph-args-string" };
+	unsigned long saved = trace_opts;
+	for (unsigned i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		ASSERT_EQ(trace_opt_set(opts[i]), 0);
+	int r = traced_run(true, false);
+	EXPECT_EQ(r, gw_root(3, true));
+	kprintf("--- graph golden begin ---\n");
+	tracer_set("function_graph");            /* print in its format (buffer kept) */
+	trace_print_all();
+	tracer_set("nop");
+	kprintf("--- graph golden end ---\n");
+	restore_filters();
+	trace_opts = saved;
+}

@@ -13,6 +13,7 @@
 #include "boot/bench.h"
 #include "boot/clock.h"
 #include "trace/ftrace.h"
+#include "trace/options.h"
 #include "trace/records.h"
 #include "trace/trace.h"
 
@@ -93,7 +94,7 @@ static void detach_direct(void) { unregister_ftrace_direct(&direct_ops); }
 
 static int attach_function_tracer(void)
 {
-	if (ftrace_set_filter(&function_ops, "bench_fn", true))
+	if (trace_filter_set(false, "bench_fn", true))
 		return -1;
 	return register_ftrace_function(&function_ops);
 }
@@ -101,7 +102,36 @@ static int attach_function_tracer(void)
 static void detach_function_tracer(void)
 {
 	unregister_ftrace_function(&function_ops);
-	ftrace_set_filter(&function_ops, "", true);
+	trace_filter_set(false, "", true);
+}
+
+/* The function_graph tracer on bench_fn: entry and exit events (and the
+ * argument words when funcgraph-args is on). */
+static int attach_graph(void)
+{
+	if (trace_filter_set(false, "bench_fn", true))
+		return -1;
+	return tracer_set("function_graph");
+}
+
+static void detach_graph(void)
+{
+	tracer_set("nop");
+	trace_filter_set(false, "", true);
+}
+
+static int attach_graph_args(void)
+{
+	trace_opt_set("funcgraph-args");
+	trace_opt_set("funcgraph-retval");
+	return attach_graph();
+}
+
+static void detach_graph_args(void)
+{
+	detach_graph();
+	trace_opt_set("nofuncgraph-args");
+	trace_opt_set("nofuncgraph-retval");
 }
 
 BENCH_CASE(ftrace_calls)
@@ -113,6 +143,8 @@ BENCH_CASE(ftrace_calls)
 	per_call("ops_list_call", attach_n, detach_n);
 	per_call("ops_regs_call", attach_regs, detach_regs);
 	per_call("direct_call", attach_direct, detach_direct);
+	per_call("graph_call", attach_graph, detach_graph);
+	per_call("graph_args_retval_call", attach_graph_args, detach_graph_args);
 }
 
 /* ---- patching: enable then disable every site of N generated functions ---- */

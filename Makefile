@@ -12,7 +12,12 @@
 
 SMP     ?= 4
 MEM     ?= 512M
-CMDLINE ?=
+# The default run (issue 6, "default experience"): the demo traced by
+# function_graph with typed arguments and return values, the demo's own
+# functions only, in a flight-recorder buffer small enough to read.
+DEMO_FUNCS := demo_main,worker_main,demo_tick,vfs_stat,path_walk,walk_component,follow_link,dir_lookup,kind_name,inode_size,tree_bytes
+CMDLINE ?= ftrace=function_graph trace_options=funcgraph-args,funcgraph-retval,funcgraph-args-string \
+	ftrace_filter=$(DEMO_FUNCS) trace_buf_size=16k
 APP     ?=
 ACCEL   ?= tcg
 ARCH    ?= arm64
@@ -94,6 +99,9 @@ APP_SRCS  := $(if $(APP),$(wildcard $(APP)/*.c))
 # Function signatures from BTF (trace/btf.h, trace/fsig.h) and their suite.
 TRACE_SRCS += trace/btf.c trace/fsig.c
 TEST_SRCS  += tests/guest/test_btf.c
+# The function profiler and fprobes (trace/profile.h, trace/fprobe.h) and their suites.
+TRACE_SRCS += trace/profile.c trace/fprobe.c
+TEST_SRCS  += tests/guest/test_profile.c tests/guest/test_fprobe.c
 
 NOTRACE_SRCS := boot/kprintf.c boot/console.c boot/panic.c boot/fault.c boot/ksyms.c boot/smp.c \
 	boot/irq.c boot/clock.c boot/bench.c lib/newlib_glue.c lib/heap.c lib/glob.c

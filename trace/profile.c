@@ -1,0 +1,371 @@
+/*
+ * profile.c — the function profiler (trace/profile.h).
+ *
+ * Per CPU, a table of struct pent in open addressing with linear probing
+ * (hash_index of the function address), a power of two of slots, at most
+ * 3/4 used.  Entries are only ever added, until a reset zeroes the table.
+ *
+ * Who touches what:
+ *   - the exit callback, on CPU c, is the only writer of tables[c], with
+ *     interrupts off (an interrupt's own profiled calls would otherwise
+ *     nest inside an insert);
+ *   - readers (lookup, sorted, show) hold profile_mutex and load each
+ *     field whole; a new entry's counters are stored before its key
+ *     (RELEASE), so a reader that sees the key (ACQUIRE) sees a hit;
+ *   - zeroing (enable, reset) holds profile_mutex and runs with no writer:
+ *     either the user is unregistered (unregister_fgraph waits until no
+ *     callback runs), or counting is paused and a grace period has passed
+ *     (callbacks run with preemption off, so tramp_synchronize waits for
+ *     every one that did not see the pause).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "boot/clock.h"
+#include "boot/console.h"
+#include "boot/cpu.h"
+#include "boot/ksyms.h"
+#include "boot/sched.h"
+#include "patch/tramp.h"
+#include "trace/fgraph.h"
+#include "trace/hash.h"
+#include "trace/profile.h"
+#include "trace/records.h"
+
+struct pent {
+	uintptr_t func;                 /* 0: free; owner CPU, RELEASE once */
+	uint64_t hits, total, min, max, s2;   /* ns; owner CPU, irqs off */
+};
+
+struct ptable {
+	unsigned mask;                  /* slots - 1; written once */
+	unsigned used;                  /* slots taken; owner CPU */
+	uint64_t dropped;               /* hits with no room; owner CPU */
+	struct pent e[];
+};
+
+static struct ptable *tables[MAX_CPUS];   /* profile_mutex; written before the first enable */
+static unsigned table_slots;              /* per table; written once */
+static struct mutex profile_mutex = MUTEX_INIT;
+static bool enabled;                      /* profile_mutex */
+static bool paused;                       /* atomic: callbacks count nothing */
+
+#define LD(p)     __atomic_load_n(p, __ATOMIC_RELAXED)
+#define ST(p, v)  __atomic_store_n(p, v, __ATOMIC_RELAXED)
+
+/* ---- the graph user ---- */
+
+static bool prof_entry(const struct fgraph_ent *e, struct fgraph_ops *g, uint64_t *data)
+{
+	return true;                    /* only the exit counts; calltime is the core's */
+}
+
+/* Add one call of `ns` to the table (owner CPU, interrupts off). */
+static void account(struct ptable *t, uintptr_t func, uint64_t ns)
+{
+	for (unsigned i = hash_index(func, t->mask), n = 0; n <= t->mask;
+	     i = (i + 1) & t->mask, n++) {
+		struct pent *p = &t->e[i];
+		if (p->func == func) {
+			ST(&p->hits, p->hits + 1);
+			ST(&p->total, p->total + ns);
+			ST(&p->s2, p->s2 + ns * ns);
+			if (ns < p->min)
+				ST(&p->min, ns);
+			if (ns > p->max)
+				ST(&p->max, ns);
+			return;
+		}
+		if (p->func)
+			continue;
+		if (t->used >= (t->mask + 1) / 4 * 3)
+			break;
+		ST(&p->hits, 1);
+		ST(&p->total, ns);
+		ST(&p->s2, ns * ns);
+		ST(&p->min, ns);
+		ST(&p->max, ns);
+		/* RELEASE: a reader that finds the key finds the counters. */
+		__atomic_store_n(&p->func, func, __ATOMIC_RELEASE);
+		t->used++;
+		return;
+	}
+	ST(&t->dropped, t->dropped + 1);
+}
+
+static void prof_return(const struct fgraph_ret *r, struct fgraph_ops *g, uint64_t *data)
+{
+	/* Graph time: from entry to return, children included. */
+	uint64_t ns = clock_cycles_to_ns(r->rettime - r->calltime);
+	unsigned long f = arch_irq_save();
+	struct ptable *t = tables[arch_this_cpu()->id];
+	if (t && !__atomic_load_n(&paused, __ATOMIC_ACQUIRE))
+		account(t, r->func, ns);
+	arch_irq_restore(f);
+}
+
+static struct fgraph_ops prof_ops = {
+	.entryfunc = prof_entry,
+	.retfunc = prof_return,
+	.idx = -1,
+};
+
+/* ---- control ---- */
+
+static int alloc_tables(void)
+{
+	if (!table_slots) {
+		unsigned s = 64;
+		while (s < 2 * ftrace_nrecs)
+			s *= 2;
+		table_slots = s;
+	}
+	for (unsigned c = 0; c < ncpus; c++) {
+		if (tables[c])
+			continue;
+		tables[c] = calloc(1, sizeof(struct ptable) + table_slots * sizeof(struct pent));
+		if (!tables[c])
+			return -ENOMEM;
+		tables[c]->mask = table_slots - 1;
+	}
+	return 0;
+}
+
+/* profile_mutex held, no writer (see the top). */
+static void clear_tables(void)
+{
+	for (unsigned c = 0; c < ncpus; c++) {
+		struct ptable *t = tables[c];
+		if (!t)
+			continue;
+		memset(t->e, 0, table_slots * sizeof(struct pent));
+		t->used = 0;
+		t->dropped = 0;
+	}
+}
+
+int profile_enable(void)
+{
+	mutex_lock(&profile_mutex);
+	int err = enabled ? -EBUSY : alloc_tables();
+	if (!err) {
+		clear_tables();
+		__atomic_store_n(&paused, false, __ATOMIC_RELEASE);
+		err = register_fgraph(&prof_ops);
+		enabled = err == 0;
+	}
+	mutex_unlock(&profile_mutex);
+	return err;
+}
+
+void profile_disable(void)
+{
+	mutex_lock(&profile_mutex);
+	if (enabled)
+		unregister_fgraph(&prof_ops);
+	enabled = false;
+	mutex_unlock(&profile_mutex);
+}
+
+bool profile_enabled(void)
+{
+	mutex_lock(&profile_mutex);
+	bool on = enabled;
+	mutex_unlock(&profile_mutex);
+	return on;
+}
+
+void profile_reset(void)
+{
+	mutex_lock(&profile_mutex);
+	if (enabled) {
+		__atomic_store_n(&paused, true, __ATOMIC_RELEASE);
+		tramp_synchronize();     /* no callback still counts */
+	}
+	clear_tables();
+	__atomic_store_n(&paused, false, __ATOMIC_RELEASE);
+	mutex_unlock(&profile_mutex);
+}
+
+int profile_set_filter(const char *patterns, bool reset)
+{
+	return ftrace_set_filter(&prof_ops.ops, patterns, reset);
+}
+
+int profile_set_notrace(const char *patterns, bool reset)
+{
+	return ftrace_set_notrace(&prof_ops.ops, patterns, reset);
+}
+
+struct ftrace_ops *profile_ftrace_ops(void)
+{
+	return &prof_ops.ops;
+}
+
+/* ---- reading ---- */
+
+/* A copy of entry p, false if the slot is free. */
+static bool read_ent(const struct pent *p, struct profile_rec *out)
+{
+	uintptr_t func = __atomic_load_n(&p->func, __ATOMIC_ACQUIRE);
+	if (!func)
+		return false;
+	*out = (struct profile_rec){
+		.func = func, .hits = LD(&p->hits), .total_ns = LD(&p->total),
+		.min_ns = LD(&p->min), .max_ns = LD(&p->max), .s2 = LD(&p->s2),
+	};
+	return true;
+}
+
+int profile_lookup(unsigned cpu, uintptr_t func, struct profile_rec *out)
+{
+	if (cpu >= ncpus)
+		return -EINVAL;
+	int err = -ENOENT;
+	mutex_lock(&profile_mutex);
+	struct ptable *t = tables[cpu];
+	for (unsigned i = hash_index(func, t ? t->mask : 0), n = 0; t && n <= t->mask;
+	     i = (i + 1) & t->mask, n++) {
+		struct profile_rec r;
+		if (!read_ent(&t->e[i], &r))
+			break;
+		if (r.func == func) {
+			*out = r;
+			err = 0;
+			break;
+		}
+	}
+	mutex_unlock(&profile_mutex);
+	return err;
+}
+
+uint64_t profile_dropped(unsigned cpu)
+{
+	return cpu < ncpus && tables[cpu] ? LD(&tables[cpu]->dropped) : 0;
+}
+
+static int by_total(const void *a, const void *b)
+{
+	const struct profile_rec *x = a, *y = b;
+	if (x->total_ns != y->total_ns)
+		return x->total_ns > y->total_ns ? -1 : 1;
+	if (x->hits != y->hits)
+		return x->hits > y->hits ? -1 : 1;
+	return x->func < y->func ? -1 : x->func > y->func;
+}
+
+/* Every function hit on cpu, sorted, in a malloc'd array (*out, NULL if
+ * none); returns how many or -errno.  profile_mutex held. */
+static int snapshot(unsigned cpu, struct profile_rec **out)
+{
+	*out = NULL;
+	if (cpu >= ncpus)
+		return -EINVAL;
+	struct ptable *t = tables[cpu];
+	if (!t)
+		return 0;
+	struct profile_rec *v = malloc(table_slots * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	unsigned n = 0;
+	for (unsigned i = 0; i < table_slots; i++)
+		if (read_ent(&t->e[i], &v[n]) && v[n].hits)
+			n++;
+	qsort(v, n, sizeof(*v), by_total);
+	*out = v;
+	return (int)n;
+}
+
+int profile_sorted(unsigned cpu, struct profile_rec *out, unsigned max)
+{
+	struct profile_rec *v;
+	mutex_lock(&profile_mutex);
+	int n = snapshot(cpu, &v);
+	mutex_unlock(&profile_mutex);
+	if (n > (int)max)
+		n = (int)max;
+	if (n > 0)
+		memcpy(out, v, (unsigned)n * sizeof(*v));
+	free(v);
+	return n;
+}
+
+/* The graph tracer's microseconds: at most 7 digits (fraction digits
+ * dropped to make room), " us ", padded to the width of "1.234 us    ". */
+static size_t put_usecs(char *buf, size_t size, uint64_t ns)
+{
+	char us[24];
+	int len = ksnprintf(us, sizeof(us), "%llu", (unsigned long long)(ns / 1000));
+	size_t n = (size_t)ksnprintf(buf, size, "%s", us);
+	if (len < 7) {
+		char frac[8];
+		int digits = 7 - len < 3 ? 7 - len : 3;
+		ksnprintf(frac, sizeof(frac), "%03u", (unsigned)(ns % 1000));
+		n += (size_t)ksnprintf(buf + (n < size ? n : size), n < size ? size - n : 0,
+				       ".%.*s", digits, frac);
+		len += digits + 1;
+	}
+	n += (size_t)ksnprintf(buf + (n < size ? n : size), n < size ? size - n : 0,
+			       " us %*s", len < 8 ? 8 - len : 0, "");
+	return n;
+}
+
+/* Linux's s^2 column value: the sample variance in ns^2, over 1000. */
+static uint64_t variance_col(const struct profile_rec *r)
+{
+	if (r->hits <= 1)
+		return 0;
+	unsigned __int128 n = r->hits, sum = r->total_ns;
+	unsigned __int128 a = n * r->s2, b = sum * sum;
+	return a > b ? (uint64_t)((a - b) / (n * (n - 1) * 1000)) : 0;
+}
+
+void profile_format(char *buf, size_t size, const struct profile_rec *r)
+{
+	char name[32];
+	const char *sym = ksym_lookup(r->func, NULL, NULL);
+	if (!sym) {
+		ksnprintf(name, sizeof(name), "0x%lx", (unsigned long)r->func);
+		sym = name;
+	}
+	uint64_t cols[3] = { r->total_ns, r->hits ? r->total_ns / r->hits : 0, variance_col(r) };
+	size_t n = (size_t)ksnprintf(buf, size, "  %-30.30s  %10llu    ", sym,
+				     (unsigned long long)r->hits);
+	for (int i = 0; i < 3; i++) {
+		n += put_usecs(buf + (n < size ? n : size), n < size ? size - n : 0, cols[i]);
+		if (i < 2)
+			n += (size_t)ksnprintf(buf + (n < size ? n : size),
+					       n < size ? size - n : 0, "    ");
+	}
+	ksnprintf(buf + (n < size ? n : size), n < size ? size - n : 0, "\n");
+}
+
+int profile_show(unsigned cpu, void (*out)(void *ctx, const char *line), void *ctx)
+{
+	struct profile_rec *v;
+	mutex_lock(&profile_mutex);
+	int n = snapshot(cpu, &v);
+	mutex_unlock(&profile_mutex);
+	if (n < 0)
+		return n;
+	out(ctx, "  Function                               Hit    Time            Avg             s^2\n");
+	out(ctx, "  --------                               ---    ----            ---             ---\n");
+	for (int i = 0; i < n; i++) {
+		char line[160];
+		profile_format(line, sizeof(line), &v[i]);
+		out(ctx, line);
+	}
+	free(v);
+	return 0;
+}
+
+static void print_line(void *ctx, const char *line)
+{
+	kprintf("%s", line);
+}
+
+int profile_print(unsigned cpu)
+{
+	return profile_show(cpu, print_line, NULL);
+}

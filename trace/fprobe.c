@@ -1,0 +1,116 @@
+/*
+ * fprobe.c — fprobes on function-graph users (trace/fprobe.h).
+ *
+ * Each fprobe embeds its fgraph_ops; g.private points back to it.  The
+ * entry callback runs the entry handler and asks fgraph to hook the
+ * return only if there is an exit handler and the entry handler did not
+ * refuse the call: the per-call data words are fgraph's, so what the entry
+ * handler writes is what the exit handler gets.
+ *
+ * The parent at exit: struct fgraph_ret does not carry the original return
+ * address, but while exit callbacks run, the frame being popped is still
+ * the innermost one of this context (fgraph pops it after them), so the
+ * unwinder fgraph_ret_addr() with a record below every frame returns it.
+ *
+ * Registration state (registered, missed_*) is under fprobe_mutex.
+ */
+#include <errno.h>
+
+#include "boot/sched.h"
+#include "trace/fgraph.h"
+#include "trace/fprobe.h"
+#include "trace/ftrace.h"
+#include "trace/hash.h"
+
+static struct mutex fprobe_mutex = MUTEX_INIT;
+
+static bool fprobe_entry(const struct fgraph_ent *e, struct fgraph_ops *g, uint64_t *data)
+{
+	struct fprobe *fp = g->private;
+	int skip = 0;
+	if (fp->entry_handler)
+		skip = fp->entry_handler(fp, e->func, e->parent, e->fregs, data);
+	return !skip && fp->exit_handler;
+}
+
+static void fprobe_exit(const struct fgraph_ret *r, struct fgraph_ops *g, uint64_t *data)
+{
+	struct fprobe *fp = g->private;
+	unsigned cursor = 0;
+	uintptr_t parent = fgraph_ret_addr((uintptr_t)arch_fgraph_return_hook, 0, &cursor);
+	fp->exit_handler(fp, r->func, parent, r->retval, data);
+}
+
+/* Some pattern in s: a character other than the separators of
+ * ftrace_set_filter's list (an empty list would mean every function). */
+static bool has_pattern(const char *s)
+{
+	for (; s && *s; s++)
+		if (*s != ' ' && *s != '\t' && *s != '\n' && *s != ',')
+			return true;
+	return false;
+}
+
+static uint64_t overruns(void)
+{
+	struct fgraph_stats st;
+	fgraph_stats(&st);
+	return st.overrun;
+}
+
+int register_fprobe(struct fprobe *fp, const char *filter, const char *notrace)
+{
+	if (!has_pattern(filter))
+		return -EINVAL;
+	mutex_lock(&fprobe_mutex);
+	int err = fp->registered ? -EBUSY : 0;
+	if (!err) {
+		fp->g.entryfunc = fprobe_entry;
+		fp->g.retfunc = fprobe_exit;
+		fp->g.private = fp;
+		/* Not registered: the hashes are only fp's until register_fgraph. */
+		err = ftrace_set_filter(&fp->g.ops, filter, true);
+		if (!err)
+			err = ftrace_set_notrace(&fp->g.ops, notrace ? notrace : "", true);
+		if (!err && hash_empty(fp->g.ops.filter))
+			err = -EINVAL;           /* only "!..." patterns: nothing left */
+	}
+	if (!err) {
+		fp->missed_base = overruns();
+		fp->missed = 0;
+		err = register_fgraph(&fp->g);
+		fp->registered = err == 0;
+	}
+	mutex_unlock(&fprobe_mutex);
+	return err;
+}
+
+int unregister_fprobe(struct fprobe *fp)
+{
+	mutex_lock(&fprobe_mutex);
+	int err = fp->registered ? 0 : -EINVAL;
+	if (!err) {
+		/* Returns once no handler of fp runs or can run (fgraph.h). */
+		err = unregister_fgraph(&fp->g);
+		fp->missed = overruns() - fp->missed_base;
+		fp->registered = false;
+	}
+	mutex_unlock(&fprobe_mutex);
+	return err;
+}
+
+bool fprobe_is_registered(const struct fprobe *fp)
+{
+	mutex_lock(&fprobe_mutex);
+	bool r = fp->registered;
+	mutex_unlock(&fprobe_mutex);
+	return r;
+}
+
+uint64_t fprobe_nmissed(const struct fprobe *fp)
+{
+	mutex_lock(&fprobe_mutex);
+	uint64_t n = fp->registered ? overruns() - fp->missed_base : fp->missed;
+	mutex_unlock(&fprobe_mutex);
+	return n;
+}

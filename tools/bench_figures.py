@@ -8,6 +8,7 @@ FIGURES = [
     ("ops_list_call", "insns", "tcg-icount"),
     ("ops_regs_call", "insns", "tcg-icount"),
     ("direct_call", "insns", "tcg-icount"),
+    ("fgraph_empty_call", "insns", "tcg-icount"),
     ("graph_call", "insns", "tcg-icount"),
     ("graph_args_retval_call", "insns", "tcg-icount"),
     ("rb_event", "insns", "tcg-icount"),

@@ -94,9 +94,18 @@ FGRAPH_INLINE struct fgraph_stack *context_stack(struct cpu *c, struct fgraph_st
 	return thread_stack(c);
 }
 
-FGRAPH_INLINE unsigned data_offset(uint64_t mask, unsigned idx)
+/* Bits set in an 8-bit user mask (no libgcc call: arm64 without FP/SIMD
+ * has no population-count instruction). */
+FGRAPH_INLINE unsigned popcount8(unsigned m)
 {
-	return FR_HEADER + FGRAPH_DATA_WORDS * (unsigned)__builtin_popcountll(mask & ((1ull << idx) - 1));
+	m = m - ((m >> 1) & 0x55);
+	m = (m & 0x33) + ((m >> 2) & 0x33);
+	return (m + (m >> 4)) & 0x0f;
+}
+
+FGRAPH_INLINE unsigned data_offset(unsigned mask, unsigned idx)
+{
+	return FR_HEADER + FGRAPH_DATA_WORDS * popcount8(mask & ((1u << idx) - 1));
 }
 
 /*
@@ -110,7 +119,7 @@ static FTRACE_HOT void fgraph_enter(uintptr_t ip, uintptr_t parent, struct ftrac
 	struct fgraph_stack *outer, *st = context_stack(c, &outer);
 	if (!st)
 		return;                    /* a CPU still booting */
-	unsigned size = FR_HEADER + FGRAPH_DATA_WORDS * (unsigned)__builtin_popcount(mask) + 1;
+	unsigned size = FR_HEADER + FGRAPH_DATA_WORDS * popcount8(mask) + 1;
 	unsigned base = st->top;
 	if (base + size > FGRAPH_STACK_WORDS) {
 		st->overrun++;

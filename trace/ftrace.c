@@ -36,22 +36,17 @@
 
 struct mutex ftrace_mutex = MUTEX_INIT;
 static struct ftrace_ops *ops_list;           /* lock-free readers; see header */
-static bool dead;                              /* atomic */
+bool ftrace_dead;                              /* atomic; ftrace_is_dead() */
 static char dead_reason[96];
 
 struct ftrace_ops ftrace_list_ops = { .call = ftrace_ops_list_func, .func = ftrace_ops_list_func };
 
 void ftrace_kill(const char *why)
 {
-	if (__atomic_exchange_n(&dead, true, __ATOMIC_RELAXED))
+	if (__atomic_exchange_n(&ftrace_dead, true, __ATOMIC_RELAXED))
 		return;
 	ksnprintf(dead_reason, sizeof(dead_reason), "%s", why);
 	kprintf("ftrace: tracing disabled: %s\n", why);
-}
-
-bool ftrace_is_dead(void)
-{
-	return __atomic_load_n(&dead, __ATOMIC_RELAXED);
 }
 
 const char *ftrace_dead_reason(void)

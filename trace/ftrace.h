@@ -124,6 +124,10 @@ int ftrace_init(void);
 
 /* Stop all tracing for good after an impossible state; says why. */
 void ftrace_kill(const char *why);
-bool ftrace_is_dead(void);
+extern bool ftrace_dead;
+static inline __attribute__((always_inline)) bool ftrace_is_dead(void)
+{
+	return __atomic_load_n(&ftrace_dead, __ATOMIC_RELAXED);   /* inline: on every call's path */
+}
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "boot/bench.h"
 #include "boot/clock.h"
+#include "trace/fgraph.h"
 #include "trace/ftrace.h"
 #include "trace/options.h"
 #include "trace/records.h"
@@ -134,6 +135,27 @@ static void detach_graph_args(void)
 	trace_opt_set("nofuncgraph-retval");
 }
 
+/* A graph user that does nothing but take the call: the fgraph core's own
+ * cost (trampoline, shadow frame, return hook). */
+static bool empty_entry(const struct fgraph_ent *e, struct fgraph_ops *g, uint64_t *data)
+{
+	return true;
+}
+
+static void empty_exit(const struct fgraph_ret *r, struct fgraph_ops *g, uint64_t *data) { }
+
+static struct fgraph_ops empty_graph = { .entryfunc = empty_entry, .retfunc = empty_exit,
+					 .idx = -1 };
+
+static int attach_fgraph_empty(void)
+{
+	if (ftrace_set_filter(&empty_graph.ops, "bench_fn", true))
+		return -1;
+	return register_fgraph(&empty_graph);
+}
+
+static void detach_fgraph_empty(void) { unregister_fgraph(&empty_graph); }
+
 BENCH_CASE(ftrace_calls)
 {
 	per_call("function_tracer_call", attach_function_tracer, detach_function_tracer);
@@ -143,6 +165,7 @@ BENCH_CASE(ftrace_calls)
 	per_call("ops_list_call", attach_n, detach_n);
 	per_call("ops_regs_call", attach_regs, detach_regs);
 	per_call("direct_call", attach_direct, detach_direct);
+	per_call("fgraph_empty_call", attach_fgraph_empty, detach_fgraph_empty);
 	per_call("graph_call", attach_graph, detach_graph);
 	per_call("graph_args_retval_call", attach_graph_args, detach_graph_args);
 }

@@ -279,3 +279,28 @@ TEST_CASE(profile, enable_disable_reset)
 	EXPECT_EQ(hits(0, profw_leaf), 1);
 	EXPECT_EQ(hits(0, profw_callee), 0);
 }
+
+/* Every traced function at once (an empty filter, as function_profile_enabled
+ * with set_ftrace_filter empty): the workload's counts stay exact and the
+ * kernel's own functions are counted too. */
+TEST_CASE(profile, all_functions)
+{
+	if (ncpus < 2)
+		TEST_SKIP("needs two CPUs");
+	ASSERT_EQ(profile_set_filter("", true), 0);
+	ASSERT_EQ(profile_enable(), 0);
+	struct thread *t0 = thread_create("profw-0", work_thread, (void *)&on_cpu0, 0);
+	struct thread *t1 = thread_create("profw-1", work_thread, (void *)&on_cpu1, 1);
+	ASSERT_TRUE(t0 && t1);
+	EXPECT_EQ(thread_join(t0), 0);
+	EXPECT_EQ(thread_join(t1), 1);
+	profile_disable();
+	EXPECT_EQ(hits(0, profw_callee), 30);
+	EXPECT_EQ(hits(1, profw_callee), 6);
+	EXPECT_EQ(hits(1, profw_leaf), 7);
+	/* The thread bodies were entered through the profiled work_thread. */
+	EXPECT_EQ(hits(0, work_thread) + hits(1, work_thread), 2);
+	struct profile_rec v[SHOW_MAX];
+	EXPECT_TRUE(profile_sorted(0, v, SHOW_MAX) > 5);
+	EXPECT_EQ(profile_dropped(0) + profile_dropped(1), 0);
+}

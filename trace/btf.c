@@ -8,7 +8,8 @@
  *      included) inside the type section; count them;
  *   3. index the records by id (the only allocation), then check every
  *      record's contents: name offsets, referenced ids, sizes;
- *   4. follow every reference chain with a hop bound (no cycles).
+ *   4. follow every reference chain (and array element types) with a hop
+ *      bound: no cycles.
  * All arithmetic on offsets from the blob is done in 64 bits, so a huge
  * offset or length cannot wrap.  No host or kernel dependency but
  * malloc/free, memchr and ksnprintf.
@@ -280,17 +281,21 @@ static int check_type(struct ctx *c, uint32_t id)
 
 /* ---- pass 4: chains ---- */
 
+/* Arrays are followed too (to their element type): users that size an
+ * array from its element may then recurse without a bound of their own. */
 static int check_chain(struct ctx *c, uint32_t id)
 {
 	uint32_t cur = id;
 	for (unsigned hops = 0;; hops++) {
 		const struct btf_type *t = btf_type_by_id(c->b, cur);
-		if (!t || !is_ref(BTF_INFO_KIND(t->info)))
+		unsigned kind = t ? BTF_INFO_KIND(t->info) : BTF_KIND_UNKN;
+		if (!is_ref(kind) && kind != BTF_KIND_ARRAY)
 			return 0;
 		if (hops == BTF_MAX_HOPS)
 			return fail(c, "type %u: reference chain longer than %u hops (a cycle?)", id,
 				    BTF_MAX_HOPS);
-		cur = t->size_or_type;
+		cur = kind == BTF_KIND_ARRAY ? ((const struct btf_array *)btf_type_data(t))->type
+					     : t->size_or_type;
 	}
 }
 

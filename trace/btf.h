@@ -8,7 +8,7 @@
  *   both sections against the blob, every type record's size (vlen arrays
  *   included), every type id referenced, every name offset (inside the
  *   string section and NUL-terminated there), and that no reference chain
- *   (ptr/typedef/const/volatile/restrict/type_tag) loops.  Unknown kinds
+ *   (ptr/typedef/const/volatile/restrict/type_tag, array element) loops.  Unknown kinds
  *   and big-endian blobs are rejected.  On failure it writes one line
  *   saying what is wrong and where ("type 1234: vlen 70000 runs past the
  *   end of the type section") and allocates nothing; on success the only

@@ -395,7 +395,7 @@ enum variant {
 	V_GOOD, V_UNNAMED, V_BAD_MAGIC, V_BIG_ENDIAN, V_VERSION, V_HDR_BIG, V_HDR_SMALL,
 	V_TYPES_OUT, V_STRS_OUT, V_OVERLAP, V_STR0, V_NAME_OUT, V_UNTERMINATED, V_REF_OUT,
 	V_CYCLE, V_PTR_SELF, V_VLEN, V_CUT_RECORD, V_KIND, V_KIND0, V_FUNC_NOT_PROTO,
-	V_VOID_PARAM, V_INT_SIZE, V_ENUM_SIZE, V_MEMBER_REF,
+	V_VOID_PARAM, V_INT_SIZE, V_ENUM_SIZE, V_MEMBER_REF, V_ARRAY_CYCLE,
 };
 
 struct bb {
@@ -458,6 +458,12 @@ static size_t build(struct bb *b, enum variant v)
 		bb_type(b, "e", BTF_KIND_ENUM, 1, 3);
 		bb_u32(b, bb_str(b, "E0"));
 		bb_u32(b, 0);
+	}
+	if (v == V_ARRAY_CYCLE) {          /* an array of itself */
+		bb_type(b, "", BTF_KIND_ARRAY, 0, 0);
+		bb_u32(b, 7);
+		bb_u32(b, 1);
+		bb_u32(b, 2);
 	}
 	if (v == V_MEMBER_REF) {
 		bb_type(b, "st", BTF_KIND_STRUCT, 1, 4);
@@ -522,6 +528,7 @@ static const struct { enum variant v; const char *msg; } bad[] = {
 	{ V_INT_SIZE, "type 1: int size 3 is not 1, 2, 4, 8 or 16" },
 	{ V_ENUM_SIZE, "type 7: enum size 3 is not 1, 2, 4 or 8" },
 	{ V_MEMBER_REF, "type 7: references type 1000, but there are only 7 types" },
+	{ V_ARRAY_CYCLE, "type 7: reference chain longer than 32 hops (a cycle?)" },
 };
 
 static void handmade_good(void **state __attribute__((unused)))

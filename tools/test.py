@@ -286,7 +286,11 @@ def shell_session(arch):
          ["echo: trace_options: '>>' only appends to filter files"]),
         ("function_graph: exact calls", gcalls.count("vfs_stat") == 1600 + irq_lookups and
          gcalls.count("kind_name") == 1 and len(gcalls) == 1601 + irq_lookups and not gother),
-        ("status", rc == 1 and "baretrace: script done, 11 command(s) failed" in out),
+        ("trace_marker, trace_pipe", re.match(
+            r"^ +init-1 +\[\d{3}\] \S{5} +\d+\.\d{6}: tracing_mark_write: hello marker$",
+            blocks.get("cat trace_pipe", [""])[0]) is not None and
+         blocks.get("cat trace_marker") == ["cat: trace_marker: Invalid argument"]),
+        ("status", rc == 1 and "baretrace: script done, 12 command(s) failed" in out),
     ]
     for name, ok in checks:
         report(bool(ok), "%s shell script: %s" % (arch, name), out if not ok else "")

@@ -127,10 +127,28 @@ static void function_stop(void)
 	unregister_ftrace_function(&function_ops);
 }
 
+/* A trace_marker write: "tracing_mark_write: text" (Linux's print event). */
+static bool marker_print(struct trace_iter *ti)
+{
+	const struct print_entry *e = (const void *)ti->ent;
+	if (ti->ev.len <= sizeof(*e))
+		return false;
+	const char *fn = ksym_lookup(e->ip, NULL, NULL);
+	trace_print_context(&ti->ev, ti->ent);
+	/* Bounded by the event: a damaged one has no NUL. */
+	int n = (int)strnlen(e->buf, ti->ev.len - sizeof(*e));
+	kprintf("%s: %.*s", fn ? fn : "?", n, e->buf);
+	if (!n || e->buf[n - 1] != '\n')
+		kprintf("\n");
+	return true;
+}
+
 bool function_print(struct trace_iter *ti)
 {
 	const struct rb_event *ev = &ti->ev;
 	const struct trace_entry *ent = ti->ent;
+	if (ent->type == TRACE_PRINT)
+		return marker_print(ti);
 	if (ent->type != TRACE_FN)
 		return false;
 	const struct ftrace_entry *e = (const void *)ent;

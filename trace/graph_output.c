@@ -335,6 +335,9 @@ static bool take_leaf_exit(struct trace_iter *ti, const struct graph_ent *g,
 
 static void remember_entry(struct trace_iter *ti, uint32_t depth, uint64_t func)
 {
+	/* Linux's per-CPU depth, for comments: a leaf leaves the level above it
+	 * current, an open call its own. */
+	ti->graph[ti->ev.cpu].depth = func ? (int)depth : (int)depth - 1;
 	if (depth < GRAPH_PRINT_DEPTH)
 		ti->graph[ti->ev.cpu].enter_func[depth] = func;
 }
@@ -428,8 +431,29 @@ static void print_exit(struct trace_iter *ti)
 		gl_put(&l, " */");
 	}
 	gl_put(&l, "\n");
+	ti->graph[ti->ev.cpu].depth = (int)r.depth - 1;
 	if (trace_opt(TRACE_OPT_FUNCGRAPH_OVERRUN))
 		gl_put(&l, " (Overruns: %u)\n", (unsigned)r.overrun);
+	gl_flush(&l);
+	epilogue(ti, &l);
+}
+
+/* A trace_marker write as Linux prints it in a graph: a comment at the
+ * CPU's current depth. */
+static void print_comment(struct trace_iter *ti)
+{
+	const struct print_entry *e = (const void *)ti->ent;
+	struct gline l = { 0, "" };
+	int depth = ti->graph[ti->ev.cpu].depth;
+	int n = (int)strnlen(e->buf, ti->ev.len - sizeof(*e));
+	while (n && e->buf[n - 1] == '\n')
+		n--;
+	prologue(ti, &l);
+	put_context(&l, ti);
+	put_fill(&l, "              |  ");
+	if (depth > 0)
+		gl_spaces(&l, (unsigned)(depth + 1) * 2);
+	gl_put(&l, "/* %.*s */\n", n, e->buf);
 	gl_flush(&l);
 	epilogue(ti, &l);
 }
@@ -441,14 +465,19 @@ bool graph_print(struct trace_iter *ti)
 	if (cpu >= MAX_CPUS)
 		return false;
 	if (!(type == TRACE_GRAPH_ENT && ti->ev.len >= sizeof(struct fgraph_ent_entry)) &&
-	    !(type == TRACE_GRAPH_RET && ti->ev.len >= sizeof(struct fgraph_ret_entry)))
+	    !(type == TRACE_GRAPH_RET && ti->ev.len >= sizeof(struct fgraph_ret_entry)) &&
+	    !(type == TRACE_PRINT && ti->ev.len > sizeof(struct print_entry)))
 		return false;
-	if (ti->last_pid[cpu] == -1)           /* this CPU's first graph line of the pass */
+	if (ti->last_pid[cpu] == -1) {         /* this CPU's first graph line of the pass */
 		memset(&ti->graph[cpu], 0, sizeof(ti->graph[cpu]));
+		ti->graph[cpu].depth = -1;
+	}
 	if (type == TRACE_GRAPH_ENT)
 		print_entry(ti);
-	else
+	else if (type == TRACE_GRAPH_RET)
 		print_exit(ti);
+	else
+		print_comment(ti);
 	return true;
 }
 

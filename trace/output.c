@@ -7,6 +7,8 @@
  * own text.  Printing iterates without consuming; recording pauses meanwhile
  * (rb_iter_start), as reading Linux's trace file does.
  */
+#include <string.h>
+
 #include "boot/clock.h"
 #include "boot/console.h"
 #include "boot/cpu.h"
@@ -15,6 +17,7 @@
 #include "trace/trace.h"
 
 static struct mutex print_mutex = MUTEX_INIT;    /* one printing pass at a time */
+static bool print_event(const struct tracer *t, struct trace_iter *ti);
 
 const char *trace_comm(int pid, char *buf, size_t size)
 {
@@ -94,30 +97,64 @@ unsigned long trace_print_all(void)
 		kprintf("# trace: cannot read the buffer: %s\n", rb_strerror(err));
 		return 0;
 	}
+	ti.consuming = false;
 	for (unsigned c = 0; c < MAX_CPUS; c++)
 		ti.last_pid[c] = -1;
-	while (rb_iter_next(&ti.it, &ti.ev) == 0) {
-		if (ti.ev.lost)
-			kprintf("CPU:%u [LOST %llu EVENTS]\n", ti.ev.cpu,
-				(unsigned long long)ti.ev.lost);
-		if (ti.ev.len < sizeof(struct trace_entry))
-			continue;
-		ti.ent = ti.ev.data;
-		/* Events of an earlier tracer print in their own format. */
-		if (t->print(&ti) || function_print(&ti) || graph_print(&ti))
-			printed++;
-	}
+	while (rb_iter_next(&ti.it, &ti.ev) == 0)
+		printed += print_event(t, &ti);
 	rb_iter_end(&ti.it);
+	mutex_unlock(&print_mutex);
+	return printed;
+}
+
+static bool print_event(const struct tracer *t, struct trace_iter *ti)
+{
+	if (ti->ev.lost)
+		kprintf("CPU:%u [LOST %llu EVENTS]\n", ti->ev.cpu, (unsigned long long)ti->ev.lost);
+	if (ti->ev.len < sizeof(struct trace_entry))
+		return false;
+	ti->ent = ti->ev.data;
+	/* Events of an earlier tracer print in their own format. */
+	return t->print(ti) || function_print(ti) || graph_print(ti);
+}
+
+unsigned long trace_pipe(bool (*stop)(bool empty))
+{
+	static struct trace_iter ti;
+	unsigned long printed = 0;
+	if (!trace_buffer)
+		return 0;
+	mutex_lock(&print_mutex);
+	memset(&ti, 0, sizeof(ti));
+	ti.consuming = true;
+	for (unsigned c = 0; c < MAX_CPUS; c++)
+		ti.last_pid[c] = -1;
+	const struct tracer *t = tracer_current();
+	for (;;) {
+		bool empty = rb_consume_merged(trace_buffer, &ti.ev) != 0;
+		if (!empty)
+			printed += print_event(t, &ti);
+		if (stop(empty))
+			break;
+		if (empty)
+			thread_sleep_ns(20 * 1000 * 1000);
+	}
 	mutex_unlock(&print_mutex);
 	return printed;
 }
 
 int trace_iter_peek(struct trace_iter *ti, unsigned cpu, struct rb_event *ev)
 {
+	if (ti->consuming)
+		return rb_peek(trace_buffer, cpu, ev);
 	return rb_iter_peek_cpu(&ti->it, cpu, ev);
 }
 
 void trace_iter_skip(struct trace_iter *ti, unsigned cpu)
 {
-	rb_iter_drop_cpu(&ti->it, cpu);
+	struct rb_event gone;
+	if (ti->consuming)
+		rb_consume(trace_buffer, cpu, &gone);
+	else
+		rb_iter_drop_cpu(&ti->it, cpu);
 }

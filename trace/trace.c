@@ -83,6 +83,31 @@ int trace_init(void)
 	return err;
 }
 
+int tracing_mark_write(const char *text)
+{
+	size_t n = strlen(text);
+	if (n > TRACE_MARKER_MAX)
+		return -EINVAL;
+	if (!trace_buffer)
+		return -ENODEV;
+	struct rb_resv r;
+	uint32_t len = (uint32_t)(sizeof(struct print_entry) + n + 2);
+	preempt_disable();
+	unsigned depth = current_thread()->preempt_count - 1;
+	int err = rb_reserve(trace_buffer, len, &r);
+	if (!err) {
+		struct print_entry *e = r.data;
+		trace_entry_fill(&e->ent, TRACE_PRINT, depth);
+		e->ip = (uintptr_t)tracing_mark_write;
+		memcpy(e->buf, text, n);
+		e->buf[n] = '\n';
+		e->buf[n + 1] = '\0';
+		rb_commit(&r);
+	}
+	preempt_enable();
+	return err ? -EBUSY : 0;
+}
+
 const struct tracer *tracer_find(const char *name)
 {
 	for (size_t i = 0; i < NTRACERS; i++)

@@ -52,6 +52,18 @@ struct ftrace_entry {          /* TRACE_FN: the `function` event */
 };
 _Static_assert(sizeof(struct ftrace_entry) == 24, "function event is 24 bytes");
 
+struct print_entry {           /* TRACE_PRINT: trace_marker text (Linux's `print`) */
+	struct trace_entry ent;
+	uint64_t ip;               /* the writer: tracing_mark_write */
+	char buf[];                /* NUL-terminated, ends with '\n' as echo wrote it */
+};
+#define TRACE_MARKER_MAX 1024  /* bytes of text one write may carry */
+
+/* trace_marker: put `text` (plus '\n') in the buffer as a print event.
+ * -EINVAL if longer than TRACE_MARKER_MAX, -ENODEV without a buffer,
+ * -EBUSY if recording is off or the buffer refused it.  Any context. */
+int tracing_mark_write(const char *text);
+
 extern struct rb_buffer *trace_buffer;
 /* Pages from the kernel heap (newlib memalign): for any kernel rb_create(). */
 extern const struct rb_allocator rb_kernel_allocator;
@@ -71,6 +83,7 @@ int trace_init(void);
  * that CPU's first graph event of the pass (seen as last_pid == -1). */
 struct graph_print_cpu {
 	uint64_t enter_func[GRAPH_PRINT_DEPTH];   /* "func() {" open at each depth, 0: none */
+	int depth;                                /* depth of the last line, -1 at the start */
 	bool in_irq;                              /* inside a "==========>" ... "<==========" */
 };
 struct trace_iter {
@@ -78,6 +91,7 @@ struct trace_iter {
 	struct rb_event ev;              /* the event being printed */
 	const struct trace_entry *ent;   /* ev.data */
 	int last_pid[MAX_CPUS];          /* task last seen on each CPU, -1 before any */
+	bool consuming;                  /* trace_pipe: events are taken out as printed */
 	struct graph_print_cpu graph[MAX_CPUS];   /* graph printer's state (see above) */
 };
 /* The next event of `cpu` after the current one, without taking it:
@@ -138,6 +152,10 @@ trace_entry_fill(struct trace_entry *e, uint16_t type, unsigned preempt_depth)
 /* Print the buffer in the current tracer's format, all CPUs merged by time
  * (`cat trace`; non-consuming).  Returns the number of events printed. */
 unsigned long trace_print_all(void);
+/* `cat trace_pipe`: print and consume events as they come, no header, until
+ * stop() says so (polled between events and while the buffer is empty;
+ * it sleeps meanwhile).  Thread context.  Returns the events printed. */
+unsigned long trace_pipe(bool (*stop)(bool empty));
 /* "   sec.usec" of a buffer timestamp, as the trace prints it. */
 void trace_format_ts(char *buf, size_t size, uint64_t ts);
 /* "comm-pid [cpu] flags timestamp: " context columns. */

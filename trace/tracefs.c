@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "boot/console.h"
+#include "boot/main.h"
 #include "trace/fgraph.h"
 #include "trace/ftrace.h"
 #include "trace/ftrace_internal.h"
@@ -131,6 +132,42 @@ static int clear_trace(const char *arg, const char *value, bool append)
 	int err = rb_reset(trace_buffer, RB_ALL_CPUS);
 	rb_record_on(trace_buffer);
 	return err ? write_error(err, NULL) : 0;
+}
+
+/* trace_pipe: until a key arrives; a script goes on once it is drained. */
+static bool pipe_stop(bool empty)
+{
+	if (console_trygetc() >= 0)
+		return true;
+	return empty && !console_interactive;
+}
+
+static int cat_trace_pipe(const char *arg)
+{
+	if (!trace_buffer) {
+		kprintf("cat: trace_pipe: no trace buffer\n");
+		return -ENODEV;
+	}
+	trace_pipe(pipe_stop);
+	return 0;
+}
+
+static int cat_write_only(const char *arg)
+{
+	kprintf("cat: trace_marker: Invalid argument\n");
+	return -EINVAL;
+}
+
+static int write_marker(const char *arg, const char *value, bool append)
+{
+	int err = tracing_mark_write(value);
+	if (err == -EINVAL)
+		return write_error(err, "a mark holds at most 1024 bytes");
+	if (err == -ENODEV)
+		kprintf("echo: trace_marker: no trace buffer\n");
+	else if (err)
+		kprintf("echo: write error: Bad file descriptor (recording is off)\n");
+	return err;
 }
 
 static int cat_buffer_size(const char *arg)
@@ -312,6 +349,8 @@ static const struct tracefs_file files[] = {
 	{ "current_tracer", cat_current_tracer, set_current_tracer, false },
 	{ "tracing_on", cat_tracing_on, set_tracing_on, false },
 	{ "trace", cat_trace, clear_trace, false },
+	{ "trace_pipe", cat_trace_pipe, NULL, false },
+	{ "trace_marker", cat_write_only, write_marker, true },
 	{ "buffer_size_kb", cat_buffer_size, set_buffer_size, false },
 	{ "set_ftrace_filter", cat_ftrace_filter, set_ftrace_filter, true },
 	{ "set_ftrace_notrace", cat_ftrace_notrace, set_ftrace_notrace, true },

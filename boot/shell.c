@@ -16,6 +16,7 @@
 #include "boot/console.h"
 #include "arch/hooks.h"
 #include "boot/main.h"
+#include "trace/cmdparse.h"
 #include "trace/tracefs.h"
 
 #define LINE_MAX 256
@@ -105,25 +106,20 @@ static int read_line(char *buf, size_t size)
 	}
 }
 
-static int execute(char *line)
+static int execute(char *text)
 {
-	while (*line == ' ')
-		line++;
-	if (!*line)
+	struct shell_line line;
+	cmdparse_line(text, &line);
+	if (!*line.cmd)
 		return 0;
-	char *args = line + strcspn(line, " ");
-	if (*args)
-		*args++ = '\0';
-	while (*args == ' ')
-		args++;
 	bool handled;
-	int err = tracefs_command(line, args, &handled);
+	int err = tracefs_command(line.cmd, line.args, &handled);
 	if (handled)
 		return err;
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(commands[i].name, line) == 0 && commands[i].run)
-			return commands[i].run(args);
-	kprintf("%s: command not found (try 'help')\n", line);
+		if (strcmp(commands[i].name, line.cmd) == 0 && commands[i].run)
+			return commands[i].run(line.args);
+	kprintf("%s: command not found (try 'help')\n", line.cmd);
 	return -1;
 }
 

@@ -17,6 +17,7 @@
 
 #include "boot/console.h"
 #include "boot/main.h"
+#include "trace/cmdparse.h"
 #include "trace/fgraph.h"
 #include "trace/ftrace.h"
 #include "trace/ftrace_internal.h"
@@ -405,32 +406,20 @@ static int write_file(const char *path, const char *value, bool append)
 	return err;
 }
 
-/* "echo WORDS > FILE" / "echo WORDS >> FILE"; quotes around WORDS allowed. */
+/* "echo WORDS > FILE" / "echo WORDS >> FILE" (trace/cmdparse.h). */
 static int echo(char *args)
 {
-	char *gt = strrchr(args, '>');
-	if (!gt) {
-		kprintf("%s\n", args);       /* plain echo */
-		return 0;
-	}
-	bool append = gt > args && gt[-1] == '>';
-	char *file = gt + 1, *vend = append ? gt - 1 : gt;
-	while (*file == ' ')
-		file++;
-	*vend = '\0';
-	while (vend > args && vend[-1] == ' ')
-		*--vend = '\0';
-	char *value = args;
-	size_t len = strlen(value);
-	if (len >= 2 && (value[0] == '\'' || value[0] == '"') && value[len - 1] == value[0]) {
-		value[len - 1] = '\0';
-		value++;
-	}
-	if (!*file) {
-		kprintf("echo: missing file after '>'\n");
+	struct echo_args e;
+	const char *why;
+	if (cmdparse_echo(args, &e, &why)) {
+		kprintf("echo: %s\n", why);
 		return -EINVAL;
 	}
-	return write_file(file, value, append);
+	if (!e.file) {
+		kprintf("%s\n", e.value);    /* plain echo */
+		return 0;
+	}
+	return write_file(e.file, e.value, e.append);
 }
 
 int tracefs_command(const char *cmd, char *args, bool *handled)

@@ -1,0 +1,36 @@
+/*
+ * cmdparse.h — parsing a shell line, before anything runs (no side effects,
+ * no kernel dependencies: built for the host too, unit-tested and fuzzed).
+ *
+ *   line:  [blanks] CMD [blanks ARGS]            cmdparse_line
+ *   echo:  VALUE                 plain echo        cmdparse_echo
+ *          VALUE > FILE          write (replace)
+ *          VALUE >> FILE         append
+ *   VALUE may be quoted '...' or "..." (the quotes are dropped); blanks
+ *   around '>' / '>>' are not part of VALUE or FILE.  The last '>' of the
+ *   line is the redirection, so a VALUE cannot contain '>' unquoted... nor
+ *   quoted: tracefs values never need one.
+ * The parsers cut the caller's buffer in place (NUL terminators) and point
+ * into it.
+ */
+#ifndef TRACE_CMDPARSE_H
+#define TRACE_CMDPARSE_H
+
+#include <stdbool.h>
+
+struct shell_line {
+	char *cmd;              /* "" for an empty line */
+	char *args;             /* "" if none */
+};
+
+struct echo_args {
+	char *value;
+	char *file;             /* NULL for a plain echo */
+	bool append;
+};
+
+void cmdparse_line(char *line, struct shell_line *out);
+/* 0, or -1 with *why set ("missing file after '>'"). */
+int cmdparse_echo(char *args, struct echo_args *out, const char **why);
+
+#endif

@@ -222,6 +222,47 @@ def graph_golden(arch):
            diff or out)
 
 
+def btf_module(arch):
+    """BTF as a module through -initrd: loads and passes the btf suite; a
+    truncated one is refused at boot and the graph tracer goes on with raw
+    words and its notice; the shell drops and reloads signatures."""
+    btf = os.path.join(os.path.dirname(kernel_path(arch)), "kernel.btf")
+    rc, out, _ = boot(arch, "btf=initrd bt.test=btf", timeout=120, smp=2, env={"INITRD": btf})
+    save_log(arch + "-btf-initrd", out)
+    ok = rc == 0 and re.search(r"^btf: initrd: \d+ types, \d+ functions with signatures", out, re.M) \
+        and re.search(r"^    ok \d+ initrd_module$", out, re.M)
+    report(bool(ok), "%s BTF loaded as a module (-initrd), btf suite passes" % arch, out)
+    cut = os.path.join(LOGS, arch + "-truncated.btf")
+    with open(btf, "rb") as f, open(cut, "wb") as g:
+        g.write(f.read()[:1000])
+    script = os.path.join(LOGS, arch + "-btf-script.txt")
+    with open(script, "w") as f:
+        f.write("cat btf\necho embedded > btf\ncat btf\necho unload > btf\ncat btf\n"
+                "echo nosuch > btf\n")
+    with open(script, "rb") as f:
+        rc, out, _ = run(["tools/qemu-run.sh", arch, kernel_path(arch),
+                          "btf=initrd ftrace=function_graph ftrace_filter=kind_name "
+                          "trace_options=funcgraph-args,funcgraph-retval"], 150,
+                         env={"SMP": "2", "TIMEOUT": "120", "INITRD": cut}, stdin=f)
+    save_log(arch + "-btf-truncated", out)
+    blocks = {}
+    for part in out.split("trace> ")[1:]:
+        cmd, _, answer = part.partition("\n")
+        blocks.setdefault(cmd, []).append(answer.rstrip("\n"))
+    status = blocks.get("cat btf", [])
+    ok = re.search(r"^btf: initrd: rejected: type section \[\d+, \d+\) runs past the end of "
+                   r"the blob \(1000 bytes\)$", out, re.M) and \
+        "# no BTF loaded: arguments and return values are raw words" in out and \
+        re.search(r"^ \d\) [ +!#*@$] +[0-9.]+ us +\|  kind_name\(0x[0-9a-f]+(, 0x[0-9a-f]+){%d}\); "
+                  r"/\* ret=0x[0-9a-f]+ \*/$" % ({"arm64": 7, "x86_64": 5}[arch]), out, re.M) and \
+        len(status) == 3 and status[0] == "none" and status[1].startswith("embedded: ") and \
+        status[2] == "none" and \
+        blocks.get("echo nosuch > btf") == \
+        ["echo: write error: Invalid argument (btf takes embedded, initrd or unload)"]
+    report(bool(ok) and rc == 1, "%s truncated BTF module refused, raw words, shell reload/unload" % arch,
+           out)
+
+
 def shell_session(arch):
     """A scripted shell session through piped stdin, checked line by line."""
     with open(os.path.join(ROOT, "tests/shell/session.txt"), "rb") as f:
@@ -356,6 +397,7 @@ def main():
             shell_session(arch)
         if "graph" in only:
             graph_golden(arch)
+            btf_module(arch)
         if "gdb" in only:
             gdb_smoke(arch)
         if "app" in only:

@@ -17,6 +17,7 @@
 
 #include "boot/console.h"
 #include "boot/main.h"
+#include "trace/btf.h"
 #include "trace/cmdparse.h"
 #include "trace/fgraph.h"
 #include "trace/ftrace.h"
@@ -336,6 +337,33 @@ static int set_option(const char *name, const char *value, bool append)
 	return trace_opt_set(word);
 }
 
+/* ---- btf: the signatures (ours; trace/btf.h) ---- */
+
+static int cat_btf(const char *arg)
+{
+	btf_status(print_line, NULL);
+	return 0;
+}
+
+/* "embedded" / "initrd" load that blob (a bad one is refused and the
+ * current signatures stay); "unload" drops them. */
+static int set_btf(const char *arg, const char *value, bool append)
+{
+	int err;
+	if (!strcmp(value, "unload")) {
+		btf_unload();
+		return 0;
+	}
+	if (!strcmp(value, "embedded"))
+		err = btf_load_embedded();
+	else if (!strcmp(value, "initrd"))
+		err = btf_load_initrd();
+	else
+		return write_error(-EINVAL, "btf takes embedded, initrd or unload");
+	/* The loader has said why on its line. */
+	return err ? write_error(err, err == -ENOENT ? "no initrd" : "blob rejected") : 0;
+}
+
 /* ---- the table ---- */
 
 struct tracefs_file {
@@ -362,6 +390,7 @@ static const struct tracefs_file files[] = {
 	{ "max_graph_depth", cat_max_graph_depth, set_max_graph_depth, false },
 	{ "trace_options", cat_trace_options, set_trace_options, false },
 	{ "options/", cat_option, set_option, false },
+	{ "btf", cat_btf, set_btf, false },
 };
 
 /* The file `path` names, and in *arg the entry inside a directory. */

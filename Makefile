@@ -103,6 +103,9 @@ TEST_SRCS  += tests/guest/test_btf.c
 TRACE_SRCS += trace/profile.c trace/fprobe.c
 TEST_SRCS  += tests/guest/test_profile.c tests/guest/test_fprobe.c
 
+# Dumps (trace/dump.h): the framed binary dump, ftrace_dump_on_oops, traceoff_on_warning.
+TRACE_SRCS += trace/dump.c
+
 NOTRACE_SRCS := boot/kprintf.c boot/console.c boot/panic.c boot/fault.c boot/ksyms.c boot/smp.c \
 	boot/irq.c boot/clock.c boot/bench.c lib/newlib_glue.c lib/heap.c lib/glob.c
 TRACED_SRCS  := $(filter-out $(NOTRACE_SRCS),$(BOOT_SRCS) $(LIB_SRCS) $(DEMO_SRCS) $(TEST_SRCS))

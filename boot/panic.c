@@ -12,6 +12,7 @@
 
 static int panic_cpu = -1;             /* atomic: CPU that owns the panic */
 void (*panic_hook)(void);
+void (*warn_hook)(void);
 
 bool panic_in_progress(void)
 {
@@ -94,4 +95,17 @@ void panic(const char *fmt, ...)
 	kprintf("\nPANIC on CPU %u: %s\nBacktrace:\n", cpu_id(), msg);
 	backtrace_print(0, 0);
 	panic_finish();
+}
+
+void warn(const char *fmt, ...)
+{
+	if (warn_hook)
+		warn_hook();
+	va_list ap;
+	va_start(ap, fmt);
+	char msg[256];
+	kvsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	kprintf("WARNING: CPU %u: %s\nBacktrace:\n", cpu_id(), msg);
+	backtrace_print(0, 0);
 }

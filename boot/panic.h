@@ -5,6 +5,11 @@
  * caller, stops the other CPUs and powers off with PANIC_EXIT_STATUS.  Only
  * the first CPU to panic reports; others that panic meanwhile halt.
  * panic_hook, if set, runs after the report (ftrace_dump_on_oops uses it).
+ *
+ * warn() reports something wrong that the kernel survives: warn_hook, if
+ * set, runs first (traceoff_on_warning: tracing off, so the trace up to the
+ * warning is kept), then "WARNING: CPU n: <message>" and a backtrace; the
+ * caller goes on.  Any context.
  */
 #ifndef BOOT_PANIC_H
 #define BOOT_PANIC_H
@@ -27,5 +32,7 @@ void backtrace_print(uintptr_t pc, uintptr_t fp);
  * their real targets.  Returns how many. */
 int backtrace_save(uintptr_t fp, uintptr_t *out, int max);
 extern void (*panic_hook)(void);
+__attribute__((format(printf, 1, 2))) void warn(const char *fmt, ...);
+extern void (*warn_hook)(void);
 
 #endif

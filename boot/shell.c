@@ -17,6 +17,7 @@
 #include "arch/hooks.h"
 #include "boot/main.h"
 #include "trace/cmdparse.h"
+#include "trace/dump.h"
 #include "trace/tracefs.h"
 
 #define LINE_MAX 256
@@ -47,6 +48,7 @@ static const struct command commands[] = {
 	{ "cat", "cat FILE: print a tracefs file (the files are listed below)", NULL },
 	{ "echo", "echo VALUE > FILE (>> appends to a filter)", NULL },
 	{ "run", "run the workload (the demo or APP) again", cmd_run },
+	{ "dump", "the trace as a framed binary dump (tools/bt-export reads it)", dump_command },
 	{ "poweroff", "leave QEMU", cmd_poweroff },
 };
 

@@ -257,16 +257,19 @@ static void rb_copy(void *dst, const void *src, uint32_t n)
 	}
 }
 
-int rb_read_page(struct rb_buffer *b, unsigned cpu, void *dst, unsigned *events)
+/*
+ * The unread committed events of c's page (or, if it is read up, of the next
+ * one) into dst in trace.dat form.  Returns the data bytes copied (0: nothing
+ * to read now) or -err; *nev and *lost get the events copied and the events
+ * lost just before them.  The caller owns c (reader lock, or an iterator).
+ */
+static int rb_cursor_page(struct rb_cpu *cb, struct rb_cursor *c, void *dst, bool swap,
+			  unsigned *nev_out, uint64_t *lost_out)
 {
-	if (cpu >= b->ncpus || !dst)
-		return -RB_EINVAL;
-	struct rb_cpu *cb = b->cpu[cpu];
-	struct rb_cursor *c = &cb->rd;
-	if (!rb_reader_trylock(cb))
-		return -RB_EBUSY;
 	int err = 0;
 	uint32_t end = 0;
+	*nev_out = 0;
+	*lost_out = 0;
 	for (unsigned i = 0; i < RB_TRIES; i++) {
 		uint64_t cm = __atomic_load_n(&cb->commit, __ATOMIC_ACQUIRE);
 		if (c->valid) {
@@ -276,46 +279,61 @@ int rb_read_page(struct rb_buffer *b, unsigned cpu, void *dst, unsigned *events)
 			if (C_CNT(cm) <= c->cnt)
 				break;
 		}
-		if ((err = rb_next_page(cb, c, true)))
+		if ((err = rb_next_page(cb, c, swap)))
 			break;
 	}
-	unsigned nev = 0;
-	uint32_t n = 0;
-	if (!err && c->valid && c->off < end) {
-		const struct rb_page *pg = rb_pg(cb, c->pidx);
-		struct rb_page *out = dst;
-		if (!c->started) {
-			c->ts = pg->time_stamp;
-			c->started = true;
-		}
-		out->time_stamp = c->ts;    /* the first item's delta is relative to it */
-		n = end - c->off;
-		rb_copy(out->data, pg->data + c->off, n);
-		for (uint32_t o = c->off; o < end;) {       /* count, and keep c->ts exact */
-			struct rb_decoded d;
-			if (rb_decode(pg->data + o, end - o, &d) || d.size == 0)
-				break;
-			c->ts = rb_ts_apply(c->ts, &d);
-			nev += d.is_data;
-			o += d.size;
-		}
-		uint64_t commit = n;
-		if (c->pending) {
-			commit |= RB_MISSED_EVENTS;
-			if (n + 8u <= RB_DATA_SIZE) {
-				__builtin_memcpy(out->data + n, &c->pending, 8);
-				commit |= RB_MISSED_STORED;
-			}
-		}
-		out->commit = commit;
-		c->off = end;
-		rb_account(cb, nev, c->pending);
-		c->pending = 0;
+	if (err || !c->valid || c->off >= end)
+		return err == -RB_EAGAIN ? 0 : err;
+	const struct rb_page *pg = rb_pg(cb, c->pidx);
+	struct rb_page *out = dst;
+	if (!c->started) {
+		c->ts = pg->time_stamp;
+		c->started = true;
 	}
+	out->time_stamp = c->ts;    /* the first item's delta is relative to it */
+	uint32_t n = end - c->off;
+	unsigned nev = 0;
+	rb_copy(out->data, pg->data + c->off, n);
+	for (uint32_t o = c->off; o < end;) {       /* count, and keep c->ts exact */
+		struct rb_decoded d;
+		if (rb_decode(pg->data + o, end - o, &d) || d.size == 0)
+			break;
+		c->ts = rb_ts_apply(c->ts, &d);
+		nev += d.is_data;
+		o += d.size;
+	}
+	uint64_t commit = n;
+	if (c->pending) {
+		commit |= RB_MISSED_EVENTS;
+		if (n + 8u <= RB_DATA_SIZE) {
+			__builtin_memcpy(out->data + n, &c->pending, 8);
+			commit |= RB_MISSED_STORED;
+		}
+	}
+	out->commit = commit;
+	c->off = end;
+	*nev_out = nev;
+	*lost_out = c->pending;
+	c->pending = 0;
+	return (int)n;
+}
+
+int rb_read_page(struct rb_buffer *b, unsigned cpu, void *dst, unsigned *events)
+{
+	if (cpu >= b->ncpus || !dst)
+		return -RB_EINVAL;
+	struct rb_cpu *cb = b->cpu[cpu];
+	if (!rb_reader_trylock(cb))
+		return -RB_EBUSY;
+	unsigned nev;
+	uint64_t lost;
+	int r = rb_cursor_page(cb, &cb->rd, dst, true, &nev, &lost);
+	if (r > 0)
+		rb_account(cb, nev, lost);
 	rb_reader_unlock(cb);
 	if (events)
 		*events = nev;
-	return err == -RB_EAGAIN ? 0 : err ? err : (int)n;
+	return r;
 }
 
 /* ---- Non-consuming iterators ---------------------------------------------------- */
@@ -400,4 +418,41 @@ void rb_iter_end(struct rb_iter *it)
 	unsigned lo = it->cpu == RB_ALL_CPUS ? 0 : (unsigned)it->cpu;
 	unsigned hi = it->cpu == RB_ALL_CPUS ? it->b->ncpus : lo + 1;
 	rb_iter_release(it, lo, hi);
+}
+
+/* ---- Iterators for dumps (trace/dump.c) ------------------------------------------ */
+
+int rb_iter_read_page(struct rb_iter *it, unsigned cpu, void *dst, unsigned *events,
+		      uint64_t *lost)
+{
+	unsigned lo = it->cpu == RB_ALL_CPUS ? 0 : (unsigned)it->cpu;
+	unsigned hi = it->cpu == RB_ALL_CPUS ? it->b->ncpus : lo + 1;
+	if (cpu < lo || cpu >= hi || !dst)
+		return -RB_EINVAL;
+	unsigned nev;
+	uint64_t l;
+	int r = rb_cursor_page(it->b->cpu[cpu], &it->cur[cpu], dst, false, &nev, &l);
+	if (events)
+		*events = r > 0 ? nev : 0;
+	if (lost)
+		*lost = r > 0 ? l : 0;
+	return r;
+}
+
+void rb_iter_start_force(struct rb_iter *it, struct rb_buffer *b)
+{
+	it->b = b;
+	it->cpu = RB_ALL_CPUS;
+	for (unsigned i = 0; i < b->ncpus; i++) {
+		struct rb_cpu *cb = b->cpu[i];
+		rb_record_cpu_off(b, i);
+		/* Nobody inside: publish what a writer may have left (a
+		 * quiescer's E step).  Someone inside (stopped mid-write, or
+		 * this CPU's own writer): read up to the commit word only. */
+		if (G_INSIDE(__atomic_load_n(&cb->gate, __ATOMIC_SEQ_CST)) == 0)
+			rb_publish(cb, __atomic_load_n(&cb->tail, __ATOMIC_RELAXED));
+		(void)rb_reader_trylock(cb);   /* held or not: the holder is stopped */
+		it->cur[i] = cb->rd;
+		it->have[i] = false;
+	}
 }

@@ -227,6 +227,17 @@ void rb_iter_end(struct rb_iter *it);
  * CPU must be one the iterator covers. */
 int rb_iter_peek_cpu(struct rb_iter *it, unsigned cpu, struct rb_event *ev);
 void rb_iter_drop_cpu(struct rb_iter *it, unsigned cpu);
+/* Dumps (trace/dump.c).  rb_iter_read_page(): the iterator's next page of
+ * `cpu` in rb_read_page()'s form, without consuming; *lost gets the events
+ * lost just before it (also stored in the page when it fits).  Use either
+ * this or rb_iter_next() on one iterator, not both.
+ * rb_iter_start_force(): all CPUs, for the panic path (other CPUs stopped,
+ * maybe mid-write): recording off, never waits, takes the reader side
+ * whether or not it is held; events a writer never committed are not seen.
+ * It has no rb_iter_end(): recording stays off. */
+int rb_iter_read_page(struct rb_iter *it, unsigned cpu, void *dst, unsigned *events,
+		      uint64_t *lost);
+void rb_iter_start_force(struct rb_iter *it, struct rb_buffer *b);
 
 /* ---- Counters ---------------------------------------------------------- */
 struct rb_stats {

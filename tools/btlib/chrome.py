@@ -1,0 +1,98 @@
+"""chrome.py — Chrome trace-event JSON for Perfetto ({"traceEvents": [...]}).
+
+  pid  the CPU a call began on ("CPU n"), tid  the task (pid 0, the idle
+  threads, is kept apart per CPU as tid -1 - cpu)
+  funcgraph entry/exit   "B" / "E" pairs, nested per task; arguments as
+                         args (text as in the trace), the return value as
+                         args.retval on the "E"; the "E" goes to the pid of
+                         its "B" even if the task migrated meanwhile
+  an exit whose entry is not in the dump (lost, or tracing began mid-call)
+                         "X" (complete) from calltime to rettime
+  entries still open at the end   closed at the last time stamp, args
+                         {"unfinished": true}
+  function events        instant events ("i", scope thread), parent as args
+  lost events            instant events, scope process, "lost N events"
+ts and dur are in microseconds.
+"""
+import json
+
+from . import events as E
+from . import fsig as F
+
+
+def _arg_pairs(sig, words):
+    """[(name, text)] as funcgraph-args prints them (argN without a name)."""
+    if sig is None:
+        return [("arg%d" % i, "0x%x" % w) for i, w in enumerate(words)]
+    out, w = [], 0
+    for i, (name, kind, size) in enumerate(sig.params):
+        need = F._words_for(kind, size)
+        if need > len(words) - w:
+            break
+        out.append((name or "arg%d" % i, F._value(kind, size, words[w:w + need])))
+        w += need
+    return out
+
+
+def build(dump):
+    d = dump
+    us = lambda cycles: d.cycles_to_ns(cycles) / 1000.0     # noqa: E731
+    name = lambda a: d.sym_name(a) or "0x%x" % a           # noqa: E731
+    out = []
+    stacks = {}              # task key -> [(func, pid)]
+    last_ts = 0
+    tids = set()
+
+    def tid_of(ev):
+        return ev.pid if ev.pid else -1 - ev.cpu
+
+    for ev in E.merged(d):
+        last_ts = max(last_ts, ev.ts)
+        if ev.lost:
+            out.append({"name": "lost %d events" % ev.lost, "ph": "i", "s": "p",
+                        "ts": us(ev.ts), "pid": ev.cpu, "tid": tid_of(ev)})
+        tid = tid_of(ev)
+        tids.add((ev.cpu, tid, ev.pid))
+        if ev.is_entry:
+            args = dict(_arg_pairs(d.sigs.get(ev.func), ev.args)) if ev.nargs else {}
+            out.append({"name": name(ev.func), "ph": "B", "ts": us(ev.ts), "pid": ev.cpu,
+                        "tid": tid, "args": args})
+            stacks.setdefault(tid, []).append((ev.func, ev.cpu))
+        elif ev.is_exit:
+            st = stacks.get(tid, [])
+            ret = F.format_ret(d.sigs.get(ev.func), ev.retval, False)
+            args = {"retval": ret[4:]} if ret else {}
+            if any(f == ev.func for f, _ in st):
+                # Close what the lost exits left open above it first.
+                while st:
+                    f, pid = st.pop()
+                    out.append({"name": name(f), "ph": "E", "ts": us(ev.ts), "pid": pid,
+                                "tid": tid, "args": args if f == ev.func else {"unfinished": True}})
+                    if f == ev.func:
+                        break
+            else:
+                out.append({"name": name(ev.func), "ph": "X", "ts": us(ev.calltime),
+                            "dur": us(ev.rettime) - us(ev.calltime), "pid": ev.cpu,
+                            "tid": tid, "args": dict(args, entry_lost=True)})
+        elif ev.is_function:
+            out.append({"name": name(ev.ip), "ph": "i", "s": "t", "ts": us(ev.ts),
+                        "pid": ev.cpu, "tid": tid, "args": {"parent": name(ev.parent_ip)}})
+    for tid, st in stacks.items():
+        while st:
+            f, pid = st.pop()
+            out.append({"name": name(f), "ph": "E", "ts": us(last_ts), "pid": pid, "tid": tid,
+                        "args": {"unfinished": True}})
+    meta = [{"name": "process_name", "ph": "M", "pid": c, "args": {"name": "CPU %d" % c}}
+            for c in range(d.ncpus)]
+    for cpu, tid, pid in sorted(tids):
+        comm = "<idle>" if pid == 0 else d.comms.get(pid, "<...>")
+        meta.append({"name": "thread_name", "ph": "M", "pid": cpu, "tid": tid,
+                     "args": {"name": "%s-%d" % (comm, pid)}})
+    return {"traceEvents": meta + out, "displayTimeUnit": "ns",
+            "otherData": {"tracer": d.tracer, "arch": d.arch, "cpus": d.ncpus,
+                          "counter_hz": d.hz}}
+
+
+def write(dump, f):
+    json.dump(build(dump), f, indent=None, separators=(",", ":"))
+    f.write("\n")

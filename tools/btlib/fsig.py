@@ -1,0 +1,81 @@
+"""fsig.py — funcgraph-args / funcgraph-retval text from signatures, as
+trace/fsig.c prints it (fsig_format_args, fsig_format_ret).
+
+The one difference: a `char *` argument with funcgraph-args-string prints
+as its pointer here (the guest reads the string from its memory when it
+prints; the host has only the dump).
+"""
+VOID, INT, UINT, BOOL, ENUM, PTR, STR, OTHER, FLOAT = range(9)
+WORD = 8
+M64 = 2 ** 64 - 1
+
+
+def _hex(v):
+    return "0x%x" % (v & M64)
+
+
+def _cut(v, size):
+    return v & ((1 << (size * 8)) - 1) if size and size < WORD else v
+
+
+def _cut_signed(v, size):
+    v &= M64
+    bits = size * 8 if size and size < WORD else 64
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if v >> (bits - 1) else v
+
+
+def _words_for(kind, size):
+    if kind == FLOAT:
+        return 0
+    if kind == OTHER and WORD < size <= 2 * WORD:
+        return 2
+    return 1
+
+
+def _value(kind, size, w):
+    if kind in (INT, ENUM):
+        return str(_cut_signed(w[0], size))
+    if kind == UINT:
+        return _hex(_cut(w[0], size))
+    if kind == BOOL:
+        return str(_cut(w[0], size))
+    if kind == FLOAT:
+        return "(float)"
+    if kind == OTHER:
+        parts = [_hex(_cut(w[0], size) if size <= WORD else w[0])]
+        parts += [_hex(w[i]) for i in range(1, _words_for(kind, size))]
+        return "[" + ":".join(parts) + "]"
+    return _hex(w[0])                 # PTR, STR (no guest memory here)
+
+
+def format_args(sig, words):
+    """The argument list without parentheses."""
+    if sig is None:
+        return ", ".join(_hex(w) for w in words)
+    out, w = [], 0
+    for name, kind, size in sig.params:
+        need = _words_for(kind, size)
+        if need > len(words) - w:
+            break
+        out.append((name + "=" if name else "") + _value(kind, size, words[w:w + need]))
+        w += need
+    return ", ".join(out)
+
+
+def format_ret(sig, raw, hex_only):
+    """"ret=..." or "" for a void function."""
+    if sig is not None and sig.ret[0] == VOID:
+        return ""
+    if sig is None:
+        return "ret=" + _hex(raw)
+    kind, size = sig.ret
+    if kind == FLOAT:
+        return "ret=(float)"
+    can_err = kind in (INT, ENUM) or size == WORD
+    sv = _cut_signed(raw, size) if kind in (INT, ENUM) else _cut(raw, size)
+    if sv >= 2 ** 63:
+        sv -= 2 ** 64
+    if not hex_only and can_err and -4095 <= sv <= -1:
+        return "ret=%d" % sv
+    return "ret=" + _hex(_cut(raw, size))

@@ -281,7 +281,17 @@ def shell_session(arch):
     # The timer's lookups are counted since boot: the graph run's are the
     # difference between the last two runs' counts.
     ticks = [int(n) for n in re.findall(r"(\d+) lookups from the timer interrupt", out)]
-    irq_lookups = ticks[-1] - ticks[-2] if len(ticks) >= 2 else -1
+    irq_lookups = ticks[-1] - ticks[-2] if len(ticks) >= 3 else -1
+    if len(ticks) >= 3:
+        irq_lookups = ticks[-2] - ticks[-3]        # the graph run; the last is the profiled one
+    prof_irq = ticks[-1] - ticks[-2] if len(ticks) >= 3 else -1
+    # trace_stat/functionN: "  name   hits    total us ..." summed over the CPUs.
+    prof_hits, prof_heads = {}, 0
+    for n in range(4):
+        text = blocks.get("cat trace_stat/function%d" % n, [""])[0]
+        prof_heads += text.startswith("  Function                               Hit    Time")
+        for name, hits in re.findall(r"^  (\w+) +(\d+) +[0-9.]+ us ", text, re.M):
+            prof_hits[name] = prof_hits.get(name, 0) + int(hits)
     gcalls = re.findall(r"^ \d\) [ +!#*@$0-9.us]*\|  +(\w+)\(\)(?: \{|;)$", graph, re.M)
     gother = [l for l in graph.splitlines() if not l.startswith("#") and l.strip() and
               not re.match(r"^ \d\) [ +!#*@$0-9.us]*\|  +(\w+\(\)(?: \{|;)|\})$", l) and
@@ -331,7 +341,14 @@ def shell_session(arch):
             r"^ +init-1 +\[\d{3}\] \S{5} +\d+\.\d{6}: tracing_mark_write: hello marker$",
             blocks.get("cat trace_pipe", [""])[0]) is not None and
          blocks.get("cat trace_marker") == ["cat: trace_marker: Invalid argument"]),
-        ("status", rc == 1 and "baretrace: script done, 12 command(s) failed" in out),
+        ("function profiler", blocks.get("cat function_profile_enabled") == ["1"] and
+         prof_hits.get("vfs_stat") == 1600 + prof_irq and prof_hits.get("kind_name") == 1 and
+         set(prof_hits) == {"vfs_stat", "kind_name"} and prof_heads == 4 and
+         blocks.get("cat trace_stat/function99") ==
+         ["cat: trace_stat/function99: No such file or directory"] and
+         blocks.get("echo 2 > function_profile_enabled") ==
+         ["echo: write error: Invalid argument (function_profile_enabled takes 0 or 1)"]),
+        ("status", rc == 1 and "baretrace: script done, 14 command(s) failed" in out),
     ]
     for name, ok in checks:
         report(bool(ok), "%s shell script: %s" % (arch, name), out if not ok else "")

@@ -124,6 +124,12 @@ static FTRACE_HOT void fgraph_enter(uintptr_t ip, uintptr_t parent, struct ftrac
 	if (base + size > FGRAPH_STACK_WORDS) {
 		st->overrun++;
 		__atomic_fetch_add(&total_overrun, 1, __ATOMIC_RELAXED);
+		for (unsigned m = mask; m; m &= m - 1) {
+			struct fgraph_ops *g = __atomic_load_n(&users[__builtin_ctz(m)],
+							       __ATOMIC_ACQUIRE);
+			if (g)
+				__atomic_fetch_add(&g->nmissed, 1, __ATOMIC_RELAXED);
+		}
 		return;
 	}
 	st->top = base + size;                                   /* A */
@@ -188,7 +194,8 @@ static FTRACE_HOT void call_exits(struct fgraph_stack *st, struct fgraph_stack *
 	unsigned taken = (unsigned)f[FR_USERS] & 0xffff, entry = (unsigned)f[FR_USERS] >> 16;
 	uint64_t gens = __atomic_load_n(&user_gens, __ATOMIC_ACQUIRE);
 	struct fgraph_ret r = {
-		.func = f[FR_FUNC], .retval = fgraph_ret_regs_value(rr), .calltime = f[FR_TIME],
+		.func = f[FR_FUNC], .parent = f[FR_RET], .retval = fgraph_ret_regs_value(rr),
+		.calltime = f[FR_TIME],
 		.rettime = arch_counter(), .overrun = st->overrun,
 		.depth = st->depth - 1 + (outer ? outer->depth : 0),
 	};
@@ -255,6 +262,7 @@ int register_fgraph(struct fgraph_ops *g)
 	g->ops.func = fgraph_ops_func;
 	g->ops.flags |= FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_GRAPH;
 	g->ops.graph_mask = 1u << idx;
+	g->nmissed = 0;
 	bump_gen(idx);               /* frames of an earlier user of the slot are not ours */
 	/* RELEASE: entries that see the user see it complete. */
 	__atomic_store_n(&users[idx], g, __ATOMIC_RELEASE);

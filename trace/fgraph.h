@@ -53,6 +53,7 @@ struct fgraph_ent {
 
 struct fgraph_ret {
 	uintptr_t func;
+	uintptr_t parent;                /* the original return address */
 	unsigned depth;
 	uint64_t retval;                 /* raw return register */
 	uint64_t calltime, rettime;
@@ -70,6 +71,8 @@ struct fgraph_ops {
 	fgraph_ret_t retfunc;            /* may be NULL */
 	void *private;
 	int idx;                         /* core: slot while registered, else -1 */
+	uint64_t nmissed;                /* core (atomic): calls of this user that a full
+					  * shadow stack left unhooked; zeroed at register */
 };
 
 /* 0, -EBUSY (already registered, or all slots taken), or the ftrace error. */

@@ -7,10 +7,8 @@
  * refuse the call: the per-call data words are fgraph's, so what the entry
  * handler writes is what the exit handler gets.
  *
- * The parent at exit: struct fgraph_ret does not carry the original return
- * address, but while exit callbacks run, the frame being popped is still
- * the innermost one of this context (fgraph pops it after them), so the
- * unwinder fgraph_ret_addr() with a record below every frame returns it.
+ * The parent at exit is fgraph_ret.parent (the frame's original return
+ * address); nmissed is fgraph's count for this user (fgraph_ops.nmissed).
  *
  * Registration state (registered, missed_*) is under fprobe_mutex.
  */
@@ -36,9 +34,7 @@ static bool fprobe_entry(const struct fgraph_ent *e, struct fgraph_ops *g, uint6
 static void fprobe_exit(const struct fgraph_ret *r, struct fgraph_ops *g, uint64_t *data)
 {
 	struct fprobe *fp = g->private;
-	unsigned cursor = 0;
-	uintptr_t parent = fgraph_ret_addr((uintptr_t)arch_fgraph_return_hook, 0, &cursor);
-	fp->exit_handler(fp, r->func, parent, r->retval, data);
+	fp->exit_handler(fp, r->func, r->parent, r->retval, data);
 }
 
 /* Some pattern in s: a character other than the separators of
@@ -49,13 +45,6 @@ static bool has_pattern(const char *s)
 		if (*s != ' ' && *s != '\t' && *s != '\n' && *s != ',')
 			return true;
 	return false;
-}
-
-static uint64_t overruns(void)
-{
-	struct fgraph_stats st;
-	fgraph_stats(&st);
-	return st.overrun;
 }
 
 int register_fprobe(struct fprobe *fp, const char *filter, const char *notrace)
@@ -76,9 +65,7 @@ int register_fprobe(struct fprobe *fp, const char *filter, const char *notrace)
 			err = -EINVAL;           /* only "!..." patterns: nothing left */
 	}
 	if (!err) {
-		fp->missed_base = overruns();
-		fp->missed = 0;
-		err = register_fgraph(&fp->g);
+		err = register_fgraph(&fp->g);      /* zeroes fp->g.nmissed */
 		fp->registered = err == 0;
 	}
 	mutex_unlock(&fprobe_mutex);
@@ -92,7 +79,6 @@ int unregister_fprobe(struct fprobe *fp)
 	if (!err) {
 		/* Returns once no handler of fp runs or can run (fgraph.h). */
 		err = unregister_fgraph(&fp->g);
-		fp->missed = overruns() - fp->missed_base;
 		fp->registered = false;
 	}
 	mutex_unlock(&fprobe_mutex);
@@ -110,7 +96,7 @@ bool fprobe_is_registered(const struct fprobe *fp)
 uint64_t fprobe_nmissed(const struct fprobe *fp)
 {
 	mutex_lock(&fprobe_mutex);
-	uint64_t n = fp->registered ? overruns() - fp->missed_base : fp->missed;
+	uint64_t n = __atomic_load_n(&fp->g.nmissed, __ATOMIC_RELAXED);
 	mutex_unlock(&fprobe_mutex);
 	return n;
 }

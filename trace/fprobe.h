@@ -48,8 +48,6 @@ struct fprobe {
 	/* Private to fprobe.c (fprobe_mutex). */
 	struct fgraph_ops g;
 	bool registered;
-	uint64_t missed_base;              /* fgraph overruns at registration */
-	uint64_t missed;                   /* counted when unregistered */
 };
 
 /*
@@ -65,12 +63,9 @@ int register_fprobe(struct fprobe *fp, const char *filter, const char *notrace);
 int unregister_fprobe(struct fprobe *fp);
 
 bool fprobe_is_registered(const struct fprobe *fp);
-/*
- * Calls not hooked because a shadow stack was full, while fp was
- * registered.  fgraph counts these per stack, not per user, and without
- * asking the users (it has no room to), so this is every graph call lost
- * in that time — the calls of fp's functions among them.
- */
+/* Calls of fp's functions not hooked because a shadow stack was full, since
+ * fp was last registered (fgraph counts them per user; no handler runs for
+ * such a call: fgraph has no room to ask). */
 uint64_t fprobe_nmissed(const struct fprobe *fp);
 
 #endif

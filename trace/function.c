@@ -18,6 +18,7 @@
 #include "trace/fgraph.h"
 #include "trace/ftrace_internal.h"
 #include "trace/graph.h"
+#include "trace/profile.h"
 #include "trace/trace.h"
 
 static FTRACE_HOT void function_trace_call(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
@@ -93,11 +94,13 @@ BT_PARAM("ftrace_notrace", opt_notrace, "functions they never trace (globs)");
 
 int trace_filter_set(bool notrace, const char *patterns, bool reset)
 {
-	struct ftrace_ops *ops[2] = { &function_ops, &graph_fgraph_ops.ops };
+	/* The function tracer, function_graph and the function profiler, as
+	 * Linux's global filter drives all three. */
+	struct ftrace_ops *ops[3] = { &function_ops, &graph_fgraph_ops.ops, profile_ftrace_ops() };
 	int err = 0;
-	/* Same patterns on both: the first checks them (-EINVAL changes
-	 * nothing), the second cannot fail on them. */
-	for (int i = 0; i < 2 && !err; i++)
+	/* Same patterns on all: the first checks them (-EINVAL changes
+	 * nothing), the others cannot fail on them. */
+	for (int i = 0; i < 3 && !err; i++)
 		err = notrace ? ftrace_set_notrace(ops[i], patterns, reset)
 			      : ftrace_set_filter(ops[i], patterns, reset);
 	return err;

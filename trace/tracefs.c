@@ -25,6 +25,7 @@
 #include "trace/graph.h"
 #include "trace/hash.h"
 #include "trace/options.h"
+#include "trace/profile.h"
 #include "trace/records.h"
 #include "trace/trace.h"
 #include "trace/tracefs.h"
@@ -337,6 +338,37 @@ static int set_option(const char *name, const char *value, bool append)
 	return trace_opt_set(word);
 }
 
+/* ---- the function profiler (trace/profile.h) ---- */
+
+static int cat_profile_enabled(const char *arg)
+{
+	kprintf("%d\n", profile_enabled());
+	return 0;
+}
+
+static int set_profile_enabled(const char *arg, const char *value, bool append)
+{
+	unsigned long n;
+	if (!parse_ulong(value, &n, 1))
+		return write_error(-EINVAL, "function_profile_enabled takes 0 or 1");
+	if (!n) {
+		profile_disable();
+		return 0;
+	}
+	int err = profile_enabled() ? 0 : profile_enable();
+	return err ? write_error(err, NULL) : 0;
+}
+
+/* trace_stat/functionN: CPU N's profile. */
+static int cat_trace_stat(const char *name)
+{
+	unsigned long cpu;
+	if (strncmp(name, "function", 8) || !parse_ulong(name + 8, &cpu, MAX_CPUS - 1) ||
+	    cpu >= ncpus)
+		return -ENOENT;
+	return profile_print((unsigned)cpu) ? -ENOENT : 0;
+}
+
 /* ---- btf: the signatures (ours; trace/btf.h) ---- */
 
 static int cat_btf(const char *arg)
@@ -391,6 +423,8 @@ static const struct tracefs_file files[] = {
 	{ "trace_options", cat_trace_options, set_trace_options, false },
 	{ "options/", cat_option, set_option, false },
 	{ "btf", cat_btf, set_btf, false },
+	{ "function_profile_enabled", cat_profile_enabled, set_profile_enabled, false },
+	{ "trace_stat/", cat_trace_stat, NULL, false },
 };
 
 /* The file `path` names, and in *arg the entry inside a directory. */

@@ -209,20 +209,44 @@ static FTRACE_HOT void call_exits(struct fgraph_stack *st, struct fgraph_stack *
 	}
 }
 
-FTRACE_HOT uintptr_t fgraph_return(struct fgraph_ret_regs *rr)
+/* The top frame's base, or panic: the hook runs only over a frame. */
+static FTRACE_HOT unsigned top_frame(struct fgraph_stack *st)
 {
-	uintptr_t tok = ftrace_preempt_disable();
-	struct cpu *c = arch_this_cpu();
-	struct fgraph_stack *outer, *st = context_stack(c, &outer);
 	if (!st || st->top == 0)
 		panic("fgraph: return hook reached with an empty shadow stack");
 	unsigned size = (unsigned)st->w[st->top - 1];
 	if (size < FR_HEADER + 1 || size > st->top)
 		panic("fgraph: corrupt shadow frame (size %u, top %u)", size, st->top);
-	unsigned base = st->top - size;
-	uint64_t *f = &st->w[base];
-	if (f[FR_SP] != fgraph_ret_regs_sp(rr))
+	return st->top - size;
+}
+
+/*
+ * The frame for the function returning now is the top one, whose entry SP
+ * is ours.  Frames above it with a lower entry SP belong to calls that will
+ * never return — a longjmp (fault_catch) left them — and are dropped
+ * without exits.  Any other mismatch is a broken invariant: tracing stops
+ * (the frame's return address is still the best place to go).
+ */
+static FTRACE_HOT unsigned frame_of(struct fgraph_stack *st, uintptr_t sp)
+{
+	unsigned base = top_frame(st);
+	while (st->w[base + FR_SP] < sp && base > 0) {
+		st->top = base;
+		st->depth--;
+		base = top_frame(st);
+	}
+	if (st->w[base + FR_SP] != sp)
 		ftrace_kill("fgraph: a return does not match its shadow frame");
+	return base;
+}
+
+FTRACE_HOT uintptr_t fgraph_return(struct fgraph_ret_regs *rr)
+{
+	uintptr_t tok = ftrace_preempt_disable();
+	struct cpu *c = arch_this_cpu();
+	struct fgraph_stack *outer, *st = context_stack(c, &outer);
+	unsigned base = frame_of(st, fgraph_ret_regs_sp(rr));
+	uint64_t *f = &st->w[base];
 	unsigned bit = ftrace_recursion_enter();
 	if (bit && !ftrace_is_dead())
 		call_exits(st, outer, f, rr);                /* D */

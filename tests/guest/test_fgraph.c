@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "boot/clock.h"
+#include "boot/fault.h"
 #include "boot/console.h"
 #include "boot/cpu.h"
 #include "boot/irq.h"
@@ -398,6 +399,27 @@ TEST_CASE(fgraph, backtrace_real_returns)
 		EXPECT_NE(bt[i], (uintptr_t)arch_fgraph_return_hook);
 	EXPECT_TRUE(bt_has(fg_bt_outer));                     /* inner's return */
 	EXPECT_TRUE(bt_has(test_fgraph_backtrace_real_returns)); /* outer's return */
+}
+
+/* A hooked call abandoned by a longjmp (fault_catch): its frame is stale
+ * when the caller returns; the caller's return drops it and pairs right. */
+T void fg_faulter(void *p) { *(volatile int *)p = 1; KEEP(); }
+T int fg_catcher(int x)
+{
+	struct fault_info fi;
+	int r = fault_catch(fg_faulter, (void *)8, &fi) + x;
+	KEEP();
+	return r;
+}
+
+TEST_CASE(fgraph, longjmp_out_of_hooked_call)
+{
+	ASSERT_TRUE(rec_start("fg_catcher fg_faulter"));
+	EXPECT_EQ(fg_catcher(10), 11);
+	EXPECT_EQ(fg_mid(1), 4);                    /* graph still working */
+	rec_stop();
+	EXPECT_TRUE(!ftrace_is_dead());
+	EXPECT_LOG("E:fg_catcher:0 E:fg_faulter:1 X:fg_catcher:0:11");
 }
 
 /* Floating-point arguments and return values survive entry and exit. */

@@ -18,7 +18,8 @@ report 3.1.6 reads (shared/TOOLCHAIN-NOTES.md, "Formats and harnesses"):
                                   page-aligned, verbatim but for one thing:
                                   funcgraph_exit's calltime and rettime are
                                   rewritten from cycles to ns (trace-cmd takes
-                                  rettime - calltime as ns), same size.
+                                  rettime - calltime as ns; rettime is calltime
+                                  + the guest's converted duration), same size.
 Lost-events marks stay as the guest wrote them (bit 31 of a page's commit,
 the count after the data when it fitted).
 """
@@ -81,10 +82,10 @@ def tsc2nsec(mult64):
     """(mult, shift) with (c * mult) >> shift == (c * mult64) >> 32 for all c
     if one exists (mult below 2^31: trace-cmd keeps it in an int), and
     whether it is exact."""
-    for shift in range(32, -1, -1):
-        k = 32 - shift
-        if mult64 % (1 << k) == 0 and (mult64 >> k) < 2 ** 31:
-            return mult64 >> k, shift, True
+    if mult64:
+        k = min((mult64 & -mult64).bit_length() - 1, 32)    # trailing zero bits
+        if (mult64 >> k) < 2 ** 31:
+            return mult64 >> k, 32 - k, True
     for shift in range(32, -1, -1):             # closest: drop low bits
         if (mult64 >> (32 - shift)) < 2 ** 31:
             return mult64 >> (32 - shift), shift, False
@@ -98,8 +99,11 @@ def _pages_ns(dump, cpu):
         raw = bytearray(pg.raw)
         for ev in E.page_events(cpu, pg.raw, pg.lost, pg):
             if ev.is_exit:
-                struct.pack_into("<QQ", raw, ev.offset + 32, dump.cycles_to_ns(ev.calltime),
-                                 dump.cycles_to_ns(ev.rettime))
+                # The guest converts the difference (not each end): so do we,
+                # so that trace-cmd's durations are the guest's to the ns.
+                call = dump.cycles_to_ns(ev.calltime)
+                dur = dump.cycles_to_ns((ev.rettime - ev.calltime) & (2 ** 64 - 1))
+                struct.pack_into("<QQ", raw, ev.offset + 32, call, call + dur)
         out.append(bytes(raw))
     return out
 
@@ -119,7 +123,11 @@ def write(dump, f):
         b = fm.encode()
         w(struct.pack("<Q", len(b)) + b)
     w(struct.pack("<I", 0))                                  # event systems
-    ks = "".join("%016x T %s\n" % (a, n) for a, _, n in dump.syms).encode()
+    # libtraceevent ends a symbol at the next one: mark the last one's end.
+    ks = "".join("%016x T %s\n" % (a, n) for a, _, n in dump.syms)
+    if dump.syms:
+        ks += "%016x t __bt_end\n" % (dump.syms[-1][0] + dump.syms[-1][1])
+    ks = ks.encode()
     w(struct.pack("<I", len(ks)) + ks)
     w(struct.pack("<I", 0))                                  # printk formats
     cl = "".join("%d %s\n" % (p, c) for p, c in sorted(dump.comms.items())).encode()

@@ -1,0 +1,397 @@
+#!/usr/bin/env python3
+"""test_export.py — tools/bt-export and tools/btlib on the host, TAP output.
+
+A dump is made here from a known event set, frame by frame as trace/dump.c
+makes it (the encoder below follows its header), then damaged in known
+ways; each case checks what is reported (by frame number), what is
+recovered (exact event counts) and the exit status.  trace.dat is read back
+with `trace-cmd report`; the JSON is parsed and its nesting checked; the
+text is compared with a fixed expected text and, for dumps captured from
+the guests (tests/host/export/*.log, made with tools/export_checks.py
+--capture), with the guest's own `cat trace` in the same log.
+"""
+import base64
+import glob
+import io
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from btlib import chrome, events, frames, text, tracedat  # noqa: E402
+
+EXPORT = os.path.join(ROOT, "tools", "bt-export")
+
+# ---- a dump made from a known event set ---------------------------------------
+
+FN, RET, ENT = 1, 10, 11
+SYMS = [(0x1000, 0x100, "vfs_open"), (0x1100, 0x80, "path_get"), (0x2000, 0x40, "worker_main")]
+# vfs_open(int flags, const char *name) -> int; path_get(void *p) -> long
+SIGS = [(0x1000, [("flags", 1, 4), ("name", 6, 8)], (1, 4)), (0x1100, [("p", 5, 8)], (1, 8))]
+COMMS = {5: "worker", 6: "demo"}
+
+
+def ent(pid, func, depth, args=(), flags=0):
+    return struct.pack("<HBBiQII", ENT, flags, 1, pid, func, depth, len(args)) + \
+        b"".join(struct.pack("<Q", a) for a in args)
+
+
+def ret(pid, func, depth, retval, calltime, rettime, flags=0):
+    return struct.pack("<HBBiQQIIQQ", RET, flags, 1, pid, func, retval & (2 ** 64 - 1), depth,
+                       0, calltime, rettime)
+
+
+def fn(pid, ip, parent):
+    return struct.pack("<HBBiQQ", FN, 0, 1, pid, ip, parent)
+
+
+def page(evs, lost=0):
+    """evs: [(ts, payload)] -> a page record in rb_read_page()'s form."""
+    data = b""
+    prev = evs[0][0]
+    for ts, p in evs:
+        delta = ts - prev
+        if delta >> 27:
+            data += struct.pack("<II", 30 | (delta & (2 ** 27 - 1)) << 5, delta >> 27)
+            delta = 0
+        data += struct.pack("<I", len(p) // 4 | delta << 5) + p
+        prev = ts
+    commit = len(data) | ((1 << 31) | (1 << 30) if lost else 0)
+    return struct.pack("<QQ", evs[0][0], commit) + data + (struct.pack("<Q", lost) if lost else b"")
+
+
+def events_cpu0():
+    """Three pages on CPU 0: calls of vfs_open -> path_get; lost events
+    before the third page."""
+    pages = []
+    t = 1000
+    for i in range(3):
+        evs = []
+        for k in range(2):
+            a = t
+            evs += [(a, ent(5, 0x1000, 0, (3, 0x4000))), (a + 100, ent(5, 0x1100, 1, (0x5000,))),
+                    (a + 600, ret(5, 0x1100, 1, -22, a + 100, a + 600)),
+                    (a + 2500, ret(5, 0x1000, 0, 7, a, a + 2500))]
+            t += 5000
+        pages.append(page(evs, lost=4 if i == 2 else 0))
+    return pages
+
+
+def events_cpu1():
+    return [page([(40000, fn(6, 0x2010, 0x2000)), (2 ** 28 + 40000, fn(6, 0x1000, 0x2020))])]
+
+
+def frame(fid, seq, kind, payload):
+    body = "%08x %d %s %s" % (fid, seq, kind, base64.b64encode(payload).decode())
+    return "@BT1 %s %08x" % (body, zlib.crc32(body.encode()))
+
+
+def make_dump(fid=0x1234abcd, tracer="function_graph", opts=None, hz=1000000000):
+    if opts is None:
+        opts = 1 << 3 | 1 << 4 | 1 << 6 | 1 << 8 | 1 << 10 | 1 << 12   # cpu overhead dur irqs retval args
+    cpus = [events_cpu0(), events_cpu1()]
+    body = []
+    nev = []
+    for c, pages in enumerate(cpus):
+        n = 0
+        for i, raw in enumerate(pages):
+            cnt = len(events.page_events(c, raw + b"\0" * (4096 - len(raw))))
+            n += cnt
+            lost = struct.unpack_from("<Q", raw, len(raw) - 8)[0] if raw[15] & 0x40 else 0
+            pieces = [raw[o:o + frames.PIECE] for o in range(0, len(raw), frames.PIECE)]
+            for k, pc in enumerate(pieces):
+                body.append(("P", struct.pack("<HHHHIIQ", c, k, len(pieces), 0, i, len(raw),
+                                              lost) + pc))
+        nev.append((n, len(pages)))
+    body.append(("S", b"".join(struct.pack("<QIH", a, s, len(n)) + n.encode() for a, s, n in SYMS)))
+    body.append(("F", b"".join(struct.pack("<QBBBB", ip, len(ps), r[0], r[1], 0) +
+                               b"".join(struct.pack("<BBB", k, s, len(n)) + n.encode()
+                                        for n, k, s in ps) for ip, ps, r in SIGS)))
+    body.append(("C", b"".join(struct.pack("<iB", p, len(c)) + c.encode() for p, c in COMMS.items())))
+    nframes = len(body) + 2
+    mult = (10 ** 9 << 32) // hz
+    begin = struct.pack("<IIIIQQQ", 1, nframes, 2, 1, hz, mult, opts) + \
+        tracer.encode().ljust(16, b"\0") + b"arm64".ljust(16, b"\0")
+    for n, p in nev:
+        begin += struct.pack("<QQII", 0, 4, n, p)
+    lines = [frame(fid, 0, "B", begin)]
+    lines += [frame(fid, i + 1, k, p) for i, (k, p) in enumerate(body)]
+    lines.append(frame(fid, nframes - 1, "E", struct.pack("<IIQ", nframes, 4,
+                                                          sum(n for n, _ in nev))))
+    return lines
+
+
+TOTAL = 6 * 4 + 2          # events in make_dump()
+PER_PAGE0 = 8              # events in each CPU 0 page
+
+EXPECTED_TEXT = """\
+# tracer: function_graph
+#
+# CPU  DURATION                  FUNCTION CALLS
+# |     |   |                     |   |   |   |
+ 0)               |  vfs_open(flags=3, name=0x4000) {
+ 0)   0.500 us    |    path_get(p=0x5000); /* ret=-22 */
+ 0)   2.500 us    |  } /* vfs_open ret=0x7 */
+ 0)               |  vfs_open(flags=3, name=0x4000) {
+ 0)   0.500 us    |    path_get(p=0x5000); /* ret=-22 */
+ 0)   2.500 us    |  } /* vfs_open ret=0x7 */
+"""
+
+# ---- running things -------------------------------------------------------------
+
+
+def export(lines, *outs):
+    with tempfile.TemporaryDirectory() as tmp:
+        log = os.path.join(tmp, "serial.log")
+        with open(log, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        args = [EXPORT, log]
+        paths = {}
+        for o in outs:
+            paths[o] = os.path.join(tmp, "out." + o)
+            args += ["--" + o, paths[o]]
+        p = subprocess.run(args, capture_output=True, text=True)
+        got = {}
+        for o, path in paths.items():
+            if os.path.exists(path):
+                with open(path, "rb") as f:
+                    got[o] = f.read()
+        return p.returncode, p.stderr, got
+
+
+def decode(lines):
+    d, _, notes = frames.read_log(lines)
+    return d, sum(len(v) for v in events.dump_events(d).values()), notes
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+# ---- cases ---------------------------------------------------------------------------
+
+def test_good_dump():
+    lines = ["baretrace: some console output", "trace> dump"] + make_dump() + ["trace> "]
+    rc, err, got = export(lines, "text")
+    check(rc == 0, "exit %d: %s" % (rc, err))
+    check("26 events of 26" in err, err)
+    d, n, _ = decode(lines)
+    check(n == TOTAL and d.complete, "events %d, problems %s" % (n, d.problems.lines()))
+
+
+def test_dropped_frame():
+    lines = make_dump()
+    del lines[2]                                   # frame 2: CPU 0 page 1 (one piece)
+    d, n, _ = decode(lines)
+    msgs = d.problems.lines()
+    check("frame 2: missing" in msgs, msgs)
+    check(any("CPU 0 page 1: every frame lost" in m for m in msgs), msgs)
+    check(n == TOTAL - PER_PAGE0, "recovered %d events" % n)
+    rc, err, got = export(lines, "text", "dat", "json")
+    check(rc == 2 and "frame 2: missing" in err and set(got) == {"text", "dat", "json"},
+          "rc %d %s" % (rc, err))
+
+
+def test_corrupted_crc():
+    lines = make_dump()
+    l3 = lines[3]
+    i = l3.index(" P ") + 10
+    lines[3] = l3[:i] + ("A" if l3[i] != "A" else "B") + l3[i + 1:]
+    d, n, _ = decode(lines)
+    msgs = d.problems.lines()
+    check("frame 3: CRC mismatch" in msgs, msgs)
+    check(n == TOTAL - PER_PAGE0, "recovered %d events" % n)
+    rc, err, _ = export(lines, "text")
+    check(rc == 2 and "frame 3: CRC mismatch" in err, err)
+
+
+def test_truncated_last_frame():
+    lines = make_dump()
+    last = len(lines) - 1
+    lines[-1] = lines[-1][:30]
+    d, n, _ = decode(lines)
+    msgs = d.problems.lines()
+    check("frame %d: truncated or malformed" % last in msgs, msgs)
+    check(n == TOTAL, "recovered %d events" % n)
+    rc, err, got = export(lines, "text")
+    check(rc == 2 and "text" in got, err)
+
+
+def test_garbage_interleaved():
+    lines = []
+    for i, l in enumerate(make_dump()):
+        lines += ["random %d @BT garbage" % i, "\x1b[0m#$%", "CPU 2: timer tick " + "x" * i]
+        lines.append(("prefix without newline " if i % 3 == 0 else "") + l + ("\r" if i % 2 else ""))
+    d, n, _ = decode(lines)
+    check(d.complete and n == TOTAL, "problems %s, %d events" % (d.problems.lines(), n))
+    rc, err, got = export(lines, "text")
+    d, _, _ = decode(make_dump())
+    check(rc == 0 and got["text"].decode() == text.render(d), err)
+
+
+def test_two_dumps():
+    first = make_dump(fid=0x11111111)
+    second = make_dump(fid=0x22222222)
+    del second[2]
+    # The first is complete, the second damaged: the last complete is taken.
+    d, n, notes = decode(first + second)
+    check(d.id == "11111111" and n == TOTAL, (d.id, n))
+    check(any("2 dumps" in x and "last complete" in x for x in notes), notes)
+    # Both complete: the last one.
+    d, n, notes = decode(first + make_dump(fid=0x33333333))
+    check(d.id == "33333333", d.id)
+    rc, err, _ = export(first + second, "text")
+    check(rc == 0 and "using 11111111" in err, err)
+    rc, err, _ = export(second, "text")
+    check(rc == 2, rc)
+
+
+def test_nothing_usable():
+    rc, err, got = export(["no dump here"], "text")
+    check(rc == 1 and not got and "no baretrace dump" in err, (rc, err))
+    lines = make_dump()
+    del lines[0]                                   # the begin frame
+    rc, err, got = export(lines, "text")
+    check(rc == 1 and "frame 0: missing" in err, (rc, err))
+
+
+def test_text():
+    d, _, _ = decode(make_dump())
+    t = text.render(d)
+    check(t.startswith(EXPECTED_TEXT), t)
+    check("CPU:0 [LOST 4 EVENTS]\n" in t, t)
+    # CPU 1's function events print in the function tracer's format.
+    check(t.endswith("            demo-6       [001] ...1.     0.000040: worker_main <-worker_main\n"
+                     "            demo-6       [001] ...1.     0.268475: vfs_open <-worker_main\n"), t)
+    check(t.count("vfs_open(flags=3, name=0x4000) {") == 6, t)
+
+
+def test_text_function_tracer():
+    d, _, _ = decode(make_dump(tracer="function", opts=1))
+    t = text.render(d)
+    check("# entries-in-buffer/entries-written: 26/34   #P:2\n" in t, t)
+    check(t.count(" 0) ") == 0 and "vfs_open(flags=3" in t, t)
+
+
+def test_trace_cmd_report():
+    if not shutil.which("trace-cmd"):
+        raise AssertionError("trace-cmd is not installed (make deps)")
+    rc, err, got = export(make_dump(), "dat")
+    check(rc == 0, err)
+    with tempfile.NamedTemporaryFile(suffix=".dat") as f:
+        f.write(got["dat"])
+        f.flush()
+        p = subprocess.run(["trace-cmd", "report", "-t", f.name], capture_output=True, text=True)
+        r = subprocess.run(["trace-cmd", "report", "-R", f.name], capture_output=True, text=True)
+    out = p.stdout
+    check(p.returncode == 0, p.stderr)
+    want = [
+        "worker-5     [000]     0.000001000: funcgraph_entry:                   |  vfs_open() {",
+        "worker-5     [000]     0.000001100: funcgraph_entry:        0.500 us   |    path_get();",
+        "worker-5     [000]     0.000003500: funcgraph_exit:         2.500 us   |  }",
+        "demo-6     [001]     0.000040000: function:             worker_main",
+        "demo-6     [001]     0.268475456: function:             vfs_open",
+        "CPU:0 [4 EVENTS DROPPED]",
+    ]
+    for w in want:
+        check(w in out, "missing %r in:\n%s" % (w, out))
+    check(out.count("vfs_open() {") == 6 and out.count("path_get();") == 6, out)
+    check("calltime=44c rettime=640" in r.stdout, r.stdout[:2000])
+
+
+def nesting_errors(j):
+    """Every B closed by an E of the same name on its pid/tid, properly nested."""
+    stacks, errs = {}, []
+    for e in j["traceEvents"]:
+        k = (e.get("pid"), e.get("tid"))
+        if e["ph"] == "B":
+            stacks.setdefault(k, []).append(e)
+        elif e["ph"] == "E":
+            st = stacks.get(k)
+            if not st:
+                errs.append("E without B: %s" % e)
+                continue
+            b = st.pop()
+            if b["name"] != e["name"] or e["ts"] < b["ts"]:
+                errs.append("E %s closes B %s" % (e, b))
+    errs += ["B never closed: %s" % b for st in stacks.values() for b in st]
+    return errs
+
+
+def test_json():
+    rc, err, got = export(make_dump(), "json")
+    check(rc == 0, err)
+    j = json.loads(got["json"])
+    errs = nesting_errors(j)
+    check(not errs, errs)
+    bs = [e for e in j["traceEvents"] if e["ph"] == "B"]
+    es = [e for e in j["traceEvents"] if e["ph"] == "E"]
+    check(len(bs) == 12 and len(es) == 12, (len(bs), len(es)))
+    check(bs[0]["name"] == "vfs_open" and bs[0]["args"] == {"flags": "3", "name": "0x4000"}, bs[0])
+    check(bs[0]["ts"] == 1.0 and bs[0]["pid"] == 0 and bs[0]["tid"] == 5, bs[0])
+    check(any(e["name"] == "path_get" and e["args"] == {"retval": "-22"} for e in es), es)
+    check(sum(1 for e in j["traceEvents"] if e["ph"] == "i") == 3, "2 functions + 1 lost")
+
+
+def test_tsc2nsec():
+    check(tracedat.tsc2nsec(16 << 32) == (16, 0, True), tracedat.tsc2nsec(16 << 32))
+    m, s, exact = tracedat.tsc2nsec((10 ** 9 << 32) // 2100000000)
+    check(exact is False or (m < 2 ** 31), (m, s))
+    m, s, exact = tracedat.tsc2nsec(1 << 32)
+    check(exact and (12345 * m) >> s == 12345, (m, s))
+
+
+def test_captured_dumps():
+    """Dumps captured from the guests: the host's text equals the guest's
+    `cat trace` printed just before `dump` in the same log."""
+    logs = sorted(glob.glob(os.path.join(HERE, "export", "*.log")))
+    check(logs, "no captured logs in tests/host/export")
+    for log in logs:
+        with open(log, errors="replace") as f:
+            raw = f.read().replace("\r", "")
+        want = raw.split("trace> cat trace\n", 1)[1].split("trace> dump", 1)[0]
+        d, _, _ = frames.read_log(raw.splitlines())
+        check(d and d.complete, "%s: %s" % (log, d.problems.lines() if d else "no dump"))
+        got = text.render(d)
+        if got != want:
+            import difflib
+            raise AssertionError("%s:\n%s" % (log, "".join(difflib.unified_diff(
+                want.splitlines(True), got.splitlines(True), "guest", "host"))[:3000]))
+        j = chrome.build(d)
+        errs = nesting_errors(j)
+        check(not errs, errs[:5])
+        buf = io.BytesIO()
+        tracedat.write(d, buf)
+
+
+TESTS = [test_good_dump, test_dropped_frame, test_corrupted_crc, test_truncated_last_frame,
+         test_garbage_interleaved, test_two_dumps, test_nothing_usable, test_text,
+         test_text_function_tracer, test_trace_cmd_report, test_json, test_tsc2nsec,
+         test_captured_dumps]
+
+
+def main():
+    print("TAP version 13\n1..%d" % len(TESTS))
+    failed = 0
+    for i, t in enumerate(TESTS, 1):
+        try:
+            t()
+            print("ok %d - export: %s" % (i, t.__name__[5:]))
+        except Exception as e:          # noqa: BLE001 (report, go on)
+            failed += 1
+            print("not ok %d - export: %s" % (i, t.__name__[5:]))
+            for line in str(e).splitlines()[:40]:
+                print("# " + line)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -105,6 +105,7 @@ TEST_SRCS  += tests/guest/test_profile.c tests/guest/test_fprobe.c
 
 # Dumps (trace/dump.h): the framed binary dump, ftrace_dump_on_oops, traceoff_on_warning.
 TRACE_SRCS += trace/dump.c
+TEST_SRCS  += tests/guest/test_dump.c
 
 NOTRACE_SRCS := boot/kprintf.c boot/console.c boot/panic.c boot/fault.c boot/ksyms.c boot/smp.c \
 	boot/irq.c boot/clock.c boot/bench.c lib/newlib_glue.c lib/heap.c lib/glob.c

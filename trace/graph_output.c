@@ -342,18 +342,24 @@ static void remember_entry(struct trace_iter *ti, uint32_t depth, uint64_t func)
 		ti->graph[ti->ev.cpu].enter_func[depth] = func;
 }
 
-/* "func();" with its duration; funcgraph-retval adds the value as a comment. */
-static void print_leaf(struct trace_iter *ti, struct gline *l, const struct graph_ent *g,
-		       const struct fgraph_ret_entry *ret)
+/* The call at its depth: "func(args)" ("func()" without recorded args). */
+static void put_call(struct gline *l, const struct graph_ent *g)
 {
-	remember_entry(ti, g->e.depth, 0);
-	put_duration(l, clock_cycles_to_ns(ret->rettime - ret->calltime));
 	put_indent(l, g->e.depth);
 	put_func(l, g->e.func);
 	if (g->e.nargs)
 		put_args(l, g->e.func, g->args, g->e.nargs);
 	else
 		gl_put(l, "()");
+}
+
+/* "func();" with its duration; funcgraph-retval adds the value as a comment. */
+static void print_leaf(struct trace_iter *ti, struct gline *l, const struct graph_ent *g,
+		       const struct fgraph_ret_entry *ret)
+{
+	remember_entry(ti, g->e.depth, 0);
+	put_duration(l, clock_cycles_to_ns(ret->rettime - ret->calltime));
+	put_call(l, g);
 	gl_put(l, ";");
 	if (trace_opt(TRACE_OPT_FUNCGRAPH_RETVAL)) {
 		size_t before = l->len;
@@ -372,12 +378,7 @@ static void print_nested(struct trace_iter *ti, struct gline *l, const struct gr
 {
 	remember_entry(ti, g->e.depth, g->e.func);
 	put_fill(l, "              |  ");
-	put_indent(l, g->e.depth);
-	put_func(l, g->e.func);
-	if (g->e.nargs)
-		put_args(l, g->e.func, g->args, g->e.nargs);
-	else
-		gl_put(l, "()");
+	put_call(l, g);
 	gl_put(l, " {\n");
 }
 

@@ -1,0 +1,591 @@
+"""baretrace.py — gdb commands that read baretrace's tracer from guest memory.
+
+Loaded by tools/qemu-run.sh (GDB=1, make gdb-ARCH) after `file kernel.elf`
+and `target remote`; or by hand: `source tools/gdb/baretrace.py`.
+
+  bt-trace [FILE]     the trace as the guest's `cat trace` prints it
+                      (header included), to the console or FILE
+  bt-save-dat FILE    trace.dat version 6 for `trace-cmd report`
+  bt-json FILE        Chrome trace-event JSON for Perfetto
+  bt-enabled          enabled functions, as `cat enabled_functions`
+  bt-stats            per-CPU buffer statistics
+
+The guest is not asked for anything: every command reads memory while it is
+stopped (Ctrl-C, a breakpoint, after a panic).  Struct layouts come from the
+ELF's DWARF types (gdb.lookup_type); only the ring buffer's packed words
+(trace/rb_internal.h) and the record flag bits (trace/records.h), which are
+#defines and so not in DWARF, are spelt out in tools/btlib/memsrc.py and
+here.  The walk over the buffer and the output formats are btlib's (memsrc:
+the page walk; text, tracedat, chrome: the writers bt-export uses), so the
+extension and the serial dump cannot drift apart.
+
+A guest stopped mid-write: a CPU with a writer inside a reservation is read
+up to its commit word (the unfinished event is left out), and a page state
+that makes no sense ends that CPU's walk with a note, never a loop.  char *
+arguments print as pointers (btlib's text never reads guest strings).
+"""
+import os
+import struct
+import sys
+
+import gdb
+
+_HERE = os.path.dirname(os.path.abspath(os.path.expanduser(__file__)))
+sys.path.insert(0, os.path.dirname(_HERE))
+from btlib import chrome, frames, memsrc, text, tracedat  # noqa: E402
+
+# trace/records.h (#defines: not in DWARF)
+FREC_REF_MASK = 0x000fffff
+FREC_REGS, FREC_REGS_EN = 1 << 20, 1 << 21
+FREC_TRAMP, FREC_TRAMP_EN = 1 << 22, 1 << 23
+FREC_DIRECT, FREC_DIRECT_EN = 1 << 24, 1 << 25
+FREC_CALL_OPS, FREC_CALL_OPS_EN = 1 << 26, 1 << 27
+FREC_ENABLED, FREC_DISABLED = 1 << 28, 1 << 29
+ENABLED_LINE_MAX = 320            # ftrace_list_enabled's line buffer
+MAX_OPS = 256                     # bound on the ops list walk
+
+
+class BtError(Exception):
+    pass
+
+
+# ---- memory and types ------------------------------------------------------------
+def _inf():
+    inf = gdb.selected_inferior()
+    if inf is None or inf.pid == 0:
+        raise BtError("no running guest (target remote first)")
+    return inf
+
+
+def read(addr, n):
+    if n <= 0:
+        return b""
+    try:
+        return bytes(_inf().read_memory(addr, n))
+    except gdb.MemoryError as e:
+        raise BtError("cannot read %d bytes at 0x%x: %s" % (n, addr, e))
+
+
+def read_cstr(addr, limit=256):
+    """A NUL-terminated string, read in small pieces so that the end of
+    mapped memory after it is never touched."""
+    if not addr:
+        return None
+    out = b""
+    while len(out) < limit:
+        try:
+            chunk = read(addr + len(out), 32)
+        except BtError:
+            chunk = read(addr + len(out), 1)
+        i = chunk.find(b"\0")
+        if i >= 0:
+            return (out + chunk[:i]).decode("utf-8", "replace")
+        out += chunk
+    return out[:limit].decode("utf-8", "replace")
+
+
+def _int_of(t, b, off, size):
+    try:
+        signed = t.is_signed
+    except (AttributeError, ValueError, gdb.error):
+        signed = False
+    return int.from_bytes(b[off:off + size], "little", signed=signed)
+
+
+def unpack(t, b, off=0):
+    """The value of type t at b[off:] in Python terms: ints, dicts for
+    structs (by field name), lists for arrays (flexible ones are empty)."""
+    t = t.strip_typedefs()
+    code = t.code
+    if code == gdb.TYPE_CODE_STRUCT or code == gdb.TYPE_CODE_UNION:
+        out = {}
+        for f in t.fields():
+            if not f.name or not hasattr(f, "bitpos"):
+                continue
+            ft = f.type.strip_typedefs()
+            if f.bitsize:
+                word = int.from_bytes(b[off + f.bitpos // 64 * 8:off + f.bitpos // 64 * 8 + 8],
+                                      "little")
+                out[f.name] = (word >> (f.bitpos % 64)) & ((1 << f.bitsize) - 1)
+            else:
+                out[f.name] = unpack(ft, b, off + f.bitpos // 8)
+        return out
+    if code == gdb.TYPE_CODE_ARRAY:
+        lo, hi = t.range()
+        et = t.target().strip_typedefs()
+        n = hi - lo + 1 if hi >= lo else 0
+        return [unpack(et, b, off + i * et.sizeof) for i in range(n)]
+    if code == gdb.TYPE_CODE_BOOL:
+        return b[off] != 0
+    if code == gdb.TYPE_CODE_PTR:
+        return int.from_bytes(b[off:off + t.sizeof], "little")
+    if code in (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_ENUM, gdb.TYPE_CODE_CHAR):
+        return _int_of(t, b, off, t.sizeof)
+    return b[off:off + t.sizeof]
+
+
+def field_offset(t, name):
+    t = t.strip_typedefs()
+    for f in t.fields():
+        if f.name == name:
+            return f.bitpos // 8, f.type.strip_typedefs()
+    raise BtError("%s has no field %s (an older kernel.elf?)" % (t, name))
+
+
+def struct_type(name):
+    try:
+        return gdb.lookup_type(name).strip_typedefs()
+    except gdb.error:
+        raise BtError("type %s not in the ELF's debug info" % name)
+
+
+def var(name, file=None):
+    """(address, type) of a global, or of a file's static variable."""
+    sym = None
+    if file:
+        for s in gdb.lookup_static_symbols(name):
+            if s.symtab and s.symtab.filename.endswith(file):
+                sym = s
+                break
+    else:
+        sym = gdb.lookup_global_symbol(name) or gdb.lookup_static_symbol(name)
+    if sym is None:
+        raise BtError("symbol %s%s not found" % (name, " in " + file if file else ""))
+    v = sym.value()
+    return int(v.address), v.type.strip_typedefs()
+
+
+def load(name, file=None):
+    addr, t = var(name, file)
+    return unpack(t, read(addr, t.sizeof))
+
+
+def msym(name):
+    """Address of a symbol that may have no debug info (assembly)."""
+    try:
+        return int(gdb.parse_and_eval("(unsigned long)&%s" % name))
+    except gdb.error:
+        raise BtError("symbol %s not found" % name)
+
+
+def read_array(et, addr, count):
+    """count elements of type et at addr."""
+    et = et.strip_typedefs()
+    if count <= 0 or not addr:
+        return []
+    b = read(addr, et.sizeof * count)
+    if et.code in (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_PTR) and et.sizeof in (4, 8):
+        signed = et.code == gdb.TYPE_CODE_INT and _int_of(et, b"\xff" * 8, 0, et.sizeof) < 0
+        fmt = {4: "i", 8: "q"}[et.sizeof] if signed else {4: "I", 8: "Q"}[et.sizeof]
+        return list(struct.unpack("<%d%s" % (count, fmt), b))
+    return [unpack(et, b, i * et.sizeof) for i in range(count)]
+
+
+def ptr_target(t, fieldname):
+    _, ft = field_offset(t, fieldname)
+    return ft.target()
+
+
+def arch_name():
+    a = gdb.selected_inferior().architecture().name()
+    return "arm64" if "aarch64" in a else "x86_64" if "x86-64" in a else a
+
+
+# ---- the kernel's symbol table (boot/ksyms.c; read-only data) -----------------
+class Ksyms:
+    """ksyms_addr / ksyms_name / ksyms_strings as tools/gen-ksyms.py lays
+    them out; lookups as ksym_lookup (the last alias, size to the next
+    distinct address)."""
+
+    _cache = {}
+
+    @classmethod
+    def get(cls):
+        count = struct.unpack("<Q", read(msym("ksyms_count"), 8))[0]
+        key = (msym("ksyms_addr"), count)
+        if key not in cls._cache:
+            cls._cache = {key: cls(count)}
+        return cls._cache[key]
+
+    def __init__(self, count):
+        self.count = count
+        self.addr = list(struct.unpack("<%dQ" % count, read(msym("ksyms_addr"), 8 * count)))
+        self.name_off = list(struct.unpack("<%dI" % count, read(msym("ksyms_name"), 4 * count)))
+        self.text_end = struct.unpack("<Q", read(msym("ksyms_text_end"), 8))[0]
+        self.strings_at = msym("ksyms_strings")
+        self._names = {}
+
+    def index(self, addr):
+        import bisect
+        if not self.count or addr < self.addr[0] or addr >= self.text_end:
+            return None
+        return bisect.bisect_right(self.addr, addr) - 1
+
+    def name(self, i):
+        if i not in self._names:
+            self._names[i] = read_cstr(self.strings_at + self.name_off[i]) or "?"
+        return self._names[i]
+
+    def size(self, i):
+        j = i + 1
+        while j < self.count and self.addr[j] == self.addr[i]:
+            j += 1
+        return (self.addr[j] if j < self.count else self.text_end) - self.addr[i]
+
+    def lookup(self, addr):
+        """(name, offset, size) or None."""
+        i = self.index(addr)
+        if i is None:
+            return None
+        return self.name(i), addr - self.addr[i], self.size(i)
+
+    def entry(self, addr):
+        """(addr, size, name) for a dump's symbol list, or None."""
+        i = self.index(addr)
+        if i is None:
+            return None
+        return self.addr[i], self.size(i), self.name(i)
+
+    def format(self, addr):
+        """ksym_format()."""
+        s = self.lookup(addr)
+        if s is None:
+            return "0x%x" % addr
+        return "%s+0x%x/0x%x" % s
+
+
+# ---- the ring buffer --------------------------------------------------------------
+def buffer_state():
+    """(rb_buffer dict, [memsrc.RingCpu]) of trace_buffer."""
+    addr, t = var("trace_buffer")
+    bptr = unpack(t, read(addr, t.sizeof))
+    if not bptr:
+        raise BtError("no trace buffer (trace_init has not run)")
+    bt = struct_type("struct rb_buffer")
+    b = unpack(bt, read(bptr, bt.sizeof))
+    ct = struct_type("struct rb_cpu")
+    cpus = []
+    for i in range(b["ncpus"]):
+        cpus.append(ring_cpu(ct, b["cpu"][i]))
+    return b, cpus
+
+
+def ring_cpu(ct, addr):
+    c = unpack(ct, read(addr, ct.sizeof))
+    n = c["n"]
+    u64 = ptr_target(ct, "slot")
+    slot = read_array(u64, c["slot"], n)
+    slot_c = read_array(ptr_target(ct, "slot_c"), c["slot_c"], n)
+    pstart = read_array(ptr_target(ct, "pstart"), c["pstart"], n + 1)
+    meta = [(m["drops_before"], m["real_end"], m["entries"])
+            for m in read_array(ptr_target(ct, "meta"), c["meta"], n + 1)]
+    pages = read_array(ptr_target(ct, "pages"), c["pages"], n + 1)
+    page_size = ptr_target(ct, "pages").strip_typedefs().target().strip_typedefs().sizeof
+
+    def read_page(pidx):
+        if pidx >= len(pages) or not pages[pidx]:
+            return None
+        return read(pages[pidx], page_size)
+
+    rd = memsrc.Cursor(**{k: c["rd"][k] for k in memsrc.Cursor.FIELDS})
+    return memsrc.RingCpu(n, c["commit"], c["gate"], c["tail"], slot, slot_c, pstart, meta,
+                          rd, read_page, overrun=c["overrun"], dropped=c["dropped"],
+                          read=c["read"], lost_reported=c["lost_reported"],
+                          unplaced=c["unplaced"], reader=c["reader"])
+
+
+# ---- what the text needs besides the pages ------------------------------------
+def tracer_name():
+    addr, t = var("current_tracer", "trace.c")
+    p = unpack(t, read(addr, t.sizeof))
+    if not p:
+        return "nop"                       # tracer_current()'s fallback
+    tt = struct_type("struct tracer")
+    tr = unpack(tt, read(p, tt.sizeof))
+    return read_cstr(tr["name"]) or "nop"
+
+
+def signatures(ips):
+    """({ip: frames.Signature} for those ips in `cur`'s table, loaded?)."""
+    addr, t = var("cur", "fsig.c")
+    tab = unpack(t, read(addr, t.sizeof))
+    if not tab:
+        return {}, False
+    tabt = struct_type("struct fsig_table")
+    hdr = unpack(tabt, read(tab, tabt.sizeof))
+    n = hdr["n"]
+    sigs_off, _ = field_offset(tabt, "sigs")
+    ft = struct_type("struct fsig")
+    ip_off, ip_t = field_offset(ft, "ip")
+    pt = struct_type("struct fsig_param")
+    base = tab + sigs_off
+    out = {}
+    for ip in sorted(ips):
+        lo, hi, found = 0, n, None
+        for _ in range(64):                    # fsig_find's binary search
+            if lo >= hi:
+                break
+            mid = (lo + hi) // 2
+            v = _int_of(ip_t, read(base + mid * ft.sizeof + ip_off, ip_t.sizeof), 0, ip_t.sizeof)
+            if v == ip:
+                found = mid
+                break
+            lo, hi = (mid + 1, hi) if v < ip else (lo, mid)
+        if found is None:
+            continue
+        s = unpack(ft, read(base + found * ft.sizeof, ft.sizeof))
+        params = []
+        for p in read_array(pt, s["params"], s["nparams"]):
+            params.append((read_cstr(p["name"], 64) or "", p["type"]["kind"], p["type"]["size"]))
+        out[ip] = frames.Signature(ip, params, (s["ret"]["kind"], s["ret"]["size"]))
+    return out, True
+
+
+def comms(pids):
+    """thread_comm() of each pid that has a name (0 and unknown ones are
+    left out: the text prints <idle> and <...> as the guest does)."""
+    addr, t = var("comm_cache", "sched.c")
+    cache = unpack(t, read(addr, t.sizeof))
+    out = {}
+    for pid in pids:
+        if pid <= 0:
+            continue
+        e = cache[pid % len(cache)]
+        if e["tid"] == pid:
+            raw = bytes(x & 0xff for x in e["name"])
+            out[pid] = raw.split(b"\0", 1)[0].decode("utf-8", "replace")
+    return out
+
+
+def build_dump():
+    """The in-memory dump of the buffer as it is now, and notes."""
+    b, cpus = buffer_state()
+    pages = [memsrc.cpu_pages(cb) for cb in cpus]
+    notes = []
+    for i, cb in enumerate(cpus):
+        notes += ["CPU %d: %s" % (i, n) for n in cb.notes]
+        if cb.inside:
+            notes.append("CPU %d: stopped with %d writer(s) inside: their events are not shown"
+                         % (i, cb.inside))
+    addrs, pids = memsrc.event_addresses(pages)
+    ks = Ksyms.get()
+    syms = sorted({e for e in (ks.entry(a) for a in addrs) if e})
+    sigs, loaded = signatures({a for a, _, _ in syms})
+    mult = load("mult", "clock.c")
+    d = memsrc.make_dump(len(cpus), mult, load("trace_opts"), tracer_name(), arch_name(), pages,
+                         [(cb.overrun, cb.dropped) for cb in cpus], syms, sigs, comms(pids),
+                         sigs_loaded=loaded)
+    return d, notes, cpus, b
+
+
+# ---- enabled_functions (trace/ftrace.c describe()) -----------------------------
+def _hash(addr):
+    if not addr:
+        return None
+    ht = struct_type("struct ftrace_hash")
+    h = unpack(ht, read(addr, ht.sizeof))
+    if not h["count"]:
+        return set()
+    off, st = field_offset(ht, "slot")
+    return {k for k in read_array(st.target(), addr + off, h["mask"] + 1) if k}
+
+
+def _enum(name):
+    return int(gdb.parse_and_eval(name))
+
+
+def ops_list():
+    addr, t = var("ops_list", "ftrace.c")
+    p = unpack(t, read(addr, t.sizeof))
+    ot = struct_type("struct ftrace_ops")
+    out = []
+    while p and len(out) < MAX_OPS:
+        o = unpack(ot, read(p, ot.sizeof))
+        o["addr"] = p
+        o["h_filter"] = _hash(o["applied_filter"])
+        o["h_notrace"] = _hash(o["applied_notrace"])
+        out.append(o)
+        p = o["next"]
+    return out
+
+
+def want_of(ip, ops, fl):
+    """want_of(ip, &w, applied=true): count, single ops, regs, direct."""
+    w = {"count": 0, "single": None, "regs": False, "direct": 0}
+    for op in ops:
+        if not op["applied"]:
+            continue
+        f, n = op["h_filter"], op["h_notrace"]
+        if not ((not f or ip in f) and not (n and ip in n)):
+            continue
+        if op["flags"] & fl["DIRECT"]:
+            w["direct"] = op["direct"]
+            continue
+        w["count"] += 1
+        w["single"] = op
+        w["regs"] |= bool(op["flags"] & fl["SAVE_REGS"])
+    return w
+
+
+def enabled_lines():
+    nrecs = load("ftrace_nrecs")
+    raddr, rt = var("ftrace_recs")
+    recs_at = unpack(rt, read(raddr, rt.sizeof))
+    recs = read_array(rt.target(), recs_at, nrecs)
+    text_start = msym("_text_start")
+    ks = Ksyms.get()
+    ops = ops_list()
+    fl = {"DIRECT": _enum("FTRACE_OPS_FL_DIRECT"), "SAVE_REGS": _enum("FTRACE_OPS_FL_SAVE_REGS")}
+    callers = (msym("arch_ftrace_list_caller"), msym("arch_ftrace_regs_list_caller"))
+    out = []
+    for r in recs:
+        f = r["flags"]
+        if not f & FREC_ENABLED:
+            continue
+        ip = text_start + r["off"]
+        s = ks.lookup(ip)
+        line = "%s (%u)%s  %s%s%s" % (s[0] if s else "?", f & FREC_REF_MASK,
+                                      " R" if f & FREC_REGS_EN else "  ",
+                                      " D" if f & FREC_DIRECT_EN else "  ",
+                                      " O" if f & FREC_CALL_OPS_EN else "  ", "   ")
+        w = want_of(ip, ops, fl)
+        one = w["single"]
+        if f & FREC_TRAMP_EN and one:
+            line += "\ttramp: 0x%x (%s)" % (one["tramp"], ks.format(one["func"]))
+        elif f & FREC_ENABLED and not f & FREC_DIRECT_EN and (not f & FREC_TRAMP_EN or one):
+            if f & FREC_TRAMP_EN:
+                target = one["tramp"]
+            else:
+                target = callers[1] if f & FREC_REGS_EN else callers[0]
+            line += " ->%s" % ks.format(target)
+        if f & FREC_CALL_OPS_EN and one:
+            line += "\tops: 0x%x (%s)" % (one["addr"], ks.format(one["func"]))
+        if f & FREC_DIRECT_EN:
+            line += "\n\tdirect-->%s" % ks.format(w["direct"])
+        out.append(line[:ENABLED_LINE_MAX - 1])
+    return out
+
+
+# ---- statistics --------------------------------------------------------------------
+def stats_text():
+    b, cpus = buffer_state()
+    pages = [memsrc.cpu_pages(cb) for cb in cpus]
+    rows = []
+    for i, cb in enumerate(cpus):
+        rows.append((i, "on" if cb.recording else "off", sum(p[1] for p in pages[i]),
+                     cb.overrun, cb.dropped, cb.read, memsrc.t_dp(cb.tail), cb.unplaced,
+                     cb.n, len(pages[i]), cb.inside, "yes" if cb.reader else "no"))
+    s = "# trace buffer: %d CPUs, %s, buffer-wide recording %s (record_off %d)\n" % (
+        len(cpus), "overwrite" if b["overwrite"] else "producer/consumer",
+        "on" if not b["record_off"] else "off", b["record_off"])
+    s += "# cpu  recording  entries  overrun  dropped  read  pending-drops  unplaced" \
+         "  pages  pages-used  writers-inside  reader-held\n"
+    for r in rows:
+        s += "  %3d  %-9s  %7d  %7d  %7d  %4d  %13d  %8d  %5d  %10d  %14d  %s\n" % r
+    s += "# total entries %d, lost %d (overrun + dropped)\n" % (
+        sum(r[2] for r in rows), sum(r[3] + r[4] for r in rows))
+    for i, cb in enumerate(cpus):
+        for n in cb.notes:
+            s += "# CPU %d: %s\n" % (i, n)
+    return s
+
+
+# ---- commands ------------------------------------------------------------------------
+def _say_notes(notes):
+    for n in notes:
+        gdb.write("bt: %s\n" % n, gdb.STDERR)
+
+
+class _Cmd(gdb.Command):
+    def __init__(self, name):
+        super().__init__(name, gdb.COMMAND_DATA)
+
+    def invoke(self, arg, from_tty):
+        try:
+            self.run(gdb.string_to_argv(arg))
+        except BtError as e:
+            raise gdb.GdbError("%s: %s" % (self._name, e))
+        except OSError as e:
+            raise gdb.GdbError("%s: %s" % (self._name, e))
+
+
+class BtTrace(_Cmd):
+    """bt-trace [FILE]: the trace as the guest's `cat trace` prints it."""
+    _name = "bt-trace"
+
+    def __init__(self):
+        super().__init__(self._name)
+
+    def run(self, argv):
+        d, notes, _, _ = build_dump()
+        _say_notes(notes)
+        s = text.render(d)
+        if argv:
+            with open(argv[0], "w") as f:
+                f.write(s)
+            gdb.write("bt-trace: %d lines to %s\n" % (s.count("\n"), argv[0]))
+        else:
+            gdb.write(s)
+
+
+class BtSaveDat(_Cmd):
+    """bt-save-dat FILE: trace.dat version 6 for trace-cmd report."""
+    _name = "bt-save-dat"
+
+    def __init__(self):
+        super().__init__(self._name)
+
+    def run(self, argv):
+        if len(argv) != 1:
+            raise BtError("usage: bt-save-dat FILE")
+        d, notes, _, _ = build_dump()
+        _say_notes(notes)
+        with open(argv[0], "wb") as f:
+            _say_notes(tracedat.write(d, f))
+        nev = sum(st[2] for st in d.cpu_stats)
+        gdb.write("bt-save-dat: %d events, %d pages, %d CPUs to %s\n" % (
+            nev, sum(st[3] for st in d.cpu_stats), d.ncpus, argv[0]))
+
+
+class BtJson(_Cmd):
+    """bt-json FILE: Chrome trace-event JSON for Perfetto."""
+    _name = "bt-json"
+
+    def __init__(self):
+        super().__init__(self._name)
+
+    def run(self, argv):
+        if len(argv) != 1:
+            raise BtError("usage: bt-json FILE")
+        d, notes, _, _ = build_dump()
+        _say_notes(notes)
+        with open(argv[0], "w") as f:
+            chrome.write(d, f)
+        gdb.write("bt-json: written to %s\n" % argv[0])
+
+
+class BtEnabled(_Cmd):
+    """bt-enabled: enabled functions with counts and flags (enabled_functions)."""
+    _name = "bt-enabled"
+
+    def __init__(self):
+        super().__init__(self._name)
+
+    def run(self, argv):
+        for line in enabled_lines():
+            gdb.write(line + "\n")
+
+
+class BtStats(_Cmd):
+    """bt-stats: per-CPU ring buffer statistics."""
+    _name = "bt-stats"
+
+    def __init__(self):
+        super().__init__(self._name)
+
+    def run(self, argv):
+        gdb.write(stats_text())
+
+
+for _c in (BtTrace, BtSaveDat, BtJson, BtEnabled, BtStats):
+    _c()

@@ -30,6 +30,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from bench_figures import FIGURES as BENCH_FIGURES  # noqa: E402
+import export_checks  # noqa: E402
 LOGS = os.path.join(ROOT, "build", "test-logs")
 SMP = 4
 results = []          # (ok, name)
@@ -394,7 +395,7 @@ def main():
     args = ap.parse_args()
     arches = args.arch or ["arm64", "x86_64"]
     only = set(args.only or ["host", "guest", "demo", "app", "crash", "ftrace", "shell", "graph",
-                             "gdb", "bench"])
+                             "export", "gdb", "bench"])
     if "host" in only:
         host_tests()
     for arch in arches:
@@ -415,6 +416,8 @@ def main():
         if "graph" in only:
             graph_golden(arch)
             btf_module(arch)
+        if "export" in only:
+            export_checks.export_round_trip(arch, kernel_path(arch), report, save_log)
         if "gdb" in only:
             gdb_smoke(arch)
         if "app" in only:

@@ -467,55 +467,13 @@ int dump_command(const char *args)
 
 static enum { OOPS_OFF, OOPS_TEXT, OOPS_BINARY } dump_on_oops;   /* set at boot */
 
-/* Linux's header for tracers without their own (trace/output.c). */
-static void panic_default_header(unsigned long in_buffer, unsigned long written)
-{
-	kprintf("# entries-in-buffer/entries-written: %lu/%lu   #P:%u\n#\n", in_buffer, written,
-		ncpus);
-	kprintf("#                                _-----=> irqs-off/BH-disabled\n"
-		"#                               / _----=> need-resched\n"
-		"#                              | / _---=> hardirq/softirq\n"
-		"#                              || / _--=> preempt-depth\n"
-		"#                              ||| / _-=> migrate-disable\n"
-		"#                              |||| /     delay\n"
-		"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
-		"#              | |         |   |||||     |         |\n");
-}
-
-/* `cat trace` (trace/output.c's pass) over a forced iterator: no mutex, no
- * waiting.  The printers take fsig_lock() (a mutex), so this runs only in
- * thread context; the caller falls back to the binary dump otherwise. */
+/* `cat trace` over the forced iterator: no mutex, no waiting (fsig_lock
+ * is a no-op during a panic, so this works from interrupt context too). */
 static void panic_text(void)
 {
 	static struct trace_iter ti;
-	const struct tracer *t = tracer_current();
-	struct rb_event ev;
-	unsigned long in_buffer = 0, lost = 0;
-	ds.walk = ds.it;
-	while (rb_iter_next(&ds.walk, &ev) == 0)
-		in_buffer++;
-	for (unsigned c = 0; c < rb_ncpus(trace_buffer); c++) {
-		struct rb_stats st;
-		if (rb_stats(trace_buffer, c, &st) == 0)
-			lost += st.overrun + st.dropped;
-	}
-	kprintf("# tracer: %s\n#\n", t->name);
-	if (t->print_header)
-		t->print_header();
-	else
-		panic_default_header(in_buffer, in_buffer + lost);
 	ti.it = ds.it;
-	for (unsigned c = 0; c < MAX_CPUS; c++)
-		ti.last_pid[c] = -1;
-	while (rb_iter_next(&ti.it, &ti.ev) == 0) {
-		if (ti.ev.lost)
-			kprintf("CPU:%u [LOST %llu EVENTS]\n", ti.ev.cpu,
-				(unsigned long long)ti.ev.lost);
-		if (ti.ev.len < sizeof(struct trace_entry))
-			continue;
-		ti.ent = ti.ev.data;
-		(void)(t->print(&ti) || function_print(&ti) || graph_print(&ti));
-	}
+	trace_print_pass(&ti);
 }
 
 void dump_on_panic(void)
@@ -526,13 +484,10 @@ void dump_on_panic(void)
 	rb_iter_start_force(&ds.it, trace_buffer);
 	ds.panic = true;
 	kprintf("Dumping ftrace buffer:\n---------------------------------\n");
-	if (dump_on_oops == OOPS_TEXT && !in_interrupt()) {
+	if (dump_on_oops == OOPS_TEXT)
 		panic_text();
-	} else {
-		if (dump_on_oops == OOPS_TEXT)
-			kprintf("(panic in interrupt context: the binary dump instead of text)\n");
+	else
 		dump_run();
-	}
 	kprintf("---------------------------------\n");
 }
 
@@ -555,12 +510,9 @@ BT_PARAM("ftrace_dump_on_oops", opt_dump_on_oops,
 
 /* ---- On warnings ------------------------------------------------------------- */
 
-static int traced_off;                 /* atomic: warn_hook turned tracing off once */
-
 static void traceoff_on_warn(void)
 {
-	if (trace_buffer && !__atomic_exchange_n(&traced_off, 1, __ATOMIC_RELAXED))
-		rb_record_off(trace_buffer);
+	tracing_off();                 /* the tracing_on switch: `cat tracing_on` says 0 */
 }
 
 static int opt_traceoff_on_warning(const char *v)

@@ -112,8 +112,8 @@ FGRAPH_INLINE unsigned data_offset(unsigned mask, unsigned idx)
  * Entry, for the users in `mask` (preemption off, recursion bit held).
  * A: reserve, B: fill and ask the users, C: redirect the return.
  */
-static FTRACE_HOT void fgraph_enter(uintptr_t ip, uintptr_t parent, struct ftrace_regs *fregs,
-				    unsigned mask)
+FGRAPH_INLINE void fgraph_enter(uintptr_t ip, uintptr_t parent, struct ftrace_regs *fregs,
+				unsigned mask)
 {
 	struct cpu *c = arch_this_cpu();
 	struct fgraph_stack *outer, *st = context_stack(c, &outer);
@@ -188,8 +188,8 @@ FTRACE_HOT void fgraph_list_enter(uintptr_t ip, uintptr_t parent, struct ftrace_
 
 /* D: the exit callbacks of the users that took the call and are still the
  * ones registered (same generation as at entry). */
-static FTRACE_HOT void call_exits(struct fgraph_stack *st, struct fgraph_stack *outer,
-				  uint64_t *f, const struct fgraph_ret_regs *rr)
+FGRAPH_INLINE void call_exits(struct fgraph_stack *st, struct fgraph_stack *outer,
+			      uint64_t *f, const struct fgraph_ret_regs *rr)
 {
 	unsigned taken = (unsigned)f[FR_USERS] & 0xffff, entry = (unsigned)f[FR_USERS] >> 16;
 	uint64_t gens = __atomic_load_n(&user_gens, __ATOMIC_ACQUIRE);
@@ -227,7 +227,7 @@ static FTRACE_HOT unsigned top_frame(struct fgraph_stack *st)
  * without exits.  Any other mismatch is a broken invariant: tracing stops
  * (the frame's return address is still the best place to go).
  */
-static FTRACE_HOT unsigned frame_of(struct fgraph_stack *st, uintptr_t sp)
+FGRAPH_INLINE unsigned frame_of(struct fgraph_stack *st, uintptr_t sp)
 {
 	unsigned base = top_frame(st);
 	while (st->w[base + FR_SP] < sp && base > 0) {

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "boot/console.h"
+#include "boot/panic.h"
 #include "trace/btf.h"
 #include "trace/fsig.h"
 
@@ -497,14 +498,18 @@ size_t fsig_format_ret(char *buf, size_t size, const struct fsig *s, uint64_t ra
 
 static struct mutex fsig_mutex = MUTEX_INIT;
 
+/* During a panic nothing else runs (other CPUs are stopped) and the dump
+ * may print from interrupt context, where a mutex cannot be taken. */
 void fsig_lock(void)
 {
-	mutex_lock(&fsig_mutex);
+	if (!panic_in_progress())
+		mutex_lock(&fsig_mutex);
 }
 
 void fsig_unlock(void)
 {
-	mutex_unlock(&fsig_mutex);
+	if (!panic_in_progress())
+		mutex_unlock(&fsig_mutex);
 }
 
 void fsig_port_log(const char *line)

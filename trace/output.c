@@ -43,19 +43,6 @@ void trace_print_context(const struct rb_event *ev, const struct trace_entry *en
 		(ent->flags & TRACE_FLAG_HARDIRQ) ? 'h' : '.', depth, ts);
 }
 
-static unsigned long count_events(void)
-{
-	struct rb_iter it;
-	struct rb_event ev;
-	unsigned long n = 0;
-	if (rb_iter_start(&it, trace_buffer, RB_ALL_CPUS) != 0)
-		return 0;
-	while (rb_iter_next(&it, &ev) == 0)
-		n++;
-	rb_iter_end(&it);
-	return n;
-}
-
 /* Linux's trace_default_header for the function-style tracers. */
 static void default_header(unsigned long in_buffer, unsigned long written)
 {
@@ -71,14 +58,17 @@ static void default_header(unsigned long in_buffer, unsigned long written)
 		"#              | |         |   |||||     |         |\n");
 }
 
-unsigned long trace_print_all(void)
+unsigned long trace_print_pass(struct trace_iter *ti)
 {
 	const struct tracer *t = tracer_current();
-	if (!trace_buffer) {
-		kprintf("# tracer: %s\n# (no trace buffer)\n", t->name);
-		return 0;
-	}
-	unsigned long in_buffer = count_events(), lost = 0, printed = 0;
+	/* Count on a copy of the iterator: the pass itself starts from the
+	 * same place. */
+	struct rb_iter *walk = &ti->count;
+	struct rb_event ev;
+	unsigned long in_buffer = 0, lost = 0, printed = 0;
+	*walk = ti->it;
+	while (rb_iter_next(walk, &ev) == 0)
+		in_buffer++;
 	for (unsigned c = 0; c < rb_ncpus(trace_buffer); c++) {
 		struct rb_stats st;
 		if (rb_stats(trace_buffer, c, &st) == 0)
@@ -89,7 +79,21 @@ unsigned long trace_print_all(void)
 		t->print_header();
 	else
 		default_header(in_buffer, in_buffer + lost);
+	ti->consuming = false;
+	for (unsigned c = 0; c < MAX_CPUS; c++)
+		ti->last_pid[c] = -1;
+	while (rb_iter_next(&ti->it, &ti->ev) == 0)
+		printed += print_event(t, ti);
+	return printed;
+}
+
+unsigned long trace_print_all(void)
+{
 	static struct trace_iter ti;        /* large; one printer at a time (print_mutex) */
+	if (!trace_buffer) {
+		kprintf("# tracer: %s\n# (no trace buffer)\n", tracer_current()->name);
+		return 0;
+	}
 	mutex_lock(&print_mutex);
 	int err = rb_iter_start(&ti.it, trace_buffer, RB_ALL_CPUS);
 	if (err) {
@@ -97,11 +101,7 @@ unsigned long trace_print_all(void)
 		kprintf("# trace: cannot read the buffer: %s\n", rb_strerror(err));
 		return 0;
 	}
-	ti.consuming = false;
-	for (unsigned c = 0; c < MAX_CPUS; c++)
-		ti.last_pid[c] = -1;
-	while (rb_iter_next(&ti.it, &ti.ev) == 0)
-		printed += print_event(t, &ti);
+	unsigned long printed = trace_print_pass(&ti);
 	rb_iter_end(&ti.it);
 	mutex_unlock(&print_mutex);
 	return printed;

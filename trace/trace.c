@@ -83,6 +83,25 @@ int trace_init(void)
 	return err;
 }
 
+static bool recording = true;                  /* atomic: the tracing_on switch */
+
+void tracing_off(void)
+{
+	if (trace_buffer && __atomic_exchange_n(&recording, false, __ATOMIC_RELAXED))
+		rb_record_off(trace_buffer);
+}
+
+void tracing_on(void)
+{
+	if (trace_buffer && !__atomic_exchange_n(&recording, true, __ATOMIC_RELAXED))
+		rb_record_on(trace_buffer);
+}
+
+bool tracing_is_on(void)
+{
+	return __atomic_load_n(&recording, __ATOMIC_RELAXED);
+}
+
 int tracing_mark_write(const char *text)
 {
 	size_t n = strlen(text);

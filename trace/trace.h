@@ -72,6 +72,13 @@ extern size_t trace_buf_size;               /* bytes per CPU (trace_buf_size=) *
 /* Create the buffer for ncpus CPUs (after SMP bring-up). */
 int trace_init(void);
 
+/* tracing_on: the one global recording switch (the file, traceoff_on_warning).
+ * Idempotent; any context.  Other users of rb_record_off/on (printing,
+ * resizing) nest inside it. */
+void tracing_off(void);
+void tracing_on(void);
+bool tracing_is_on(void);
+
 /*
  * A printing pass over the buffer (`cat trace`): the merged iterator, the
  * event being printed, and what printers remember from one event to the
@@ -92,6 +99,7 @@ struct trace_iter {
 	const struct trace_entry *ent;   /* ev.data */
 	int last_pid[MAX_CPUS];          /* task last seen on each CPU, -1 before any */
 	bool consuming;                  /* trace_pipe: events are taken out as printed */
+	struct rb_iter count;            /* trace_print_pass: a copy of `it` to count with */
 	struct graph_print_cpu graph[MAX_CPUS];   /* graph printer's state (see above) */
 };
 /* The next event of `cpu` after the current one, without taking it:
@@ -152,6 +160,9 @@ trace_entry_fill(struct trace_entry *e, uint16_t type, unsigned preempt_depth)
 /* Print the buffer in the current tracer's format, all CPUs merged by time
  * (`cat trace`; non-consuming).  Returns the number of events printed. */
 unsigned long trace_print_all(void);
+/* The same over an iterator the caller started (ti->it; the panic dump's
+ * forced one): header and events.  The caller ends the iterator. */
+unsigned long trace_print_pass(struct trace_iter *ti);
 /* `cat trace_pipe`: print and consume events as they come, no header, until
  * stop() says so (polled between events and while the buffer is empty;
  * it sleeps meanwhile).  Thread context.  Returns the events printed. */

@@ -30,8 +30,6 @@
 #include "trace/trace.h"
 #include "trace/tracefs.h"
 
-static bool tracing_on = true;                 /* shell thread only */
-
 static void print_line(void *ctx, const char *line)
 {
 	kprintf("%s\n", line);
@@ -102,7 +100,7 @@ static int set_current_tracer(const char *arg, const char *value, bool append)
 
 static int cat_tracing_on(const char *arg)
 {
-	kprintf("%d\n", tracing_on);
+	kprintf("%d\n", tracing_is_on());
 	return 0;
 }
 
@@ -113,11 +111,10 @@ static int set_tracing_on(const char *arg, const char *value, bool append)
 		return -ENODEV;
 	if (!parse_ulong(value, &n, 1))
 		return write_error(-EINVAL, "tracing_on takes 0 or 1");
-	if (n && !tracing_on)
-		rb_record_on(trace_buffer);
-	else if (!n && tracing_on)
-		rb_record_off(trace_buffer);
-	tracing_on = n != 0;
+	if (n)
+		tracing_on();
+	else
+		tracing_off();
 	return 0;
 }
 

@@ -22,11 +22,12 @@ TEST_CASE(dump, traceoff_on_warning_stops_recording)
 	void (*saved)(void) = warn_hook;
 	ASSERT_EQ(cmdline_parse("traceoff_on_warning"), 0);
 	ASSERT_TRUE(warn_hook != NULL);
-	bool was_on = rb_record_is_on(trace_buffer, 0);
+	bool was_on = tracing_is_on();
 	warn("deliberate warning from the dump suite");
 	EXPECT_TRUE(!rb_record_is_on(trace_buffer, 0));
+	EXPECT_TRUE(!tracing_is_on());                 /* what `cat tracing_on` shows */
 	if (was_on)
-		rb_record_on(trace_buffer);        /* undo the hook's one rb_record_off */
+		tracing_on();
 	EXPECT_EQ(rb_record_is_on(trace_buffer, 0), was_on);
 	warn_hook = saved;
 }

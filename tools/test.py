@@ -264,6 +264,27 @@ def btf_module(arch):
            out)
 
 
+def graph_boot_options(arch):
+    """function_graph from the command line with every graph option, bad ones
+    among them: each bad one is reported and ignored, the rest apply."""
+    rc, out, _ = boot(arch, "ftrace=function_graph ftrace_filter=vfs_stat,kind_name "
+                            "ftrace_graph_filter=vfs_stat,[bad trace_options=funcgraph-proc,nosuchopt "
+                            "ftrace_graph_notrace=kind_name ftrace_dump_on_oops=maybe "
+                            "traceoff_on_warning=2", timeout=120, smp=2)
+    save_log(arch + "-graph-boot", out)
+    lines = re.findall(r"^ \d\) +(\S+)-(\d+) +\| [ +!#*@$0-9.us]*\|  (\w+)\(\)(;| \{)$", out, re.M)
+    ok = rc == 0 and \
+        "bad boot option 'ftrace_graph_filter=vfs_stat,[bad', ignored" in out and \
+        "trace_options: unknown option 'nosuchopt', ignored" in out and \
+        "bad boot option 'trace_options" not in out and \
+        "bad boot option 'ftrace_dump_on_oops=maybe', ignored" in out and \
+        "bad boot option 'traceoff_on_warning=2', ignored" in out and \
+        "# CPU  TASK/PID         DURATION                  FUNCTION CALLS" in out and \
+        len(lines) >= 1600 and all(l[2] == "vfs_stat" for l in lines)
+    report(bool(ok), "%s function_graph boot options: bad ones reported and ignored, the rest "
+           "apply (%d calls)" % (arch, len(lines)), out)
+
+
 def shell_session(arch):
     """A scripted shell session through piped stdin, checked line by line."""
     with open(os.path.join(ROOT, "tests/shell/session.txt"), "rb") as f:
@@ -415,6 +436,7 @@ def main():
             shell_session(arch)
         if "graph" in only:
             graph_golden(arch)
+            graph_boot_options(arch)
             btf_module(arch)
         if "export" in only:
             export_checks.export_round_trip(arch, kernel_path(arch), report, save_log)

@@ -83,28 +83,25 @@ void trace_opt_list(void (*out)(void *ctx, const char *line), void *ctx)
 	}
 }
 
-/* trace_options=a,nob,...: each word checked; bad ones reported, the rest set. */
+/* trace_options=a,nob,...: each word checked; a bad one is reported by
+ * itself and the rest are set (so the option as a whole is not "ignored"). */
 static int opt_trace_options(const char *v)
 {
 	if (!v || !*v)
 		return -1;
-	int bad = 0;
 	while (*v) {
 		char word[48];
 		size_t n = strcspn(v, ",");
 		if (n && n < sizeof(word)) {
 			memcpy(word, v, n);
 			word[n] = '\0';
-			if (trace_opt_set(word)) {
+			if (trace_opt_set(word))
 				kprintf("trace_options: unknown option '%s', ignored\n", word);
-				bad++;
-			}
 		} else if (n) {
 			kprintf("trace_options: option too long, ignored\n");
-			bad++;
 		}
 		v += n + (v[n] != '\0');
 	}
-	return bad ? -1 : 0;
+	return 0;
 }
 BT_PARAM("trace_options", opt_trace_options, "trace options, comma-separated (noX clears)");

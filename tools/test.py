@@ -417,12 +417,15 @@ def main():
     arches = args.arch or ["arm64", "x86_64"]
     only = set(args.only or ["host", "guest", "demo", "app", "crash", "ftrace", "shell", "graph",
                              "export", "gdb", "bench"])
+    # Kernels first: the host BTF tests also decode their blobs.
+    built = {}
+    for arch in arches:
+        built[arch], out = kernel(arch)
+        report(built[arch], "%s kernel builds" % arch, out)
     if "host" in only:
         host_tests()
     for arch in arches:
-        built, out = kernel(arch)
-        report(built, "%s kernel builds" % arch, out)
-        if not built:
+        if not built[arch]:
             continue
         if "guest" in only:
             guest_tests(arch)

@@ -1,0 +1,315 @@
+#!/usr/bin/env python3
+"""gdb_checks.py — checks of baretrace's gdb extension (tools/gdb/baretrace.py)
+against the guest's own output, for tools/test.py (or standalone).
+
+gdb_trace_checks(arch, run, report, kernel_path, LOGS) boots the kernel
+three times under QEMU's gdbstub (GDB=1 through tools/qemu-run.sh, SMP=2,
+gdb in batch mode with tests/gdb/*.gdb) and once without gdb:
+
+  workload  `ftrace=function_graph ftrace_filter=vfs_stat,path_walk,kind_name`,
+            stopped at trace_print_all (after the demo, before the guest
+            prints): bt-trace, bt-save-dat, bt-json, bt-enabled, bt-stats,
+            then the guest goes on and prints `cat trace` on its serial log.
+            - bt-trace's text equals the guest's `cat trace`, byte for byte;
+            - trace-cmd report on the .dat shows the same calls per CPU, in
+              order, with the same nesting (entry {, leaf ;, exit }) and as
+              many events as the buffer holds;
+            - bt-json parses, its B/E pairs nest per task and it has one
+              event per buffer event;
+            - bt-enabled equals the guest's `cat enabled_functions` for the
+              same command line (a second boot, the shell fed through
+              stdin: the trampoline pool gives the same address);
+            - bt-stats: one row per CPU, recording on, nothing lost, no
+              writer inside, the entries add up to the .dat's events.
+  crash     `bt.test=crash_panic ftrace=function ftrace_filter=test_*
+            ftrace_dump_on_oops`, stopped in arch_poweroff after the panic
+            report: bt-trace equals the trace the panic path printed,
+            trace-cmd report on bt-save-dat's file lists the same function
+            events (CPU, time, name) ending in test_crash_panic_panic, and
+            bt-stats says recording is off (the panic path stopped it).
+  crash-raw the same panic without ftrace_dump_on_oops (the buffer as the
+            panic left it, never read by the guest): the .dat reads and
+            lists test_run -> test_crash_panic_panic.
+
+`run(cmd, timeout, env=None, stdin=...)` and `report(ok, name, detail)` are
+tools/test.py's; kernel_path(arch) names the ELF.  gdb uses ports 1251
+(arm64) / 1252 (x86_64); files go to LOGS/gdb-ARCH-CASE/.
+
+Standalone (own build dir, nothing else touched):
+  tools/gdb_checks.py [--arch arm64|x86_64]... [--build-dir build/gdb-{arch}]
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PORT = {"arm64": "1251", "x86_64": "1252"}
+SMP = 2
+WORKLOAD = "ftrace=function_graph ftrace_filter=vfs_stat,path_walk,kind_name"
+CRASH = "bt.test=crash_panic ftrace=function ftrace_filter=test_*"
+STATS_RE = re.compile(r"^ +(\d+)  (on|off) +(\d+) +(\d+) +(\d+) +(\d+) +(\d+) +(\d+) +(\d+) +(\d+)"
+                      r" +(\d+)  (yes|no)$", re.M)
+FN_TEXT_RE = re.compile(r"^ *\S+-\d+ +\[(\d{3})\] \S{5} +(\d+\.\d{6}): (\S+) <-\S+$", re.M)
+FN_REPORT_RE = re.compile(r"^ *\S+-\d+ +\[(\d{3})\] +(\d+\.\d{6}): function: +(\S+)$", re.M)
+
+
+def _read(path, mode="r"):
+    try:
+        with open(path, mode) as f:
+            return f.read()
+    except OSError:
+        return b"" if "b" in mode else ""
+
+
+def _gdb_boot(arch, run, kernel, cmdline, batch, out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    for f in os.listdir(out_dir):
+        os.unlink(os.path.join(out_dir, f))
+    serial = os.path.join(out_dir, "serial.log")
+    rc, out, _ = run(["tools/qemu-run.sh", arch, kernel, cmdline], 240,
+                     env={"GDB": "1", "GDB_PORT": PORT[arch], "GDB_BATCH": batch,
+                          "SERIAL_LOG": serial, "SMP": str(SMP), "BT_GDB_OUT": out_dir})
+    with open(os.path.join(out_dir, "gdb.log"), "w") as f:
+        f.write(out)
+    return rc, out, _read(serial).replace("\r", "")
+
+
+def _between(out, start, end):
+    i = out.find(start)
+    j = out.find(end, i + 1) if i >= 0 else -1
+    return out[i + len(start):j].strip("\n") if i >= 0 and j >= 0 else None
+
+
+def _stats(out):
+    """[(cpu, recording, entries, overrun, dropped, ..., inside, reader)]."""
+    block = _between(out, "==== bt-stats\n", "==== end") or ""
+    return [m.groups() for m in STATS_RE.finditer(block)]
+
+
+def _report(path):
+    try:
+        p = subprocess.run(["trace-cmd", "report", path], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=120)
+        return p.returncode, p.stdout.decode("utf-8", "replace")
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return -1, str(e)
+
+
+def _graph_calls_text(text):
+    """{cpu: ["vfs_stat() {", "  path_walk();", "}", ...]} of a function_graph
+    text with the CPU column (default options)."""
+    per = {}
+    for line in text.splitlines():
+        m = re.match(r"^ (\d+)\) .*\|  (.*\S)\s*$", line)
+        if m and not m.group(2).lstrip().startswith(("==========>", "<==========")):
+            per.setdefault(int(m.group(1)), []).append(_norm(m.group(2)))
+    return per
+
+
+def _graph_calls_report(rep):
+    per, n = {}, 0
+    for line in rep.splitlines():
+        m = re.match(r"^ *\S+-\d+ +\[(\d{3})\] +\d+\.\d{6}: funcgraph_(entry|exit): .*\|  (.*\S)\s*$",
+                     line)
+        if m:
+            per.setdefault(int(m.group(1)), []).append(_norm(m.group(3)))
+    return per
+
+
+def _expand(per):
+    """Leaves ("f();") as entry and exit: trace-cmd 3.1.6 collapses a leaf
+    only when no other CPU's event falls between its entry and exit (it
+    peeks at the next event of all CPUs, the guest at the next of the same
+    CPU), so the two agree on events and nesting, not on which are leaves."""
+    out = {}
+    for cpu, calls in per.items():
+        seq = out.setdefault(cpu, [])
+        for c in calls:
+            m = re.match(r"^( *)(\S+\(\));$", c)
+            if m:
+                seq += [m.group(1) + m.group(2) + " {", m.group(1) + "}"]
+            else:
+                seq.append(c)
+    return out
+
+
+def _norm(call):
+    # A closing brace may carry the function's name ("} /* f */") when its
+    # entry is not in the buffer; the nesting is what both must agree on.
+    return re.sub(r"^( *)\} /\* .* \*/$", r"\1}", call)
+
+
+def _same_fn(a, b):
+    """(cpu, time, name) of a text line and a report line: the same event.
+    The time may differ by one in the last digit: trace.dat's TSC2NSEC
+    factor is a 32-bit rounding of the guest's when no exact one exists
+    (x86-64's TSC rate), see btlib/tracedat.py."""
+    return a[0] == b[0] and a[2] == b[2] and abs(float(a[1]) - float(b[1])) <= 1.5e-6
+
+
+def _report_lines(rep):
+    return len(re.findall(r"^ *\S+-\d+ +\[\d{3}\] +\d+\.\d{6}: \w+:", rep, re.M))
+
+
+def _json_ok(path, nevents):
+    try:
+        with open(path) as f:
+            d = json.load(f)
+    except (OSError, ValueError) as e:
+        return False, "bt-json: %s" % e
+    evs = [e for e in d.get("traceEvents", []) if e.get("ph") != "M"]
+    stacks, bad = {}, 0
+    for e in evs:
+        key = (e.get("pid"), e.get("tid"))
+        if e.get("ph") == "B":
+            stacks.setdefault(key, []).append(e.get("name"))
+        elif e.get("ph") == "E":
+            st = stacks.get(key)
+            if st and (e.get("name") in (None, st[-1])):
+                st.pop()
+            elif st is not None and not st:
+                bad += 1
+    count = sum(2 if e.get("ph") == "X" else 1 for e in evs)
+    ok = not bad and count == nevents
+    return ok, "bt-json: %d events for %d in the buffer, %d unmatched ends" % (count, nevents, bad)
+
+
+def _enabled_reference(arch, run, kernel):
+    """The guest's own `cat enabled_functions` for the workload command line."""
+    script = os.path.join(ROOT, "tests", "gdb", "enabled.txt")
+    with open(script, "rb") as f:
+        rc, out, _ = run(["tools/qemu-run.sh", arch, kernel, WORKLOAD], 150,
+                         env={"SMP": str(SMP), "TIMEOUT": "120"}, stdin=f)
+    return _between(out.replace("\r", ""), "trace> cat enabled_functions\n", "trace> "), out
+
+
+def workload_case(arch, run, report, kernel, logs):
+    d = os.path.join(logs, "gdb-%s-trace" % arch)
+    rc, out, serial = _gdb_boot(arch, run, kernel, WORKLOAD, "tests/gdb/trace.gdb", d)
+    bt = _read(os.path.join(d, "bt-trace.txt"))
+    i = serial.find("# tracer: ")
+    guest = serial[i:] if i >= 0 else ""
+    ok = bool(bt) and bt == guest and guest.startswith("# tracer: function_graph\n")
+    nlines = bt.count("\n")
+    why = "" if ok else "gdb output:\n%s\nfirst difference at line %s" % (
+        out, next((n for n, (a, b) in enumerate(zip(bt.splitlines(), guest.splitlines()), 1)
+                   if a != b), min(nlines, guest.count("\n")) + 1))
+    report(ok, "%s gdb bt-trace: the guest's `cat trace` exactly (%d lines)" % (arch, nlines), why)
+
+    m = re.search(r"^bt-save-dat: (\d+) events, (\d+) pages, (\d+) CPUs", out, re.M)
+    nev = int(m.group(1)) if m else -1
+    rrc, rep = _report(os.path.join(d, "bt.dat"))
+    with open(os.path.join(d, "report.txt"), "w") as f:
+        f.write(rep)
+    tcalls, rcalls = _expand(_graph_calls_text(bt)), _expand(_graph_calls_report(rep))
+    ncalls = sum(len(v) for v in tcalls.values())
+    ok = rrc == 0 and m and ncalls > 0 and tcalls == rcalls and ncalls == nev
+    report(bool(ok), "%s gdb bt-save-dat: trace-cmd report has the same %d entries and exits "
+           "per CPU, nested alike, %d events" % (arch, ncalls, nev),
+           "trace-cmd rc %d, %d report lines\n%s" % (rrc, _report_lines(rep), rep[-3000:]))
+
+    ok, why = _json_ok(os.path.join(d, "bt.json"), nev)
+    report(ok, "%s gdb bt-json: parses, B/E nest per task, one event per buffer event" % arch,
+           why + "\n" + out)
+
+    mine = _between(out, "==== bt-enabled\n", "==== bt-stats")
+    ref, ref_out = _enabled_reference(arch, run, kernel)
+    ok = mine is not None and ref is not None and mine == ref and len(mine.splitlines()) == 3
+    report(ok, "%s gdb bt-enabled: the guest's enabled_functions exactly" % arch,
+           "bt-enabled:\n%s\nguest:\n%s\n%s" % (mine, ref, ref_out[-2000:]))
+
+    rows = _stats(out)
+    entries = sum(int(r[2]) for r in rows)
+    ok = len(rows) == SMP and all(r[1] == "on" and r[3] == "0" and r[4] == "0" and
+                                  r[10] == "0" and int(r[9]) <= int(r[8]) for r in rows) \
+        and entries == nev and nev > 0
+    report(ok, "%s gdb bt-stats: %d CPUs recording, %d entries = the .dat's, none lost"
+           % (arch, len(rows), entries), out)
+
+
+def crash_case(arch, run, report, kernel, logs, dump_on_oops):
+    tag = "crash" if dump_on_oops else "crash-raw"
+    d = os.path.join(logs, "gdb-%s-%s" % (arch, tag))
+    cmdline = CRASH + (" ftrace_dump_on_oops" if dump_on_oops else "")
+    rc, out, serial = _gdb_boot(arch, run, kernel, cmdline, "tests/gdb/crash.gdb", d)
+    panicked = "PANIC on CPU" in serial and re.search(r"^#0 .*arch_poweroff", out, re.M)
+    bt = _read(os.path.join(d, "bt-trace.txt"))
+    rrc, rep = _report(os.path.join(d, "bt.dat"))
+    with open(os.path.join(d, "report.txt"), "w") as f:
+        f.write(rep)
+    text_fn = [m.groups() for m in FN_TEXT_RE.finditer(bt)]
+    rep_fn = [m.groups() for m in FN_REPORT_RE.finditer(rep)]
+    names = [n for _, _, n in rep_fn]
+    same_fn = len(text_fn) == len(rep_fn) and all(_same_fn(a, b) for a, b in zip(text_fn, rep_fn))
+    chain = names[-2:] == ["test_run", "test_crash_panic_panic"]
+    rows = _stats(out)
+    if dump_on_oops:
+        m = re.search(r"Dumping ftrace buffer:\n-+\n(.*?)^-+\n", serial, re.M | re.S)
+        guest = m.group(1) if m else None
+        ok = panicked and bt and bt == guest
+        report(bool(ok), "%s gdb on a panicked guest: bt-trace equals the panic's trace dump"
+               % arch, "%s\nserial:\n%s" % (out, serial[-3000:]))
+        ok = rrc == 0 and chain and same_fn and \
+            len(rows) == SMP and all(r[1] == "off" for r in rows)
+        report(bool(ok), "%s gdb on a panicked guest: trace-cmd reads bt-save-dat's file, same "
+               "%d function events, recording off" % (arch, len(rep_fn)),
+               "%s\nreport:\n%s" % (out, rep[-3000:]))
+    else:
+        ok = panicked and rrc == 0 and chain and same_fn and len(rows) == SMP
+        report(bool(ok), "%s gdb on a panicked guest (no dump on oops): trace-cmd reads "
+               "bt-save-dat's file, %d function events ending in the panicking test"
+               % (arch, len(rep_fn)), "%s\nreport:\n%s" % (out, rep[-3000:]))
+
+
+def gdb_trace_checks(arch, run, report, kernel_path, LOGS):
+    kernel = kernel_path(arch)
+    workload_case(arch, run, report, kernel, LOGS)
+    crash_case(arch, run, report, kernel, LOGS, True)
+    crash_case(arch, run, report, kernel, LOGS, False)
+
+
+# ---- standalone ---------------------------------------------------------------------
+def _run(cmd, timeout, env=None, stdin=subprocess.DEVNULL):
+    e = dict(os.environ)
+    e.update(env or {})
+    try:
+        p = subprocess.run(cmd, cwd=ROOT, env=e, stdin=stdin, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=timeout)
+        out, rc = p.stdout.decode("utf-8", "replace"), p.returncode
+    except subprocess.TimeoutExpired as ex:
+        out, rc = (ex.stdout or b"").decode("utf-8", "replace") + "\n[harness timeout]", 124
+    return rc, out.replace("\r", ""), 0
+
+
+def main():
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--arch", action="append")
+    ap.add_argument("--build-dir", default="build/gdb-{arch}")
+    a = ap.parse_args()
+    results = []
+
+    def report(ok, name, detail=""):
+        results.append(ok)
+        print("%s - %s" % ("ok" if ok else "not ok", name), flush=True)
+        if not ok and detail:
+            for line in detail.rstrip().splitlines()[-40:]:
+                print("    | " + line)
+
+    logs = os.path.join(ROOT, "build", "gdb-checks")
+    for arch in a.arch or ["arm64", "x86_64"]:
+        b = a.build_dir.format(arch=arch)
+        p = subprocess.run(["make", "-s", "ARCH=" + arch, "B=" + b, "kernel"], cwd=ROOT,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        if p.returncode:
+            report(False, "%s kernel builds in %s" % (arch, b), p.stdout.decode())
+            continue
+        gdb_trace_checks(arch, _run, report, lambda _a, b=b: os.path.join(b, "kernel.elf"), logs)
+    print("%d passed, %d failed" % (results.count(True), results.count(False)))
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

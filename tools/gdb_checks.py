@@ -21,6 +21,16 @@ gdb in batch mode with tests/gdb/*.gdb) and once without gdb:
               stdin: the trampoline pool gives the same address);
             - bt-stats: one row per CPU, recording on, nothing lost, no
               writer inside, the entries add up to the .dat's events.
+  wrapped   the same with trace_buf_size=12k (4 pages per CPU: the writer
+            overwrites the oldest pages): bt-trace equals `cat trace`, its
+            LOST marks are bt-stats' overruns, trace-cmd reads the .dat
+            (the same events, "[N EVENTS DROPPED]" where the text says LOST N).
+  midrun    the workload command line, stopped at the 21st call of
+            rb_reserve_slow (a writer inside a reservation on that CPU; the
+            other vCPU wherever it was): bt-trace's events per CPU are the
+            start of the guest's final `cat trace` (the unfinished writes
+            left out, and bt-stats counting them as writers inside), and
+            trace-cmd report on the .dat has the same events.
   crash     `bt.test=crash_panic ftrace=function ftrace_filter=test_*
             ftrace_dump_on_oops`, stopped in arch_poweroff after the panic
             report: bt-trace equals the trace the panic path printed,
@@ -229,6 +239,53 @@ def workload_case(arch, run, report, kernel, logs):
            % (arch, len(rows), entries), out)
 
 
+def wrapped_case(arch, run, report, kernel, logs):
+    d = os.path.join(logs, "gdb-%s-wrapped" % arch)
+    rc, out, serial = _gdb_boot(arch, run, kernel, WORKLOAD + " trace_buf_size=12k",
+                                "tests/gdb/trace.gdb", d)
+    bt = _read(os.path.join(d, "bt-trace.txt"))
+    i = serial.find("# tracer: ")
+    rows = _stats(out)
+    lost = re.findall(r"^CPU:(\d) \[LOST (\d+) EVENTS\]$", bt, re.M)
+    ok = bool(bt) and i >= 0 and bt == serial[i:] and len(rows) == SMP and \
+        sorted((int(c), int(n)) for c, n in lost) == sorted((int(r[0]), int(r[3])) for r in rows
+                                                          if r[3] != "0") and lost
+    rrc, rep = _report(os.path.join(d, "bt.dat"))
+    with open(os.path.join(d, "report.txt"), "w") as f:
+        f.write(rep)
+    ok = ok and rrc == 0 and _expand(_graph_calls_report(rep)) == _expand(_graph_calls_text(bt)) \
+        and sorted(re.findall(r"^CPU:(\d+) \[(\d+) EVENTS DROPPED\]$", rep, re.M)) == sorted(lost)
+    report(bool(ok), "%s gdb on a wrapped buffer (trace_buf_size=12k): bt-trace equals `cat trace`"
+           ", LOST marks = bt-stats' overruns, trace-cmd reads the .dat" % arch,
+           "%s\nreport:\n%s" % (out, rep[-2000:]))
+
+
+def midrun_case(arch, run, report, kernel, logs):
+    d = os.path.join(logs, "gdb-%s-midrun" % arch)
+    rc, out, serial = _gdb_boot(arch, run, kernel, WORKLOAD, "tests/gdb/midrun.gdb", d)
+    bt = _read(os.path.join(d, "bt-trace.txt"))
+    i = serial.find("# tracer: ")
+    final = _expand(_graph_calls_text(serial[i:] if i >= 0 else ""))
+    mine = _expand(_graph_calls_text(bt))
+    rows = _stats(out)
+    inside = sum(int(r[10]) for r in rows)
+    prefix = bool(mine) and all(final.get(c, [])[:len(v)] == v for c, v in mine.items())
+    n = sum(len(v) for v in mine.values())
+    ok = prefix and inside > 0 and len(rows) == SMP and \
+        "stopped with" in out and all(r[1] == "on" for r in rows)
+    report(ok, "%s gdb stopped mid-write (in rb_reserve_slow): bt-trace's %d events begin, "
+           "CPU by CPU, the guest's final trace, %d unfinished writes left out" % (arch, n, inside),
+           out)
+    rrc, rep = _report(os.path.join(d, "bt.dat"))
+    with open(os.path.join(d, "report.txt"), "w") as f:
+        f.write(rep)
+    m = re.search(r"^bt-save-dat: (\d+) events", out, re.M)
+    ok = rrc == 0 and m and _expand(_graph_calls_report(rep)) == mine and \
+        int(m.group(1)) == n == sum(int(r[2]) for r in rows)
+    report(bool(ok), "%s gdb stopped mid-write: trace-cmd reads bt-save-dat's file, the same "
+           "%d events as bt-trace and bt-stats" % (arch, n), "%s\nreport:\n%s" % (out, rep[-3000:]))
+
+
 def crash_case(arch, run, report, kernel, logs, dump_on_oops):
     tag = "crash" if dump_on_oops else "crash-raw"
     d = os.path.join(logs, "gdb-%s-%s" % (arch, tag))
@@ -266,6 +323,8 @@ def crash_case(arch, run, report, kernel, logs, dump_on_oops):
 def gdb_trace_checks(arch, run, report, kernel_path, LOGS):
     kernel = kernel_path(arch)
     workload_case(arch, run, report, kernel, LOGS)
+    wrapped_case(arch, run, report, kernel, LOGS)
+    midrun_case(arch, run, report, kernel, LOGS)
     crash_case(arch, run, report, kernel, LOGS, True)
     crash_case(arch, run, report, kernel, LOGS, False)
 

@@ -84,12 +84,16 @@ def read_cstr(addr, limit=256):
     return out[:limit].decode("utf-8", "replace")
 
 
-def _int_of(t, b, off, size):
+def _signed(t):
     try:
-        signed = t.is_signed
+        return bool(t.is_signed)
     except (AttributeError, ValueError, gdb.error):
-        signed = False
-    return int.from_bytes(b[off:off + size], "little", signed=signed)
+        return False
+
+
+def _int_of(t, b, off, size):
+    # Both of baretrace's targets are little-endian.
+    return int.from_bytes(b[off:off + size], "little", signed=_signed(t))
 
 
 def unpack(t, b, off=0):
@@ -175,7 +179,7 @@ def read_array(et, addr, count):
         return []
     b = read(addr, et.sizeof * count)
     if et.code in (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_PTR) and et.sizeof in (4, 8):
-        signed = et.code == gdb.TYPE_CODE_INT and _int_of(et, b"\xff" * 8, 0, et.sizeof) < 0
+        signed = et.code == gdb.TYPE_CODE_INT and _signed(et)
         fmt = {4: "i", 8: "q"}[et.sizeof] if signed else {4: "I", 8: "Q"}[et.sizeof]
         return list(struct.unpack("<%d%s" % (count, fmt), b))
     return [unpack(et, b, i * et.sizeof) for i in range(count)]

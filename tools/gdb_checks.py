@@ -146,8 +146,11 @@ def _expand(per):
 
 
 def _norm(call):
-    # A closing brace may carry the function's name ("} /* f */") when its
-    # entry is not in the buffer; the nesting is what both must agree on.
+    """The call's shape only: "f(a=1) {" -> "f() {", "f(); /* ret=0 */" ->
+    "f();", "} /* f ret=0 */" -> "}" (trace-cmd prints no arguments or return
+    values; a closing brace also names its function when the entry is not
+    in the buffer).  The nesting is what both must agree on."""
+    call = re.sub(r"^( *)([^ (]+)\(.*\)( \{|;)(?: /\*.*\*/)?$", r"\1\2()\3", call)
     return re.sub(r"^( *)\} /\* .* \*/$", r"\1}", call)
 
 
@@ -241,7 +244,8 @@ def workload_case(arch, run, report, kernel, logs):
 
 def wrapped_case(arch, run, report, kernel, logs):
     d = os.path.join(logs, "gdb-%s-wrapped" % arch)
-    rc, out, serial = _gdb_boot(arch, run, kernel, WORKLOAD + " trace_buf_size=12k",
+    rc, out, serial = _gdb_boot(arch, run, kernel, WORKLOAD + " trace_buf_size=12k "
+                                "trace_options=funcgraph-args,funcgraph-retval",
                                 "tests/gdb/trace.gdb", d)
     bt = _read(os.path.join(d, "bt-trace.txt"))
     i = serial.find("# tracer: ")
@@ -255,7 +259,8 @@ def wrapped_case(arch, run, report, kernel, logs):
         f.write(rep)
     ok = ok and rrc == 0 and _expand(_graph_calls_report(rep)) == _expand(_graph_calls_text(bt)) \
         and sorted(re.findall(r"^CPU:(\d+) \[(\d+) EVENTS DROPPED\]$", rep, re.M)) == sorted(lost)
-    report(bool(ok), "%s gdb on a wrapped buffer (trace_buf_size=12k): bt-trace equals `cat trace`"
+    report(bool(ok), "%s gdb on a wrapped buffer (trace_buf_size=12k), args and retvals: "
+           "bt-trace equals `cat trace`"
            ", LOST marks = bt-stats' overruns, trace-cmd reads the .dat" % arch,
            "%s\nreport:\n%s" % (out, rep[-2000:]))
 

@@ -148,7 +148,8 @@ def var(name, file=None):
     sym = None
     if file:
         for s in gdb.lookup_static_symbols(name):
-            if s.symtab and s.symtab.filename.endswith(file):
+            fn = s.symtab.filename if s.symtab else ""
+            if fn == file or fn.endswith("/" + file):
                 sym = s
                 break
     else:
@@ -300,7 +301,7 @@ def ring_cpu(ct, addr):
 
 # ---- what the text needs besides the pages ------------------------------------
 def tracer_name():
-    addr, t = var("current_tracer", "trace.c")
+    addr, t = var("current_tracer", "trace/trace.c")
     p = unpack(t, read(addr, t.sizeof))
     if not p:
         return "nop"                       # tracer_current()'s fallback
@@ -311,7 +312,7 @@ def tracer_name():
 
 def signatures(ips):
     """({ip: frames.Signature} for those ips in `cur`'s table, loaded?)."""
-    addr, t = var("cur", "fsig.c")
+    addr, t = var("cur", "trace/fsig.c")
     tab = unpack(t, read(addr, t.sizeof))
     if not tab:
         return {}, False
@@ -348,7 +349,7 @@ def signatures(ips):
 def comms(pids):
     """thread_comm() of each pid that has a name (0 and unknown ones are
     left out: the text prints <idle> and <...> as the guest does)."""
-    addr, t = var("comm_cache", "sched.c")
+    addr, t = var("comm_cache", "boot/sched.c")
     cache = unpack(t, read(addr, t.sizeof))
     out = {}
     for pid in pids:
@@ -375,7 +376,7 @@ def build_dump():
     ks = Ksyms.get()
     syms = sorted({e for e in (ks.entry(a) for a in addrs) if e})
     sigs, loaded = signatures({a for a, _, _ in syms})
-    mult = load("mult", "clock.c")
+    mult = load("mult", "boot/clock.c")
     d = memsrc.make_dump(len(cpus), mult, load("trace_opts"), tracer_name(), arch_name(), pages,
                          [(cb.overrun, cb.dropped) for cb in cpus], syms, sigs, comms(pids),
                          sigs_loaded=loaded)
@@ -399,7 +400,7 @@ def _enum(name):
 
 
 def ops_list():
-    addr, t = var("ops_list", "ftrace.c")
+    addr, t = var("ops_list", "trace/ftrace.c")
     p = unpack(t, read(addr, t.sizeof))
     ot = struct_type("struct ftrace_ops")
     out = []

@@ -3,7 +3,7 @@
 against the guest's own output, for tools/test.py (or standalone).
 
 gdb_trace_checks(arch, run, report, kernel_path, LOGS) boots the kernel
-three times under QEMU's gdbstub (GDB=1 through tools/qemu-run.sh, SMP=2,
+five times under QEMU's gdbstub (GDB=1 through tools/qemu-run.sh, SMP=2,
 gdb in batch mode with tests/gdb/*.gdb) and once without gdb:
 
   workload  `ftrace=function_graph ftrace_filter=vfs_stat,path_walk,kind_name`,
@@ -22,7 +22,8 @@ gdb in batch mode with tests/gdb/*.gdb) and once without gdb:
             - bt-stats: one row per CPU, recording on, nothing lost, no
               writer inside, the entries add up to the .dat's events.
   wrapped   the same with trace_buf_size=12k (4 pages per CPU: the writer
-            overwrites the oldest pages): bt-trace equals `cat trace`, its
+            overwrites the oldest pages) and trace_options=funcgraph-args,
+            funcgraph-retval (signatures read from the guest): bt-trace equals `cat trace`, its
             LOST marks are bt-stats' overruns, trace-cmd reads the .dat
             (the same events, "[N EVENTS DROPPED]" where the text says LOST N).
   midrun    the workload command line, stopped at the 21st call of

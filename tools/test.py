@@ -31,6 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from bench_figures import FIGURES as BENCH_FIGURES  # noqa: E402
 import export_checks  # noqa: E402
+from gdb_checks import gdb_trace_checks  # noqa: E402
 LOGS = os.path.join(ROOT, "build", "test-logs")
 SMP = 4
 results = []          # (ok, name)
@@ -445,6 +446,7 @@ def main():
             export_checks.export_round_trip(arch, kernel_path(arch), report, save_log)
         if "gdb" in only:
             gdb_smoke(arch)
+            gdb_trace_checks(arch, run, report, kernel_path, LOGS)
         if "app" in only:
             apps(arch)
     if "bench" in only and not args.arch:

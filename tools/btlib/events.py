@@ -9,7 +9,7 @@ of type_len*4 bytes, 0 a data event whose u32 array[0] = bytes + 4,
 """
 import struct
 
-TRACE_FN, TRACE_GRAPH_RET, TRACE_GRAPH_ENT = 1, 10, 11
+TRACE_FN, TRACE_PRINT, TRACE_GRAPH_RET, TRACE_GRAPH_ENT = 1, 5, 10, 11
 FLAG_IRQS_OFF, FLAG_NEED_RESCHED, FLAG_HARDIRQ = 0x01, 0x04, 0x08
 MISSED_EVENTS, MISSED_STORED = 1 << 31, 1 << 30
 COMMIT_MASK = (1 << 27) - 1
@@ -20,7 +20,7 @@ MAX_ARGS = 8                 # GRAPH_MAX_ARGS
 class Event:
     __slots__ = ("cpu", "ts", "lost", "data", "type", "flags", "preempt", "pid",
                  "ip", "parent_ip", "func", "depth", "nargs", "args",
-                 "retval", "overrun", "calltime", "rettime", "page", "offset")
+                 "retval", "overrun", "calltime", "rettime", "page", "offset", "buf")
 
     def __init__(self, cpu, ts, lost, data, page=None, offset=0):
         self.cpu, self.ts, self.lost, self.data = cpu, ts, lost, data
@@ -28,7 +28,7 @@ class Event:
         self.type = self.flags = self.preempt = self.pid = None
         self.ip = self.parent_ip = self.func = None
         self.depth = self.nargs = self.overrun = self.calltime = self.rettime = None
-        self.retval = None
+        self.retval = self.buf = None
         self.args = []
         if len(data) >= 8:
             self.type, self.flags, self.preempt, self.pid = struct.unpack_from("<HBBi", data)
@@ -39,6 +39,10 @@ class Event:
             room = (len(data) - 24) // 8
             self.nargs = min(nargs, room, MAX_ARGS)
             self.args = list(struct.unpack_from("<%dQ" % self.nargs, data, 24))
+        elif self.type == TRACE_PRINT and len(data) > 16:     # trace_marker text
+            self.ip = struct.unpack_from("<Q", data, 8)[0]
+            raw = bytes(data[16:])
+            self.buf = raw[:raw.index(b"\0")] if b"\0" in raw else raw
         elif self.type == TRACE_GRAPH_RET and len(data) >= 48:
             (self.func, self.retval, self.depth, self.overrun, self.calltime,
              self.rettime) = struct.unpack_from("<QQIIQQ", data, 8)
@@ -50,6 +54,10 @@ class Event:
     @property
     def is_exit(self):
         return self.type == TRACE_GRAPH_RET and self.func is not None
+
+    @property
+    def is_print(self):
+        return self.type == TRACE_PRINT and self.buf is not None
 
     @property
     def is_function(self):

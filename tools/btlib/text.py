@@ -63,6 +63,13 @@ class Printer:
         self.out.append(self.context(ev) + "%s <-%s\n" % (
             fn if fn else "?", parent if parent else "0x%x" % ev.parent_ip))
 
+    def marker(self, ev):
+        """trace_marker text in the function format (trace/function.c)."""
+        fn = self.d.sym_name(ev.ip)
+        text = ev.buf.decode("utf-8", "replace")
+        self.out.append(self.context(ev) + "%s: %s%s" % (
+            fn if fn else "?", text, "" if text.endswith("\n") else "\n"))
+
     # ---- function_graph
     def cpu_col(self, cpu):
         top = max(self.d.ncpus - 1, 0)
@@ -125,7 +132,7 @@ class Printer:
         return " " + r if r else ""
 
     def gstate(self, cpu):
-        return self.graph.setdefault(cpu, {"enter": [0] * PRINT_DEPTH, "irq": False})
+        return self.graph.setdefault(cpu, {"enter": [0] * PRINT_DEPTH, "irq": False, "depth": -1})
 
     def check_task(self, ev):
         prev = self.last_pid.get(ev.cpu, -1)
@@ -160,6 +167,9 @@ class Printer:
         return ""
 
     def remember(self, cpu, depth, func):
+        # Linux's per-CPU depth, for comments: a leaf leaves the level above
+        # it current, an open call its own.
+        self.gstate(cpu)["depth"] = depth if func else depth - 1
         if depth < PRINT_DEPTH:
             self.gstate(cpu)["enter"][depth] = func
 
@@ -218,6 +228,7 @@ class Printer:
         else:
             s += "} /* " + self.fname(ev.func) + " */"
         s += "\n"
+        self.gstate(ev.cpu)["depth"] = ev.depth - 1
         if self.opt(G_OVERRUN):
             s += " (Overruns: %u)\n" % ev.overrun
         self.line(s)
@@ -225,15 +236,32 @@ class Printer:
         if post:
             self.out.append(post)
 
+    def comment(self, ev):
+        """trace_marker text in a graph: a comment at the CPU's depth."""
+        depth = self.gstate(ev.cpu)["depth"]
+        text = ev.buf.decode("utf-8", "replace").rstrip("\n")
+        pre = self.prologue(ev)
+        if pre:
+            self.out.append(pre)
+        s = self.gcontext(ev) + self.fill("              |  ")
+        if depth > 0:
+            s += " " * ((depth + 1) * 2)
+        self.line(s + "/* %s */\n" % text)
+        post = self.epilogue(ev)
+        if post:
+            self.out.append(post)
+
     def graph_event(self, ev):
-        if not (ev.is_entry or ev.is_exit):
+        if not (ev.is_entry or ev.is_exit or ev.is_print):
             return False
         if self.last_pid.get(ev.cpu, -1) == -1:
-            self.graph[ev.cpu] = {"enter": [0] * PRINT_DEPTH, "irq": False}
+            self.graph[ev.cpu] = {"enter": [0] * PRINT_DEPTH, "irq": False, "depth": -1}
         if ev.is_entry:
             self.entry(ev)
-        else:
+        elif ev.is_exit:
             self.exit(ev)
+        else:
+            self.comment(ev)
         return True
 
     def graph_header(self):
@@ -273,6 +301,9 @@ class Printer:
                 continue
             if ev.is_function:
                 self.function(ev)
+                continue
+            if ev.is_print:
+                self.marker(ev)
                 continue
             self.graph_event(ev)
         return "".join(self.out)

@@ -3,7 +3,7 @@ report 3.1.6 reads (shared/TOOLCHAIN-NOTES.md, "Formats and harnesses"):
 
   magic, "6", endianness, long size, page size
   header_page, header_event       Linux's texts for the page and event header
-  ftrace event formats            function, funcgraph_entry, funcgraph_exit
+  ftrace event formats            function, print, funcgraph_entry, funcgraph_exit
                                   describing OUR layouts (trace/trace.h,
                                   trace/graph.h); trace-cmd finds the fields by
                                   name (ip, parent_ip, func, depth, calltime,
@@ -65,6 +65,9 @@ FORMATS = [
     _fmt("function", E.TRACE_FN,
          [("unsigned long ip", 8, 8, 0), ("unsigned long parent_ip", 16, 8, 0)],
          '" %ps <-- %ps", (void *)REC->ip, (void *)REC->parent_ip'),
+    _fmt("print", E.TRACE_PRINT,
+         [("unsigned long ip", 8, 8, 0), ("char buf[]", 16, 0, 1)],
+         '"%ps: %s", (void *)REC->ip, REC->buf'),
     _fmt("funcgraph_entry", E.TRACE_GRAPH_ENT,
          [("unsigned long func", 8, 8, 0), ("int depth", 16, 4, 1),
           ("unsigned int nargs", 20, 4, 0)],

@@ -445,6 +445,8 @@ const char *thread_comm(int tid, char *buf, size_t size)
 {
 	if (tid == 0)
 		return "<idle>";
+	if (tid < 0)
+		return "<...>";                /* a damaged event: never an index */
 	unsigned long f = spin_lock_irqsave(&comm_lock);
 	bool known = comm_cache[tid % COMM_SLOTS].tid == tid;
 	if (known)

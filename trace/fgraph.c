@@ -9,8 +9,9 @@
  *   base+3  calltime
  *   base+4  users      bits 0-15: users whose entry callback took the call;
  *                      16-31: users asked (their data words are in the frame)
- *   base+5  gens       the users' generations when it was pushed (byte each)
- *   base+6  data       FGRAPH_DATA_WORDS per user in the entry mask, in bit order
+ *   base+5  gens       the users' generations when it was pushed (16 bits
+ *   base+6             each: slots 0-3, then 4-7)
+ *   base+7  data       FGRAPH_DATA_WORDS per user in the entry mask, in bit order
  *   top-1   size       words in the frame, so the hook finds base from top
  *
  * Interleavings.  Only the owning context pushes and pops a stack; what can
@@ -48,19 +49,31 @@
 #define FR_SP       2
 #define FR_TIME     3
 #define FR_USERS    4
-#define FR_GENS     5
-#define FR_HEADER   6
+#define FR_GENS     5       /* and 6 */
+#define FR_HEADER   7
 
 struct fgraph_stack {
 	unsigned top;                      /* words in use */
 	unsigned depth;                    /* frames */
 	uint64_t overrun;                  /* calls not hooked: no room */
 	uint32_t state[FGRAPH_MAX_USERS];  /* per user, this context (fgraph_ent.state) */
+	uint16_t state_gen[FGRAPH_MAX_USERS];  /* the user generation state[] belongs to */
 	uint64_t w[FGRAPH_STACK_WORDS];
 };
 
+/*
+ * Slots.  A slot's generation (16 bits, in user_gens) changes whenever its
+ * user registers or unregisters; a frame remembers the generations it was
+ * pushed under, so a later user of the slot never gets an earlier one's
+ * exits (65536 register/unregister cycles of one slot while a frame waits
+ * would wrap it), and a stack's state word for the slot is reset when its
+ * generation is not the current one (a user that went away with calls
+ * open never took back what they added).  A slot whose ops could not be
+ * unregistered (tracing was dying) stays out of use: dead_slots.
+ */
 static struct fgraph_ops *users[FGRAPH_MAX_USERS];   /* fgraph_mutex; read lock-free */
-static uint64_t user_gens;                            /* byte per slot; fgraph_mutex */
+static uint64_t user_gens[2];                         /* 16 bits per slot; fgraph_mutex */
+static unsigned dead_slots;                           /* fgraph_mutex */
 static struct mutex fgraph_mutex = MUTEX_INIT;
 static struct fgraph_stack *irq_stacks[MAX_CPUS];     /* written once at boot */
 static uint64_t total_overrun;                        /* atomic */
@@ -103,6 +116,11 @@ FGRAPH_INLINE unsigned popcount8(unsigned m)
 	return (m + (m >> 4)) & 0x0f;
 }
 
+FGRAPH_INLINE unsigned gen_of(const uint64_t *gens, unsigned i)
+{
+	return (unsigned)(gens[i / 4] >> (16 * (i % 4))) & 0xffff;
+}
+
 FGRAPH_INLINE unsigned data_offset(unsigned mask, unsigned idx)
 {
 	return FR_HEADER + FGRAPH_DATA_WORDS * popcount8(mask & ((1u << idx) - 1));
@@ -140,21 +158,29 @@ FGRAPH_INLINE void fgraph_enter(uintptr_t ip, uintptr_t parent, struct ftrace_re
 	f[FR_FUNC] = ip;
 	f[FR_SP] = ftrace_regs_get_stack_pointer(fregs);
 	f[FR_TIME] = arch_counter();
-	f[FR_GENS] = __atomic_load_n(&user_gens, __ATOMIC_ACQUIRE);
+	f[FR_GENS] = __atomic_load_n(&user_gens[0], __ATOMIC_ACQUIRE);
+	f[FR_GENS + 1] = __atomic_load_n(&user_gens[1], __ATOMIC_ACQUIRE);
 	f[size - 1] = size;
 	struct fgraph_ent e = {
 		.func = ip, .parent = parent, .calltime = f[FR_TIME], .fregs = fregs,
 		.depth = st->depth - 1 + (outer ? outer->depth : 0),
 	};
 	unsigned taken = 0;
+	uint32_t none = 0;                 /* the thread's state under an older user */
 	for (unsigned m = mask; m; m &= m - 1) {
 		unsigned i = (unsigned)__builtin_ctz(m);
 		/* ACQUIRE: a user published by register is seen complete. */
 		struct fgraph_ops *g = __atomic_load_n(&users[i], __ATOMIC_ACQUIRE);
 		if (!g)
 			continue;
+		unsigned gen = gen_of(&f[FR_GENS], i);
+		if (st->state_gen[i] != gen) {
+			st->state[i] = 0;
+			st->state_gen[i] = (uint16_t)gen;
+		}
 		e.state = &st->state[i];
-		e.task_state = outer ? &outer->state[i] : e.state;
+		e.task_state = !outer ? e.state :
+			       outer->state_gen[i] == gen ? &outer->state[i] : &none;
 		if (g->entryfunc(&e, g, &f[data_offset(mask, i)]))
 			taken |= 1u << i;
 	}
@@ -174,7 +200,7 @@ static FTRACE_HOT void fgraph_ops_func(uintptr_t ip, uintptr_t parent, struct ft
 {
 	uintptr_t tok = ftrace_preempt_disable();
 	unsigned bit = ftrace_recursion_enter();
-	if (bit && !ftrace_is_dead())
+	if (bit && !ftrace_is_dead() && (op->flags & FTRACE_OPS_FL_ENABLED))
 		fgraph_enter(ip, parent, fregs, op->graph_mask);
 	ftrace_recursion_exit(bit);
 	ftrace_preempt_enable(tok);
@@ -192,7 +218,8 @@ FGRAPH_INLINE void call_exits(struct fgraph_stack *st, struct fgraph_stack *oute
 			      uint64_t *f, const struct fgraph_ret_regs *rr)
 {
 	unsigned taken = (unsigned)f[FR_USERS] & 0xffff, entry = (unsigned)f[FR_USERS] >> 16;
-	uint64_t gens = __atomic_load_n(&user_gens, __ATOMIC_ACQUIRE);
+	uint64_t gens[2] = { __atomic_load_n(&user_gens[0], __ATOMIC_ACQUIRE),
+			     __atomic_load_n(&user_gens[1], __ATOMIC_ACQUIRE) };
 	struct fgraph_ret r = {
 		.func = f[FR_FUNC], .parent = f[FR_RET], .retval = fgraph_ret_regs_value(rr),
 		.calltime = f[FR_TIME],
@@ -202,7 +229,7 @@ FGRAPH_INLINE void call_exits(struct fgraph_stack *st, struct fgraph_stack *oute
 	for (unsigned m = taken; m; m &= m - 1) {
 		unsigned i = (unsigned)__builtin_ctz(m);
 		struct fgraph_ops *g = __atomic_load_n(&users[i], __ATOMIC_ACQUIRE);
-		if (!g || !g->retfunc || (((gens ^ f[FR_GENS]) >> (8 * i)) & 0xff))
+		if (!g || !g->retfunc || gen_of(gens, i) != gen_of(&f[FR_GENS], i))
 			continue;
 		r.state = &st->state[i];
 		g->retfunc(&r, g, &f[data_offset(entry, i)]);
@@ -264,15 +291,16 @@ FTRACE_HOT uintptr_t fgraph_return(struct fgraph_ret_regs *rr)
 static int slot_of(const struct fgraph_ops *g)
 {
 	for (int i = 0; i < FGRAPH_MAX_USERS; i++)
-		if (users[i] == g)
+		if (users[i] == g && !(dead_slots & (1u << i)))
 			return i;
 	return -1;
 }
 
 static void bump_gen(int i)
 {
-	uint64_t g = user_gens, b = ((g >> (8 * i)) + 1) & 0xff;
-	__atomic_store_n(&user_gens, (g & ~(0xffull << (8 * i))) | b << (8 * i), __ATOMIC_RELEASE);
+	uint64_t *w = &user_gens[i / 4], sh = 16 * (i % 4);
+	uint64_t b = ((*w >> sh) + 1) & 0xffff;
+	__atomic_store_n(w, (*w & ~(0xffffull << sh)) | b << sh, __ATOMIC_RELEASE);
 }
 
 int register_fgraph(struct fgraph_ops *g)
@@ -317,7 +345,10 @@ int unregister_fgraph(struct fgraph_ops *g)
 	__atomic_store_n(&users[idx], NULL, __ATOMIC_RELEASE);
 	bump_gen(idx);
 	tramp_synchronize();
-	g->idx = -1;
+	if (err)
+		dead_slots |= 1u << idx;    /* its sites may still pass its bit */
+	else
+		g->idx = -1;
 	mutex_unlock(&fgraph_mutex);
 	return err;
 }
@@ -341,9 +372,11 @@ uintptr_t fgraph_ret_addr(uintptr_t ret, uintptr_t record, unsigned *cursor)
 {
 	if (ret != (uintptr_t)arch_fgraph_return_hook)
 		return ret;
+	unsigned long flags = arch_irq_save();       /* current stays ours meanwhile */
 	struct cpu *c = arch_this_cpu();
 	struct fgraph_stack *stacks[2] = { c->irq_depth ? irq_stacks[c->id] : NULL,
-					   c->current->ret_stack };
+					   c->current ? c->current->ret_stack : NULL };
+	arch_irq_restore(flags);
 	unsigned n = 0;
 	for (int k = 0; k < 2; k++) {
 		struct fgraph_stack *st = stacks[k];
@@ -354,7 +387,11 @@ uintptr_t fgraph_ret_addr(uintptr_t ret, uintptr_t record, unsigned *cursor)
 			top -= size;
 			if (n++ >= *cursor && st->w[top + FR_SP] > record) {
 				*cursor = n;
-				return st->w[top + FR_RET];
+				ret = st->w[top + FR_RET];
+				/* A tail call saved the hook itself: the caller's
+				 * frame, next out, has the real address. */
+				if (ret != (uintptr_t)arch_fgraph_return_hook)
+					return ret;
 			}
 		}
 	}

@@ -84,7 +84,8 @@ static FTRACE_HOT void ftrace_ops_assist_func(uintptr_t ip, uintptr_t parent, st
  * Several ops on one function.  The list guard is a recursion bit of its own
  * (ftrace_recursion_enter_list), so that an ops guarding itself
  * (FTRACE_OPS_FL_RECURSION, e.g. the function tracer) still gets its bit
- * when called from here.  Graph users are collected and entered once, with
+ * when called from here; an ops that does not gets the callbacks' bit taken
+ * for it, as on a site of its own.  Graph users are collected and entered once, with
  * all their bits: a call has one shadow frame however many users take it.
  */
 FTRACE_HOT void ftrace_ops_list_func(uintptr_t ip, uintptr_t parent, struct ftrace_ops *unused,
@@ -106,10 +107,18 @@ FTRACE_HOT void ftrace_ops_list_func(uintptr_t ip, uintptr_t parent, struct ftra
 			 * site went through the regs caller. */
 			if ((op->flags & FTRACE_OPS_FL_SAVE_REGS) && !ftrace_get_regs(fregs))
 				continue;
-			if (op->flags & FTRACE_OPS_FL_GRAPH)
+			if (op->flags & FTRACE_OPS_FL_GRAPH) {
 				graph |= op->graph_mask;
-			else
+			} else if (op->flags & FTRACE_OPS_FL_RECURSION) {
 				op->func(ip, parent, op, fregs);
+			} else {
+				/* What the assist wrapper does for it on a site of
+				 * its own: the callbacks' bit of this context. */
+				unsigned b = ftrace_recursion_enter();
+				if (b)
+					op->func(ip, parent, op, fregs);
+				ftrace_recursion_exit(b);
+			}
 		}
 		if (graph) {
 			unsigned gbit = ftrace_recursion_enter();

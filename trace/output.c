@@ -111,9 +111,11 @@ static bool print_event(const struct tracer *t, struct trace_iter *ti)
 {
 	if (ti->ev.lost)
 		kprintf("CPU:%u [LOST %llu EVENTS]\n", ti->ev.cpu, (unsigned long long)ti->ev.lost);
-	if (ti->ev.len < sizeof(struct trace_entry))
+	if (ti->ev.len < sizeof(struct trace_entry) || ti->ev.len > sizeof(ti->copy))
 		return false;
-	ti->ent = ti->ev.data;
+	memcpy(ti->copy, ti->ev.data, ti->ev.len);
+	ti->ev.data = ti->copy;
+	ti->ent = (const struct trace_entry *)ti->copy;
 	/* Events of an earlier tracer print in their own format. */
 	return t->print(ti) || function_print(ti) || graph_print(ti);
 }

@@ -153,7 +153,12 @@ int tracer_set(const char *name)
 		if (old && old->stop)
 			old->stop();
 		err = t->start ? t->start() : 0;
-		__atomic_store_n(&current_tracer, err ? tracer_find("nop") : t, __ATOMIC_RELEASE);
+		/* A tracer that cannot start leaves the old one running (the
+		 * shell's contract: a failed write changes nothing). */
+		const struct tracer *now = t;
+		if (err)
+			now = old && (!old->start || old->start() == 0) ? old : tracer_find("nop");
+		__atomic_store_n(&current_tracer, now, __ATOMIC_RELEASE);
 	}
 	mutex_unlock(&tracer_mutex);
 	return err;

@@ -100,6 +100,9 @@ struct trace_iter {
 	int last_pid[MAX_CPUS];          /* task last seen on each CPU, -1 before any */
 	bool consuming;                  /* trace_pipe: events are taken out as printed */
 	struct rb_iter count;            /* trace_print_pass: a copy of `it` to count with */
+	/* The event being printed, copied: a consuming look-ahead may give its
+	 * page back to the writers (ev.data and ent point here). */
+	uint64_t copy[(RB_MAX_PAYLOAD + 7) / 8];
 	struct graph_print_cpu graph[MAX_CPUS];   /* graph printer's state (see above) */
 };
 /* The next event of `cpu` after the current one, without taking it:
@@ -135,7 +138,8 @@ bool trace_globs_valid(const char *v);
 const struct tracer *tracer_find(const char *name);
 const struct tracer *tracer_current(void);
 /* Switch tracers: stop the current one, start `name`.  -EINVAL if unknown
- * (nothing changes), or the start's error (then the nop tracer is current). */
+ * (nothing changes), or the start's error (then the old tracer is started
+ * again; nop if even that fails). */
 int tracer_set(const char *name);
 void tracer_list(void (*fn)(const char *name, void *arg), void *arg);
 

@@ -3,7 +3,8 @@
  *
  * Reached by the traced function's `ret` (its return slot was replaced at
  * entry), so rsp = the SP it was entered with + 8, 16-byte aligned (a call
- * leaves rsp = 8 mod 16 at an entry), and the return value is live in rax,
+ * leaves rsp = 8 mod 16 at an entry; FRAME is a multiple of 16, so the
+ * call below is aligned too), and the return value is live in rax,
  * rdx, xmm0 and xmm1.  Everything else caller-saved is dead after a return;
  * callee-saved registers are kept by fgraph_return (C).  r11 carries the
  * original return address to the final jump: it is caller-saved, so no
@@ -19,27 +20,35 @@
 #define FGR_XMM0  32
 #define FGR_XMM1  48
 #define FGR_SIZE  64
+#define FRAME     (FGR_SIZE + 16)         /* + frame record {rbp, hook}: stays 16-aligned */
 
 	.section .text.tramp, "ax"
 	.balign 16
 	.globl arch_fgraph_return_hook
 	.type arch_fgraph_return_hook, @function
 arch_fgraph_return_hook:
-	subq	$FGR_SIZE, %rsp                 /* stays 16-aligned for the call */
+	subq	$FRAME, %rsp
 	movq	%rax, FGR_RAX(%rsp)
 	movq	%rdx, FGR_RDX(%rsp)
-	leaq	FGR_SIZE-8(%rsp), %rax          /* the entry SP: where the slot was */
+	leaq	FRAME-8(%rsp), %rax             /* the entry SP: where the slot was */
 	movq	%rax, FGR_SP(%rsp)
 	movq	%rbp, FGR_FP(%rsp)
 	movups	%xmm0, FGR_XMM0(%rsp)
 	movups	%xmm1, FGR_XMM1(%rsp)
+	/* A frame record, so a backtrace from an exit callback walks on into
+	 * the caller (the hook address resolves through the shadow stack). */
+	movq	%rbp, FGR_SIZE(%rsp)
+	leaq	arch_fgraph_return_hook(%rip), %rax
+	movq	%rax, FGR_SIZE+8(%rsp)
+	leaq	FGR_SIZE(%rsp), %rbp
 	movq	%rsp, %rdi
 	call	fgraph_return
 	movq	%rax, %r11
+	movq	FGR_FP(%rsp), %rbp
 	movq	FGR_RAX(%rsp), %rax
 	movq	FGR_RDX(%rsp), %rdx
 	movups	FGR_XMM0(%rsp), %xmm0
 	movups	FGR_XMM1(%rsp), %xmm1
-	addq	$FGR_SIZE, %rsp
+	addq	$FRAME, %rsp
 	jmp	*%r11
 	.size arch_fgraph_return_hook, . - arch_fgraph_return_hook

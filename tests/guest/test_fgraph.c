@@ -23,6 +23,7 @@
 #include "boot/smp.h"
 #include "boot/test.h"
 #include "trace/fgraph.h"
+#include "trace/trace.h"
 #include "lib/compiler.h"
 
 #define T __attribute__((noinline, noclone))
@@ -335,6 +336,14 @@ TEST_CASE(fgraph, eight_users)
 	for (i = 0; i < FGRAPH_MAX_USERS; i++)
 		ASSERT_EQ(register_fgraph(&u[i].g), 0);
 	EXPECT_EQ(register_fgraph(&u[FGRAPH_MAX_USERS].g), -EBUSY);
+	/* No slot for function_graph either: the tracer that was running
+	 * stays (a failed switch changes nothing). */
+	ASSERT_EQ(trace_filter_set(false, "fg_leaf", true), 0);
+	ASSERT_EQ(tracer_set("function"), 0);
+	EXPECT_EQ(tracer_set("function_graph"), -EBUSY);
+	EXPECT_STREQ(tracer_current()->name, "function");
+	tracer_set("nop");
+	trace_filter_set(false, "", true);
 	int sum = 0;
 	for (int k = 0; k < 10; k++)
 		sum += fg_mid(k);

@@ -178,6 +178,27 @@ TEST_CASE(ftrace, recursion_is_not_traced)
 	ASSERT_EQ(unregister_ftrace_function(&rec_c.ops), 0);
 }
 
+/* The same through the list function: a second ops on ft_target only puts
+ * it on the list caller, ft_leaf stays on rec_c's own trampoline.  The list
+ * must still take the callbacks' recursion bit for rec_c. */
+static void empty_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
+		     struct ftrace_regs *fregs) { }
+
+TEST_CASE(ftrace, recursion_is_not_traced_from_the_list)
+{
+	static struct ftrace_ops other = { .func = empty_cb };
+	memset(&rec_c, 0, sizeof(rec_c));
+	rec_c.ops.func = recursing_cb;
+	ASSERT_EQ(ftrace_set_filter(&rec_c.ops, "ft_target ft_leaf", true), 0);
+	ASSERT_EQ(ftrace_set_filter(&other, "ft_target", true), 0);
+	ASSERT_EQ(register_ftrace_function(&rec_c.ops), 0);
+	ASSERT_EQ(register_ftrace_function(&other), 0);
+	ft_caller(10);
+	EXPECT_EQ(rec_c.hits, 10);
+	EXPECT_EQ(unregister_ftrace_function(&other), 0);
+	ASSERT_EQ(unregister_ftrace_function(&rec_c.ops), 0);
+}
+
 static long seen_args[3];
 static bool seen_regs, seen_noregs_null;
 static void regs_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,

@@ -28,6 +28,7 @@
 #include "trace/graph.h"
 #include "trace/options.h"
 #include "trace/trace.h"
+#include "trace/ftrace.h"
 
 #define T __attribute__((noinline, noclone))
 #define KEEP() __asm__ volatile("" ::: "memory")
@@ -231,6 +232,57 @@ TEST_CASE(graph, max_depth)
 	restore_filters();
 	EXPECT_STREQ(got, "gw_root:0 gw_mid:1 gw_err:1 gw_void:1 gw_small:1 gw_neg:1 gw_rec:1 "
 			  "gw_tail:1");
+}
+
+/* A thread inside a set_graph_notrace call while the tracer goes away: the
+ * call's exit never reaches the tracer, so the thread's "inside notrace"
+ * count is never taken back.  The next user of the slot must start clean
+ * (fgraph resets a stack's state word for a new generation). */
+static volatile int blk_in, blk_go, blk_go2;
+T void gw_block(void)
+{
+	__atomic_store_n(&blk_in, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&blk_go, __ATOMIC_ACQUIRE))
+		thread_yield();
+}
+
+static int blocker(void *arg)
+{
+	gw_block();
+	while (!__atomic_load_n(&blk_go2, __ATOMIC_ACQUIRE))
+		thread_yield();
+	return gw_mid(1);
+}
+
+static void wait_for(volatile int *f)
+{
+	for (int i = 0; i < 100000 && !__atomic_load_n(f, __ATOMIC_ACQUIRE); i++)
+		thread_yield();
+}
+
+TEST_CASE(graph, state_does_not_outlive_its_user)
+{
+	char got[512];
+	blk_in = blk_go = blk_go2 = 0;
+	ASSERT_EQ(trace_filter_set(false, "gw_*", true), 0);
+	ASSERT_EQ(graph_set_hash(true, "gw_block", true), 0);
+	ASSERT_EQ(tracer_set("function_graph"), 0);
+	struct thread *t = thread_create("blocker", blocker, NULL, -1);
+	ASSERT_TRUE(t != NULL);
+	wait_for(&blk_in);
+	tracer_set("nop");                     /* gw_block's frame is still open */
+	__atomic_store_n(&blk_go, 1, __ATOMIC_RELEASE);
+	graph_set_hash(true, "", true);
+	rb_record_off(trace_buffer);
+	rb_reset(trace_buffer, RB_ALL_CPUS);
+	rb_record_on(trace_buffer);
+	ASSERT_EQ(tracer_set("function_graph"), 0);
+	__atomic_store_n(&blk_go2, 1, __ATOMIC_RELEASE);
+	EXPECT_EQ(thread_join(t), 5);
+	tracer_set("nop");
+	restore_filters();
+	graph_string(got, sizeof(got));
+	EXPECT_STREQ(got, "gw_mid:0 gw_leaf:1 gw_str:1");
 }
 
 /* ---- golden text (host-checked) ---- */

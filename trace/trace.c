@@ -152,6 +152,12 @@ int tracer_set(const char *name)
 	if (old != t) {
 		if (old && old->stop)
 			old->stop();
+		/* As Linux: a new tracer starts with an empty buffer. */
+		if (trace_buffer) {
+			rb_record_off(trace_buffer);
+			rb_reset(trace_buffer, RB_ALL_CPUS);
+			rb_record_on(trace_buffer);
+		}
 		err = t->start ? t->start() : 0;
 		/* A tracer that cannot start leaves the old one running (the
 		 * shell's contract: a failed write changes nothing). */

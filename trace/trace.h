@@ -137,7 +137,9 @@ bool trace_globs_valid(const char *v);
 
 const struct tracer *tracer_find(const char *name);
 const struct tracer *tracer_current(void);
-/* Switch tracers: stop the current one, start `name`.  -EINVAL if unknown
+/* Switch tracers: stop the current one, clear the buffer (as Linux does),
+ * start `name`.  Setting the current tracer again changes nothing.
+ * -EINVAL if unknown
  * (nothing changes), or the start's error (then the old tracer is started
  * again; nop if even that fails). */
 int tracer_set(const char *name);

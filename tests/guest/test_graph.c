@@ -68,7 +68,9 @@ T int gw_root(int n, bool with_tail)
 }
 
 /* Run the workload with the graph tracer on gw_* and the given options,
- * on one CPU.  Returns gw_root's value. */
+ * on one CPU; the tracer stays current (switching tracers clears the
+ * buffer, as in Linux): read the buffer, then traced_stop().  Returns
+ * gw_root's value. */
 static int traced_run(bool with_tail, bool also_function)
 {
 	thread_migrate(current_thread(), 0);
@@ -85,9 +87,16 @@ static int traced_run(bool with_tail, bool also_function)
 	int r = gw_root(3, with_tail);
 	if (also_function)
 		unregister_ftrace_function(&function_ops);
-	tracer_set("nop");
 	thread_migrate(current_thread(), -1);
 	return r;
+}
+
+static void restore_filters(void);
+
+static void traced_stop(void)
+{
+	tracer_set("nop");
+	restore_filters();
 }
 
 static void restore_filters(void)
@@ -167,11 +176,11 @@ static unsigned graph_calls(struct call *out, unsigned max, unsigned *bad)
 TEST_CASE(graph, differential)
 {
 	int r = traced_run(false, true);
-	restore_filters();
-	EXPECT_EQ(r, gw_root(3, false));
 	struct call a[MAXC], b[MAXC];
 	unsigned bad_a = 0, bad_b = 0;
 	unsigned na = rebuild(a, MAXC, &bad_a), nb = graph_calls(b, MAXC, &bad_b);
+	traced_stop();
+	EXPECT_EQ(r, gw_root(3, false));
 	EXPECT_EQ(bad_a, 0);
 	EXPECT_EQ(bad_b, 0);
 	/* gw_root, gw_mid, gw_leaf, gw_str, gw_err, gw_void, gw_small,
@@ -220,7 +229,7 @@ TEST_CASE(graph, graph_function_and_notrace)
 	traced_run(true, false);
 	graph_string(got, sizeof(got));
 	EXPECT_STREQ(got, "gw_root:0 gw_err:1 gw_void:1 gw_small:1 gw_neg:1 gw_tail:1 gw_leaf:2");
-	restore_filters();
+	traced_stop();
 }
 
 TEST_CASE(graph, max_depth)
@@ -229,7 +238,7 @@ TEST_CASE(graph, max_depth)
 	max_graph_depth = 2;
 	traced_run(true, false);
 	graph_string(got, sizeof(got));
-	restore_filters();
+	traced_stop();
 	EXPECT_STREQ(got, "gw_root:0 gw_mid:1 gw_err:1 gw_void:1 gw_small:1 gw_neg:1 gw_rec:1 "
 			  "gw_tail:1");
 }
@@ -273,15 +282,11 @@ TEST_CASE(graph, state_does_not_outlive_its_user)
 	tracer_set("nop");                     /* gw_block's frame is still open */
 	__atomic_store_n(&blk_go, 1, __ATOMIC_RELEASE);
 	graph_set_hash(true, "", true);
-	rb_record_off(trace_buffer);
-	rb_reset(trace_buffer, RB_ALL_CPUS);
-	rb_record_on(trace_buffer);
-	ASSERT_EQ(tracer_set("function_graph"), 0);
+	ASSERT_EQ(tracer_set("function_graph"), 0);     /* clears the buffer */
 	__atomic_store_n(&blk_go2, 1, __ATOMIC_RELEASE);
 	EXPECT_EQ(thread_join(t), 5);
-	tracer_set("nop");
-	restore_filters();
 	graph_string(got, sizeof(got));
+	traced_stop();
 	EXPECT_STREQ(got, "gw_mid:0 gw_leaf:1 gw_str:1");
 }
 
@@ -294,12 +299,10 @@ TEST_CASE_FLAGS(graph_golden, print, TEST_MANUAL)
 	for (unsigned i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
 		ASSERT_EQ(trace_opt_set(opts[i]), 0);
 	int r = traced_run(true, false);
-	EXPECT_EQ(r, gw_root(3, true));
 	kprintf("--- graph golden begin ---\n");
-	tracer_set("function_graph");            /* print in its format (buffer kept) */
 	trace_print_all();
-	tracer_set("nop");
 	kprintf("--- graph golden end ---\n");
-	restore_filters();
+	traced_stop();
 	trace_opts = saved;
+	EXPECT_EQ(r, gw_root(3, true));
 }

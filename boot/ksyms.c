@@ -2,6 +2,7 @@
  * ksyms.c — lookups in the table emitted by tools/gen-ksyms.py (see its
  * header for the layout).  Both lookups are binary searches.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "boot/console.h"
@@ -55,6 +56,24 @@ uintptr_t ksym_address(const char *name)
 		else
 			hi = mid;
 	}
+	return 0;
+}
+
+int ksym_address_unique(const char *name, uintptr_t *addr)
+{
+	size_t lo = 0, hi = ksyms_count;               /* first name >= name */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(ksym_name_at(ksyms_by_name[mid]), name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == ksyms_count || strcmp(ksym_name_at(ksyms_by_name[lo]), name) != 0)
+		return -ENOENT;
+	if (lo + 1 < ksyms_count && strcmp(ksym_name_at(ksyms_by_name[lo + 1]), name) == 0)
+		return -EEXIST;
+	*addr = ksyms_addr[ksyms_by_name[lo]];
 	return 0;
 }
 

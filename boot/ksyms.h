@@ -14,6 +14,9 @@ const char *ksym_lookup(uintptr_t addr, uintptr_t *offset, uintptr_t *size);
 /* Address of the function called name, or 0.  With duplicate (static)
  * names, one of them. */
 uintptr_t ksym_address(const char *name);
+/* 0 and *addr if exactly one function is called name, -ENOENT if none,
+ * -EEXIST if several (static functions sharing a name). */
+int ksym_address_unique(const char *name, uintptr_t *addr);
 size_t ksym_count(void);
 uintptr_t ksym_addr_at(size_t i);        /* ascending */
 const char *ksym_name_at(size_t i);

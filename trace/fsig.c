@@ -517,43 +517,10 @@ void fsig_port_log(const char *line)
 	kprintf("%s\n", line);
 }
 
-/* ksyms' indices sorted by name, built once (the table never changes), to
- * see whether a name belongs to more than one function. */
-static uint32_t *ksyms_sorted;
-static size_t ksyms_nsorted;
-
-static int by_ksym_name(const void *a, const void *b)
-{
-	return strcmp(ksym_name_at(*(const uint32_t *)a), ksym_name_at(*(const uint32_t *)b));
-}
-
+/* ksyms' own by-name index (built with the image) answers it. */
 int fsig_port_address(const char *name, uintptr_t *addr)
 {
-	if (!ksyms_sorted) {
-		size_t n = ksym_count();
-		uint32_t *idx = malloc((n ? n : 1) * sizeof(*idx));
-		if (!idx)
-			return -ENOENT;
-		for (size_t i = 0; i < n; i++)
-			idx[i] = (uint32_t)i;
-		qsort(idx, n, sizeof(*idx), by_ksym_name);
-		ksyms_nsorted = n;
-		ksyms_sorted = idx;
-	}
-	size_t lo = 0, hi = ksyms_nsorted;            /* first name >= name */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (strcmp(ksym_name_at(ksyms_sorted[mid]), name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == ksyms_nsorted || strcmp(ksym_name_at(ksyms_sorted[lo]), name) != 0)
-		return -ENOENT;
-	if (lo + 1 < ksyms_nsorted && strcmp(ksym_name_at(ksyms_sorted[lo + 1]), name) == 0)
-		return -EEXIST;
-	*addr = ksym_addr_at(ksyms_sorted[lo]);
-	return 0;
+	return ksym_address_unique(name, addr);
 }
 
 struct str_read {

@@ -95,6 +95,11 @@ FTRACE_HOT void ftrace_ops_list_func(uintptr_t ip, uintptr_t parent, struct ftra
 	unsigned bit = ftrace_recursion_enter_list();
 	if (bit && !ftrace_is_dead()) {
 		unsigned graph = 0;
+		/* The callbacks' bit, held across the ops that do not guard
+		 * themselves (taken once, lazily) and dropped before one that
+		 * does: each kind finds the bit as on a site of its own. */
+		unsigned cb = 0;
+		bool cb_busy = false;            /* the bit was already held: skip them */
 		/* ACQUIRE: an ops published by register is seen complete. */
 		for (struct ftrace_ops *op = __atomic_load_n(&ops_list, __ATOMIC_ACQUIRE); op;
 		     op = __atomic_load_n(&op->next, __ATOMIC_ACQUIRE)) {
@@ -110,16 +115,19 @@ FTRACE_HOT void ftrace_ops_list_func(uintptr_t ip, uintptr_t parent, struct ftra
 			if (op->flags & FTRACE_OPS_FL_GRAPH) {
 				graph |= op->graph_mask;
 			} else if (op->flags & FTRACE_OPS_FL_RECURSION) {
+				if (cb)
+					ftrace_recursion_exit(cb);
+				cb = 0;
 				op->func(ip, parent, op, fregs);
-			} else {
-				/* What the assist wrapper does for it on a site of
-				 * its own: the callbacks' bit of this context. */
-				unsigned b = ftrace_recursion_enter();
-				if (b)
+			} else if (!cb_busy) {
+				if (!cb && !(cb = ftrace_recursion_enter()))
+					cb_busy = true;
+				if (cb)
 					op->func(ip, parent, op, fregs);
-				ftrace_recursion_exit(b);
 			}
 		}
+		if (cb)
+			ftrace_recursion_exit(cb);
 		if (graph) {
 			unsigned gbit = ftrace_recursion_enter();
 			if (gbit) {

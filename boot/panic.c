@@ -83,17 +83,23 @@ void panic_finish(void)
 	arch_poweroff(PANIC_EXIT_STATUS);
 }
 
+/* "<what> CPU n: message", then the caller's backtrace. */
+static void report_v(const char *what, const char *fmt, va_list ap)
+{
+	char msg[256];
+	kvsnprintf(msg, sizeof(msg), fmt, ap);
+	kprintf("%s CPU %u: %s\nBacktrace:\n", what, cpu_id(), msg);
+	backtrace_print(0, 0);
+}
+
 void panic(const char *fmt, ...)
 {
 	if (!panic_claim())
 		arch_halt();
 	va_list ap;
 	va_start(ap, fmt);
-	char msg[256];
-	kvsnprintf(msg, sizeof(msg), fmt, ap);
+	report_v("\nPANIC on", fmt, ap);
 	va_end(ap);
-	kprintf("\nPANIC on CPU %u: %s\nBacktrace:\n", cpu_id(), msg);
-	backtrace_print(0, 0);
 	panic_finish();
 }
 
@@ -103,9 +109,6 @@ void warn(const char *fmt, ...)
 		warn_hook();
 	va_list ap;
 	va_start(ap, fmt);
-	char msg[256];
-	kvsnprintf(msg, sizeof(msg), fmt, ap);
+	report_v("WARNING:", fmt, ap);
 	va_end(ap);
-	kprintf("WARNING: CPU %u: %s\nBacktrace:\n", cpu_id(), msg);
-	backtrace_print(0, 0);
 }

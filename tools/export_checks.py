@@ -34,6 +34,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import checklib  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXPORT = os.path.join(ROOT, "tools", "bt-export")
@@ -242,13 +243,7 @@ def main():
     ap.add_argument("--capture", metavar="DIR", help="save the round trips' logs here")
     a = ap.parse_args()
     results = []
-
-    def report(ok, name, detail=""):
-        results.append(ok)
-        print("%s - %s" % ("ok" if ok else "not ok", name), flush=True)
-        if not ok and detail:
-            for line in detail.rstrip().splitlines()[-40:]:
-                print("    | " + line)
+    report = checklib.reporter(results)
 
     def save_log(name, text):
         if a.capture and "export-function" in name:

@@ -54,6 +54,7 @@ import os
 import re
 import subprocess
 import sys
+import checklib  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PORT = {"arm64": "1251", "x86_64": "1252"}
@@ -372,13 +373,7 @@ def main():
     ap.add_argument("--build-dir", default="build/gdb-{arch}")
     a = ap.parse_args()
     results = []
-
-    def report(ok, name, detail=""):
-        results.append(ok)
-        print("%s - %s" % ("ok" if ok else "not ok", name), flush=True)
-        if not ok and detail:
-            for line in detail.rstrip().splitlines()[-40:]:
-                print("    | " + line)
+    report = checklib.reporter(results)
 
     logs = os.path.join(ROOT, "build", "gdb-checks")
     for arch in a.arch or ["arm64", "x86_64"]:

@@ -344,8 +344,30 @@ def crash_case(arch, run, report, kernel, logs, dump_on_oops):
                % (arch, len(rep_fn)), "%s\nreport:\n%s" % (out, rep[-3000:]))
 
 
+def hooked_bt_case(arch, run, report, kernel, logs):
+    """gdb's `bt` inside functions whose returns function_graph hooked: the
+    hook (return_to_handler) is followed by the real caller, down to the
+    thread's start, as the kernel's own backtraces resolve it."""
+    d = os.path.join(logs, "gdb-%s-hooked-bt" % arch)
+    rc, out, _ = _gdb_boot(arch, run, kernel, "ftrace=function_graph ftrace_filter=vfs_stat,path_walk",
+                           "tests/gdb/hooked_bt.gdb", d)
+    bt = _between(out, "==== bt\n", "==== end") or ""
+    names = re.findall(r"^#\d+ +(?:0x[0-9a-f]+ in )?(\w+) \(", bt, re.M)
+    # dir_lookup <- walk_component <- path_walk <- [hook] <- ... <- vfs_stat
+    # <- [hook] <- its caller (a worker, or the timer's demo_tick)
+    want = ["dir_lookup", "walk_component", "path_walk", "return_to_handler"]
+    ok = names[:4] == want and "vfs_stat" in names[4:] and \
+        names[names.index("vfs_stat", 4) + 1:names.index("vfs_stat", 4) + 3][:1] == \
+        ["return_to_handler"] and \
+        names[names.index("vfs_stat", 4) + 2] in ("worker_main", "demo_tick") and \
+        "corrupt stack" not in bt.split("vfs_stat", 1)[-1][:200]
+    report(bool(ok), "%s gdb bt through hooked returns: the real callers after the hook (%s)" %
+           (arch, " <- ".join(names[:7])), out)
+
+
 def gdb_trace_checks(arch, run, report, kernel_path, LOGS):
     kernel = kernel_path(arch)
+    hooked_bt_case(arch, run, report, kernel, LOGS)
     workload_case(arch, run, report, kernel, LOGS)
     wrapped_case(arch, run, report, kernel, LOGS)
     midrun_case(arch, run, report, kernel, LOGS)

@@ -24,8 +24,13 @@
 
 	.section .text.tramp, "ax"
 	.balign 16
-	.globl arch_fgraph_return_hook
-	.type arch_fgraph_return_hook, %function
+	/* Debuggers name a frame by its return address minus one: this
+	 * never-executed word puts that inside a function of its own
+	 * (return_to_handler, Linux's name), not in whatever precedes it. */
+	.globl return_to_handler, arch_fgraph_return_hook
+	.type return_to_handler, %function
+return_to_handler:
+	nop
 arch_fgraph_return_hook:
 	sub	sp, sp, #FRAME
 	stp	x29, x30, [sp]
@@ -50,4 +55,4 @@ arch_fgraph_return_hook:
 	ldr	x29, [sp]
 	add	sp, sp, #FRAME
 	ret
-	.size arch_fgraph_return_hook, . - arch_fgraph_return_hook
+	.size return_to_handler, . - return_to_handler

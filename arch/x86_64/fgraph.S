@@ -24,8 +24,13 @@
 
 	.section .text.tramp, "ax"
 	.balign 16
-	.globl arch_fgraph_return_hook
-	.type arch_fgraph_return_hook, @function
+	/* Debuggers name a frame by its return address minus one: this
+	 * never-executed byte puts that inside a function of its own
+	 * (return_to_handler, Linux's name), not in whatever precedes it. */
+	.globl return_to_handler, arch_fgraph_return_hook
+	.type return_to_handler, @function
+return_to_handler:
+	int3
 arch_fgraph_return_hook:
 	subq	$FRAME, %rsp
 	movq	%rax, FGR_RAX(%rsp)
@@ -51,4 +56,4 @@ arch_fgraph_return_hook:
 	movups	FGR_XMM1(%rsp), %xmm1
 	addq	$FRAME, %rsp
 	jmp	*%r11
-	.size arch_fgraph_return_hook, . - arch_fgraph_return_hook
+	.size return_to_handler, . - return_to_handler

@@ -594,3 +594,93 @@ class BtStats(_Cmd):
 
 for _c in (BtTrace, BtSaveDat, BtJson, BtEnabled, BtStats):
     _c()
+
+
+# ---- unwinding through function_graph's return hook ------------------------------
+# A function whose return function_graph hooked returns into
+# arch_fgraph_return_hook, so that is the return address gdb finds in its
+# frame; the real one is on the shadow return stack (trace/fgraph.c).  This
+# unwinder makes the hook's frame go on to the real caller, as the kernel's
+# own backtraces do (fgraph_ret_addr): `bt` shows the hook, then the caller.
+# Frame layout words (#defines in trace/fgraph.c, not in DWARF):
+FR_RET, FR_SP, FR_HEADER = 0, 2, 7
+
+
+def _stack_frames(addr, st_t):
+    """[(entry sp, ret)] of one shadow stack, innermost first."""
+    if not addr:
+        return []
+    top_off, _ = field_offset(st_t, "top")
+    w_off, _ = field_offset(st_t, "w")
+    top = struct.unpack("<I", read(addr + top_off, 4))[0]
+    words = struct.unpack("<%dQ" % top, read(addr + w_off, 8 * top)) if top else ()
+    out = []
+    while top:
+        size = words[top - 1]
+        if size < FR_HEADER + 1 or size > top:
+            break                       # a frame being pushed right now: stop here
+        top -= size
+        out.append((words[top + FR_SP], words[top + FR_RET]))
+    return out
+
+
+def shadow_frames(cpu):
+    """The shadow frames of what CPU `cpu` runs: its interrupt stack's when
+    in an interrupt, then its current thread's."""
+    cpus_addr, cpus_t = var("cpus")
+    ct = cpus_t.target().strip_typedefs()
+    c = unpack(ct, read(cpus_addr + cpu * ct.sizeof, ct.sizeof))
+    st_t = struct_type("struct fgraph_stack")
+    frames = []
+    if c["irq_depth"]:
+        irq_addr, irq_t = var("irq_stacks", "trace/fgraph.c")
+        frames += _stack_frames(read_array(irq_t.target(), irq_addr, cpu + 1)[cpu], st_t)
+    if c["current"]:
+        tt = struct_type("struct thread")
+        off, _ = field_offset(tt, "ret_stack")
+        frames += _stack_frames(struct.unpack("<Q", read(c["current"] + off, 8))[0], st_t)
+    return frames
+
+
+try:
+    from gdb.unwinder import Unwinder, register_unwinder
+
+    class _FrameId:
+        """What create_unwind_info wants: an object with sp and pc."""
+        def __init__(self, sp, pc):
+            self.sp, self.pc = sp, pc
+
+    class FgraphUnwinder(Unwinder):
+        def __init__(self):
+            super().__init__("baretrace-fgraph")
+            self.hook = None
+
+        def __call__(self, pending):
+            try:
+                if self.hook is None:
+                    self.hook = msym("arch_fgraph_return_hook")
+                pc_reg, sp_reg, fp_reg = (("pc", "sp", "x29") if arch_name() == "arm64"
+                                          else ("rip", "rsp", "rbp"))
+                pc_v, sp_v = pending.read_register(pc_reg), pending.read_register(sp_reg)
+                if int(pc_v) != self.hook:
+                    return None
+                sp = int(sp_v)
+                # The SP the hooked function was entered with: x86-64's
+                # return popped its return slot.
+                key = sp if arch_name() == "arm64" else sp - 8
+                cpu = gdb.selected_thread().num - 1
+                real = next((ret for esp, ret in shadow_frames(cpu)
+                             if esp == key and ret != self.hook), None)
+                if real is None:
+                    return None
+                info = pending.create_unwind_info(_FrameId(sp_v, pc_v))
+                info.add_saved_register(pc_reg, gdb.Value(real).cast(pc_v.type))
+                info.add_saved_register(sp_reg, sp_v)
+                info.add_saved_register(fp_reg, pending.read_register(fp_reg))
+                return info
+            except (BtError, gdb.error, gdb.MemoryError, struct.error, ValueError):
+                return None                 # not ours to unwind: gdb's own unwinders go on
+
+    register_unwinder(None, FgraphUnwinder(), replace=True)
+except ImportError:                         # a gdb without Python unwinders
+    pass

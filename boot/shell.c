@@ -57,7 +57,7 @@ static void print_file(void *col, const char *name)
 	unsigned *c = col;
 	if (*c + strlen(name) + 1 > 78) {
 		kprintf("\n");
-		*c = 0;
+		*c = (unsigned)kprintf("         ");     /* under the first name */
 	}
 	*c += (unsigned)kprintf(*c ? " %s" : "  files: %s", name);
 }

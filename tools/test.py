@@ -301,6 +301,8 @@ def shell_session(arch):
     enabled = blocks.get("cat enabled_functions", ["", ""])
     trace = blocks.get("cat trace", [""])[0]
     graph = blocks.get("cat trace", ["", ""])[-1]
+    symoff = re.findall(r"^ *\S+-\d+ +\[\d{3}\] \S{5} +\d+\.\d{6}: (\S+)$",
+                        blocks.get("cat trace", ["", "", ""])[1], re.M)
     # The timer's lookups are counted since boot: the graph run's are the
     # difference between the last two runs' counts.
     ticks = [int(n) for n in re.findall(r"(\d+) lookups from the timer interrupt", out)]
@@ -330,6 +332,8 @@ def shell_session(arch):
          ["echo: write error: Invalid argument (tracing_on takes 0 or 1)"] and
          blocks.get("cat tracing_on") == ["1"]),
         ("enabled_functions", [bool(fn.match(l)) for l in enabled[0].splitlines()] == [True, True]),
+        ("sym-offset, noprint-parent", len(symoff) == len(calls) and
+         all(re.match(r"^(vfs_stat|kind_name)\+0x0/0x[0-9a-f]+$", x) for x in symoff)),
         ("trace: exact calls", calls.count(("vfs_stat", "worker_main")) == 1600 and
          calls.count(("kind_name", "demo_main")) == 1 and
          all(c[0] in ("vfs_stat", "kind_name") for c in calls)),

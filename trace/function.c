@@ -18,6 +18,7 @@
 #include "trace/fgraph.h"
 #include "trace/ftrace_internal.h"
 #include "trace/graph.h"
+#include "trace/options.h"
 #include "trace/profile.h"
 #include "trace/trace.h"
 
@@ -130,6 +131,20 @@ static void function_stop(void)
 	unregister_ftrace_function(&function_ops);
 }
 
+/* An address as the function format prints it: the symbol's name, or with
+ * sym-offset "name+0xoff/0xsize"; an unknown one in hex. */
+static void put_sym(char *buf, size_t size, uintptr_t addr)
+{
+	uintptr_t off, len;
+	const char *name = ksym_lookup(addr, &off, &len);
+	if (!name)
+		ksnprintf(buf, size, "0x%lx", (unsigned long)addr);
+	else if (trace_opt(TRACE_OPT_SYM_OFFSET))
+		ksnprintf(buf, size, "%s+0x%lx/0x%lx", name, (unsigned long)off, (unsigned long)len);
+	else
+		ksnprintf(buf, size, "%s", name);
+}
+
 /* A trace_marker write: "tracing_mark_write: text" (Linux's print event). */
 static bool marker_print(struct trace_iter *ti)
 {
@@ -155,13 +170,15 @@ bool function_print(struct trace_iter *ti)
 	if (ent->type != TRACE_FN)
 		return false;
 	const struct ftrace_entry *e = (const void *)ent;
-	const char *fn = ksym_lookup(e->ip, NULL, NULL);
-	const char *parent = ksym_lookup(e->parent_ip, NULL, NULL);
+	char fn[96], parent[96];
+	put_sym(fn, sizeof(fn), e->ip);
 	trace_print_context(ev, ent);
-	char pbuf[24];
-	if (!parent)
-		ksnprintf(pbuf, sizeof(pbuf), "0x%lx", (unsigned long)e->parent_ip);
-	kprintf("%s <-%s\n", fn ? fn : "?", parent ? parent : pbuf);
+	if (trace_opt(TRACE_OPT_PRINT_PARENT)) {
+		put_sym(parent, sizeof(parent), e->parent_ip);
+		kprintf("%s <-%s\n", fn, parent);
+	} else {
+		kprintf("%s\n", fn);
+	}
 	return true;
 }
 

@@ -57,11 +57,21 @@ class Printer:
             "h" if ev.flags & E.FLAG_HARDIRQ else ".", depth, self.ts(ev.ts))
 
     # ---- the function tracer
+    def sym(self, addr):
+        """An address as trace/function.c's put_sym prints it."""
+        s = self.d.sym_lookup(addr)
+        if not s:
+            return "0x%x" % addr
+        name, start, size = s
+        if self.opt(SYM_OFFSET):
+            return "%s+0x%x/0x%x" % (name, addr - start, size)
+        return name
+
     def function(self, ev):
-        fn = self.d.sym_name(ev.ip)
-        parent = self.d.sym_name(ev.parent_ip)
-        self.out.append(self.context(ev) + "%s <-%s\n" % (
-            fn if fn else "?", parent if parent else "0x%x" % ev.parent_ip))
+        if self.opt(PRINT_PARENT):
+            self.out.append(self.context(ev) + "%s <-%s\n" % (self.sym(ev.ip), self.sym(ev.parent_ip)))
+        else:
+            self.out.append(self.context(ev) + "%s\n" % self.sym(ev.ip))
 
     def marker(self, ev):
         """trace_marker text in the function format (trace/function.c)."""

@@ -121,11 +121,6 @@ FGRAPH_INLINE unsigned gen_of(const uint64_t *gens, unsigned i)
 	return (unsigned)(gens[i / 4] >> (16 * (i % 4))) & 0xffff;
 }
 
-FGRAPH_INLINE unsigned data_offset(unsigned mask, unsigned idx)
-{
-	return FR_HEADER + FGRAPH_DATA_WORDS * popcount8(mask & ((1u << idx) - 1));
-}
-
 /*
  * Entry, for the users in `mask` (preemption off, recursion bit held).
  * A: reserve, B: fill and ask the users, C: redirect the return.
@@ -167,7 +162,8 @@ FGRAPH_INLINE void fgraph_enter(uintptr_t ip, uintptr_t parent, struct ftrace_re
 	};
 	unsigned taken = 0;
 	uint32_t none = 0;                 /* the thread's state under an older user */
-	for (unsigned m = mask; m; m &= m - 1) {
+	uint64_t *data = &f[FR_HEADER];    /* each user in the mask, in bit order */
+	for (unsigned m = mask; m; m &= m - 1, data += FGRAPH_DATA_WORDS) {
 		unsigned i = (unsigned)__builtin_ctz(m);
 		/* ACQUIRE: a user published by register is seen complete. */
 		struct fgraph_ops *g = __atomic_load_n(&users[i], __ATOMIC_ACQUIRE);
@@ -181,7 +177,7 @@ FGRAPH_INLINE void fgraph_enter(uintptr_t ip, uintptr_t parent, struct ftrace_re
 		e.state = &st->state[i];
 		e.task_state = !outer ? e.state :
 			       outer->state_gen[i] == gen ? &outer->state[i] : &none;
-		if (g->entryfunc(&e, g, &f[data_offset(mask, i)]))
+		if (g->entryfunc(&e, g, data))
 			taken |= 1u << i;
 	}
 	f[FR_USERS] = taken | (uint64_t)mask << 16;
@@ -226,13 +222,16 @@ FGRAPH_INLINE void call_exits(struct fgraph_stack *st, struct fgraph_stack *oute
 		.rettime = arch_counter(), .overrun = st->overrun,
 		.depth = st->depth - 1 + (outer ? outer->depth : 0),
 	};
-	for (unsigned m = taken; m; m &= m - 1) {
+	uint64_t *data = &f[FR_HEADER];    /* as at entry: each user of the entry mask */
+	for (unsigned m = entry; m; m &= m - 1, data += FGRAPH_DATA_WORDS) {
 		unsigned i = (unsigned)__builtin_ctz(m);
+		if (!(taken & (1u << i)))
+			continue;
 		struct fgraph_ops *g = __atomic_load_n(&users[i], __ATOMIC_ACQUIRE);
 		if (!g || !g->retfunc || gen_of(gens, i) != gen_of(&f[FR_GENS], i))
 			continue;
 		r.state = &st->state[i];
-		g->retfunc(&r, g, &f[data_offset(entry, i)]);
+		g->retfunc(&r, g, data);
 	}
 }
 

@@ -95,7 +95,8 @@ def frame(fid, seq, kind, payload):
 
 def make_dump(fid=0x1234abcd, tracer="function_graph", opts=None, hz=1000000000):
     if opts is None:
-        opts = 1 << 3 | 1 << 4 | 1 << 6 | 1 << 8 | 1 << 10 | 1 << 12   # cpu overhead dur irqs retval args
+        # print-parent, funcgraph cpu overhead duration irqs retval args
+        opts = 1 << 0 | 1 << 3 | 1 << 4 | 1 << 6 | 1 << 8 | 1 << 10 | 1 << 12
     cpus = [events_cpu0(), events_cpu1()]
     body = []
     nev = []

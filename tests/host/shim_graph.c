@@ -31,19 +31,7 @@ void shim_out_reset(void)
 
 /* ---- boot/console.h ---- */
 
-int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
-{
-	return vsnprintf(buf, size, fmt, ap);
-}
-
-int ksnprintf(char *buf, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-	return n;
-}
+/* ksnprintf, kvsnprintf: host_snprintf.c */
 
 int kvprintf(const char *fmt, va_list ap)
 {

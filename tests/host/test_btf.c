@@ -27,19 +27,7 @@
 
 /* ---- the environment (kernel: boot/kprintf.c, the end of fsig.c) ---- */
 
-int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
-{
-	return vsnprintf(buf, size, fmt, ap);
-}
-
-int ksnprintf(char *buf, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-	return n;
-}
+/* ksnprintf, kvsnprintf: host_snprintf.c */
 
 void fsig_lock(void) {}
 void fsig_unlock(void) {}

@@ -26,6 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from btlib import chrome, events, frames, text, tracedat  # noqa: E402
+from export_checks import nesting_errors  # noqa: E402
 
 EXPORT = os.path.join(ROOT, "tools", "bt-export")
 
@@ -306,25 +307,6 @@ def test_trace_cmd_report():
         check(w in out, "missing %r in:\n%s" % (w, out))
     check(out.count("vfs_open() {") == 6 and out.count("path_get();") == 6, out)
     check("calltime=44c rettime=640" in r.stdout, r.stdout[:2000])
-
-
-def nesting_errors(j):
-    """Every B closed by an E of the same name on its pid/tid, properly nested."""
-    stacks, errs = {}, []
-    for e in j["traceEvents"]:
-        k = (e.get("pid"), e.get("tid"))
-        if e["ph"] == "B":
-            stacks.setdefault(k, []).append(e)
-        elif e["ph"] == "E":
-            st = stacks.get(k)
-            if not st:
-                errs.append("E without B: %s" % e)
-                continue
-            b = st.pop()
-            if b["name"] != e["name"] or e["ts"] < b["ts"]:
-                errs.append("E %s closes B %s" % (e, b))
-    errs += ["B never closed: %s" % b for st in stacks.values() for b in st]
-    return errs
 
 
 def test_json():

@@ -274,14 +274,15 @@ def graph_boot_options(arch):
                             "traceoff_on_warning=2", timeout=120, smp=2)
     save_log(arch + "-graph-boot", out)
     lines = re.findall(r"^ \d\) +(\S+)-(\d+) +\| [ +!#*@$0-9.us]*\|  (\w+)\(\)(;| \{)$", out, re.M)
-    ok = rc == 0 and \
+    irq = re.search(r"(\d+) lookups from the timer interrupt", out)
+    ok = rc == 0 and irq and \
         "bad boot option 'ftrace_graph_filter=vfs_stat,[bad', ignored" in out and \
         "trace_options: unknown option 'nosuchopt', ignored" in out and \
         "bad boot option 'trace_options" not in out and \
         "bad boot option 'ftrace_dump_on_oops=maybe', ignored" in out and \
         "bad boot option 'traceoff_on_warning=2', ignored" in out and \
         "# CPU  TASK/PID         DURATION                  FUNCTION CALLS" in out and \
-        len(lines) >= 1600 and all(l[2] == "vfs_stat" for l in lines)
+        len(lines) == 1600 + int(irq.group(1)) and all(l[2] == "vfs_stat" for l in lines)
     report(bool(ok), "%s function_graph boot options: bad ones reported and ignored, the rest "
            "apply (%d calls)" % (arch, len(lines)), out)
 

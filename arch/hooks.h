@@ -28,6 +28,12 @@ struct boot_info;
  *
  * struct cpu *arch_this_cpu(void);        this CPU's per-CPU area (TPIDR_EL1 / GS)
  * void arch_set_this_cpu(struct cpu *c);   once per CPU during bring-up
+ * struct thread *arch_current(void);       the running thread (this CPU's
+ *                                          `current`) in one instruction, so
+ *                                          migration cannot split the read
+ * void arch_set_current(struct cpu *c, struct thread *t);  c->current = t,
+ *                                          also for arch_current; c is this
+ *                                          CPU, interrupts off
  * unsigned long arch_irq_save(void);       disable interrupts, return old state
  * void arch_irq_restore(unsigned long f);  restore state from arch_irq_save
  * void arch_irq_enable(void);
@@ -35,7 +41,13 @@ struct boot_info;
  * bool arch_irqs_enabled(void);
  * void arch_cpu_relax(void);               spin-loop hint (pause / yield)
  * uint64_t arch_counter(void);             monotonic counter, same rate and
- *                                          (near enough) same origin on all CPUs
+ *                                          (near enough) same origin on all CPUs;
+ *                                          ordered after earlier instructions
+ * uint64_t arch_counter_relaxed(void);     the same counter, not ordered: on an
+ *                                          out-of-order core it may run ahead of
+ *                                          earlier instructions, so two reads in
+ *                                          program order may even decrease; for
+ *                                          callers that check (the ring buffer)
  * uintptr_t arch_frame_address(void);      caller-visible frame pointer
  * ARCH_NAME                                "x86_64" or "arm64"
  */

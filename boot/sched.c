@@ -157,7 +157,7 @@ void schedule(void)
 	next->cpu = c->id;
 	next->cpus_seen |= 1u << c->id;
 	next->switches_in++;
-	c->current = next;
+	arch_set_current(c, next);
 	c->switches++;
 	c->switch_prev = prev;
 	c->switch_requeue = requeue;
@@ -418,7 +418,8 @@ void sched_init_cpu(void)
 	idle->cpu = c->id;
 	idle->pinned = (int)c->id;
 	idle->cpus_seen = 1u << c->id;
-	c->idle = c->current = idle;
+	c->idle = idle;
+	arch_set_current(c, idle);
 	/* After current is set: the heap's lock uses it. */
 	idle->ret_stack = fgraph_stack_alloc();
 	fgraph_init_cpu(c->id);

@@ -79,17 +79,11 @@ void thread_migrate(struct thread *t, int cpu);
 /* Make a sleeping thread runnable; false if it was not sleeping. */
 bool thread_wake(struct thread *t);
 
-/*
- * The running thread.  Interrupts are off across the two loads (per-CPU
- * pointer, then its `current`): a thread preempted and migrated between them
- * would read another CPU's current thread.
- */
+/* The running thread (NULL before sched_init_cpu): one instruction, so a
+ * migration cannot split the read (arch_current). */
 static inline __attribute__((always_inline)) struct thread *current_thread(void)
 {
-	unsigned long f = arch_irq_save();
-	struct thread *t = arch_this_cpu()->current;
-	arch_irq_restore(f);
-	return t;
+	return arch_current();
 }
 
 void preempt_disable(void);

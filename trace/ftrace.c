@@ -240,6 +240,12 @@ static uint64_t *candidates(const struct ftrace_ops *op, int *err)
 	bool was = op && op->applied, is = op && (op->flags & FTRACE_OPS_FL_ENABLED);
 	if (!op || (is && hash_empty(sets[0])) || (was && hash_empty(sets[1])))
 		return NULL;
+	/* The same hash twice (applied == current) counts once. */
+	if (sets[1] == sets[0])
+		sets[1] = NULL;
+	if (sets[3] == sets[2])
+		sets[3] = NULL;
+
 	uint64_t *map = calloc((ftrace_nrecs + 63) / 64 + 1, sizeof(uint64_t));
 	if (!map) {
 		*err = -ENOMEM;
@@ -258,6 +264,21 @@ static uint64_t *candidates(const struct ftrace_ops *op, int *err)
 		}
 	}
 	return map;
+}
+
+/* The first candidate record at or after i (map NULL: every record);
+ * ftrace_nrecs when there is none.  Skips empty words of the map whole. */
+static unsigned next_candidate(const uint64_t *map, unsigned i)
+{
+	if (!map)
+		return i;
+	while (i < ftrace_nrecs) {
+		uint64_t w = map[i / 64] >> (i % 64);
+		if (w)
+			return i + (unsigned)__builtin_ctzll(w);
+		i = (i | 63) + 1;
+	}
+	return ftrace_nrecs;
 }
 
 int ftrace_update(const struct ftrace_ops *changed)
@@ -279,14 +300,9 @@ int ftrace_update(const struct ftrace_ops *changed)
 		return -ENOMEM;
 	}
 	unsigned n = 0;
-	for (unsigned i = 0; i < ftrace_nrecs; i++) {
+	for (unsigned i = next_candidate(map, 0); i < ftrace_nrecs; i = next_candidate(map, i + 1)) {
 		struct ftrace_rec *r = &ftrace_recs[i];
 		newflags[i] = r->flags;
-		if (map && !(map[i / 64] >> (i % 64) & 1)) {
-			if (!map[i / 64])
-				i |= 63;              /* skip the empty word */
-			continue;
-		}
 		if (r->flags & FREC_DISABLED)
 			continue;
 		uintptr_t ip = rec_ip(r);
@@ -314,9 +330,10 @@ int ftrace_update(const struct ftrace_ops *changed)
 			  rec_name(r), (unsigned long)rec_ip(r), err == -EILSEQ ? "EILSEQ" : "EINVAL");
 		ftrace_kill(why);
 	} else {
-		for (unsigned i = 0; i < ftrace_nrecs; i++) {
+		for (unsigned i = next_candidate(map, 0); i < ftrace_nrecs;
+		     i = next_candidate(map, i + 1)) {
 			struct ftrace_rec *r = &ftrace_recs[i];
-			if ((r->flags & FREC_DISABLED) || (map && !(map[i / 64] >> (i % 64) & 1)))
+			if (r->flags & FREC_DISABLED)
 				continue;
 			uint32_t nf = newflags[i];
 			r->flags = (nf & (FREC_REF_MASK | FREC_WANT_MASK | FREC_ENABLED)) |

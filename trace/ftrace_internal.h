@@ -31,11 +31,10 @@ const char *ftrace_dead_reason(void);     /* NULL while tracing works */
 #define FTRACE_INLINE static inline __attribute__((always_inline))
 
 /* Preemption off without calling traced code (see trace/rb_port_kernel.h).
- * Only for FTRACE_HOT code: a thread is never preempted (so never migrated)
- * there, so reading this CPU's current thread in two loads is safe. */
+ * Only for FTRACE_HOT code: a thread is never preempted there. */
 FTRACE_INLINE uintptr_t ftrace_preempt_disable(void)
 {
-	struct thread *t = arch_this_cpu()->current;
+	struct thread *t = arch_current();
 	t->preempt_count++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	return (uintptr_t)t;
@@ -47,18 +46,46 @@ FTRACE_INLINE void ftrace_preempt_enable(uintptr_t tok)
 	((struct thread *)tok)->preempt_count--;
 }
 
+/* The same for a caller that has read the running thread t and its count
+ * (depth): raise it to depth + 1, and later put back exactly depth.  Exact,
+ * because everything in between that touches the count (interrupt
+ * handlers) leaves it as it found it, and nothing preempts us meanwhile. */
+FTRACE_INLINE void ftrace_preempt_disable_at(struct thread *t, unsigned depth)
+{
+	t->preempt_count = depth + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+FTRACE_INLINE void ftrace_preempt_enable_at(struct thread *t, unsigned depth)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->preempt_count = depth;
+}
+
 #define FTRACE_RECURSION_LIST_SHIFT 3   /* the list function's bits: 3..5 */
+
+/* On CPU c, this one (preemption off or FTRACE_HOT). */
+FTRACE_INLINE unsigned ftrace_recursion_take_on(struct cpu *c, unsigned shift)
+{
+	unsigned level = c->irq_depth < 2 ? c->irq_depth : 2;
+	unsigned bit = 1u << (level + shift);
+	unsigned held = c->trace_recursion;
+	if (held & bit)
+		return 0;
+	c->trace_recursion = held | bit;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return bit;
+}
 
 FTRACE_INLINE unsigned ftrace_recursion_take(unsigned shift)
 {
-	struct cpu *c = arch_this_cpu();
-	unsigned level = c->irq_depth < 2 ? c->irq_depth : 2;
-	unsigned bit = 1u << (level + shift);
-	if (c->trace_recursion & bit)
-		return 0;
-	c->trace_recursion |= bit;
+	return ftrace_recursion_take_on(arch_this_cpu(), shift);
+}
+
+FTRACE_INLINE void ftrace_recursion_exit_on(struct cpu *c, unsigned bit)
+{
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	return bit;
+	c->trace_recursion &= ~bit;
 }
 
 /* The callbacks' bit (ops guarding themselves, the assist wrapper, fgraph). */
@@ -75,8 +102,7 @@ FTRACE_INLINE unsigned ftrace_recursion_enter_list(void)
 
 FTRACE_INLINE void ftrace_recursion_exit(unsigned bit)
 {
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	arch_this_cpu()->trace_recursion &= ~bit;
+	ftrace_recursion_exit_on(arch_this_cpu(), bit);
 }
 
 #endif

@@ -25,23 +25,25 @@
 static FTRACE_HOT void function_trace_call(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
 				struct ftrace_regs *fregs)
 {
-	struct thread *t = arch_this_cpu()->current;
-	unsigned depth = t->preempt_count;          /* before we add ours */
-	uintptr_t tok = ftrace_preempt_disable();
-	unsigned bit = ftrace_recursion_enter();
+	/* FTRACE_HOT: this thread is not preempted here, so c stays this CPU
+	 * until preemption is off, and then until we return. */
+	struct cpu *c = arch_this_cpu();
+	struct thread *t = c->current;
+	unsigned depth = t->preempt_count;          /* the traced code's */
+	ftrace_preempt_disable_at(t, depth);
+	unsigned bit = ftrace_recursion_take_on(c, 0);
 	if (bit && !ftrace_is_dead()) {
 		struct rb_resv r;
-		/* Preemption is already off: the variant that leaves it alone. */
-		if (rb_reserve_nopreempt(trace_buffer, sizeof(struct ftrace_entry), &r) == 0) {
+		if (rb_reserve_on(trace_buffer, c->id, sizeof(struct ftrace_entry), &r) == 0) {
 			struct ftrace_entry *e = r.data;
-			trace_entry_fill(&e->ent, TRACE_FN, depth);
+			trace_entry_fill_on(c, t, &e->ent, TRACE_FN, depth);
 			e->ip = ip;
 			e->parent_ip = parent;
 			rb_commit_nopreempt(&r);
 		}
-		ftrace_recursion_exit(bit);
+		ftrace_recursion_exit_on(c, bit);
 	}
-	ftrace_preempt_enable(tok);
+	ftrace_preempt_enable_at(t, depth);
 }
 
 struct ftrace_ops function_ops = {

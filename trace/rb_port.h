@@ -9,8 +9,12 @@
  *                                       below RB_MAX_CPUS; stable between
  *                                       rb_port_preempt_disable() and
  *                                       rb_port_preempt_enable()
- *   uint64_t rb_port_clock(void)        per-CPU monotonic clock (any unit); the
- *                                       merged reader compares values across CPUs
+ *   uint64_t rb_port_clock(void)        per-CPU clock (any unit); the merged
+ *                                       reader compares values across CPUs.  It
+ *                                       need not be ordered with the code around
+ *                                       it: a reading lower than the previous
+ *                                       event's is taken as "no time passed"
+ *                                       (writers check every delta)
  *   uintptr_t rb_port_preempt_disable(void)  stop migration (not interrupts);
  *                                       nests; returns a token for ..._enable
  *   void rb_port_preempt_enable(uintptr_t token)

@@ -23,7 +23,11 @@
 _Static_assert(MAX_CPUS <= RB_MAX_CPUS, "a CPU id would index past rb_buffer.cpu[]");
 
 RB_PORT_INLINE unsigned rb_port_cpu_id(void) { return arch_this_cpu()->id; }
-RB_PORT_INLINE uint64_t rb_port_clock(void) { return arch_counter(); }
+/* Unordered: an interrupt is precise, so a nested writer never sees a clock
+ * read of ours that "ran ahead" of it; within one writer a reading that runs
+ * ahead of the previous event's can only be lower, and both paths check the
+ * delta for that (DESIGN, B). */
+RB_PORT_INLINE uint64_t rb_port_clock(void) { return arch_counter_relaxed(); }
 RB_PORT_INLINE void rb_port_relax(void) { arch_cpu_relax(); }
 
 /* The token is the thread whose count was raised (0 before the scheduler runs). */

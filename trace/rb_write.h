@@ -122,16 +122,16 @@ RB_INLINE void rb_end(struct rb_cpu *cb)
 }
 
 /* See ring_buffer.h for the contract. */
-RB_INLINE int rb_reserve_nopreempt(struct rb_buffer *b, uint32_t len, struct rb_resv *r)
+RB_INLINE int rb_reserve_on(struct rb_buffer *b, unsigned cpu, uint32_t len, struct rb_resv *r)
 {
 	r->cb = NULL;                /* for a caller that looks after an error */
 	r->data = NULL;
 	r->preempt = 0;
 	if (len > RB_MAX_PAYLOAD)
 		return -RB_E2BIG;
-	/* The port keeps CPU ids below RB_MAX_CPUS; CPUs without a buffer
-	 * have a stand-in that is always off (rb_reserve_slow says -RB_EINVAL). */
-	struct rb_cpu *cb = b->cpu[rb_port_cpu_id()];
+	/* CPU ids are below RB_MAX_CPUS; CPUs without a buffer have a
+	 * stand-in that is always off (rb_reserve_slow says -RB_EINVAL). */
+	struct rb_cpu *cb = b->cpu[cpu];
 	r->cb = cb;
 	/* A: inside, and what was there.  One word with the recording switch:
 	 * a quiescer's "off" comes before our add (we see it) or after it (it
@@ -143,6 +143,11 @@ RB_INLINE int rb_reserve_nopreempt(struct rb_buffer *b, uint32_t len, struct rb_
 	struct rb_slow s = rb_reserve_slow(b, cb, len, G_INSIDE(g), G_OFF(g));
 	r->data = s.data;
 	return (int)s.err;
+}
+
+RB_INLINE int rb_reserve_nopreempt(struct rb_buffer *b, uint32_t len, struct rb_resv *r)
+{
+	return rb_reserve_on(b, rb_port_cpu_id(), len, r);
 }
 
 RB_INLINE void rb_commit_nopreempt(struct rb_resv *r)

@@ -27,12 +27,27 @@ uintptr_t rec_ip(const struct ftrace_rec *r)
 	return (uintptr_t)_text_start + r->off;
 }
 
+/*
+ * The lookup index: rec_page[k] is the first record whose offset is at or
+ * past k * REC_PAGE, for k = 0..rec_npages (the last entry is ftrace_nrecs).
+ * A lookup binary-searches only the records of one text page (a few dozen at
+ * most) instead of the whole table.  4 bytes per page of text: the records
+ * themselves stay 8 bytes.
+ */
+#define REC_PAGE_SHIFT 12
+static unsigned rec_shift = REC_PAGE_SHIFT;    /* 63 without the index: one "page" */
+static uint32_t *rec_page;
+static unsigned rec_npages;
+
 struct ftrace_rec *rec_find(uintptr_t ip)
 {
 	if (ip < (uintptr_t)_text_start)
 		return NULL;
 	uintptr_t off = ip - (uintptr_t)_text_start;
-	unsigned lo = 0, hi = ftrace_nrecs;
+	uintptr_t pg = off >> rec_shift;
+	if (pg >= rec_npages)
+		return NULL;
+	unsigned lo = rec_page[pg], hi = rec_page[pg + 1];
 	while (lo < hi) {
 		unsigned mid = lo + (hi - lo) / 2;
 		if (ftrace_recs[mid].off == off)
@@ -43,6 +58,30 @@ struct ftrace_rec *rec_find(uintptr_t ip)
 			hi = mid;
 	}
 	return NULL;
+}
+
+/* Build rec_page over the sorted table (n records).  Without memory the
+ * index is one page covering everything: lookups stay right, only slower. */
+static void index_build(unsigned n)
+{
+	static uint32_t whole[2];
+	unsigned pages = n ? (ftrace_recs[n - 1].off >> REC_PAGE_SHIFT) + 1 : 0;
+	uint32_t *ix = calloc(pages + 1, sizeof(*ix));
+	if (!ix) {
+		whole[1] = n;
+		rec_page = whole;
+		rec_npages = 1;
+		rec_shift = 63;          /* every offset is in "page" 0 */
+		return;
+	}
+	unsigned r = 0;
+	for (unsigned k = 0; k <= pages; k++) {
+		while (r < n && (ftrace_recs[r].off >> REC_PAGE_SHIFT) < k)
+			r++;
+		ix[k] = r;
+	}
+	rec_page = ix;
+	rec_npages = pages;
 }
 
 const char *rec_name(const struct ftrace_rec *r)
@@ -76,6 +115,7 @@ int records_init(void)
 		}
 	}
 	ftrace_nrecs = n;
+	index_build(n);
 	if (bad)
 		kprintf("ftrace: %u of %u sites refused\n", bad, n);
 	return 0;

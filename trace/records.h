@@ -53,7 +53,8 @@ extern unsigned ftrace_nrecs;
 /* Build the table and initialise every site (boot CPU, before SMP). */
 int records_init(void);
 uintptr_t rec_ip(const struct ftrace_rec *r);
-/* Record of the function at exactly ip, or NULL (binary search). */
+/* Record of the function at exactly ip, or NULL (a page index, then a
+ * binary search within the page). */
 struct ftrace_rec *rec_find(uintptr_t ip);
 const char *rec_name(const struct ftrace_rec *r);
 

@@ -160,6 +160,11 @@ static inline void rb_commit(struct rb_resv *r);
  * preemption count alone. */
 static inline int rb_reserve_nopreempt(struct rb_buffer *b, uint32_t len, struct rb_resv *r);
 static inline void rb_commit_nopreempt(struct rb_resv *r);
+/* rb_reserve_nopreempt() for a caller that already knows the CPU it runs on
+ * (cpu < RB_MAX_CPUS, the id the port would give); commit with
+ * rb_commit_nopreempt(). */
+static inline int rb_reserve_on(struct rb_buffer *b, unsigned cpu, uint32_t len,
+				struct rb_resv *r);
 /* rb_reserve() and rb_commit() are inline (trace/rb_write.h, at the end of
  * this header): the common case costs a few dozen instructions in the
  * caller.  reserve + copy + commit: */

@@ -182,9 +182,20 @@ ARM64_INLINE struct cpu *arch_this_cpu(void)
 	return c;
 }
 
+/* TPIDRRO_EL0 holds the running thread (nothing runs at EL0 here). */
+ARM64_INLINE struct thread *arch_current(void)
+{
+	struct thread *t;
+	__asm__ volatile("mrs %0, tpidrro_el0" : "=r"(t) :: "memory");
+	return t;
+}
+void arch_set_current(struct cpu *c, struct thread *t);
+
 ARM64_INLINE void arch_set_this_cpu(struct cpu *c)
 {
 	__asm__ volatile("msr tpidr_el1, %0" :: "r"(c) : "memory");
+	/* No thread yet (arch_current reads NULL until sched_init_cpu). */
+	__asm__ volatile("msr tpidrro_el0, xzr" ::: "memory");
 }
 
 ARM64_INLINE unsigned long arch_irq_save(void)
@@ -228,6 +239,13 @@ ARM64_INLINE uint64_t arch_counter(void)
 	uint64_t v;
 	/* isb: the counter read is not speculated ahead of earlier instructions. */
 	__asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(v) :: "memory");
+	return v;
+}
+
+ARM64_INLINE uint64_t arch_counter_relaxed(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, cntvct_el0" : "=r"(v) :: "memory");
 	return v;
 }
 

@@ -1,6 +1,6 @@
 # arch/arm64/build.mk — arm64 build and QEMU parameters (included by the Makefile).
 CROSS        := aarch64-linux-gnu-
-ARCH_CFLAGS  := -march=armv8-a -mcpu=cortex-a72 -mno-outline-atomics -mno-omit-leaf-frame-pointer
+ARCH_CFLAGS  := -march=armv8.2-a -mcpu=cortex-a76 -mno-outline-atomics -mno-omit-leaf-frame-pointer
 # Patchable entry: two NOPs before the symbol (per-site ops pointer), two at entry;
 # functions 8-aligned so that the ops pointer is (arch/arm64/patch.c).
 INSTR_CFLAGS := -fpatchable-function-entry=4,2 -falign-functions=8

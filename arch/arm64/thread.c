@@ -8,6 +8,7 @@
  * runs on an empty, 16-aligned stack with an outermost frame record.
  */
 #include "arch/hooks.h"
+#include "boot/cpu.h"
 
 extern char arm64_thread_start[];
 
@@ -24,4 +25,10 @@ void *arch_stack_init(void *top, void (*entry)(void))
 	f[SW_X30 / 8] = (uintptr_t)arm64_thread_start;
 	f[SW_X19 / 8] = (uintptr_t)entry;
 	return f;
+}
+
+void arch_set_current(struct cpu *c, struct thread *t)
+{
+	c->current = t;
+	__asm__ volatile("msr tpidrro_el0, %0" :: "r"(t) : "memory");
 }

@@ -231,6 +231,17 @@ ARCH_INLINE struct cpu *arch_this_cpu(void)
 	return c;
 }
 
+/* offsetof(struct cpu, current) (asserted in thread.c): one gs-relative
+ * load reads it, and an instruction is never split by a migration. */
+#define X86_CPU_CURRENT 32
+ARCH_INLINE struct thread *arch_current(void)
+{
+	struct thread *t;
+	__asm__ volatile("movq %%gs:%c1, %0" : "=r"(t) : "i"(X86_CPU_CURRENT) : "memory");
+	return t;
+}
+void arch_set_current(struct cpu *c, struct thread *t);
+
 /* GS base := c, and c->self := c.  Boot and bring-up only. */
 ARCH_INLINE void arch_set_this_cpu(struct cpu *c)
 {
@@ -284,6 +295,14 @@ ARCH_INLINE uint64_t arch_counter(void)
 	uint32_t lo, hi;
 	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
 	return ((uint64_t)hi << 32) | lo;
+}
+
+ARCH_INLINE uint64_t arch_counter_relaxed(void)
+{
+	uint64_t v;
+	/* rdtsc zero-extends into rax and rdx: two instructions join them. */
+	__asm__ volatile("rdtsc\n\tshlq $32, %%rdx\n\torq %%rdx, %%rax" : "=a"(v) : : "rdx", "memory");
+	return v;
 }
 
 ARCH_INLINE uintptr_t arch_frame_address(void)

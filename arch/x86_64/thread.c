@@ -6,7 +6,10 @@
  * above it a zero "return address of entry": entry starts with rsp % 16 == 8
  * as after a call, rbp == 0, and a backtrace from it ends there.
  */
+#include <stddef.h>
+
 #include "arch/hooks.h"
+#include "boot/cpu.h"
 
 #define MXCSR_DEFAULT 0x1F80u        /* all exceptions masked, round to nearest */
 #define FCW_DEFAULT   0x037Fu        /* fninit's control word */
@@ -22,4 +25,11 @@ void *arch_stack_init(void *top, void (*entry)(void))
 	sp[SW_FP] = MXCSR_DEFAULT | (uint64_t)FCW_DEFAULT << 32;
 	sp[SW_RET] = (uint64_t)(uintptr_t)entry;
 	return sp;
+}
+
+_Static_assert(offsetof(struct cpu, current) == X86_CPU_CURRENT, "arch_current's offset");
+
+void arch_set_current(struct cpu *c, struct thread *t)
+{
+	c->current = t;        /* arch_current reads this very field */
 }

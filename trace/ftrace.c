@@ -28,6 +28,7 @@
 #include "trace/fgraph.h"
 #include "trace/ftrace_internal.h"
 #include "trace/hash.h"
+#include "trace/listvec.h"
 #include "trace/records.h"
 
 #ifndef ARCH_SITE_HAS_DATA
@@ -36,6 +37,9 @@
 
 struct mutex ftrace_mutex = MUTEX_INIT;
 static struct ftrace_ops *ops_list;           /* lock-free readers; see header */
+static struct listvec *list_table;             /* lock-free readers; listvec.h */
+static unsigned list_sites;                    /* records whose site calls the list
+						  function (calls_list); ftrace_mutex */
 bool ftrace_dead;                              /* atomic; ftrace_is_dead() */
 static char dead_reason[96];
 
@@ -87,57 +91,147 @@ static FTRACE_HOT void ftrace_ops_assist_func(uintptr_t ip, uintptr_t parent, st
  * when called from here; an ops that does not gets the callbacks' bit taken
  * for it, as on a site of its own.  Graph users are collected and entered once, with
  * all their bits: a call has one shadow frame however many users take it.
+ *
+ * Which ops: the function's run in the published listvec (computed by the
+ * update from the same hashes), or else every registered ops whose hashes
+ * match (a site still running its old state during an update, or no table).
  */
+struct list_walk {
+	struct cpu *c;
+	unsigned graph;                  /* graph users met */
+	/* The callbacks' bit, held across the ops that do not guard
+	 * themselves (taken once, lazily) and dropped before one that does:
+	 * each kind finds the bit as on a site of its own. */
+	unsigned cb;
+	bool cb_busy;                    /* the bit was already held: skip them */
+};
+
+static inline __attribute__((always_inline)) void
+list_call(struct list_walk *w, struct ftrace_ops *op, unsigned flags, uintptr_t ip,
+	  uintptr_t parent, struct ftrace_regs *fregs)
+{
+	/* An ops that asked for registers gets them only when the site went
+	 * through the regs caller. */
+	if ((flags & FTRACE_OPS_FL_SAVE_REGS) && !ftrace_get_regs(fregs))
+		return;
+	if (flags & FTRACE_OPS_FL_GRAPH) {
+		w->graph |= op->graph_mask;
+	} else if (flags & FTRACE_OPS_FL_RECURSION) {
+		if (w->cb)
+			ftrace_recursion_exit_on(w->c, w->cb);
+		w->cb = 0;
+		op->func(ip, parent, op, fregs);
+	} else if (!w->cb_busy) {
+		if (!w->cb && !(w->cb = ftrace_recursion_take_on(w->c, 0)))
+			w->cb_busy = true;
+		if (w->cb)
+			op->func(ip, parent, op, fregs);
+	}
+}
+
 FTRACE_HOT void ftrace_ops_list_func(uintptr_t ip, uintptr_t parent, struct ftrace_ops *unused,
 				     struct ftrace_regs *fregs)
 {
-	uintptr_t tok = ftrace_preempt_disable();
-	unsigned bit = ftrace_recursion_enter_list();
+	/* FTRACE_HOT: not preempted here, so c stays this CPU (see function.c). */
+	struct cpu *c = arch_this_cpu();
+	struct thread *t = c->current;
+	unsigned depth = t->preempt_count;
+	ftrace_preempt_disable_at(t, depth);
+	unsigned bit = ftrace_recursion_take_on(c, FTRACE_RECURSION_LIST_SHIFT);
 	if (bit && !ftrace_is_dead()) {
-		unsigned graph = 0;
-		/* The callbacks' bit, held across the ops that do not guard
-		 * themselves (taken once, lazily) and dropped before one that
-		 * does: each kind finds the bit as on a site of its own. */
-		unsigned cb = 0;
-		bool cb_busy = false;            /* the bit was already held: skip them */
-		/* ACQUIRE: an ops published by register is seen complete. */
-		for (struct ftrace_ops *op = __atomic_load_n(&ops_list, __ATOMIC_ACQUIRE); op;
-		     op = __atomic_load_n(&op->next, __ATOMIC_ACQUIRE)) {
-			if (!(op->flags & FTRACE_OPS_FL_ENABLED) || (op->flags & FTRACE_OPS_FL_DIRECT))
-				continue;
-			if (!ops_wants(__atomic_load_n(&op->filter, __ATOMIC_ACQUIRE),
-				       __atomic_load_n(&op->notrace, __ATOMIC_ACQUIRE), ip))
-				continue;
-			/* An ops that asked for registers gets them only when the
-			 * site went through the regs caller. */
-			if ((op->flags & FTRACE_OPS_FL_SAVE_REGS) && !ftrace_get_regs(fregs))
-				continue;
-			if (op->flags & FTRACE_OPS_FL_GRAPH) {
-				graph |= op->graph_mask;
-			} else if (op->flags & FTRACE_OPS_FL_RECURSION) {
-				if (cb)
-					ftrace_recursion_exit(cb);
-				cb = 0;
-				op->func(ip, parent, op, fregs);
-			} else if (!cb_busy) {
-				if (!cb && !(cb = ftrace_recursion_enter()))
-					cb_busy = true;
-				if (cb)
-					op->func(ip, parent, op, fregs);
+		struct list_walk w = { .c = c };
+		/* ACQUIRE: a table (and the ops it names) published by the
+		 * update is seen complete. */
+		const struct listvec *v = __atomic_load_n(&list_table, __ATOMIC_ACQUIRE);
+		const struct listvec_entry *e = v ? listvec_find(v, ip) : NULL;
+		if (e) {
+			for (unsigned i = 0; i < e->n; i++) {
+				struct ftrace_ops *op = v->ops[e->first + i];
+				/* Unregistered since (its update failed): stopped. */
+				unsigned flags = __atomic_load_n(&op->flags, __ATOMIC_RELAXED);
+				if (flags & FTRACE_OPS_FL_ENABLED)
+					list_call(&w, op, flags, ip, parent, fregs);
+			}
+		} else {
+			/* ACQUIRE: an ops published by register is seen complete. */
+			for (struct ftrace_ops *op = __atomic_load_n(&ops_list, __ATOMIC_ACQUIRE); op;
+			     op = __atomic_load_n(&op->next, __ATOMIC_ACQUIRE)) {
+				unsigned flags = __atomic_load_n(&op->flags, __ATOMIC_RELAXED);
+				if (!(flags & FTRACE_OPS_FL_ENABLED) || (flags & FTRACE_OPS_FL_DIRECT))
+					continue;
+				if (ops_wants(__atomic_load_n(&op->filter, __ATOMIC_ACQUIRE),
+					      __atomic_load_n(&op->notrace, __ATOMIC_ACQUIRE), ip))
+					list_call(&w, op, flags, ip, parent, fregs);
 			}
 		}
-		if (cb)
-			ftrace_recursion_exit(cb);
-		if (graph) {
-			unsigned gbit = ftrace_recursion_enter();
+		if (w.cb)
+			ftrace_recursion_exit_on(c, w.cb);
+		if (w.graph) {
+			unsigned gbit = ftrace_recursion_take_on(c, 0);
 			if (gbit) {
-				fgraph_list_enter(ip, parent, fregs, graph);
-				ftrace_recursion_exit(gbit);
+				fgraph_list_enter(ip, parent, fregs, w.graph);
+				ftrace_recursion_exit_on(c, gbit);
 			}
 		}
 	}
-	ftrace_recursion_exit(bit);
-	ftrace_preempt_enable(tok);
+	ftrace_recursion_exit_on(c, bit);
+	ftrace_preempt_enable_at(t, depth);
+}
+
+/* ---- the list function's table ---- */
+
+/* Does a record with (new) flags f have its site call the list function? */
+static bool calls_list(uint32_t f)
+{
+	return (f & FREC_ENABLED) && (f & FREC_REF_MASK) &&
+	       !(f & (FREC_TRAMP | FREC_DIRECT | FREC_CALL_OPS | FREC_DISABLED));
+}
+
+/* Record i's flags after the update: candidates' are in newflags. */
+static uint32_t flags_after(const uint64_t *map, const uint32_t *newflags, unsigned i)
+{
+	bool cand = !map || (map[i / 64] >> (i % 64) & 1);
+	return cand ? newflags[i] : ftrace_recs[i].flags;
+}
+
+/*
+ * The table for the state an update installs: every list site with the ops
+ * the full walk would call for it now.
+ * NULL when there is nothing to put in it, or no memory (then every call
+ * takes the full walk, which is always right).
+ */
+static struct listvec *list_table_build(const uint64_t *map, const uint32_t *newflags)
+{
+	unsigned nops = 0, sites = 0;
+	for (struct ftrace_ops *op = ops_list; op; op = op->next)
+		if ((op->flags & FTRACE_OPS_FL_ENABLED) && !(op->flags & FTRACE_OPS_FL_DIRECT))
+			nops++;
+	if (!nops)
+		return NULL;
+	for (unsigned i = 0; i < ftrace_nrecs; i++)
+		sites += calls_list(flags_after(map, newflags, i));
+	if (!sites)
+		return NULL;
+	struct listvec *v = listvec_alloc(sites, sites * nops);
+	struct ftrace_ops **run = malloc(nops * sizeof(*run));
+	if (!v || !run) {
+		listvec_free(v);
+		free(run);
+		return NULL;
+	}
+	for (unsigned i = 0; i < ftrace_nrecs; i++) {
+		if (!calls_list(flags_after(map, newflags, i)))
+			continue;
+		uintptr_t ip = rec_ip(&ftrace_recs[i]);
+		unsigned n = 0;
+		for (struct ftrace_ops *op = ops_list; op; op = op->next)
+			if ((op->flags & FTRACE_OPS_FL_ENABLED) && !(op->flags & FTRACE_OPS_FL_DIRECT) &&
+			    ops_wants(op->filter, op->notrace, ip))
+				run[n++] = op;
+		listvec_add(v, ip, run, n);
+	}
+	free(run);
+	return v;
 }
 
 /* ---- the update ---- */
@@ -299,7 +393,7 @@ int ftrace_update(const struct ftrace_ops *changed)
 		free(map);
 		return -ENOMEM;
 	}
-	unsigned n = 0;
+	unsigned n = 0, nlist = list_sites;
 	for (unsigned i = next_candidate(map, 0); i < ftrace_nrecs; i = next_candidate(map, i + 1)) {
 		struct ftrace_rec *r = &ftrace_recs[i];
 		newflags[i] = r->flags;
@@ -310,6 +404,7 @@ int ftrace_update(const struct ftrace_ops *changed)
 		want_of(ip, &now, false);
 		uint32_t nf = flags_of(&now);
 		newflags[i] = nf;
+		nlist += calls_list(nf) - calls_list(r->flags);
 		uint32_t old = enabled_as_wanted(r->flags);
 		want_of(ip, &before, true);
 		uintptr_t cur_data = ARCH_SITE_HAS_DATA ? arch_site_data(ip) : 0;
@@ -320,8 +415,22 @@ int ftrace_update(const struct ftrace_ops *changed)
 		batch[n] = (struct patch_site){ ip, ot, nt, od, nd };
 		idx[n++] = i;
 	}
+	/* The list function's table for the new state, published before any
+	 * site starts calling the list function for it; the old one is freed
+	 * once no CPU can still be reading it. */
+	struct listvec *old_table = list_table, *table = nlist ? list_table_build(map, newflags) : NULL;
+	if (listvec_equal(table, old_table)) {
+		listvec_free(table);
+		old_table = NULL;
+	} else {
+		__atomic_store_n(&list_table, table, __ATOMIC_RELEASE);
+	}
 	unsigned bad = 0;
 	int err = patch_apply(batch, n, &bad);
+	if (old_table) {
+		tramp_synchronize();
+		listvec_free(old_table);
+	}
 	if (err) {
 		char why[96];
 		struct ftrace_rec *r = &ftrace_recs[idx[bad]];
@@ -339,6 +448,7 @@ int ftrace_update(const struct ftrace_ops *changed)
 			r->flags = (nf & (FREC_REF_MASK | FREC_WANT_MASK | FREC_ENABLED)) |
 				   wanted_as_enabled(nf);
 		}
+		list_sites = nlist;
 	}
 	free(batch);
 	free(idx);

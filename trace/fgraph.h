@@ -71,6 +71,8 @@ struct fgraph_ops {
 	fgraph_ret_t retfunc;            /* may be NULL */
 	void *private;
 	int idx;                         /* core: slot while registered, else -1 */
+	uint64_t gen;                    /* core: this registration's serial (never reused):
+					  * a frame's exits go to the user only if it matches */
 	uint64_t nmissed;                /* core (atomic): calls of this user that a full
 					  * shadow stack left unhooked; zeroed at register */
 };

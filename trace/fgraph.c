@@ -50,28 +50,8 @@
 #include "boot/sched.h"
 #include "patch/tramp.h"
 #include "trace/fgraph.h"
+#include "trace/fgraph_inline.h"
 #include "trace/ftrace_internal.h"
-
-#define FR_RET      0
-#define FR_FUNC     1
-#define FR_SP       2
-#define FR_TIME     3
-#define FR_USERS    4
-#define FR_HEADER   5
-#define FB_GEN      0                          /* in a user's block */
-#define FB_DATA     1
-#define FB_WORDS    (1 + FGRAPH_DATA_WORDS)
-#define FR_WORDS(n) (FR_HEADER + FB_WORDS * (n) + 1)   /* a frame of n users */
-#define FR_MIN      FR_WORDS(1)
-
-struct fgraph_stack {
-	unsigned top;                      /* words in use */
-	unsigned depth;                    /* frames */
-	uint64_t overrun;                  /* calls not hooked: no room */
-	uint32_t state[FGRAPH_MAX_USERS];  /* per user, this context (fgraph_ent.state) */
-	uint64_t state_gen[FGRAPH_MAX_USERS];  /* the registration state[] belongs to */
-	uint64_t w[FGRAPH_STACK_WORDS];
-};
 
 /*
  * Slots.  Every registration takes a fresh 64-bit serial (fgraph_ops.gen,
@@ -100,28 +80,9 @@ void fgraph_stack_free(struct fgraph_stack *st)
 	free(st);
 }
 
-#define FGRAPH_INLINE static inline __attribute__((always_inline))
-
-FGRAPH_INLINE struct fgraph_stack *thread_stack(struct cpu *c)
-{
-	return c->current ? c->current->ret_stack : NULL;   /* NULL: a CPU coming up */
-}
-
-/* The stack of the running context, and the interrupted thread's when
- * that is a different one (for depth and task_state). */
-FGRAPH_INLINE struct fgraph_stack *context_stack(struct cpu *c, struct fgraph_stack **outer)
-{
-	if (__builtin_expect(c->irq_depth != 0, 0)) {
-		*outer = thread_stack(c);
-		return *outer ? irq_stacks[c->id] : NULL;
-	}
-	*outer = NULL;
-	return thread_stack(c);
-}
-
 /* No room for a frame: the call is not hooked; counted per context, in
  * total and per user asked. */
-static FTRACE_HOT void count_overrun(struct fgraph_stack *st, unsigned mask)
+FTRACE_HOT void fgraph_count_overrun(struct fgraph_stack *st, unsigned mask)
 {
 	st->overrun++;
 	__atomic_fetch_add(&total_overrun, 1, __ATOMIC_RELAXED);
@@ -132,110 +93,16 @@ static FTRACE_HOT void count_overrun(struct fgraph_stack *st, unsigned mask)
 	}
 }
 
-/* A: reserve `size` words and fill the header (B's first half); returns
- * the frame, or NULL (overrun counted) when the stack is full. */
-FGRAPH_INLINE uint64_t *frame_push(struct fgraph_stack *st, unsigned size, unsigned mask,
-				   uintptr_t ip, uintptr_t parent, struct ftrace_regs *fregs)
+/* The interrupt stack of CPU c (fgraph_inline.h's context_stack: out of
+ * line, interrupts are the rare case). */
+FTRACE_HOT struct fgraph_stack *fgraph_irq_stack(struct cpu *c)
 {
-	unsigned base = st->top;
-	if (__builtin_expect(base + size > FGRAPH_STACK_WORDS, 0)) {
-		count_overrun(st, mask);
-		return NULL;
-	}
-	st->top = base + size;                                   /* A */
-	st->depth++;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	uint64_t *f = &st->w[base];                              /* B */
-	f[FR_RET] = parent;
-	f[FR_FUNC] = ip;
-	f[FR_SP] = ftrace_regs_get_stack_pointer(fregs);
-	f[FR_TIME] = arch_counter();
-	f[size - 1] = size;
-	return f;
+	return irq_stacks[c->id];
 }
 
-/* Undo frame_push: nested pushes since are all popped by now. */
-FGRAPH_INLINE void frame_drop(struct fgraph_stack *st, uint64_t *f)
-{
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	st->depth--;
-	st->top = (unsigned)(f - st->w);
-}
-
-/* The entry callback of user g (slot i, serial gen) with its block's data
- * words; e is filled but for the state words, which this sets.  *none is
- * a 0 word for the interrupted thread's state under another registration. */
-FGRAPH_INLINE bool ask_user(struct fgraph_ops *g, unsigned i, uint64_t gen, struct fgraph_ent *e,
-			    struct fgraph_stack *st, struct fgraph_stack *outer, uint64_t *data,
-			    uint32_t *none)
-{
-	if (__builtin_expect(st->state_gen[i] != gen, 0)) {
-		st->state[i] = 0;
-		st->state_gen[i] = gen;
-	}
-	e->state = &st->state[i];
-	e->task_state = e->state;
-	if (__builtin_expect(outer != NULL, 0))
-		e->task_state = outer->state_gen[i] == gen ? &outer->state[i] : none;
-	return g->entryfunc(e, g, data);
-}
-
-FGRAPH_INLINE void fgraph_ent_init(struct fgraph_ent *e, uintptr_t ip, uintptr_t parent,
-				   struct ftrace_regs *fregs, const uint64_t *f,
-				   struct fgraph_stack *st, struct fgraph_stack *outer)
-{
-	e->func = ip;
-	e->parent = parent;
-	e->depth = st->depth - 1 + (outer ? outer->depth : 0);
-	e->calltime = f[FR_TIME];
-	e->fregs = fregs;
-}
-
-/* C: the function returns into the hook (after B's writes: a nested
- * context only reads the frame once the hook runs, on our own CPU). */
-FGRAPH_INLINE void redirect(struct ftrace_regs *fregs)
-{
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	*ftrace_regs_return_slot(fregs) = (uintptr_t)arch_fgraph_return_hook;
-}
-
-/*
- * The callback of a graph user's ops: a site whose only ops is this user.
- * One user, so the frame has one block at a fixed place.  g is registered
- * (or being unregistered: its sites are still being moved away, and
- * unregister_fgraph clears the slot only after that) and g->idx, g->gen
- * were written before its sites could reach it.
- */
-static FTRACE_HOT void fgraph_ops_func(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
-				       struct ftrace_regs *fregs)
-{
-	uintptr_t tok = ftrace_preempt_disable();
-	unsigned bit = ftrace_recursion_enter();
-	if (!bit || ftrace_is_dead() || !(op->flags & FTRACE_OPS_FL_ENABLED))
-		goto out;
-	struct fgraph_ops *g = (struct fgraph_ops *)((char *)op - __builtin_offsetof(struct fgraph_ops, ops));
-	struct fgraph_stack *outer, *st = context_stack(arch_this_cpu(), &outer);
-	if (__builtin_expect(!st, 0))
-		goto out;                  /* a CPU still booting */
-	unsigned i = (unsigned)g->idx;
-	uint64_t *f = frame_push(st, FR_WORDS(1), 1u << i, ip, parent, fregs);
-	if (!f)
-		goto out;
-	uint64_t *blk = &f[FR_HEADER];
-	blk[FB_GEN] = g->gen;
-	struct fgraph_ent e;
-	uint32_t none = 0;
-	fgraph_ent_init(&e, ip, parent, fregs, f, st, outer);
-	if (ask_user(g, i, g->gen, &e, st, outer, &blk[FB_DATA], &none)) {
-		f[FR_USERS] = (1u << i) * 0x10001u;          /* taken, asked */
-		redirect(fregs);                             /* C */
-	} else {
-		frame_drop(st, f);
-	}
-out:
-	ftrace_recursion_exit(bit);
-	ftrace_preempt_enable(tok);
-}
+/* The callback of a graph user's ops that did not bring its own: a site
+ * whose only ops is this user (fgraph_inline.h). */
+FGRAPH_DEFINE_ENTRY(fgraph_ops_func, NULL)
 
 /* Called by ftrace_ops_list_func for the graph users in `mask` attached to
  * ip (recursion bit held, preemption off).  A user whose slot is empty now
@@ -243,13 +110,13 @@ out:
 FTRACE_HOT void fgraph_list_enter(uintptr_t ip, uintptr_t parent, struct ftrace_regs *fregs,
 				  unsigned mask)
 {
-	struct fgraph_stack *outer, *st = context_stack(arch_this_cpu(), &outer);
+	struct fgraph_stack *outer, *st = fgraph_context_stack(arch_this_cpu(), &outer);
 	if (!st)
 		return;
 	unsigned n = 0;
 	for (unsigned m = mask; m; m &= m - 1)
 		n++;
-	uint64_t *f = frame_push(st, FR_WORDS(n), mask, ip, parent, fregs);
+	uint64_t *f = fgraph_frame_push(st, FR_WORDS(n), mask, ip, parent, fregs);
 	if (!f)
 		return;
 	struct fgraph_ent e;
@@ -263,14 +130,17 @@ FTRACE_HOT void fgraph_list_enter(uintptr_t ip, uintptr_t parent, struct ftrace_
 		 * (its gen included). */
 		struct fgraph_ops *g = __atomic_load_n(&users[i], __ATOMIC_ACQUIRE);
 		blk[FB_GEN] = g ? g->gen : 0;
-		if (g && ask_user(g, i, g->gen, &e, st, outer, &blk[FB_DATA], &none))
+		if (!g)
+			continue;
+		fgraph_ent_state(&e, i, g->gen, st, outer, &none);
+		if (g->entryfunc(&e, g, &blk[FB_DATA]))
 			taken |= 1u << i;
 	}
 	f[FR_USERS] = taken | mask << 16;
 	if (taken)
-		redirect(fregs);                             /* C */
+		fgraph_redirect(fregs);                      /* C */
 	else
-		frame_drop(st, f);
+		fgraph_frame_drop(st, f);
 }
 
 /* D for one user's block: its exit callback, if the slot still holds the
@@ -353,7 +223,7 @@ FGRAPH_INLINE unsigned frame_of(struct fgraph_stack *st, uintptr_t sp)
 FTRACE_HOT uintptr_t fgraph_return(struct fgraph_ret_regs *rr)
 {
 	uintptr_t tok = ftrace_preempt_disable();
-	struct fgraph_stack *outer, *st = context_stack(arch_this_cpu(), &outer);
+	struct fgraph_stack *outer, *st = fgraph_context_stack(arch_this_cpu(), &outer);
 	unsigned base = frame_of(st, fgraph_ret_regs_sp(rr));
 	uint64_t *f = &st->w[base];
 	unsigned bit = ftrace_recursion_enter();
@@ -386,7 +256,8 @@ int register_fgraph(struct fgraph_ops *g)
 		mutex_unlock(&fgraph_mutex);
 		return -EBUSY;
 	}
-	g->ops.func = fgraph_ops_func;
+	if (!g->ops.func)
+		g->ops.func = fgraph_ops_func;   /* else the user's FGRAPH_DEFINE_ENTRY */
 	g->ops.flags |= FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_GRAPH;
 	g->ops.graph_mask = 1u << idx;
 	g->nmissed = 0;

@@ -61,26 +61,26 @@ static inline __attribute__((always_inline)) unsigned traced_preempt_depth(void)
 enum { GRAPH_SKIP, GRAPH_RECORD, GRAPH_HOOK_ONLY };
 
 /*
- * set_graph_notrace and set_graph_function for a call (inside: its
- * context's and thread's state words or'd).  A notrace call is hooked
+ * set_graph_notrace and set_graph_function for a call of func (state:
+ * its context's state word; inside: that and the thread's or'd).  A notrace call is hooked
  * only to know when it ends; with graph functions set, a call is recorded
  * if it is one or runs inside one.  A hash read here may be newer than the
  * graph_filters bit that sent us here: an empty one just matches nothing.
  */
-static FTRACE_HOT int graph_filter(const struct fgraph_ent *e, uint64_t *data, uint32_t inside)
+static FTRACE_HOT int graph_filter(uintptr_t func, uint32_t *state, uint64_t *data, uint32_t inside)
 {
 	if (IN_NOTRACE(inside))
 		return GRAPH_SKIP;
-	if (hash_contains(__atomic_load_n(&graph_notrace, __ATOMIC_ACQUIRE), e->func)) {
+	if (hash_contains(__atomic_load_n(&graph_notrace, __ATOMIC_ACQUIRE), func)) {
 		data[0] = CALL_NOTRACE;
-		*e->state += 1u << 16;
+		*state += 1u << 16;
 		return GRAPH_HOOK_ONLY;
 	}
 	const struct ftrace_hash *funcs = __atomic_load_n(&graph_funcs, __ATOMIC_ACQUIRE);
 	if (!hash_empty(funcs)) {
-		if (hash_contains(funcs, e->func)) {
+		if (hash_contains(funcs, func)) {
 			data[0] = CALL_ROOT;
-			*e->state += 1;
+			*state += 1;
 		} else if (!IN_GRAPH_FUNC(inside)) {
 			return GRAPH_SKIP;
 		}
@@ -101,7 +101,7 @@ static inline __attribute__((always_inline)) bool graph_entry_inline(const struc
 	uint32_t inside = *e->state | *e->task_state;
 	data[0] = 0;
 	if (__builtin_expect(inside | __atomic_load_n(&graph_filters, __ATOMIC_RELAXED), 0)) {
-		int v = graph_filter(e, data, inside);
+		int v = graph_filter(e->func, e->state, data, inside);   /* e stays in registers */
 		if (v != GRAPH_RECORD)
 			return v == GRAPH_HOOK_ONLY;
 	}
@@ -113,8 +113,11 @@ static inline __attribute__((always_inline)) bool graph_entry_inline(const struc
 		ev->func = e->func;
 		ev->depth = e->depth;
 		ev->nargs = nargs;
-		for (unsigned i = 0; i < nargs; i++)
-			ev->args[i] = ftrace_regs_get_argument(e->fregs, i);
+		if (nargs) {
+#pragma GCC unroll 8
+			for (unsigned i = 0; i < ARCH_FTRACE_NARGS; i++)
+				ev->args[i] = ftrace_regs_get_argument(e->fregs, i);
+		}
 		rb_commit_nopreempt(&r);
 	}
 	return true;

@@ -14,13 +14,15 @@
  *                        +1 data   FGRAPH_DATA_WORDS, the user's per-call words
  *   top-1   size       words in the frame, so the hook finds base from top
  *
- * Words 0 and 2 and the size word are read by tools/gdb/baretrace.py too.
+ * (The FR_ and FB_ macros are in fgraph_inline.h.)  Words 0 and 2 and the
+ * size word are read by tools/gdb/baretrace.py too.
  *
- * Two entry paths push the same frames: fgraph_ops_func for a site whose
- * only ops is one graph user (the common case: its trampoline calls it
- * directly, and the frame size, block and state word are known without a
- * loop), and fgraph_list_enter for a site with several users, which the
- * list function passes as a mask.  The return path has the same split.
+ * Two entry paths push the same frames: fgraph_enter_one (fgraph_inline.h)
+ * for a site whose only ops is one graph user — the common case: its
+ * trampoline calls fgraph_ops_func, or the user's own instance, directly,
+ * and the frame size, block and state word are known without a loop — and
+ * fgraph_list_enter for a site with several users, which the list
+ * function passes as a mask.  The return path has the same split.
  *
  * Interleavings.  Only the owning context pushes and pops a stack; what can
  * happen in the middle is a nested context on the same stack — a nested

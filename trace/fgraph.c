@@ -8,19 +8,29 @@
  *   base+2  sp         SP at its entry: the hook checks it matches at return
  *   base+3  calltime
  *   base+4  users      bits 0-15: users whose entry callback took the call;
- *                      16-31: users asked (their data words are in the frame)
- *   base+5  gens       the users' generations when it was pushed (16 bits
- *   base+6             each: slots 0-3, then 4-7)
- *   base+7  data       FGRAPH_DATA_WORDS per user in the entry mask, in bit order
+ *                      16-31: users asked (each has a block below)
+ *   base+5  blocks     one per user in the entry mask, in bit order:
+ *                        +0 gen    the user's fgraph_ops.gen when pushed
+ *                        +1 data   FGRAPH_DATA_WORDS, the user's per-call words
  *   top-1   size       words in the frame, so the hook finds base from top
+ *
+ * (The FR_ and FB_ macros are in fgraph_inline.h.)  Words 0 and 2 and the
+ * size word are read by tools/gdb/baretrace.py too.
+ *
+ * Two entry paths push the same frames: fgraph_enter_one (fgraph_inline.h)
+ * for a site whose only ops is one graph user — the common case: its
+ * trampoline calls fgraph_ops_func, or the user's own instance, directly,
+ * and the frame size, block and state word are known without a loop — and
+ * fgraph_list_enter for a site with several users, which the list
+ * function passes as a mask.  The return path has the same split.
  *
  * Interleavings.  Only the owning context pushes and pops a stack; what can
  * happen in the middle is a nested context on the same stack — a nested
  * interrupt on the per-CPU interrupt stack — which pushes and pops above
  * `top` and leaves it as it found it before we run again.  So:
- *   push  A: reserve (top += size), B: fill the frame, C: redirect the
- *         return address.  A nested push after A lands above our frame;
- *         before C the function still returns normally.
+ *   push  A: reserve (top += size), B: fill the frame and ask the users,
+ *         C: redirect the return address.  A nested push after A lands
+ *         above our frame; before C the function still returns normally.
  *   pop   D: read the frame and run the exit callbacks, E: release
  *         (top = base).  A nested push between D and E lands above the
  *         frame, so what D reads stays intact.
@@ -42,37 +52,21 @@
 #include "boot/sched.h"
 #include "patch/tramp.h"
 #include "trace/fgraph.h"
+#include "trace/fgraph_inline.h"
 #include "trace/ftrace_internal.h"
 
-#define FR_RET      0
-#define FR_FUNC     1
-#define FR_SP       2
-#define FR_TIME     3
-#define FR_USERS    4
-#define FR_GENS     5       /* and 6 */
-#define FR_HEADER   7
-
-struct fgraph_stack {
-	unsigned top;                      /* words in use */
-	unsigned depth;                    /* frames */
-	uint64_t overrun;                  /* calls not hooked: no room */
-	uint32_t state[FGRAPH_MAX_USERS];  /* per user, this context (fgraph_ent.state) */
-	uint16_t state_gen[FGRAPH_MAX_USERS];  /* the user generation state[] belongs to */
-	uint64_t w[FGRAPH_STACK_WORDS];
-};
-
 /*
- * Slots.  A slot's generation (16 bits, in user_gens) changes whenever its
- * user registers or unregisters; a frame remembers the generations it was
- * pushed under, so a later user of the slot never gets an earlier one's
- * exits (65536 register/unregister cycles of one slot while a frame waits
- * would wrap it), and a stack's state word for the slot is reset when its
- * generation is not the current one (a user that went away with calls
- * open never took back what they added).  A slot whose ops could not be
- * unregistered (tracing was dying) stays out of use: dead_slots.
+ * Slots.  Every registration takes a fresh 64-bit serial (fgraph_ops.gen,
+ * never reused); a frame remembers, per user, the serial it was pushed
+ * under, so a later user of the slot — or the same ops registered again —
+ * never gets an earlier registration's exits, and a stack's state word for
+ * the slot is reset when it belongs to another serial (a user that went
+ * away with calls open never took back what they added).  A slot whose ops
+ * could not be unregistered (tracing was dying) stays out of use:
+ * dead_slots.
  */
 static struct fgraph_ops *users[FGRAPH_MAX_USERS];   /* fgraph_mutex; read lock-free */
-static uint64_t user_gens[2];                         /* 16 bits per slot; fgraph_mutex */
+static uint64_t last_gen;                             /* fgraph_mutex */
 static unsigned dead_slots;                           /* fgraph_mutex */
 static struct mutex fgraph_mutex = MUTEX_INIT;
 static struct fgraph_stack *irq_stacks[MAX_CPUS];     /* written once at boot */
@@ -88,174 +82,126 @@ void fgraph_stack_free(struct fgraph_stack *st)
 	free(st);
 }
 
-#define FGRAPH_INLINE static inline __attribute__((always_inline))
-
-FGRAPH_INLINE struct fgraph_stack *thread_stack(struct cpu *c)
+/* No room for a frame: the call is not hooked; counted per context, in
+ * total and per user asked. */
+FTRACE_HOT void fgraph_count_overrun(struct fgraph_stack *st, unsigned mask)
 {
-	return c->current ? c->current->ret_stack : NULL;   /* NULL: a CPU coming up */
-}
-
-/* The stack of the running context, and the interrupted thread's when
- * that is a different one (for depth and task_state). */
-FGRAPH_INLINE struct fgraph_stack *context_stack(struct cpu *c, struct fgraph_stack **outer)
-{
-	if (c->irq_depth) {
-		*outer = thread_stack(c);
-		return *outer ? irq_stacks[c->id] : NULL;
+	st->overrun++;
+	__atomic_fetch_add(&total_overrun, 1, __ATOMIC_RELAXED);
+	for (unsigned m = mask; m; m &= m - 1) {
+		struct fgraph_ops *g = __atomic_load_n(&users[__builtin_ctz(m)], __ATOMIC_ACQUIRE);
+		if (g)
+			__atomic_fetch_add(&g->nmissed, 1, __ATOMIC_RELAXED);
 	}
-	*outer = NULL;
-	return thread_stack(c);
 }
 
-/* Bits set in an 8-bit user mask (no libgcc call: arm64 without FP/SIMD
- * has no population-count instruction). */
-FGRAPH_INLINE unsigned popcount8(unsigned m)
+/* The interrupt stack of CPU c (fgraph_inline.h's context_stack: out of
+ * line, interrupts are the rare case). */
+FTRACE_HOT struct fgraph_stack *fgraph_irq_stack(struct cpu *c)
 {
-	m = m - ((m >> 1) & 0x55);
-	m = (m & 0x33) + ((m >> 2) & 0x33);
-	return (m + (m >> 4)) & 0x0f;
+	return irq_stacks[c->id];
 }
 
-FGRAPH_INLINE unsigned gen_of(const uint64_t *gens, unsigned i)
-{
-	return (unsigned)(gens[i / 4] >> (16 * (i % 4))) & 0xffff;
-}
+/* The callback of a graph user's ops that did not bring its own: a site
+ * whose only ops is this user (fgraph_inline.h). */
+FGRAPH_DEFINE_ENTRY(fgraph_ops_func, NULL)
 
-/*
- * Entry, for the users in `mask` (preemption off, recursion bit held).
- * A: reserve, B: fill and ask the users, C: redirect the return.
- */
-FGRAPH_INLINE void fgraph_enter(uintptr_t ip, uintptr_t parent, struct ftrace_regs *fregs,
-				unsigned mask)
-{
-	struct cpu *c = arch_this_cpu();
-	struct fgraph_stack *outer, *st = context_stack(c, &outer);
-	if (!st)
-		return;                    /* a CPU still booting */
-	unsigned size = FR_HEADER + FGRAPH_DATA_WORDS * popcount8(mask) + 1;
-	unsigned base = st->top;
-	if (base + size > FGRAPH_STACK_WORDS) {
-		st->overrun++;
-		__atomic_fetch_add(&total_overrun, 1, __ATOMIC_RELAXED);
-		for (unsigned m = mask; m; m &= m - 1) {
-			struct fgraph_ops *g = __atomic_load_n(&users[__builtin_ctz(m)],
-							       __ATOMIC_ACQUIRE);
-			if (g)
-				__atomic_fetch_add(&g->nmissed, 1, __ATOMIC_RELAXED);
-		}
-		return;
-	}
-	st->top = base + size;                                   /* A */
-	st->depth++;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	uint64_t *f = &st->w[base];                              /* B */
-	f[FR_RET] = parent;
-	f[FR_FUNC] = ip;
-	f[FR_SP] = ftrace_regs_get_stack_pointer(fregs);
-	f[FR_TIME] = arch_counter();
-	f[FR_GENS] = __atomic_load_n(&user_gens[0], __ATOMIC_ACQUIRE);
-	f[FR_GENS + 1] = __atomic_load_n(&user_gens[1], __ATOMIC_ACQUIRE);
-	f[size - 1] = size;
-	struct fgraph_ent e = {
-		.func = ip, .parent = parent, .calltime = f[FR_TIME], .fregs = fregs,
-		.depth = st->depth - 1 + (outer ? outer->depth : 0),
-	};
-	unsigned taken = 0;
-	uint32_t none = 0;                 /* the thread's state under an older user */
-	uint64_t *data = &f[FR_HEADER];    /* each user in the mask, in bit order */
-	for (unsigned m = mask; m; m &= m - 1, data += FGRAPH_DATA_WORDS) {
-		unsigned i = (unsigned)__builtin_ctz(m);
-		/* ACQUIRE: a user published by register is seen complete. */
-		struct fgraph_ops *g = __atomic_load_n(&users[i], __ATOMIC_ACQUIRE);
-		if (!g)
-			continue;
-		unsigned gen = gen_of(&f[FR_GENS], i);
-		if (st->state_gen[i] != gen) {
-			st->state[i] = 0;
-			st->state_gen[i] = (uint16_t)gen;
-		}
-		e.state = &st->state[i];
-		e.task_state = !outer ? e.state :
-			       outer->state_gen[i] == gen ? &outer->state[i] : &none;
-		if (g->entryfunc(&e, g, data))
-			taken |= 1u << i;
-	}
-	f[FR_USERS] = taken | (uint64_t)mask << 16;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (!taken) {
-		st->depth--;
-		st->top = base;           /* nested pushes are all popped by now */
-		return;
-	}
-	*ftrace_regs_return_slot(fregs) = (uintptr_t)arch_fgraph_return_hook;   /* C */
-}
-
-/* The callback of a graph user's ops when it is the only one on a site. */
-static FTRACE_HOT void fgraph_ops_func(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
-				       struct ftrace_regs *fregs)
-{
-	uintptr_t tok = ftrace_preempt_disable();
-	unsigned bit = ftrace_recursion_enter();
-	if (bit && !ftrace_is_dead() && (op->flags & FTRACE_OPS_FL_ENABLED))
-		fgraph_enter(ip, parent, fregs, op->graph_mask);
-	ftrace_recursion_exit(bit);
-	ftrace_preempt_enable(tok);
-}
-
+/* Called by ftrace_ops_list_func for the graph users in `mask` attached to
+ * ip (recursion bit held, preemption off).  A user whose slot is empty now
+ * (unregistering) keeps its block, with gen 0 (no registration's). */
 FTRACE_HOT void fgraph_list_enter(uintptr_t ip, uintptr_t parent, struct ftrace_regs *fregs,
 				  unsigned mask)
 {
-	fgraph_enter(ip, parent, fregs, mask);
+	struct fgraph_stack *outer, *st = fgraph_context_stack(arch_this_cpu(), &outer);
+	if (!st)
+		return;
+	unsigned n = 0;
+	for (unsigned m = mask; m; m &= m - 1)
+		n++;
+	uint64_t *f = fgraph_frame_push(st, FR_WORDS(n), mask, ip, parent, fregs);
+	if (!f)
+		return;
+	struct fgraph_ent e;
+	uint32_t none = 0;
+	fgraph_ent_init(&e, ip, parent, fregs, f, st, outer);
+	unsigned taken = 0;
+	uint64_t *blk = &f[FR_HEADER];
+	for (unsigned m = mask; m; m &= m - 1, blk += FB_WORDS) {
+		unsigned i = (unsigned)__builtin_ctz(m);
+		/* ACQUIRE: a user published by register is seen complete
+		 * (its gen included). */
+		struct fgraph_ops *g = __atomic_load_n(&users[i], __ATOMIC_ACQUIRE);
+		blk[FB_GEN] = g ? g->gen : 0;
+		if (!g)
+			continue;
+		fgraph_ent_state(&e, i, g->gen, st, outer, &none);
+		if (g->entryfunc(&e, g, &blk[FB_DATA]))
+			taken |= 1u << i;
+	}
+	f[FR_USERS] = taken | mask << 16;
+	if (taken)
+		fgraph_redirect(fregs);                      /* C */
+	else
+		fgraph_frame_drop(st, f);
+}
+
+/* D for one user's block: its exit callback, if the slot still holds the
+ * registration that took the call. */
+FGRAPH_INLINE void exit_user(unsigned i, const uint64_t *blk, struct fgraph_ret *r,
+			     struct fgraph_stack *st)
+{
+	/* ACQUIRE: pairs with register's RELEASE (g->gen complete). */
+	struct fgraph_ops *g = __atomic_load_n(&users[i], __ATOMIC_ACQUIRE);
+	if (!g || g->gen != blk[FB_GEN] || !g->retfunc)
+		return;
+	r->state = &st->state[i];
+	g->retfunc(r, g, (uint64_t *)&blk[FB_DATA]);
 }
 
 /* D: the exit callbacks of the users that took the call and are still the
- * ones registered (same generation as at entry). */
+ * ones registered (same serial as at entry). */
 FGRAPH_INLINE void call_exits(struct fgraph_stack *st, struct fgraph_stack *outer,
 			      uint64_t *f, const struct fgraph_ret_regs *rr)
 {
-	unsigned taken = (unsigned)f[FR_USERS] & 0xffff, entry = (unsigned)f[FR_USERS] >> 16;
-	uint64_t gens[2] = { __atomic_load_n(&user_gens[0], __ATOMIC_ACQUIRE),
-			     __atomic_load_n(&user_gens[1], __ATOMIC_ACQUIRE) };
+	unsigned users = (unsigned)f[FR_USERS], taken = users & 0xffff, asked = users >> 16;
 	struct fgraph_ret r = {
 		.func = f[FR_FUNC], .parent = f[FR_RET], .retval = fgraph_ret_regs_value(rr),
-		.calltime = f[FR_TIME],
-		.rettime = arch_counter(), .overrun = st->overrun,
-		.depth = st->depth - 1 + (outer ? outer->depth : 0),
+		.calltime = f[FR_TIME], .rettime = arch_counter(), .overrun = st->overrun,
+		.depth = st->depth - 1 + (outer ? outer->depth : 0), .state = NULL,
 	};
-	uint64_t *data = &f[FR_HEADER];    /* as at entry: each user of the entry mask */
-	for (unsigned m = entry; m; m &= m - 1, data += FGRAPH_DATA_WORDS) {
+	if (__builtin_expect((asked & (asked - 1)) == 0, 1)) {
+		/* One user asked (and, the frame being hooked, it took the call). */
+		exit_user((unsigned)__builtin_ctz(asked), &f[FR_HEADER], &r, st);
+		return;
+	}
+	const uint64_t *blk = &f[FR_HEADER];    /* as at entry: each user asked */
+	for (unsigned m = asked; m; m &= m - 1, blk += FB_WORDS) {
 		unsigned i = (unsigned)__builtin_ctz(m);
-		if (!(taken & (1u << i)))
-			continue;
-		struct fgraph_ops *g = __atomic_load_n(&users[i], __ATOMIC_ACQUIRE);
-		if (!g || !g->retfunc || gen_of(gens, i) != gen_of(&f[FR_GENS], i))
-			continue;
-		r.state = &st->state[i];
-		g->retfunc(&r, g, data);
+		if (taken & (1u << i))
+			exit_user(i, blk, &r, st);
 	}
 }
 
 /* The top frame's base, or panic: the hook runs only over a frame. */
-static FTRACE_HOT unsigned top_frame(struct fgraph_stack *st)
+FGRAPH_INLINE unsigned top_frame(struct fgraph_stack *st)
 {
-	if (!st || st->top == 0)
+	if (__builtin_expect(!st || st->top == 0, 0))
 		panic("fgraph: return hook reached with an empty shadow stack");
 	unsigned size = (unsigned)st->w[st->top - 1];
-	if (size < FR_HEADER + 1 || size > st->top)
+	if (__builtin_expect(size < FR_MIN || size > st->top, 0))
 		panic("fgraph: corrupt shadow frame (size %u, top %u)", size, st->top);
 	return st->top - size;
 }
 
 /*
- * The frame for the function returning now is the top one, whose entry SP
- * is ours.  Frames above it with a lower entry SP belong to calls that will
- * never return — a longjmp (fault_catch) left them — and are dropped
- * without exits.  Any other mismatch is a broken invariant: tracing stops
- * (the frame's return address is still the best place to go).
+ * Frames above the one returning now with a lower entry SP belong to calls
+ * that will never return — a longjmp (fault_catch) left them — and are
+ * dropped without exits.  Any other mismatch is a broken invariant:
+ * tracing stops (the frame's return address is still the best place to go).
  */
-FGRAPH_INLINE unsigned frame_of(struct fgraph_stack *st, uintptr_t sp)
+static FTRACE_HOT __attribute__((noinline)) unsigned frame_of_slow(struct fgraph_stack *st,
+								   unsigned base, uintptr_t sp)
 {
-	unsigned base = top_frame(st);
 	while (st->w[base + FR_SP] < sp && base > 0) {
 		st->top = base;
 		st->depth--;
@@ -266,11 +212,20 @@ FGRAPH_INLINE unsigned frame_of(struct fgraph_stack *st, uintptr_t sp)
 	return base;
 }
 
+/* The frame for the function returning now: the top one, whose entry SP
+ * is ours (else frame_of_slow). */
+FGRAPH_INLINE unsigned frame_of(struct fgraph_stack *st, uintptr_t sp)
+{
+	unsigned base = top_frame(st);
+	if (__builtin_expect(st->w[base + FR_SP] != sp, 0))
+		base = frame_of_slow(st, base, sp);
+	return base;
+}
+
 FTRACE_HOT uintptr_t fgraph_return(struct fgraph_ret_regs *rr)
 {
 	uintptr_t tok = ftrace_preempt_disable();
-	struct cpu *c = arch_this_cpu();
-	struct fgraph_stack *outer, *st = context_stack(c, &outer);
+	struct fgraph_stack *outer, *st = fgraph_context_stack(arch_this_cpu(), &outer);
 	unsigned base = frame_of(st, fgraph_ret_regs_sp(rr));
 	uint64_t *f = &st->w[base];
 	unsigned bit = ftrace_recursion_enter();
@@ -295,13 +250,6 @@ static int slot_of(const struct fgraph_ops *g)
 	return -1;
 }
 
-static void bump_gen(int i)
-{
-	uint64_t *w = &user_gens[i / 4], sh = 16 * (i % 4);
-	uint64_t b = ((*w >> sh) + 1) & 0xffff;
-	__atomic_store_n(w, (*w & ~(0xffffull << sh)) | b << sh, __ATOMIC_RELEASE);
-}
-
 int register_fgraph(struct fgraph_ops *g)
 {
 	mutex_lock(&fgraph_mutex);
@@ -310,20 +258,24 @@ int register_fgraph(struct fgraph_ops *g)
 		mutex_unlock(&fgraph_mutex);
 		return -EBUSY;
 	}
-	g->ops.func = fgraph_ops_func;
+	if (!g->ops.func)
+		g->ops.func = fgraph_ops_func;   /* else the user's FGRAPH_DEFINE_ENTRY */
 	g->ops.flags |= FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_GRAPH;
 	g->ops.graph_mask = 1u << idx;
 	g->nmissed = 0;
-	bump_gen(idx);               /* frames of an earlier user of the slot are not ours */
-	/* RELEASE: entries that see the user see it complete. */
+	/* Before the user is reachable (published below, sites patched
+	 * after): fgraph_ops_func reads idx and gen without a fence, the
+	 * site's patching orders them (as it does the ops itself). */
+	g->idx = idx;
+	g->gen = ++last_gen;         /* frames of earlier registrations are not ours */
+	/* RELEASE: entries and exits that see the user see it complete. */
 	__atomic_store_n(&users[idx], g, __ATOMIC_RELEASE);
 	int err = register_ftrace_function(&g->ops);
 	if (err) {
 		/* No site reaches it: nothing can hold the pointer. */
 		__atomic_store_n(&users[idx], NULL, __ATOMIC_RELEASE);
-		idx = -1;
+		g->idx = -1;
 	}
-	g->idx = idx;
 	mutex_unlock(&fgraph_mutex);
 	return err;
 }
@@ -342,7 +294,6 @@ int unregister_fgraph(struct fgraph_ops *g)
 	 * callback (fgraph_return runs with preemption disabled). */
 	int err = unregister_ftrace_function(&g->ops);
 	__atomic_store_n(&users[idx], NULL, __ATOMIC_RELEASE);
-	bump_gen(idx);
 	tramp_synchronize();
 	if (err)
 		dead_slots |= 1u << idx;    /* its sites may still pass its bit */
@@ -381,7 +332,7 @@ uintptr_t fgraph_ret_addr(uintptr_t ret, uintptr_t record, unsigned *cursor)
 		struct fgraph_stack *st = stacks[k];
 		for (unsigned top = st ? st->top : 0; top;) {
 			unsigned size = (unsigned)st->w[top - 1];
-			if (size < FR_HEADER + 1 || size > top)
+			if (size < FR_MIN || size > top)
 				break;
 			top -= size;
 			if (n++ >= *cursor && st->w[top + FR_SP] > record) {

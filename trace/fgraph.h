@@ -25,6 +25,9 @@
  * are on stacks never hears of them: those functions just return).
  *
  * Registration: thread context; at most FGRAPH_MAX_USERS users at once.
+ * ops.func is left NULL (the core fills it in), or set to a callback made
+ * with FGRAPH_DEFINE_ENTRY (trace/fgraph_inline.h) that calls the user's
+ * entry callback directly.
  */
 #ifndef TRACE_FGRAPH_H
 #define TRACE_FGRAPH_H
@@ -66,11 +69,14 @@ typedef bool (*fgraph_entry_t)(const struct fgraph_ent *e, struct fgraph_ops *g,
 typedef void (*fgraph_ret_t)(const struct fgraph_ret *r, struct fgraph_ops *g, uint64_t *data);
 
 struct fgraph_ops {
-	struct ftrace_ops ops;           /* filter/notrace: ftrace_set_filter(&g->ops, ...) */
+	struct ftrace_ops ops;           /* filter/notrace: ftrace_set_filter(&g->ops, ...);
+					  * func: see Registration above */
 	fgraph_entry_t entryfunc;
 	fgraph_ret_t retfunc;            /* may be NULL */
 	void *private;
 	int idx;                         /* core: slot while registered, else -1 */
+	uint64_t gen;                    /* core: this registration's serial (never reused):
+					  * a frame's exits go to the user only if it matches */
 	uint64_t nmissed;                /* core (atomic): calls of this user that a full
 					  * shadow stack left unhooked; zeroed at register */
 };

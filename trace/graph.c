@@ -28,6 +28,7 @@
 #include "boot/console.h"
 #include "patch/tramp.h"
 #include "trace/fgraph.h"
+#include "trace/fgraph_inline.h"
 #include "trace/ftrace_internal.h"
 #include "trace/graph.h"
 #include "trace/hash.h"
@@ -41,8 +42,12 @@
 
 /* set_graph_function / set_graph_notrace: published hashes, read lock-free
  * by the entry callback; replaced under graph_mutex, old ones freed after a
- * grace period. */
+ * grace period.  graph_filters says which are non-empty, so that a call
+ * with neither (and no open filtered call) tests one word. */
 static struct ftrace_hash *graph_funcs, *graph_notrace;
+static unsigned graph_filters;            /* FILTER_*; graph_mutex, read lock-free */
+#define FILTER_FUNCS    1u
+#define FILTER_NOTRACE  2u
 static struct mutex graph_mutex = MUTEX_INIT;
 unsigned max_graph_depth;                 /* 0: no limit; written by the shell */
 
@@ -53,29 +58,52 @@ static inline __attribute__((always_inline)) unsigned traced_preempt_depth(void)
 	return d ? d - 1 : 0;
 }
 
-static FTRACE_HOT bool graph_entry(const struct fgraph_ent *e, struct fgraph_ops *g, uint64_t *data)
+enum { GRAPH_SKIP, GRAPH_RECORD, GRAPH_HOOK_ONLY };
+
+/*
+ * set_graph_notrace and set_graph_function for a call of func (state:
+ * its context's state word; inside: that and the thread's or'd).  A notrace call is hooked
+ * only to know when it ends; with graph functions set, a call is recorded
+ * if it is one or runs inside one.  A hash read here may be newer than the
+ * graph_filters bit that sent us here: an empty one just matches nothing.
+ */
+static FTRACE_HOT int graph_filter(uintptr_t func, uint32_t *state, uint64_t *data, uint32_t inside)
+{
+	if (IN_NOTRACE(inside))
+		return GRAPH_SKIP;
+	if (hash_contains(__atomic_load_n(&graph_notrace, __ATOMIC_ACQUIRE), func)) {
+		data[0] = CALL_NOTRACE;
+		*state += 1u << 16;
+		return GRAPH_HOOK_ONLY;
+	}
+	const struct ftrace_hash *funcs = __atomic_load_n(&graph_funcs, __ATOMIC_ACQUIRE);
+	if (!hash_empty(funcs)) {
+		if (hash_contains(funcs, func)) {
+			data[0] = CALL_ROOT;
+			*state += 1;
+		} else if (!IN_GRAPH_FUNC(inside)) {
+			return GRAPH_SKIP;
+		}
+	}
+	return GRAPH_RECORD;
+}
+
+/* The entry callback, inlined into the tracer's site callback (below) and
+ * called through entryfunc when a site has other graph users too. */
+static inline __attribute__((always_inline)) bool graph_entry_inline(const struct fgraph_ent *e,
+								     struct fgraph_ops *g,
+								     uint64_t *data)
 {
 	if (in_interrupt() && !trace_opt(TRACE_OPT_FUNCGRAPH_IRQS))
 		return false;
 	if (max_graph_depth && e->depth >= max_graph_depth)
 		return false;
 	uint32_t inside = *e->state | *e->task_state;
-	if (IN_NOTRACE(inside))
-		return false;
 	data[0] = 0;
-	if (hash_contains(__atomic_load_n(&graph_notrace, __ATOMIC_ACQUIRE), e->func)) {
-		data[0] = CALL_NOTRACE;          /* hooked only to know when it ends */
-		*e->state += 1u << 16;
-		return true;
-	}
-	const struct ftrace_hash *funcs = __atomic_load_n(&graph_funcs, __ATOMIC_ACQUIRE);
-	if (!hash_empty(funcs)) {
-		if (hash_contains(funcs, e->func)) {
-			data[0] = CALL_ROOT;
-			*e->state += 1;
-		} else if (!IN_GRAPH_FUNC(inside)) {
-			return false;
-		}
+	if (__builtin_expect(inside | __atomic_load_n(&graph_filters, __ATOMIC_RELAXED), 0)) {
+		int v = graph_filter(e->func, e->state, data, inside);   /* e stays in registers */
+		if (v != GRAPH_RECORD)
+			return v == GRAPH_HOOK_ONLY;
 	}
 	unsigned nargs = trace_opt(TRACE_OPT_FUNCGRAPH_ARGS) ? ARCH_FTRACE_NARGS : 0;
 	struct rb_resv r;
@@ -85,22 +113,34 @@ static FTRACE_HOT bool graph_entry(const struct fgraph_ent *e, struct fgraph_ops
 		ev->func = e->func;
 		ev->depth = e->depth;
 		ev->nargs = nargs;
-		for (unsigned i = 0; i < nargs; i++)
-			ev->args[i] = ftrace_regs_get_argument(e->fregs, i);
+		if (nargs) {
+#pragma GCC unroll 8
+			for (unsigned i = 0; i < ARCH_FTRACE_NARGS; i++)
+				ev->args[i] = ftrace_regs_get_argument(e->fregs, i);
+		}
 		rb_commit_nopreempt(&r);
 	}
 	return true;
 }
 
+static FTRACE_HOT bool graph_entry(const struct fgraph_ent *e, struct fgraph_ops *g, uint64_t *data)
+{
+	return graph_entry_inline(e, g, data);
+}
+
+/* What a site whose only graph user is the tracer calls. */
+FGRAPH_DEFINE_ENTRY(graph_ops_func, graph_entry_inline)
+
 static FTRACE_HOT void graph_return(const struct fgraph_ret *ret, struct fgraph_ops *g,
 				    uint64_t *data)
 {
-	if (data[0] & CALL_NOTRACE) {
-		*ret->state -= 1u << 16;
-		return;
+	if (__builtin_expect(data[0] != 0, 0)) {
+		if (data[0] & CALL_NOTRACE) {
+			*ret->state -= 1u << 16;
+			return;
+		}
+		*ret->state -= 1;                /* CALL_ROOT */
 	}
-	if (data[0] & CALL_ROOT)
-		*ret->state -= 1;
 	struct rb_resv r;
 	if (rb_reserve_nopreempt(trace_buffer, sizeof(struct fgraph_ret_entry), &r) == 0) {
 		struct fgraph_ret_entry *ev = r.data;
@@ -116,6 +156,7 @@ static FTRACE_HOT void graph_return(const struct fgraph_ret *ret, struct fgraph_
 }
 
 struct fgraph_ops graph_fgraph_ops = {
+	.ops.func = graph_ops_func,
 	.entryfunc = graph_entry,
 	.retfunc = graph_return,
 	.idx = -1,
@@ -139,6 +180,9 @@ int graph_set_hash(bool notrace, const char *patterns, bool reset)
 		struct ftrace_hash *old = *hp;
 		/* RELEASE: the entry callback sees the new hash complete. */
 		__atomic_store_n(hp, h, __ATOMIC_RELEASE);
+		unsigned bit = notrace ? FILTER_NOTRACE : FILTER_FUNCS;
+		__atomic_store_n(&graph_filters, hash_empty(h) ? graph_filters & ~bit :
+				 graph_filters | bit, __ATOMIC_RELAXED);
 		tramp_synchronize();     /* no entry callback still reads it */
 		hash_free(old);
 	}

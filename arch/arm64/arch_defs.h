@@ -144,14 +144,16 @@ ARM64_INLINE uintptr_t *ftrace_regs_return_slot(struct ftrace_regs *f)
 	return (uintptr_t *)&f->r.regs[30];
 }
 
-/* What arch_fgraph_return_hook (fgraph.S) saves; offsets FGR_* there. */
+/* What arch_fgraph_return_hook (fgraph.S) saves; offsets FGR_* there.  It
+ * sits right below the SP the function was entered with (= the SP at its
+ * return), so that SP is the struct's end.  Results come back in x0-x1 at
+ * most (AAPCS64: a composite over 16 bytes is returned through x8's
+ * memory) and v0-v3 (HFAs, 128 bits each). */
 struct fgraph_ret_regs {
-	uint64_t x[8];             /* x0-x7: integer / aggregate return registers */
-	uint64_t sp;               /* SP the function was entered with (= at its return) */
-	uint64_t fp;               /* x29 after the return: the caller's */
+	uint64_t x[2];             /* x0-x1: integer / aggregate return registers */
 	uint64_t q[4][2];          /* v0-v3: floating-point / HFA return registers */
-} __attribute__((aligned(16)));
-_Static_assert(sizeof(struct fgraph_ret_regs) == 144, "FGR_SIZE");
+};
+_Static_assert(sizeof(struct fgraph_ret_regs) == 80, "FGR_SIZE");
 
 ARM64_INLINE uint64_t fgraph_ret_regs_value(const struct fgraph_ret_regs *r)
 {
@@ -160,7 +162,7 @@ ARM64_INLINE uint64_t fgraph_ret_regs_value(const struct fgraph_ret_regs *r)
 
 ARM64_INLINE uintptr_t fgraph_ret_regs_sp(const struct fgraph_ret_regs *r)
 {
-	return r->sp;
+	return (uintptr_t)(r + 1);
 }
 
 /* Direct trampolines for the tests (direct_test.S; DIRECT.md): the first

@@ -2,24 +2,26 @@
  * fgraph.S — the function-graph return hook (arch/hooks.h).
  *
  * Reached by the traced function's `ret` (x30 was replaced at entry by the
- * trampoline reloading it from fregs' parent slot), with SP as the function
- * was entered and the return value live in x0-x7 (integers, aggregates up to
- * 64 bytes in registers) and v0-v3 (floating point, HFAs).  x8 (indirect
- * result) and x9-x18 are dead after a return under AAPCS64; x19-x29 are kept
- * by fgraph_return (C).  The original return address comes back in x0 and
- * goes to x30, which the caller does not expect preserved.
+ * trampoline reloading it from fregs' parent slot, so x30 = this hook),
+ * with SP as the function was entered and the return value live in x0-x1
+ * (integers, composites up to 16 bytes: a larger one is returned through
+ * x8's memory) and v0-v3 (floating point, HFAs).  Everything else the
+ * caller may not expect kept: x2-x18 are dead after a return under AAPCS64,
+ * x19-x29 are kept by fgraph_return (C) and the callbacks, and so are the
+ * low halves of v8-v15.  The original return address comes back in x0 and
+ * goes to x30, which the caller does not expect preserved either.
  *
- * The saved area starts with a frame record {x29, hook} so a backtrace
- * taken in an exit callback walks on into the caller's frames.
+ * Frame, from the SP on arrival (= the function's entry SP) down:
+ *     [sp + 16, entry SP)   struct fgraph_ret_regs: its end is the entry SP
+ *     [sp, sp + 16)         frame record {x29, hook}, so a backtrace taken
+ *                           in an exit callback walks on into the caller
  *
  * In .text.tramp: a thread interrupted in here is never preempted
  * (boot/irq.c), and fgraph_return is there too (FTRACE_HOT).
  */
 #define FGR_X0    0
-#define FGR_SP    64
-#define FGR_FP    72
-#define FGR_Q0    80
-#define FGR_SIZE  144
+#define FGR_Q0    16
+#define FGR_SIZE  80
 #define FRAME     (16 + FGR_SIZE)          /* frame record + struct fgraph_ret_regs */
 
 	.section .text.tramp, "ax"
@@ -32,14 +34,8 @@
 return_to_handler:
 	nop
 arch_fgraph_return_hook:
-	sub	sp, sp, #FRAME
-	stp	x29, x30, [sp]
+	stp	x29, x30, [sp, #-FRAME]!
 	stp	x0, x1, [sp, #16 + FGR_X0]
-	stp	x2, x3, [sp, #16 + FGR_X0 + 16]
-	stp	x4, x5, [sp, #16 + FGR_X0 + 32]
-	stp	x6, x7, [sp, #16 + FGR_X0 + 48]
-	add	x9, sp, #FRAME
-	stp	x9, x29, [sp, #16 + FGR_SP]     // entry SP, caller's x29
 	stp	q0, q1, [sp, #16 + FGR_Q0]
 	stp	q2, q3, [sp, #16 + FGR_Q0 + 32]
 	mov	x29, sp
@@ -49,10 +45,6 @@ arch_fgraph_return_hook:
 	ldp	q0, q1, [sp, #16 + FGR_Q0]
 	ldp	q2, q3, [sp, #16 + FGR_Q0 + 32]
 	ldp	x0, x1, [sp, #16 + FGR_X0]
-	ldp	x2, x3, [sp, #16 + FGR_X0 + 16]
-	ldp	x4, x5, [sp, #16 + FGR_X0 + 32]
-	ldp	x6, x7, [sp, #16 + FGR_X0 + 48]
-	ldr	x29, [sp]
-	add	sp, sp, #FRAME
+	ldr	x29, [sp], #FRAME
 	ret
 	.size return_to_handler, . - return_to_handler

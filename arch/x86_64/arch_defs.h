@@ -195,12 +195,15 @@ ARCH_INLINE uintptr_t *ftrace_regs_return_slot(struct ftrace_regs *f)
 	return (uintptr_t *)&f->parent;
 }
 
-/* What arch_fgraph_return_hook (fgraph.S) saves; offsets FGR_* there. */
+/* What arch_fgraph_return_hook (fgraph.S) saves; offsets FGR_* there.  It
+ * ends with the hook's frame record, {rbp, hook}, whose second word is the
+ * function's dead return slot: its address is the SP the function was
+ * entered with. */
 struct fgraph_ret_regs {
 	uint64_t rax, rdx;         /* return value registers */
-	uint64_t sp;               /* SP the function was entered with (its return slot) */
-	uint64_t fp;               /* rbp after the return: the caller's */
 	uint64_t xmm0[2], xmm1[2]; /* floating-point return registers */
+	uint64_t fp;               /* rbp after the return: the caller's */
+	uint64_t hook;             /* arch_fgraph_return_hook, in the return slot */
 };
 _Static_assert(sizeof(struct fgraph_ret_regs) == 64, "FGR_SIZE");
 
@@ -211,7 +214,7 @@ ARCH_INLINE uint64_t fgraph_ret_regs_value(const struct fgraph_ret_regs *r)
 
 ARCH_INLINE uintptr_t fgraph_ret_regs_sp(const struct fgraph_ret_regs *r)
 {
-	return r->sp;
+	return (uintptr_t)&r->hook;
 }
 
 /* Direct trampolines for the tests (direct_test.S; convention: DIRECT.md).

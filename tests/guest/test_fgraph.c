@@ -296,6 +296,34 @@ TEST_CASE(fgraph, switched_off_with_frames)
 	EXPECT_LOG("E:fg_outer:0");
 }
 
+/* The same ops registered again (same slot) while a frame of its first
+ * registration is open: the new registration hears of its own calls only,
+ * never of the old frame's return, and its data words are its own. */
+TEST_CASE(fgraph, slot_reused_with_frames)
+{
+	go_inner = outer_in = outer_out = 0;
+	log_n = 0;
+	data_bad = 0;
+	ASSERT_EQ(ftrace_set_filter(&rec.ops, "fg_outer fg_leaf", true), 0);
+	ASSERT_EQ(register_fgraph(&rec), 0);
+	int slot = rec.idx;
+	go_start = 0;
+	struct thread *t = thread_create("fg-outer", outer_thread, NULL, -1);
+	ASSERT_TRUE(t != NULL);
+	log_thread = t;
+	__atomic_store_n(&go_start, 1, __ATOMIC_RELEASE);
+	wait_flag(&outer_in);
+	EXPECT_EQ(unregister_fgraph(&rec), 0);
+	ASSERT_EQ(register_fgraph(&rec), 0);
+	EXPECT_EQ(rec.idx, slot);               /* the slot is reused */
+	__atomic_store_n(&go_inner, 1, __ATOMIC_RELEASE);
+	int code = thread_join(t);
+	rec_stop();
+	EXPECT_EQ(code, 1500);
+	EXPECT_LOG("E:fg_outer:0 E:fg_leaf:1 X:fg_leaf:1:5");
+	EXPECT_EQ(data_bad, 0);
+}
+
 /* Eight users at once, each with its own filter and per-call data; a
  * ninth is refused. */
 struct counting_user {

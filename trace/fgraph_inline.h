@@ -1,0 +1,187 @@
+/*
+ * fgraph_inline.h — fgraph's shadow stacks and its single-user entry, for
+ * fgraph.c and for a graph user that wants its entry callback inlined into
+ * its own site callback (the function_graph tracer, trace/graph.c).
+ *
+ * Use: FGRAPH_DEFINE_ENTRY(name, entry) defines `name`, an ftrace callback
+ * doing what fgraph.c's own fgraph_ops_func does — push a frame, call the
+ * user's entry callback, hook the return — with `entry` called directly
+ * (an always-inline function: the compiler folds it in).  Put it in the
+ * user's fgraph_ops.ops.func before register_fgraph; `entry` must do what
+ * the user's entryfunc does (a site shared with other graph users goes
+ * through the list function and calls entryfunc).  Nothing else here is an
+ * interface: frame layout and stacks belong to fgraph.c.
+ */
+#ifndef TRACE_FGRAPH_INLINE_H
+#define TRACE_FGRAPH_INLINE_H
+
+#include "boot/cpu.h"
+#include "boot/sched.h"
+#include "trace/fgraph.h"
+#include "trace/ftrace_internal.h"
+
+/* Frame layout: see the top of fgraph.c.  Words 0 and 2 and the size word
+ * are read by tools/gdb/baretrace.py too. */
+#define FR_RET      0
+#define FR_FUNC     1
+#define FR_SP       2
+#define FR_TIME     3
+#define FR_USERS    4
+#define FR_HEADER   5
+#define FB_GEN      0                          /* in a user's block */
+#define FB_DATA     1
+#define FB_WORDS    (1 + FGRAPH_DATA_WORDS)
+#define FR_WORDS(n) (FR_HEADER + FB_WORDS * (n) + 1)   /* a frame of n users */
+#define FR_MIN      FR_WORDS(1)
+
+struct fgraph_stack {
+	unsigned top;                      /* words in use */
+	unsigned depth;                    /* frames */
+	uint64_t overrun;                  /* calls not hooked: no room */
+	uint32_t state[FGRAPH_MAX_USERS];  /* per user, this context (fgraph_ent.state) */
+	uint64_t state_gen[FGRAPH_MAX_USERS];  /* the registration state[] belongs to */
+	uint64_t w[FGRAPH_STACK_WORDS];
+};
+
+#define FGRAPH_INLINE static inline __attribute__((always_inline))
+
+/* In fgraph.c, out of line (rare): CPU c's interrupt stack; counting a call
+ * that found no room on st for the users in mask. */
+struct fgraph_stack *fgraph_irq_stack(struct cpu *c);
+void fgraph_count_overrun(struct fgraph_stack *st, unsigned mask);
+
+FGRAPH_INLINE struct fgraph_stack *fgraph_thread_stack(struct cpu *c)
+{
+	return c->current ? c->current->ret_stack : NULL;   /* NULL: a CPU coming up */
+}
+
+/* The stack of the running context, and the interrupted thread's when
+ * that is a different one (for depth and task_state). */
+FGRAPH_INLINE struct fgraph_stack *fgraph_context_stack(struct cpu *c, struct fgraph_stack **outer)
+{
+	if (__builtin_expect(c->irq_depth != 0, 0)) {
+		*outer = fgraph_thread_stack(c);
+		return *outer ? fgraph_irq_stack(c) : NULL;
+	}
+	*outer = NULL;
+	return fgraph_thread_stack(c);
+}
+
+/* A: reserve `size` words; B's first half: the header.  Returns the frame,
+ * or NULL (overrun counted) when the stack is full. */
+FGRAPH_INLINE uint64_t *fgraph_frame_push(struct fgraph_stack *st, unsigned size, unsigned mask,
+					  uintptr_t ip, uintptr_t parent,
+					  struct ftrace_regs *fregs)
+{
+	unsigned base = st->top;
+	if (__builtin_expect(base + size > FGRAPH_STACK_WORDS, 0)) {
+		fgraph_count_overrun(st, mask);
+		return NULL;
+	}
+	st->top = base + size;                                   /* A */
+	st->depth++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	uint64_t *f = &st->w[base];                              /* B */
+	f[FR_RET] = parent;
+	f[FR_FUNC] = ip;
+	f[FR_SP] = ftrace_regs_get_stack_pointer(fregs);
+	f[FR_TIME] = arch_counter();
+	f[size - 1] = size;
+	return f;
+}
+
+/* Undo fgraph_frame_push (no user took the call): nested pushes since are
+ * all popped by now. */
+FGRAPH_INLINE void fgraph_frame_drop(struct fgraph_stack *st, uint64_t *f)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	st->depth--;
+	st->top = (unsigned)(f - st->w);
+}
+
+FGRAPH_INLINE void fgraph_ent_init(struct fgraph_ent *e, uintptr_t ip, uintptr_t parent,
+				   struct ftrace_regs *fregs, const uint64_t *f,
+				   struct fgraph_stack *st, struct fgraph_stack *outer)
+{
+	e->func = ip;
+	e->parent = parent;
+	e->depth = st->depth - 1 + (outer ? outer->depth : 0);
+	e->calltime = f[FR_TIME];
+	e->fregs = fregs;
+}
+
+/* e's state words for user slot i of registration gen: this context's
+ * (reset if it belongs to another registration) and, in an interrupt, the
+ * thread's (*none, a 0 word, if that belongs to another). */
+FGRAPH_INLINE void fgraph_ent_state(struct fgraph_ent *e, unsigned i, uint64_t gen,
+				    struct fgraph_stack *st, struct fgraph_stack *outer,
+				    uint32_t *none)
+{
+	if (__builtin_expect(st->state_gen[i] != gen, 0)) {
+		st->state[i] = 0;
+		st->state_gen[i] = gen;
+	}
+	e->state = &st->state[i];
+	e->task_state = e->state;
+	if (__builtin_expect(outer != NULL, 0))
+		e->task_state = outer->state_gen[i] == gen ? &outer->state[i] : none;
+}
+
+/* C: the function returns into the hook.  After B's writes: a nested
+ * context reads the frame only from the hook, once the function returns. */
+FGRAPH_INLINE void fgraph_redirect(struct ftrace_regs *fregs)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	*ftrace_regs_return_slot(fregs) = (uintptr_t)arch_fgraph_return_hook;
+}
+
+/*
+ * The site callback of one graph user (op is its ops): one user, so the
+ * frame has one block at a fixed place.  g is registered, or being
+ * unregistered (its sites are still being moved away; unregister_fgraph
+ * clears the slot only after that), and g->idx, g->gen were written
+ * before its sites could reach it.  entry: the user's entry callback
+ * (NULL: g->entryfunc).
+ */
+FGRAPH_INLINE void fgraph_enter_one(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
+				    struct ftrace_regs *fregs, fgraph_entry_t entry)
+{
+	uintptr_t tok = ftrace_preempt_disable();
+	unsigned bit = ftrace_recursion_enter();
+	if (!bit || ftrace_is_dead() || !(op->flags & FTRACE_OPS_FL_ENABLED))
+		goto out;
+	struct fgraph_ops *g = (struct fgraph_ops *)((char *)op -
+						     __builtin_offsetof(struct fgraph_ops, ops));
+	struct fgraph_stack *outer, *st = fgraph_context_stack(arch_this_cpu(), &outer);
+	if (__builtin_expect(!st, 0))
+		goto out;                  /* a CPU still booting */
+	unsigned i = (unsigned)g->idx;
+	uint64_t gen = g->gen;
+	uint64_t *f = fgraph_frame_push(st, FR_WORDS(1), 1u << i, ip, parent, fregs);
+	if (!f)
+		goto out;
+	uint64_t *blk = &f[FR_HEADER];
+	blk[FB_GEN] = gen;
+	struct fgraph_ent e;
+	uint32_t none = 0;
+	fgraph_ent_init(&e, ip, parent, fregs, f, st, outer);
+	fgraph_ent_state(&e, i, gen, st, outer, &none);
+	if ((entry ? entry : g->entryfunc)(&e, g, &blk[FB_DATA])) {
+		f[FR_USERS] = (1u << i) * 0x10001u;          /* taken, asked */
+		fgraph_redirect(fregs);                      /* C */
+	} else {
+		fgraph_frame_drop(st, f);
+	}
+out:
+	ftrace_recursion_exit(bit);
+	ftrace_preempt_enable(tok);
+}
+
+#define FGRAPH_DEFINE_ENTRY(name, entry)                                             \
+	static FTRACE_HOT void name(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op, \
+				    struct ftrace_regs *fregs)                          \
+	{                                                                            \
+		fgraph_enter_one(ip, parent, op, fregs, entry);                      \
+	}
+
+#endif

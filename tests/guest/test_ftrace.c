@@ -42,6 +42,8 @@ struct counter {
 	uintptr_t last_ip, last_parent;
 	unsigned long bad;             /* atomic: calls that broke the test's rule */
 	unsigned long leaf_hits;       /* atomic: calls of ft_leaf (not in hits) */
+	unsigned long hot_hits, fire_hits, other_hits;  /* atomic: hits by function */
+	uintptr_t other_ip, other_parent;               /* the last of the others */
 };
 
 static void count_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
@@ -53,6 +55,15 @@ static void count_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
 		return;
 	}
 	__atomic_fetch_add(&c->hits, 1, __ATOMIC_RELAXED);
+	if (ip == (uintptr_t)ft_hot) {
+		__atomic_fetch_add(&c->hot_hits, 1, __ATOMIC_RELAXED);
+	} else if (ip == (uintptr_t)ft_fire) {
+		__atomic_fetch_add(&c->fire_hits, 1, __ATOMIC_RELAXED);
+	} else {
+		__atomic_fetch_add(&c->other_hits, 1, __ATOMIC_RELAXED);
+		c->other_ip = ip;
+		c->other_parent = parent;
+	}
 	c->last_ip = ip;
 	c->last_parent = parent;
 	if (ftrace_regs_get_instruction_pointer(fregs) != ip ||
@@ -410,10 +421,14 @@ static void live_switching(unsigned rounds)
 				for (int k = 2; k >= 0; k--)
 					EXPECT_EQ(unregister_ftrace_function(&ops[k].ops), 0);
 			hold_callers(n);
-			unsigned long h0 = hot_calls;
-			unsigned long c0[3];
-			for (int k = 0; k < 3; k++)
+			unsigned long h0 = hot_calls, f0 = fire_calls;
+			unsigned long c0[3], hh0[3], fh0[3], oh0[3];
+			for (int k = 0; k < 3; k++) {
 				c0[k] = ops[k].hits;
+				hh0[k] = ops[k].hot_hits;
+				fh0[k] = ops[k].fire_hits;
+				oh0[k] = ops[k].other_hits;
+			}
 			phase = RUN;
 			clock_delay_ns(200000);
 			hold_callers(n);
@@ -428,6 +443,11 @@ static void live_switching(unsigned rounds)
 					test_fail(__FILE__, __LINE__,
 						  "round %u step %d ops %d: %lu hits for %lu calls",
 						  r, step, k, got, window);
+					kprintf("    # ft_hot %lu hits, ft_fire %lu hits for %lu calls, "
+						"others %lu (last %s <- %s)\n",
+						ops[k].hot_hits - hh0[k], ops[k].fire_hits - fh0[k],
+						fire_calls - f0, ops[k].other_hits - oh0[k],
+						sym(ops[k].other_ip), sym(ops[k].other_parent));
 					ftrace_list_enabled(print_line, NULL);
 					reported = true;
 				}

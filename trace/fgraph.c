@@ -112,7 +112,8 @@ FGRAPH_DEFINE_ENTRY(fgraph_ops_func, NULL)
 FTRACE_HOT void fgraph_list_enter(uintptr_t ip, uintptr_t parent, struct ftrace_regs *fregs,
 				  unsigned mask)
 {
-	struct fgraph_stack *outer, *st = fgraph_context_stack(arch_this_cpu(), &outer);
+	struct cpu *c = arch_this_cpu();          /* preemption is off */
+	struct fgraph_stack *outer, *st = fgraph_context_stack(c, &outer);
 	if (!st)
 		return;
 	unsigned n = 0;
@@ -123,7 +124,7 @@ FTRACE_HOT void fgraph_list_enter(uintptr_t ip, uintptr_t parent, struct ftrace_
 		return;
 	struct fgraph_ent e;
 	uint32_t none = 0;
-	fgraph_ent_init(&e, ip, parent, fregs, f, st, outer);
+	fgraph_ent_init(&e, c, ip, parent, fregs, f, st, outer);
 	unsigned taken = 0;
 	uint64_t *blk = &f[FR_HEADER];
 	for (unsigned m = mask; m; m &= m - 1, blk += FB_WORDS) {
@@ -160,11 +161,12 @@ FGRAPH_INLINE void exit_user(unsigned i, const uint64_t *blk, struct fgraph_ret 
 
 /* D: the exit callbacks of the users that took the call and are still the
  * ones registered (same serial as at entry). */
-FGRAPH_INLINE void call_exits(struct fgraph_stack *st, struct fgraph_stack *outer,
+FGRAPH_INLINE void call_exits(struct cpu *c, struct fgraph_stack *st, struct fgraph_stack *outer,
 			      uint64_t *f, const struct fgraph_ret_regs *rr)
 {
 	unsigned users = (unsigned)f[FR_USERS], taken = users & 0xffff, asked = users >> 16;
 	struct fgraph_ret r = {
+		.cpu = c,
 		.func = f[FR_FUNC], .parent = f[FR_RET], .retval = fgraph_ret_regs_value(rr),
 		.calltime = f[FR_TIME], .rettime = arch_counter(), .overrun = st->overrun,
 		.depth = st->depth - 1 + (outer ? outer->depth : 0), .state = NULL,
@@ -224,19 +226,24 @@ FGRAPH_INLINE unsigned frame_of(struct fgraph_stack *st, uintptr_t sp)
 
 FTRACE_HOT uintptr_t fgraph_return(struct fgraph_ret_regs *rr)
 {
-	uintptr_t tok = ftrace_preempt_disable();
-	struct fgraph_stack *outer, *st = fgraph_context_stack(arch_this_cpu(), &outer);
+	/* FTRACE_HOT (the hook too): not preempted here, so c stays this CPU
+	 * until preemption is off (function.c). */
+	struct cpu *c = arch_this_cpu();
+	struct thread *t = c->current;
+	ftrace_preempt_disable_on(t);
+	struct fgraph_stack *outer, *st = fgraph_context_stack(c, &outer);
 	unsigned base = frame_of(st, fgraph_ret_regs_sp(rr));
 	uint64_t *f = &st->w[base];
-	unsigned bit = ftrace_recursion_enter();
+	unsigned bit = ftrace_recursion_take_on(c, 0);
 	if (bit && !ftrace_is_dead())
-		call_exits(st, outer, f, rr);                /* D */
-	ftrace_recursion_exit(bit);
+		call_exits(c, st, outer, f, rr);             /* D */
+	if (bit)
+		ftrace_recursion_exit_on(c, bit);
 	uintptr_t ret = f[FR_RET];
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	st->depth--;
 	st->top = base;                                              /* E */
-	ftrace_preempt_enable(tok);
+	ftrace_preempt_enable_on(t);
 	return ret;
 }
 

@@ -43,6 +43,8 @@
 
 struct fgraph_stack;
 
+struct cpu;
+
 struct fgraph_ent {
 	uintptr_t func;
 	uintptr_t parent;                /* the original return address */
@@ -52,6 +54,7 @@ struct fgraph_ent {
 	struct ftrace_regs *fregs;       /* argument state */
 	uint32_t *state;                 /* the user's word for this context (0 at start) */
 	uint32_t *task_state;            /* in an interrupt: the thread's word; else = state */
+	struct cpu *cpu;                 /* the CPU running the callback (preemption is off) */
 };
 
 struct fgraph_ret {
@@ -62,6 +65,7 @@ struct fgraph_ret {
 	uint64_t calltime, rettime;
 	uint64_t overrun;                /* calls this context could not hook so far */
 	uint32_t *state;
+	struct cpu *cpu;                 /* the CPU running the callback (preemption is off) */
 };
 
 struct fgraph_ops;

@@ -99,10 +99,11 @@ FGRAPH_INLINE void fgraph_frame_drop(struct fgraph_stack *st, uint64_t *f)
 	st->top = (unsigned)(f - st->w);
 }
 
-FGRAPH_INLINE void fgraph_ent_init(struct fgraph_ent *e, uintptr_t ip, uintptr_t parent,
-				   struct ftrace_regs *fregs, const uint64_t *f,
+FGRAPH_INLINE void fgraph_ent_init(struct fgraph_ent *e, struct cpu *c, uintptr_t ip,
+				   uintptr_t parent, struct ftrace_regs *fregs, const uint64_t *f,
 				   struct fgraph_stack *st, struct fgraph_stack *outer)
 {
+	e->cpu = c;
 	e->func = ip;
 	e->parent = parent;
 	e->depth = st->depth - 1 + (outer ? outer->depth : 0);
@@ -146,13 +147,18 @@ FGRAPH_INLINE void fgraph_redirect(struct ftrace_regs *fregs)
 FGRAPH_INLINE void fgraph_enter_one(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
 				    struct ftrace_regs *fregs, fgraph_entry_t entry)
 {
-	uintptr_t tok = ftrace_preempt_disable();
-	unsigned bit = ftrace_recursion_enter();
+	/* FTRACE_HOT: not preempted here, so c stays this CPU (function.c). */
+	struct cpu *c = arch_this_cpu();
+	struct thread *t = c->current;
+	if (__builtin_expect(!t, 0))
+		return;                    /* a CPU still booting */
+	ftrace_preempt_disable_on(t);
+	unsigned bit = ftrace_recursion_take_on(c, 0);
 	if (!bit || ftrace_is_dead() || !(op->flags & FTRACE_OPS_FL_ENABLED))
 		goto out;
 	struct fgraph_ops *g = (struct fgraph_ops *)((char *)op -
 						     __builtin_offsetof(struct fgraph_ops, ops));
-	struct fgraph_stack *outer, *st = fgraph_context_stack(arch_this_cpu(), &outer);
+	struct fgraph_stack *outer, *st = fgraph_context_stack(c, &outer);
 	if (__builtin_expect(!st, 0))
 		goto out;                  /* a CPU still booting */
 	unsigned i = (unsigned)g->idx;
@@ -164,7 +170,7 @@ FGRAPH_INLINE void fgraph_enter_one(uintptr_t ip, uintptr_t parent, struct ftrac
 	blk[FB_GEN] = gen;
 	struct fgraph_ent e;
 	uint32_t none = 0;
-	fgraph_ent_init(&e, ip, parent, fregs, f, st, outer);
+	fgraph_ent_init(&e, c, ip, parent, fregs, f, st, outer);
 	fgraph_ent_state(&e, i, gen, st, outer, &none);
 	if ((entry ? entry : g->entryfunc)(&e, g, &blk[FB_DATA])) {
 		f[FR_USERS] = (1u << i) * 0x10001u;          /* taken, asked */
@@ -173,8 +179,9 @@ FGRAPH_INLINE void fgraph_enter_one(uintptr_t ip, uintptr_t parent, struct ftrac
 		fgraph_frame_drop(st, f);
 	}
 out:
-	ftrace_recursion_exit(bit);
-	ftrace_preempt_enable(tok);
+	if (bit)
+		ftrace_recursion_exit_on(c, bit);
+	ftrace_preempt_enable_on(t);
 }
 
 #define FGRAPH_DEFINE_ENTRY(name, entry)                                             \

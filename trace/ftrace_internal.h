@@ -46,6 +46,19 @@ FTRACE_INLINE void ftrace_preempt_enable(uintptr_t tok)
 	((struct thread *)tok)->preempt_count--;
 }
 
+/* The same on a thread t the caller has read (this CPU's current). */
+FTRACE_INLINE void ftrace_preempt_disable_on(struct thread *t)
+{
+	t->preempt_count++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+FTRACE_INLINE void ftrace_preempt_enable_on(struct thread *t)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->preempt_count--;
+}
+
 /* The same for a caller that has read the running thread t and its count
  * (depth): raise it to depth + 1, and later put back exactly depth.  Exact,
  * because everything in between that touches the count (interrupt

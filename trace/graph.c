@@ -51,11 +51,15 @@ static unsigned graph_filters;            /* FILTER_*; graph_mutex, read lock-fr
 static struct mutex graph_mutex = MUTEX_INIT;
 unsigned max_graph_depth;                 /* 0: no limit; written by the shell */
 
-/* The entry event's preempt-depth: the traced code's, without fgraph's. */
-static inline __attribute__((always_inline)) unsigned traced_preempt_depth(void)
+/* Fill an event's header on CPU c (fgraph's callbacks run with preemption
+ * off, so c is stable): the preempt-depth is the traced code's, without
+ * fgraph's own. */
+static inline __attribute__((always_inline)) void graph_header(struct cpu *c, struct trace_entry *ent,
+							       uint16_t type)
 {
-	unsigned d = arch_this_cpu()->current->preempt_count;
-	return d ? d - 1 : 0;
+	struct thread *t = c->current;
+	unsigned d = t->preempt_count;
+	trace_entry_fill_on(c, t, ent, type, d ? d - 1 : 0);
 }
 
 enum { GRAPH_SKIP, GRAPH_RECORD, GRAPH_HOOK_ONLY };
@@ -94,7 +98,8 @@ static inline __attribute__((always_inline)) bool graph_entry_inline(const struc
 								     struct fgraph_ops *g,
 								     uint64_t *data)
 {
-	if (in_interrupt() && !trace_opt(TRACE_OPT_FUNCGRAPH_IRQS))
+	struct cpu *c = e->cpu;
+	if (c->irq_depth && !trace_opt(TRACE_OPT_FUNCGRAPH_IRQS))
 		return false;
 	if (max_graph_depth && e->depth >= max_graph_depth)
 		return false;
@@ -107,9 +112,9 @@ static inline __attribute__((always_inline)) bool graph_entry_inline(const struc
 	}
 	unsigned nargs = trace_opt(TRACE_OPT_FUNCGRAPH_ARGS) ? ARCH_FTRACE_NARGS : 0;
 	struct rb_resv r;
-	if (rb_reserve_nopreempt(trace_buffer, sizeof(struct fgraph_ent_entry) + 8 * nargs, &r) == 0) {
+	if (rb_reserve_on(trace_buffer, c->id, sizeof(struct fgraph_ent_entry) + 8 * nargs, &r) == 0) {
 		struct fgraph_ent_entry *ev = r.data;
-		trace_entry_fill(&ev->ent, TRACE_GRAPH_ENT, traced_preempt_depth());
+		graph_header(c, &ev->ent, TRACE_GRAPH_ENT);
 		ev->func = e->func;
 		ev->depth = e->depth;
 		ev->nargs = nargs;
@@ -142,9 +147,9 @@ static FTRACE_HOT void graph_return(const struct fgraph_ret *ret, struct fgraph_
 		*ret->state -= 1;                /* CALL_ROOT */
 	}
 	struct rb_resv r;
-	if (rb_reserve_nopreempt(trace_buffer, sizeof(struct fgraph_ret_entry), &r) == 0) {
+	if (rb_reserve_on(trace_buffer, ret->cpu->id, sizeof(struct fgraph_ret_entry), &r) == 0) {
 		struct fgraph_ret_entry *ev = r.data;
-		trace_entry_fill(&ev->ent, TRACE_GRAPH_RET, traced_preempt_depth());
+		graph_header(ret->cpu, &ev->ent, TRACE_GRAPH_RET);
 		ev->func = ret->func;
 		ev->retval = ret->retval;
 		ev->depth = ret->depth;

@@ -349,6 +349,14 @@ static uint64_t *candidates(const struct ftrace_ops *op, int *err)
 		const struct ftrace_hash *h = sets[k];
 		if (hash_empty(h))
 			continue;
+		if (h->count > ftrace_nrecs / 4) {
+			/* A hash covering much of the table: one probe per record
+			 * is cheaper than finding the record of every key. */
+			for (unsigned i = 0; i < ftrace_nrecs; i++)
+				if (hash_contains(h, rec_ip(&ftrace_recs[i])))
+					map[i / 64] |= 1ull << (i % 64);
+			continue;
+		}
 		for (unsigned i = 0; i <= h->mask; i++) {
 			struct ftrace_rec *r = h->slot[i] ? rec_find(h->slot[i]) : NULL;
 			if (r) {

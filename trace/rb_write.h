@@ -63,10 +63,10 @@ RB_INLINE void *rb_put_data_fast(uint8_t *p, uint32_t delta, uint32_t len)
 
 /*
  * B..D for the outermost writer, when nothing unusual happens: returns the
- * payload address, or NULL to send the writer to the general path (which
- * starts over from B).
+ * payload address and the tail word C installed (*ntp), or NULL to send the
+ * writer to the general path (which starts over from B).
  */
-RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len)
+RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, uint64_t *ntp)
 {
 	uint32_t esz = rb_ev_size(len);
 	/* B: snapshot.  The page has events (so a previous time), is not full,
@@ -91,16 +91,39 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len)
 	if (!__atomic_compare_exchange_n(&cb->tail, &t, nt, false, __ATOMIC_RELAXED,
 					 __ATOMIC_RELAXED))
 		return NULL;
-	/* D */
+	/* D.  nt counts our event (nev >= 1), so it is never 0: rb_commit
+	 * tells the fast path by that without testing it here. */
+	if (nt == 0)
+		__builtin_unreachable();
+	*ntp = nt;
 	uint8_t *p = (uint8_t *)rb_pg(cb, T_PIDX(t)) + T_OFF(t);
 	return rb_put_data_fast(p + offsetof(struct rb_page, data), (uint32_t)delta, len);
 }
 
 /*
- * E for the outermost writer: one release store publishes, one atomic
- * subtract leaves, and the re-check catches a writer that reserved
- * meanwhile (then rb_end_again() enters and publishes again, as
- * rb_end_outer() does).
+ * E after the fast path, whose writer entered at level 0 (gate word 0 at
+ * A) and left tail word nt at C.  Writers nested in it have all left by
+ * now (they nest like a stack), so it is inside alone: it publishes.  Up
+ * to nt is complete — every reservation before ours was closed when we
+ * entered at level 0 — and nested ones after nt are caught by the
+ * re-check, as in rb_end_outer().  (A quiescer's "off" meanwhile does not
+ * stop a publish: DESIGN, E.)
+ */
+RB_INLINE void rb_end_fast(struct rb_cpu *cb, uint64_t nt)
+{
+	rb_publish(cb, nt);
+	/* RELEASE: our event is written before a quiescer sees 0. */
+	__atomic_fetch_sub(&cb->gate, 1u, __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__builtin_expect(__atomic_load_n(&cb->tail, __ATOMIC_RELAXED) != nt, 0))
+		rb_end_again(cb);
+}
+
+/*
+ * E for any writer: when inside alone and recording on, one release store
+ * publishes, one atomic subtract leaves, and the re-check catches a writer
+ * that reserved meanwhile (then rb_end_again() enters and publishes again,
+ * as rb_end_outer() does).
  */
 RB_INLINE void rb_end(struct rb_cpu *cb)
 {
@@ -127,6 +150,7 @@ RB_INLINE int rb_reserve_on(struct rb_buffer *b, unsigned cpu, uint32_t len, str
 	r->cb = NULL;                /* for a caller that looks after an error */
 	r->data = NULL;
 	r->preempt = 0;
+	r->tail = 0;
 	if (len > RB_MAX_PAYLOAD)
 		return -RB_E2BIG;
 	/* CPU ids are below RB_MAX_CPUS; CPUs without a buffer have a
@@ -138,7 +162,7 @@ RB_INLINE int rb_reserve_on(struct rb_buffer *b, unsigned cpu, uint32_t len, str
 	 * sees us inside).  ACQUIRE: a quiescer that turned recording back on
 	 * is done with the buffer before we touch it. */
 	uint64_t g = __atomic_fetch_add(&cb->gate, 1u, __ATOMIC_ACQUIRE);
-	if (__builtin_expect(g == 0, 1) && (r->data = rb_claim_fast(cb, len)))
+	if (__builtin_expect(g == 0, 1) && (r->data = rb_claim_fast(cb, len, &r->tail)))
 		return 0;
 	struct rb_slow s = rb_reserve_slow(b, cb, len, G_INSIDE(g), G_OFF(g));
 	r->data = s.data;
@@ -152,7 +176,10 @@ RB_INLINE int rb_reserve_nopreempt(struct rb_buffer *b, uint32_t len, struct rb_
 
 RB_INLINE void rb_commit_nopreempt(struct rb_resv *r)
 {
-	rb_end(r->cb);
+	if (__builtin_expect(r->tail != 0, 1))     /* never 0: it counts our event */
+		rb_end_fast(r->cb, r->tail);
+	else
+		rb_end(r->cb);
 }
 
 RB_INLINE int rb_reserve(struct rb_buffer *b, uint32_t len, struct rb_resv *r)
@@ -167,7 +194,7 @@ RB_INLINE int rb_reserve(struct rb_buffer *b, uint32_t len, struct rb_resv *r)
 
 RB_INLINE void rb_commit(struct rb_resv *r)
 {
-	rb_end(r->cb);
+	rb_commit_nopreempt(r);
 	rb_port_preempt_enable(r->preempt);
 }
 

@@ -17,15 +17,9 @@
 #include "trace/records.h"
 
 extern const uintptr_t __sites_start[], __sites_end[];
-extern char _text_start[];
 
 struct ftrace_rec *ftrace_recs;
 unsigned ftrace_nrecs;
-
-uintptr_t rec_ip(const struct ftrace_rec *r)
-{
-	return (uintptr_t)_text_start + r->off;
-}
 
 /*
  * The lookup index: rec_page[k] is the first record whose offset is at or

@@ -52,7 +52,11 @@ extern unsigned ftrace_nrecs;
 
 /* Build the table and initialise every site (boot CPU, before SMP). */
 int records_init(void);
-uintptr_t rec_ip(const struct ftrace_rec *r);
+extern char _text_start[];
+static inline uintptr_t rec_ip(const struct ftrace_rec *r)
+{
+	return (uintptr_t)_text_start + r->off;
+}
 /* Record of the function at exactly ip, or NULL (a page index, then a
  * binary search within the page). */
 struct ftrace_rec *rec_find(uintptr_t ip);

@@ -143,6 +143,7 @@ struct rb_resv {
 	struct rb_cpu *cb;     /* the CPU buffer reserved on */
 	void *data;            /* payload: `len` bytes, 4-byte aligned */
 	uintptr_t preempt;     /* port token, given back by rb_commit() */
+	uint64_t tail;         /* internal: the tail word the fast path left, or 0 */
 };
 
 /*

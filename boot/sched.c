@@ -186,13 +186,18 @@ notrace void preempt_enable(void)
 	struct thread *t = current_thread();
 	if (t->preempt_count == 0)
 		panic("preempt_enable() without preempt_disable() in %s", t->name);
-	if (--t->preempt_count == 0 && !in_interrupt() &&
-	    __atomic_load_n(&this_cpu()->need_resched, __ATOMIC_RELAXED)) {
-		if (arch_irqs_enabled()) {      /* else the caller cannot switch */
-			arch_irq_disable();
-			schedule();
-			arch_irq_enable();
-		}
+	if (--t->preempt_count == 0)
+		preempt_check_resched();
+}
+
+notrace void preempt_check_resched(void)
+{
+	if (current_thread()->preempt_count == 0 && !in_interrupt() &&
+	    __atomic_load_n(&this_cpu()->need_resched, __ATOMIC_RELAXED) &&
+	    arch_irqs_enabled()) {          /* else the caller cannot switch */
+		arch_irq_disable();
+		schedule();
+		arch_irq_enable();
 	}
 }
 

@@ -5,7 +5,8 @@ Checks, each a line "ok - NAME" or "not ok - NAME" (with the evidence):
   host        tests/host: `make -C tests/host check` (TAP)
   ARCH build  the kernel builds (both link passes agree)
   ARCH guest  every in-guest KTAP case (bt.test=all), one check per case;
-              a crash, hang or missing case fails and shows the serial log
+              a crash, hang or missing case fails and shows the serial log;
+              then the slow ring-buffer tortures (bt.test_slow), both modes
   ARCH demo   `make qemu-ARCH </dev/null` runs the demo and exits 0
   ARCH app    APP=tests/apps/ok exits 0, APP=tests/apps/fail exits non-zero
   ARCH crash  a fatal exception and a panic print their report and exit 3
@@ -122,6 +123,19 @@ def guest_tests(arch):
     complete = plan and len(done) == int(plan.group(1)) and len(suites) == len(done)
     report(rc == 0 and complete and online_ok(out),
            "%s guest run complete (exit %d, %d cases, %.0fs)" % (arch, rc, len(per), secs), out)
+
+
+def rb_torture(arch):
+    """The in-guest ring-buffer tortures (slow cases, a few seconds each):
+    every CPU writes while its timer, raised to 10 kHz, writes nested events
+    and one CPU consumes; both modes.  Exact invariants are checked inside."""
+    rc, out, secs = boot(arch, "bt.test=ring_buffer bt.test_slow", timeout=180)
+    save_log(arch + "-rb-torture", out)
+    for mode in ("torture_overwrite", "torture_producer_consumer"):
+        m = re.search(r"^    (not ok|ok) \d+ %s$" % mode, out, re.M)
+        report(rc == 0 and m is not None and m.group(1) == "ok",
+               "%s guest ring_buffer/%s on %d CPUs (%.0fs)" % (arch, mode, SMP, secs),
+               out if not (m and m.group(1) == "ok") else "")
 
 
 def demo(arch):
@@ -437,6 +451,7 @@ def main():
             continue
         if "guest" in only:
             guest_tests(arch)
+            rb_torture(arch)
         if "demo" in only:
             demo(arch)
         if "crash" in only:

@@ -4,9 +4,9 @@
  * Everything here is always_inline: the tracer must not reach a patchable
  * site.  That is why preemption is held off by touching the current thread's
  * preempt_count directly instead of calling preempt_disable(), which lives in
- * a traced file (boot/sched.c).  Dropping the count does not reschedule at
- * once: a pending preemption waits for the next tick, which is fine for the
- * few dozen instructions a reservation lasts.
+ * a traced file (boot/sched.c).  Dropping the count to 0 takes a pending
+ * preemption through preempt_check_resched() (notrace), as Linux's
+ * preempt_enable() does.
  */
 #ifndef TRACE_RB_PORT_KERNEL_H
 #define TRACE_RB_PORT_KERNEL_H
@@ -45,8 +45,15 @@ RB_PORT_INLINE void rb_port_preempt_enable(uintptr_t token)
 {
 	/* Keep the whole reservation before the decrement. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (token)
-		((struct thread *)token)->preempt_count--;
+	struct thread *t = (struct thread *)token;
+	/* A tick that found the count up left its preemption pending: take it
+	 * now, as preempt_enable() would (a writer that is almost always
+	 * inside a reservation would otherwise never be preempted).  The
+	 * flag may be another CPU's if we migrated after the decrement:
+	 * preempt_check_resched() looks again at its own. */
+	if (t && --t->preempt_count == 0 &&
+	    __builtin_expect(__atomic_load_n(&arch_this_cpu()->need_resched, __ATOMIC_RELAXED), 0))
+		preempt_check_resched();
 }
 
 #endif

@@ -253,9 +253,11 @@ void arch_ftrace_regs_list_caller(void);
  * entry callback replaces the traced function's return address with it
  * (through ftrace_regs_return_slot(), arch_defs.h); the function then
  * returns into it with its return-value registers live.  It saves them in a
- * struct fgraph_ret_regs (arch_defs.h: return registers, and the SP the
- * function was entered with, as ftrace_regs_get_stack_pointer() gave it at
- * entry), calls fgraph_return(&regs) (trace/fgraph.h), which returns the
+ * struct fgraph_ret_regs (arch_defs.h: the return registers) placed so that
+ * its end is the SP the function was entered with, as
+ * ftrace_regs_get_stack_pointer() gave it at entry (fgraph_ret_regs_sp()
+ * computes it from the struct's address), calls fgraph_return(&regs)
+ * (trace/fgraph.h), which returns the
  * original return address, restores the return-value registers and jumps
  * there.  Registers the caller may expect preserved across a call are never
  * changed.

@@ -602,7 +602,8 @@ for _c in (BtTrace, BtSaveDat, BtJson, BtEnabled, BtStats):
 # frame; the real one is on the shadow return stack (trace/fgraph.c).  This
 # unwinder makes the hook's frame go on to the real caller, as the kernel's
 # own backtraces do (fgraph_ret_addr): `bt` shows the hook, then the caller.
-# Frame layout words (#defines in trace/fgraph.c, not in DWARF):
+# Frame layout words (#defines in trace/fgraph_inline.h, not in DWARF); the
+# size is a frame's last word, and no frame is shorter than FR_HEADER words:
 FR_RET, FR_SP, FR_HEADER = 0, 2, 7
 
 

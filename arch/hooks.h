@@ -228,14 +228,18 @@ void arch_text_poke(void *dst, const void *src, size_t len);
  *
  * arch_tramp_build: emit into buf (which will be copied to `exec`) a
  * trampoline that, called from a site, builds a struct ftrace_regs (a full
- * struct pt_regs too when `regs`), calls
+ * struct pt_regs too for ARCH_TRAMP_REGS), calls
  *     call(func_ip, parent_ip, ops, fregs)
  * and returns to the traced function with every integer and FP/SIMD argument
  * register, the stack pointer and the return address as they were (a
  * SAVE_REGS callback may change the pt_regs' PC to redirect execution).
- * Returns the length, or -ENOSPC if it would exceed ARCH_TRAMP_SIZE.
+ * ARCH_TRAMP_NOFP is ARCH_TRAMP_ARGS without saving and restoring the FP/SIMD
+ * argument registers: only for a callback that never touches them
+ * (FTRACE_OPS_FL_NOFP).  Returns the length, or -ENOSPC if it would exceed
+ * ARCH_TRAMP_SIZE.
  */
-int arch_tramp_build(void *buf, uintptr_t exec, void *ops, void *call, bool regs);
+enum arch_tramp_kind { ARCH_TRAMP_ARGS, ARCH_TRAMP_REGS, ARCH_TRAMP_NOFP };
+int arch_tramp_build(void *buf, uintptr_t exec, void *ops, void *call, enum arch_tramp_kind kind);
 
 /* Fill n bytes with trap instructions (x86-64 int3, arm64 brk). */
 void arch_tramp_poison(void *buf, size_t n);

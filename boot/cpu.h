@@ -30,7 +30,8 @@ struct cpu {
 	uint64_t hwid;                  /* APIC id / MPIDR; written once */
 	bool online;                    /* set by the CPU itself, then read-only */
 
-	struct thread *current;         /* owner */
+	struct thread *current;         /* owner; set only through arch_set_current()
+					   (arm64 mirrors it in TPIDRRO_EL0) */
 	struct thread *idle;            /* written once */
 	struct runqueue rq;
 	bool need_resched;              /* set by anyone (atomic), cleared by owner */

@@ -192,7 +192,11 @@ notrace void preempt_enable(void)
 
 notrace void preempt_check_resched(void)
 {
-	if (current_thread()->preempt_count == 0 && !in_interrupt() &&
+	/* Not from inside a tracer callback (it holds a recursion bit): the
+	 * thread may be running on a trampoline's frame, and schedule() is a
+	 * quiescent point that would let that trampoline be freed. */
+	if (this_cpu()->trace_recursion == 0 &&
+	    current_thread()->preempt_count == 0 && !in_interrupt() &&
 	    __atomic_load_n(&this_cpu()->need_resched, __ATOMIC_RELAXED) &&
 	    arch_irqs_enabled()) {          /* else the caller cannot switch */
 		arch_irq_disable();

@@ -89,8 +89,9 @@ static inline __attribute__((always_inline)) struct thread *current_thread(void)
 void preempt_disable(void);
 void preempt_enable(void);
 /* A preemption that became due while the count was up, taken now (thread
- * context, count 0, interrupts on; else nothing).  For code that drops the
- * count itself (the ring buffer's port), as preempt_enable() does. */
+ * context, count 0, interrupts on, not inside a tracer callback; else
+ * nothing).  For code that drops the count itself (the ring buffer's port),
+ * as preempt_enable() does. */
 void preempt_check_resched(void);
 
 /* Sleep until cond(arg) is true; cond is evaluated under wq's lock. */

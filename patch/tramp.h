@@ -31,6 +31,14 @@ static inline __attribute__((always_inline)) bool text_is_trampoline(uintptr_t p
 	       (pc >= (uintptr_t)__tramp_text_start && pc < (uintptr_t)__tramp_text_end);
 }
 
+extern char __nofp_text_start[], __nofp_text_end[];
+
+/* Is pc in the FP/SIMD-free callbacks (FTRACE_HOT_NOFP, trace/ftrace.h)? */
+static inline bool text_is_nofp(uintptr_t pc)
+{
+	return pc >= (uintptr_t)__nofp_text_start && pc < (uintptr_t)__nofp_text_end;
+}
+
 /* This CPU passed a quiescent state (called by the scheduler). */
 static inline __attribute__((always_inline)) void tramp_quiescent(struct cpu *c)
 {

@@ -172,7 +172,8 @@ FGRAPH_INLINE void call_exits(struct cpu *c, struct fgraph_stack *st, struct fgr
 		.depth = st->depth - 1 + (outer ? outer->depth : 0), .state = NULL,
 	};
 	if (__builtin_expect((asked & (asked - 1)) == 0, 1)) {
-		/* One user asked (and, the frame being hooked, it took the call). */
+		/* One user asked (and, the frame being hooked, it took the call:
+		 * asked is never 0 here, every hooked frame has a taker). */
 		exit_user((unsigned)__builtin_ctz(asked), &f[FR_HEADER], &r, st);
 		return;
 	}

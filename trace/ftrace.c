@@ -40,6 +40,8 @@ static struct ftrace_ops *ops_list;           /* lock-free readers; see header *
 static struct listvec *list_table;             /* lock-free readers; listvec.h */
 static unsigned list_sites;                    /* records whose site calls the list
 						  function (calls_list); ftrace_mutex */
+static struct listvec *retired_table;          /* replaced by the last update, to free
+						  after a grace period; ftrace_mutex */
 bool ftrace_dead;                              /* atomic; ftrace_is_dead() */
 static char dead_reason[96];
 
@@ -425,7 +427,8 @@ int ftrace_update(const struct ftrace_ops *changed)
 	}
 	/* The list function's table for the new state, published before any
 	 * site starts calling the list function for it; the old one is freed
-	 * once no CPU can still be reading it. */
+	 * once no CPU can still be reading it (update_and_commit, in the
+	 * same grace period as the replaced hashes). */
 	struct listvec *old_table = list_table, *table = nlist ? list_table_build(map, newflags) : NULL;
 	if (listvec_equal(table, old_table)) {
 		listvec_free(table);
@@ -435,10 +438,7 @@ int ftrace_update(const struct ftrace_ops *changed)
 	}
 	unsigned bad = 0;
 	int err = patch_apply(batch, n, &bad);
-	if (old_table) {
-		tramp_synchronize();
-		listvec_free(old_table);
-	}
+	retired_table = old_table;       /* freed by update_and_commit after a grace period */
 	if (err) {
 		char why[96];
 		struct ftrace_rec *r = &ftrace_recs[idx[bad]];
@@ -494,10 +494,12 @@ static int update_and_commit(const struct ftrace_ops *changed)
 	 * site changed, and the caller puts its own state back. */
 	if (!err)
 		commit_applied(garbage, &ng);
-	if (ng) {
+	if (ng || retired_table) {
 		tramp_synchronize();       /* no list walker still reads them */
 		for (unsigned i = 0; i < ng; i++)
 			hash_free(garbage[i]);
+		listvec_free(retired_table);
+		retired_table = NULL;
 	}
 	free(garbage);
 	return err;
@@ -514,7 +516,8 @@ static int ops_tramp_create(struct ftrace_ops *op)
 	if (!slot)
 		return 0;                  /* pool full: the list caller serves it */
 	int len = arch_tramp_build(buf, slot, op, (void *)op->call,
-				   (op->flags & FTRACE_OPS_FL_SAVE_REGS) != 0);
+				   (op->flags & FTRACE_OPS_FL_SAVE_REGS) ? ARCH_TRAMP_REGS :
+				   (op->flags & FTRACE_OPS_FL_NOFP) ? ARCH_TRAMP_NOFP : ARCH_TRAMP_ARGS);
 	if (len < 0) {
 		tramp_free(slot);
 		return len;
@@ -553,6 +556,9 @@ static int do_register(struct ftrace_ops *op)
 		return -EINVAL;
 	if ((op->flags & FTRACE_OPS_FL_RECURSION) && !text_is_trampoline((uintptr_t)op->func))
 		return -EINVAL;               /* see FTRACE_HOT */
+	if ((op->flags & FTRACE_OPS_FL_NOFP) &&
+	    (!(op->flags & FTRACE_OPS_FL_RECURSION) || !text_is_nofp((uintptr_t)op->func)))
+		return -EINVAL;               /* see FTRACE_HOT_NOFP */
 	op->call = (op->flags & FTRACE_OPS_FL_RECURSION) ? op->func : ftrace_ops_assist_func;
 	int err = ops_tramp_create(op);
 	if (err)

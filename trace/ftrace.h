@@ -54,9 +54,20 @@ typedef void (*ftrace_func_t)(uintptr_t ip, uintptr_t parent_ip, struct ftrace_o
  */
 #define FTRACE_HOT __attribute__((section(".text.tramp"), noinline))
 
+/*
+ * An FTRACE_HOT callback that, with everything it calls, never touches an
+ * FP/SIMD register (its file is built with -mgeneral-regs-only, and
+ * tools/check-nofp.py walks the linked kernel's calls from every function in
+ * this section and fails the build on an FP/SIMD instruction or an indirect
+ * call).  Its ops may set FTRACE_OPS_FL_NOFP: the trampoline then leaves
+ * the FP/SIMD argument registers alone instead of saving and restoring them.
+ */
+#define FTRACE_HOT_NOFP __attribute__((section(".text.tramp.nofp"), noinline))
+
 enum {
 	FTRACE_OPS_FL_SAVE_REGS = 1u << 0,   /* callback needs ftrace_get_regs() */
 	FTRACE_OPS_FL_RECURSION = 1u << 1,   /* callback guards recursion itself (FTRACE_HOT) */
+	FTRACE_OPS_FL_NOFP      = 1u << 2,   /* RECURSION, and the callback is FTRACE_HOT_NOFP */
 	FTRACE_OPS_FL_ENABLED   = 1u << 8,   /* core: registered */
 	FTRACE_OPS_FL_DIRECT    = 1u << 9,   /* core: a direct trampoline */
 	FTRACE_OPS_FL_GRAPH     = 1u << 10,  /* a function-graph user (trace/fgraph.c) */

@@ -62,7 +62,11 @@ FTRACE_INLINE void ftrace_preempt_enable_on(struct thread *t)
 /* The same for a caller that has read the running thread t and its count
  * (depth): raise it to depth + 1, and later put back exactly depth.  Exact,
  * because everything in between that touches the count (interrupt
- * handlers) leaves it as it found it, and nothing preempts us meanwhile. */
+ * handlers, nested callbacks) leaves it as it found it, and nothing
+ * preempts us meanwhile.  (A callback that leaked a count would have it
+ * undone here rather than left behind; callbacks are ours and balanced.)
+ * Neither takes a pending preemption (we may be on a trampoline's frame):
+ * the next tick outside the tracer does. */
 FTRACE_INLINE void ftrace_preempt_disable_at(struct thread *t, unsigned depth)
 {
 	t->preempt_count = depth + 1;

@@ -3,7 +3,9 @@
  *
  * Its ops guards recursion itself (FTRACE_OPS_FL_RECURSION), so the site's
  * trampoline calls function_trace_call directly: the whole per-call path is
- * trampoline -> this callback -> ring-buffer reserve/commit.
+ * trampoline -> this callback -> ring-buffer reserve/commit.  None of it
+ * touches an FP/SIMD register (FTRACE_OPS_FL_NOFP, checked at build time),
+ * so the trampoline does not save them.
  *
  * Boot options: ftrace=function, ftrace_filter=, ftrace_notrace= (Linux's
  * meanings: comma- or space-separated globs).
@@ -22,7 +24,7 @@
 #include "trace/profile.h"
 #include "trace/trace.h"
 
-static FTRACE_HOT void function_trace_call(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
+static FTRACE_HOT_NOFP void function_trace_call(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
 				struct ftrace_regs *fregs)
 {
 	/* FTRACE_HOT: this thread is not preempted here, so c stays this CPU
@@ -48,7 +50,7 @@ static FTRACE_HOT void function_trace_call(uintptr_t ip, uintptr_t parent, struc
 
 struct ftrace_ops function_ops = {
 	.func = function_trace_call,
-	.flags = FTRACE_OPS_FL_RECURSION,
+	.flags = FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_NOFP,
 };
 
 /* ---- the filter the function and function_graph tracers share ---- */

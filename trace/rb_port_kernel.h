@@ -6,7 +6,9 @@
  * preempt_count directly instead of calling preempt_disable(), which lives in
  * a traced file (boot/sched.c).  Dropping the count to 0 takes a pending
  * preemption through preempt_check_resched() (notrace), as Linux's
- * preempt_enable() does.
+ * preempt_enable() does; that calls schedule(), which is traced, so it does
+ * nothing inside a tracer callback (a recursion bit held).  Tracer callbacks
+ * use the _nopreempt / _on variants, which never reschedule.
  */
 #ifndef TRACE_RB_PORT_KERNEL_H
 #define TRACE_RB_PORT_KERNEL_H

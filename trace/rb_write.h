@@ -120,28 +120,17 @@ RB_INLINE void rb_end_fast(struct rb_cpu *cb, uint64_t nt)
 }
 
 /*
- * E for any writer: when inside alone and recording on, one release store
- * publishes, one atomic subtract leaves, and the re-check catches a writer
- * that reserved meanwhile (then rb_end_again() enters and publishes again,
- * as rb_end_outer() does).
+ * E for any writer: when inside alone and recording on, the fast path's
+ * E with the tail as it is now (everything up to it is complete: we are the
+ * only writer inside); otherwise the general path.
  */
 RB_INLINE void rb_end(struct rb_cpu *cb)
 {
-	/* Inside alone (no writer below us) and recording on: otherwise the
-	 * general path. */
 	if (__atomic_load_n(&cb->gate, __ATOMIC_RELAXED) != 1) {
 		rb_end_slow(cb);
 		return;
 	}
-	uint64_t w = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
-	rb_publish(cb, w);
-	/* RELEASE: our event is written before a quiescer sees 0. */
-	__atomic_fetch_sub(&cb->gate, 1u, __ATOMIC_RELEASE);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	/* A writer reserved after our tail load: it saw us inside and left
-	 * publishing to us. */
-	if (__builtin_expect(__atomic_load_n(&cb->tail, __ATOMIC_RELAXED) != w, 0))
-		rb_end_again(cb);
+	rb_end_fast(cb, __atomic_load_n(&cb->tail, __ATOMIC_RELAXED));
 }
 
 /* See ring_buffer.h for the contract. */

@@ -154,6 +154,9 @@ struct rb_resv {
  * Callable from any context; disables preemption until rb_commit().
  */
 static inline int rb_reserve(struct rb_buffer *b, uint32_t len, struct rb_resv *r);
+/* Dropping the last preemption count, rb_commit() takes a preemption that
+ * became due meanwhile (in thread context, interrupts on, outside tracer
+ * callbacks), as preempt_enable() does. */
 static inline void rb_commit(struct rb_resv *r);
 /* The same for a caller that runs with preemption disabled (or in interrupt
  * context) from before rb_reserve_nopreempt() until after

@@ -4,8 +4,9 @@ ARCH_CFLAGS  := -march=armv8.2-a -mcpu=cortex-a76 -mno-outline-atomics -mno-omit
 # Patchable entry: two NOPs before the symbol (per-site ops pointer), two at entry;
 # functions 8-aligned so that the ops pointer is (arch/arm64/patch.c).
 INSTR_CFLAGS := -fpatchable-function-entry=4,2 -falign-functions=8
-# Tracer, arch and low-level code: no patchable entry, no FP/SIMD registers.
-NOFP_CFLAGS  := -mgeneral-regs-only
+# Tracer, arch and low-level code: no patchable entry, no FP/SIMD registers,
+# and no jump tables (an indirect branch tools/check-nofp.py could not follow).
+NOFP_CFLAGS  := -mgeneral-regs-only -fno-jump-tables
 ARCH_SRCS    := arch/arm64/entry.S arch/arm64/fgraph.S arch/arm64/vectors.S arch/arm64/switch.S \
 	arch/arm64/fpu_test.S arch/arm64/setup.c arch/arm64/fdt.c arch/arm64/mmu.c \
 	arch/arm64/uart.c arch/arm64/gic.c arch/arm64/timer.c arch/arm64/irq.c \

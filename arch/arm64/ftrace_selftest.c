@@ -119,7 +119,8 @@ static void slot_refill(uintptr_t slot)
 static bool slot_build(uintptr_t slot, struct ftrace_ops *op, bool regs)
 {
 	uint8_t buf[ARCH_TRAMP_SIZE];
-	int len = arch_tramp_build(buf, slot, op, (void *)op->call, regs);
+	int len = arch_tramp_build(buf, slot, op, (void *)op->call,
+				   regs ? ARCH_TRAMP_REGS : ARCH_TRAMP_ARGS);
 	if (len <= 0 || len > ARCH_TRAMP_SIZE)
 		return false;
 	arch_text_poke((void *)slot, buf, (size_t)len);

@@ -23,10 +23,10 @@
  * frame for the trampoline's, so a backtrace from a callback reads
  * callback -> trampoline -> traced function -> parent -> ...
  *
- * Four bodies from one macro:
+ * Five bodies from one macro:
  *   arch_ftrace_list_caller        op from the site's literal (x30 - 16),
  *   arch_ftrace_regs_list_caller   calls op->call (CALL_OPS)
- *   arm64_tramp_tmpl[_regs]        op and call from the two literals at the
+ *   arm64_tramp_tmpl[_regs|_nofp]  op and call from the two literals at the
  *                                  end; tramp.c copies them into pool slots.
  * The callers live in .text.tramp (a thread interrupted in here is not
  * preempted: boot/irq.c); the templates in .rodata, never executed in place,
@@ -36,7 +36,7 @@
 
 #define FR(off)  (FT_FREGS + (off))
 
-.macro tramp_entry regs
+.macro tramp_entry regs, fp=1
 	sub	sp, sp, #FT_FRAME
 	stp	x0, x1, [sp, #FR(PT_X0)]
 	stp	x2, x3, [sp, #FR(PT_X0 + 16)]
@@ -67,10 +67,12 @@
 	sub	x0, x30, #8                     // arg 0: the function
 	add	x10, sp, #FT_FRAME
 	stp	x10, x0, [sp, #FR(PT_SP)]       // sp at entry, pc
+	.if \fp
 	stp	q0, q1, [sp, #FR(FR_Q0)]
 	stp	q2, q3, [sp, #FR(FR_Q0 + 32)]
 	stp	q4, q5, [sp, #FR(FR_Q0 + 64)]
 	stp	q6, q7, [sp, #FR(FR_Q0 + 96)]
+	.endif
 	add	x29, sp, #FR(PT_X29)
 	stp	x29, x30, [sp]                  // the trampoline's record
 	mov	x29, sp
@@ -78,11 +80,13 @@
 	add	x3, sp, #FT_FREGS               // arg 3: fregs
 .endm
 
-.macro tramp_exit regs
+.macro tramp_exit regs, fp=1
+	.if \fp
 	ldp	q0, q1, [sp, #FR(FR_Q0)]
 	ldp	q2, q3, [sp, #FR(FR_Q0 + 32)]
 	ldp	q4, q5, [sp, #FR(FR_Q0 + 64)]
 	ldp	q6, q7, [sp, #FR(FR_Q0 + 96)]
+	.endif
 	ldr	x9, [sp, #8]                    // func + 8
 	.if \regs
 	ldr	x10, [sp, #FR(PT_PC)]
@@ -124,17 +128,19 @@
 	.size	\name, . - \name
 .endm
 
-/* Templates: op and call are the two literals after the code. */
-.macro template name, regs
+/* Templates: op and call are the two literals after the code.  fp=0: the
+ * FP/SIMD argument registers are left where they are (for callbacks that
+ * never touch them: FTRACE_OPS_FL_NOFP, checked at build time). */
+.macro template name, regs, fp=1
 	.globl	\name, \name\()_ops, \name\()_call, \name\()_end
 	.type	\name, %function
 	.balign	8
 \name:
-	tramp_entry \regs
+	tramp_entry \regs, \fp
 	ldr	x2, \name\()_ops
 	ldr	x16, \name\()_call
 	blr	x16
-	tramp_exit \regs
+	tramp_exit \regs, \fp
 	.balign	8
 \name\()_ops:
 	.quad	0
@@ -151,3 +157,4 @@
 	.section .rodata.ftrace_tmpl, "a"
 	template arm64_tramp_tmpl, 0
 	template arm64_tramp_tmpl_regs, 1
+	template arm64_tramp_tmpl_nofp, 0, 0

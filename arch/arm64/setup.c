@@ -129,6 +129,12 @@ void arm64_boot(uintptr_t dtb_hint)
 	if (err)
 		arm64_early_panic(err);
 	uart_init(platform.uart.base);
+	/* Built for Armv8.2 (build.mk): every atomic is an LSE instruction,
+	 * which would be undefined here without FEAT_LSE (ID_AA64ISAR0_EL1.
+	 * Atomic, bits 23:20, is 2 with it).  Say so before the first one. */
+	if (((read_sysreg(id_aa64isar0_el1) >> 20) & 0xf) < 2)
+		arm64_early_panic("this CPU has no LSE atomics; the kernel is built for Armv8.2 "
+				  "(run QEMU with -cpu cortex-a76, as arch/arm64/qemu.conf does)");
 	mmu_init();
 
 	/* MMU and caches on: normal C from here. */

@@ -28,10 +28,17 @@ static const struct tmpl tmpl_regs = {
 	arm64_tramp_tmpl_regs, arm64_tramp_tmpl_regs_ops, arm64_tramp_tmpl_regs_call,
 	arm64_tramp_tmpl_regs_end,
 };
+extern const char arm64_tramp_tmpl_nofp[], arm64_tramp_tmpl_nofp_ops[],
+	arm64_tramp_tmpl_nofp_call[], arm64_tramp_tmpl_nofp_end[];
+static const struct tmpl tmpl_nofp = {
+	arm64_tramp_tmpl_nofp, arm64_tramp_tmpl_nofp_ops, arm64_tramp_tmpl_nofp_call,
+	arm64_tramp_tmpl_nofp_end,
+};
 
-int arch_tramp_build(void *buf, uintptr_t exec, void *ops, void *call, bool regs)
+int arch_tramp_build(void *buf, uintptr_t exec, void *ops, void *call, enum arch_tramp_kind kind)
 {
-	const struct tmpl *t = regs ? &tmpl_regs : &tmpl_plain;
+	const struct tmpl *t = kind == ARCH_TRAMP_REGS ? &tmpl_regs :
+			       kind == ARCH_TRAMP_NOFP ? &tmpl_nofp : &tmpl_plain;
 	size_t len = (size_t)(t->end - t->start);
 	uint64_t o = (uintptr_t)ops, c = (uintptr_t)call;
 

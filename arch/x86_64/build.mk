@@ -3,8 +3,9 @@ CROSS        :=
 ARCH_CFLAGS  := -m64 -march=x86-64 -mno-red-zone -mcmodel=small
 # Patchable entry: a 5-byte NOP at each function's entry, recorded in __mcount_loc.
 INSTR_CFLAGS := -pg -mfentry -mrecord-mcount -mnop-mcount
-# Tracer, arch and low-level code: no FP/SIMD registers.
-NOFP_CFLAGS  := -mno-sse -mno-mmx -mno-80387
+# Tracer, arch and low-level code: no FP/SIMD registers, and no jump tables
+# (an indirect jump tools/check-nofp.py could not follow).
+NOFP_CFLAGS  := -mno-sse -mno-mmx -mno-80387 -fno-jump-tables
 ARCH_SRCS    := arch/x86_64/entry.S arch/x86_64/fgraph.S arch/x86_64/vectors.S arch/x86_64/trampoline.S \
 	arch/x86_64/switch.S arch/x86_64/fpu_test.S arch/x86_64/boot.c arch/x86_64/cpu.c \
 	arch/x86_64/trap.c arch/x86_64/mmu.c arch/x86_64/acpi.c arch/x86_64/tsc.c \

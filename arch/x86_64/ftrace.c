@@ -66,7 +66,7 @@ struct x86_tramp_template {
 	size_t len;
 	size_t ops_imm, call_imm;   /* offsets of the 8-byte immediates */
 };
-extern const struct x86_tramp_template x86_tramp_templates[2];
+extern const struct x86_tramp_template x86_tramp_templates[3];   /* by enum arch_tramp_kind */
 
 /* movabs $imm64, %rdx / %rax: REX.W, B8 + register. */
 static bool is_movabs(const uint8_t *imm, uint8_t reg)
@@ -74,9 +74,13 @@ static bool is_movabs(const uint8_t *imm, uint8_t reg)
 	return imm[-2] == 0x48 && imm[-1] == 0xB8 + reg;
 }
 
-int arch_tramp_build(void *buf, uintptr_t exec, void *ops, void *call, bool regs)
+int arch_tramp_build(void *buf, uintptr_t exec, void *ops, void *call, enum arch_tramp_kind kind)
 {
-	const struct x86_tramp_template *t = &x86_tramp_templates[regs ? 1 : 0];
+	_Static_assert(ARCH_TRAMP_ARGS == 0 && ARCH_TRAMP_REGS == 1 && ARCH_TRAMP_NOFP == 2,
+		       "x86_tramp_templates' order (ftrace_tramp.S)");
+	if ((unsigned)kind > ARCH_TRAMP_NOFP)
+		return -EINVAL;
+	const struct x86_tramp_template *t = &x86_tramp_templates[kind];
 	if (t->len > ARCH_TRAMP_SIZE)
 		return -ENOSPC;
 	if (!is_movabs(t->start + t->ops_imm, 2) || !is_movabs(t->start + t->call_imm, 0))

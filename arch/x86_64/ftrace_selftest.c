@@ -173,7 +173,8 @@ static uintptr_t make_tramp(struct probe *p, bool regs)
 	uintptr_t slot = tramp_alloc();
 	if (!slot)
 		return 0;
-	int len = arch_tramp_build(buf, slot, &p->ops, (void *)probe_cb, regs);
+	int len = arch_tramp_build(buf, slot, &p->ops, (void *)probe_cb,
+				   regs ? ARCH_TRAMP_REGS : ARCH_TRAMP_ARGS);
 	if (len <= 0)
 		return 0;
 	tramp_write(slot, buf, (size_t)len);
@@ -480,7 +481,8 @@ BENCH_CASE(x86_tramp_cost)
 	struct bench_result base = bench_measure(call_many, NULL);
 	for (int regs = 0; regs < 2; regs++) {
 		uintptr_t slot = tramp_alloc();
-		int len = slot ? arch_tramp_build(buf, slot, &ops, (void *)empty_cb, regs) : -1;
+		int len = slot ? arch_tramp_build(buf, slot, &ops, (void *)empty_cb,
+						  regs ? ARCH_TRAMP_REGS : ARCH_TRAMP_ARGS) : -1;
 		if (len <= 0) {
 			bench_print_na(regs ? "x86_tramp_regs" : "x86_tramp", "insn/call", "no slot");
 			continue;

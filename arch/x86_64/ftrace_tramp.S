@@ -53,7 +53,7 @@
 .endm
 
 /* Argument state to/from struct ftrace_regs at \b(%rsp). */
-.macro SAVE_ARGS b
+.macro SAVE_ARGS b, fp=1
 	movq	%rdi, \b+FR_RDI(%rsp)
 	movq	%rsi, \b+FR_RSI(%rsp)
 	movq	%rdx, \b+FR_RDX(%rsp)
@@ -62,6 +62,7 @@
 	movq	%r9, \b+FR_R9(%rsp)
 	movq	%rax, \b+FR_RAX(%rsp)
 	movq	%r10, \b+FR_R10(%rsp)
+	.if \fp
 	movups	%xmm0, \b+FR_XMM+0x00(%rsp)
 	movups	%xmm1, \b+FR_XMM+0x10(%rsp)
 	movups	%xmm2, \b+FR_XMM+0x20(%rsp)
@@ -70,6 +71,7 @@
 	movups	%xmm5, \b+FR_XMM+0x50(%rsp)
 	movups	%xmm6, \b+FR_XMM+0x60(%rsp)
 	movups	%xmm7, \b+FR_XMM+0x70(%rsp)
+	.endif
 .endm
 
 .macro RESTORE_XMM b
@@ -109,10 +111,10 @@
 .endm
 
 /* Plain variant: argument state only, fregs->regs = NULL. */
-.macro FTRACE_CALLER name, tmpl
+.macro FTRACE_CALLER name, tmpl, fp=1
 \name:
 	TRAMP_ENTER 0
-	SAVE_ARGS 0
+	SAVE_ARGS 0, \fp
 	movq	$0, FR_REGS(%rsp)
 	LOAD_IP_PARENT
 	movq	%rsp, %rcx
@@ -125,7 +127,9 @@
 	movq	FR_R9(%rsp), %r9
 	movq	FR_RAX(%rsp), %rax
 	movq	FR_R10(%rsp), %r10
+	.if \fp
 	RESTORE_XMM 0
+	.endif
 	TRAMP_LEAVE
 \name\()_end:
 .endm
@@ -201,9 +205,12 @@
 	FTRACE_CALLER x86_ftrace_tmpl, 1
 	.balign 16
 	FTRACE_REGS_CALLER x86_ftrace_regs_tmpl, 1
+	.balign 16
+	FTRACE_CALLER x86_ftrace_nofp_tmpl, 1, 0
 
 /* struct x86_tramp_template (ftrace.c): start, length, ops and call
- * immediate offsets; [0] plain, [1] SAVE_REGS. */
+ * immediate offsets, indexed by enum arch_tramp_kind: [0] plain,
+ * [1] SAVE_REGS, [2] no FP/SIMD save. */
 	.section .rodata, "a"
 	.balign 8
 	.globl x86_tramp_templates
@@ -216,6 +223,10 @@ x86_tramp_templates:
 	.quad	x86_ftrace_regs_tmpl_end - x86_ftrace_regs_tmpl
 	.quad	x86_ftrace_regs_tmpl_ops - 8 - x86_ftrace_regs_tmpl
 	.quad	x86_ftrace_regs_tmpl_call - 8 - x86_ftrace_regs_tmpl
+	.quad	x86_ftrace_nofp_tmpl
+	.quad	x86_ftrace_nofp_tmpl_end - x86_ftrace_nofp_tmpl
+	.quad	x86_ftrace_nofp_tmpl_ops - 8 - x86_ftrace_nofp_tmpl
+	.quad	x86_ftrace_nofp_tmpl_call - 8 - x86_ftrace_nofp_tmpl
 
 /* ---- Static list callers (arch/hooks.h) ---- */
 	.section .text.tramp, "ax"

@@ -20,6 +20,7 @@
 #include "patch/tramp.h"
 #include "trace/ftrace.h"
 #include "trace/records.h"
+#include "trace/trace.h"
 
 #define T __attribute__((noinline))
 #define KEEP() __asm__ volatile("" ::: "memory")
@@ -272,6 +273,58 @@ TEST_CASE(ftrace, fp_arguments_survive_callbacks)
 	ASSERT_EQ(unregister_ftrace_function(&fp_regs_ops), 0);
 	ASSERT_EQ(unregister_ftrace_function(&fp_ops), 0);
 	EXPECT_TRUE(fp_sink != 0);
+}
+
+/* Events of the function tracer for func in the buffer (all CPUs). */
+static unsigned fn_events(uintptr_t func)
+{
+	struct rb_iter it;
+	struct rb_event ev;
+	unsigned n = 0;
+	if (rb_iter_start(&it, trace_buffer, RB_ALL_CPUS))
+		return 0;
+	while (rb_iter_next(&it, &ev) == 0) {
+		const struct ftrace_entry *e = ev.data;
+		n += e->ent.type == TRACE_FN && e->ip == func;
+	}
+	rb_iter_end(&it);
+	return n;
+}
+
+/*
+ * The function tracer's ops is FTRACE_OPS_FL_NOFP: on a function of its own
+ * the site calls a trampoline that leaves the FP/SIMD registers alone (its
+ * callback never touches them: tools/check-nofp.py proves it at build time),
+ * and the function still gets its FP arguments.  NOFP is refused for a
+ * callback outside FTRACE_HOT_NOFP or one that does not guard recursion.
+ */
+TEST_CASE(ftrace, nofp_ops)
+{
+	double want = ft_fp(2.5, 4.0, 3);
+	thread_migrate(current_thread(), 0);
+	ASSERT_EQ(trace_filter_set(false, "ft_fp", true), 0);
+	rb_record_off(trace_buffer);
+	ASSERT_EQ(rb_reset(trace_buffer, RB_ALL_CPUS), 0);
+	rb_record_on(trace_buffer);
+	ASSERT_EQ(register_ftrace_function(&function_ops), 0);
+	struct ftrace_rec *r = rec_find((uintptr_t)ft_fp);
+	ASSERT_TRUE(r != NULL);
+	EXPECT_TRUE((r->flags & FREC_TRAMP_EN) && function_ops.tramp != 0);   /* its own */
+	for (int i = 0; i < 3; i++)
+		EXPECT_TRUE(ft_fp(2.5, 4.0, 3) == want);
+	ASSERT_EQ(unregister_ftrace_function(&function_ops), 0);
+	EXPECT_EQ(fn_events((uintptr_t)ft_fp), 3);
+	trace_filter_set(false, "", true);
+	thread_migrate(current_thread(), -1);
+
+	static struct ftrace_ops not_hot = { .func = fp_clobber_cb, .flags = FTRACE_OPS_FL_NOFP };
+	static struct ftrace_ops not_nofp = { .func = ftrace_ops_list_func,   /* FTRACE_HOT only */
+					      .flags = FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_NOFP };
+	EXPECT_EQ(register_ftrace_function(&not_hot), -EINVAL);
+	EXPECT_EQ(register_ftrace_function(&not_nofp), -EINVAL);
+	EXPECT_TRUE(!(not_hot.flags & FTRACE_OPS_FL_ENABLED));
+	EXPECT_TRUE(!(not_nofp.flags & FTRACE_OPS_FL_ENABLED));
+	EXPECT_EQ(not_nofp.tramp, 0);
 }
 
 TEST_CASE(ftrace, direct_trampoline)

@@ -603,8 +603,9 @@ for _c in (BtTrace, BtSaveDat, BtJson, BtEnabled, BtStats):
 # unwinder makes the hook's frame go on to the real caller, as the kernel's
 # own backtraces do (fgraph_ret_addr): `bt` shows the hook, then the caller.
 # Frame layout words (#defines in trace/fgraph_inline.h, not in DWARF); the
-# size is a frame's last word, and no frame is shorter than FR_HEADER words:
-FR_RET, FR_SP, FR_HEADER = 0, 2, 7
+# size is a frame's last word, and no frame is shorter than FR_MIN words (a
+# header of 5, one user's block of 3, the size):
+FR_RET, FR_SP, FR_MIN = 0, 2, 9
 
 
 def _stack_frames(addr, st_t):
@@ -618,7 +619,7 @@ def _stack_frames(addr, st_t):
     out = []
     while top:
         size = words[top - 1]
-        if size < FR_HEADER + 1 or size > top:
+        if size < FR_MIN or size > top:
             break                       # a frame being pushed right now: stop here
         top -= size
         out.append((words[top + FR_SP], words[top + FR_RET]))

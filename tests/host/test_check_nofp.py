@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""test_check_nofp.py — tools/check-nofp.py on small listings, TAP output.
+
+Each case writes an `nm -n` file and an `objdump -d` listing in the shape
+the tools print for arm64 and x86-64, runs the checker and asserts its exit
+status and the offence it names: clean code passes; an FP/SIMD register in a
+callee reached through a call, a tail call (branch into another function),
+an indirect call, a jump table and x87 code fail; code outside the section
+is not looked at unless reached.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CHECK = os.path.join(os.path.dirname(os.path.dirname(HERE)), "tools", "check-nofp.py")
+
+ARM_HEAD = "\nkernel.elf:     file format elf64-littleaarch64\n\n\nDisassembly of section .text:\n"
+X86_HEAD = "\nkernel.elf:     file format elf64-x86-64\n\n\nDisassembly of section .text:\n"
+
+NM = """0000000040200000 T _text_start
+0000000040201000 T __tramp_text_start
+0000000040201000 T __nofp_text_start
+0000000040201000 t cb
+0000000040201040 T __nofp_text_end
+0000000040201040 T __tramp_text_end
+0000000040202000 T helper
+0000000040203000 T other
+"""
+
+
+def arm(cb_body, helper_body="", other_body="    40203000:\t3dc00000 \tldr\tq0, [x0]\n"):
+    return ARM_HEAD + (
+        "\n0000000040201000 <__nofp_text_start>:\n"
+        "\n0000000040201000 <cb>:\n" + cb_body +
+        "\n0000000040202000 <helper>:\n" + (helper_body or "    40202000:\td65f03c0 \tret\n") +
+        "\n0000000040203000 <other>:\n" + other_body)
+
+
+def x86(cb_body, helper_body=""):
+    return X86_HEAD + (
+        "\n0000000040201000 <cb>:\n" + cb_body +
+        "\n0000000040202000 <helper>:\n" + (helper_body or "  40202000:\tc3                   \tret\n") +
+        "\n0000000040203000 <other>:\n  40203000:\t0f 28 c1             \tmovaps %xmm1,%xmm0\n")
+
+
+def run(nm, asm):
+    with tempfile.TemporaryDirectory() as d:
+        pn, pa = os.path.join(d, "k.nm"), os.path.join(d, "k.asm")
+        open(pn, "w").write(nm)
+        open(pa, "w").write(asm)
+        p = subprocess.run([sys.executable, CHECK, pn, pa], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+        return p.returncode, p.stdout
+
+
+def expect(rc, out, want_rc, want_text):
+    if rc != want_rc or want_text not in out:
+        raise AssertionError("exit %d (want %d), output:\n%s\n(wanted %r)" % (rc, want_rc, out, want_text))
+
+
+def test_arm_clean():
+    rc, out = run(NM, arm("    40201000:\t94000400 \tbl\t40202000 <helper>\n"
+                          "    40201004:\tb9400000 \tldr\tw0, [x0]\n"
+                          "    40201008:\t54000040 \tb.eq\t40201010 <cb+0x10>\n"
+                          "    4020100c:\td65f03c0 \tret\n"))
+    expect(rc, out, 0, "2 functions reached")
+
+
+def test_arm_simd_in_callee():
+    rc, out = run(NM, arm("    40201000:\t94000400 \tbl\t40202000 <helper>\n",
+                          "    40202000:\t3dc00000 \tldr\tq0, [x0]\n"))
+    expect(rc, out, 1, "cb -> helper: FP/SIMD: ldr")
+
+
+def test_arm_vector_and_fmov():
+    rc, out = run(NM, arm("    40201000:\t4e080c00 \tdup\tv0.2d, x0\n"
+                          "    40201004:\t9e670000 \tfmov\td0, x0\n"))
+    expect(rc, out, 1, "FP/SIMD: dup")
+    expect(rc, out, 1, "FP/SIMD: fmov")
+
+
+def test_arm_tail_call():
+    rc, out = run(NM, arm("    40201000:\t14000800 \tb\t40203000 <other>\n"))
+    expect(rc, out, 1, "cb -> other: FP/SIMD: ldr")
+
+
+def test_arm_indirect():
+    rc, out = run(NM, arm("    40201000:\td63f0200 \tblr\tx16\n"))
+    expect(rc, out, 1, "indirect blr")
+
+
+def test_arm_unreached_is_ignored():
+    rc, out = run(NM, arm("    40201000:\td65f03c0 \tret\n"))
+    expect(rc, out, 0, "1 functions reached")
+
+
+def test_x86_clean():
+    rc, out = run(NM, x86("  40201000:\te8 fb 0f 00 00       \tcall   40202000 <helper>\n"
+                          "  40201005:\t48 8b 07             \tmov    (%rdi),%rax\n"
+                          "  40201008:\t74 06                \tje     40201010 <cb+0x10>\n"
+                          "  4020100a:\tc3                   \tret\n"))
+    expect(rc, out, 0, "2 functions reached")
+
+
+def test_x86_sse_via_tail_jump():
+    rc, out = run(NM, x86("  40201000:\te9 fb 1f 00 00       \tjmp    40203000 <other>\n"))
+    expect(rc, out, 1, "cb -> other: FP/SIMD: movaps")
+
+
+def test_x86_indirect_and_jump_table():
+    rc, out = run(NM, x86("  40201000:\tff d0                \tcall   *%rax\n"
+                          "  40201002:\t3e ff e0             \tnotrack jmp *%rax\n"))
+    expect(rc, out, 1, "indirect call")
+    expect(rc, out, 1, "indirect jmp *%rax")
+
+
+def test_x86_x87():
+    rc, out = run(NM, x86("  40201000:\tdd 07                \tfldl   (%rdi)\n"))
+    expect(rc, out, 1, "FP/SIMD: fldl")
+
+
+def test_missing_section_symbols():
+    rc, out = run("0000000040200000 T _text_start\n", arm("    40201000:\td65f03c0 \tret\n"))
+    expect(rc, out, 1, "__nofp_text_start/__nofp_text_end missing")
+
+
+TESTS = [test_arm_clean, test_arm_simd_in_callee, test_arm_vector_and_fmov, test_arm_tail_call,
+         test_arm_indirect, test_arm_unreached_is_ignored, test_x86_clean,
+         test_x86_sse_via_tail_jump, test_x86_indirect_and_jump_table, test_x86_x87,
+         test_missing_section_symbols]
+
+
+def main():
+    print("TAP version 13\n1..%d" % len(TESTS))
+    failed = 0
+    for i, t in enumerate(TESTS, 1):
+        try:
+            t()
+            print("ok %d - check-nofp: %s" % (i, t.__name__[5:]))
+        except Exception as e:          # noqa: BLE001 (report, go on)
+            failed += 1
+            print("not ok %d - check-nofp: %s" % (i, t.__name__[5:]))
+            for line in str(e).splitlines()[:40]:
+                print("# " + line)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -191,4 +191,14 @@ out:
 		fgraph_enter_one(ip, parent, op, fregs, entry);                      \
 	}
 
+/* The same as FTRACE_HOT_NOFP (trace/ftrace.h): for an entry callback that
+ * touches no FP/SIMD register, whose user sets FTRACE_OPS_FL_NOFP in
+ * ops.flags; tools/check-nofp.py proves it at build time. */
+#define FGRAPH_DEFINE_ENTRY_NOFP(name, entry)                                        \
+	static FTRACE_HOT_NOFP void name(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op, \
+					 struct ftrace_regs *fregs)                     \
+	{                                                                            \
+		fgraph_enter_one(ip, parent, op, fregs, entry);                      \
+	}
+
 #endif

@@ -133,8 +133,9 @@ static FTRACE_HOT bool graph_entry(const struct fgraph_ent *e, struct fgraph_ops
 	return graph_entry_inline(e, g, data);
 }
 
-/* What a site whose only graph user is the tracer calls. */
-FGRAPH_DEFINE_ENTRY(graph_ops_func, graph_entry_inline)
+/* What a site whose only graph user is the tracer calls (its trampoline
+ * saves no FP/SIMD register: nothing on this path touches one). */
+FGRAPH_DEFINE_ENTRY_NOFP(graph_ops_func, graph_entry_inline)
 
 static FTRACE_HOT void graph_return(const struct fgraph_ret *ret, struct fgraph_ops *g,
 				    uint64_t *data)
@@ -162,6 +163,7 @@ static FTRACE_HOT void graph_return(const struct fgraph_ret *ret, struct fgraph_
 
 struct fgraph_ops graph_fgraph_ops = {
 	.ops.func = graph_ops_func,
+	.ops.flags = FTRACE_OPS_FL_NOFP,
 	.entryfunc = graph_entry,
 	.retfunc = graph_return,
 	.idx = -1,

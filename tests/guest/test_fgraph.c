@@ -254,6 +254,20 @@ static void wait_flag(volatile int *f)
 		thread_yield();
 }
 
+/* The fg-outer thread, logged, started once log_thread names it; back when
+ * it is inside fg_outer (its return hooked if a user takes fg_outer). */
+static struct thread *start_outer(void)
+{
+	go_start = 0;
+	struct thread *t = thread_create("fg-outer", outer_thread, NULL, -1);
+	if (!t)
+		return NULL;
+	log_thread = t;
+	__atomic_store_n(&go_start, 1, __ATOMIC_RELEASE);
+	wait_flag(&outer_in);
+	return t;
+}
+
 TEST_CASE(fgraph, switched_on_midway)
 {
 	go_inner = outer_in = outer_out = 0;
@@ -280,12 +294,8 @@ TEST_CASE(fgraph, switched_off_with_frames)
 	log_n = 0;
 	ASSERT_EQ(ftrace_set_filter(&rec.ops, "fg_outer fg_leaf", true), 0);
 	ASSERT_EQ(register_fgraph(&rec), 0);
-	go_start = 0;
-	struct thread *t = thread_create("fg-outer", outer_thread, NULL, -1);
+	struct thread *t = start_outer();
 	ASSERT_TRUE(t != NULL);
-	log_thread = t;
-	__atomic_store_n(&go_start, 1, __ATOMIC_RELEASE);
-	wait_flag(&outer_in);
 	/* fg_outer's return is hooked now; the user goes away before it
 	 * returns: it returns normally and nobody hears of it. */
 	EXPECT_EQ(unregister_fgraph(&rec), 0);
@@ -307,12 +317,8 @@ TEST_CASE(fgraph, slot_reused_with_frames)
 	ASSERT_EQ(ftrace_set_filter(&rec.ops, "fg_outer fg_leaf", true), 0);
 	ASSERT_EQ(register_fgraph(&rec), 0);
 	int slot = rec.idx;
-	go_start = 0;
-	struct thread *t = thread_create("fg-outer", outer_thread, NULL, -1);
+	struct thread *t = start_outer();
 	ASSERT_TRUE(t != NULL);
-	log_thread = t;
-	__atomic_store_n(&go_start, 1, __ATOMIC_RELEASE);
-	wait_flag(&outer_in);
 	EXPECT_EQ(unregister_fgraph(&rec), 0);
 	ASSERT_EQ(register_fgraph(&rec), 0);
 	EXPECT_EQ(rec.idx, slot);               /* the slot is reused */

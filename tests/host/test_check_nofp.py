@@ -14,6 +14,9 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import taplib  # noqa: E402
+
 CHECK = os.path.join(os.path.dirname(os.path.dirname(HERE)), "tools", "check-nofp.py")
 
 ARM_HEAD = "\nkernel.elf:     file format elf64-littleaarch64\n\n\nDisassembly of section .text:\n"
@@ -133,18 +136,7 @@ TESTS = [test_arm_clean, test_arm_simd_in_callee, test_arm_vector_and_fmov, test
 
 
 def main():
-    print("TAP version 13\n1..%d" % len(TESTS))
-    failed = 0
-    for i, t in enumerate(TESTS, 1):
-        try:
-            t()
-            print("ok %d - check-nofp: %s" % (i, t.__name__[5:]))
-        except Exception as e:          # noqa: BLE001 (report, go on)
-            failed += 1
-            print("not ok %d - check-nofp: %s" % (i, t.__name__[5:]))
-            for line in str(e).splitlines()[:40]:
-                print("# " + line)
-    return 1 if failed else 0
+    return taplib.run(TESTS, "check-nofp")
 
 
 if __name__ == "__main__":

@@ -25,6 +25,8 @@ import zlib
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, HERE)
+import taplib  # noqa: E402
 from btlib import chrome, events, frames, text, tracedat  # noqa: E402
 from export_checks import nesting_errors  # noqa: E402
 
@@ -362,18 +364,7 @@ TESTS = [test_good_dump, test_dropped_frame, test_corrupted_crc, test_truncated_
 
 
 def main():
-    print("TAP version 13\n1..%d" % len(TESTS))
-    failed = 0
-    for i, t in enumerate(TESTS, 1):
-        try:
-            t()
-            print("ok %d - export: %s" % (i, t.__name__[5:]))
-        except Exception as e:          # noqa: BLE001 (report, go on)
-            failed += 1
-            print("not ok %d - export: %s" % (i, t.__name__[5:]))
-            for line in str(e).splitlines()[:40]:
-                print("# " + line)
-    return 1 if failed else 0
+    return taplib.run(TESTS, "export")
 
 
 if __name__ == "__main__":

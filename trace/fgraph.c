@@ -331,9 +331,8 @@ uintptr_t fgraph_ret_addr(uintptr_t ret, uintptr_t record, unsigned *cursor)
 	if (ret != (uintptr_t)arch_fgraph_return_hook)
 		return ret;
 	unsigned long flags = arch_irq_save();       /* current stays ours meanwhile */
-	struct cpu *c = arch_this_cpu();
-	struct fgraph_stack *stacks[2] = { c->irq_depth ? irq_stacks[c->id] : NULL,
-					   c->current ? c->current->ret_stack : NULL };
+	struct fgraph_stack *outer, *st = fgraph_context_stack(arch_this_cpu(), &outer);
+	struct fgraph_stack *stacks[2] = { st, outer };      /* innermost first */
 	arch_irq_restore(flags);
 	unsigned n = 0;
 	for (int k = 0; k < 2; k++) {
@@ -360,7 +359,7 @@ void fgraph_stats(struct fgraph_stats *out)
 {
 	out->overrun = __atomic_load_n(&total_overrun, __ATOMIC_RELAXED);
 	preempt_disable();
-	struct fgraph_stack *st = this_cpu()->current->ret_stack;
+	struct fgraph_stack *st = fgraph_thread_stack(this_cpu());
 	out->depth = st ? st->depth : 0;
 	preempt_enable();
 }

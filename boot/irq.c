@@ -9,11 +9,20 @@
 
 void (*volatile timer_hook)(void);
 
+/* cpu.trace_ctx for irq depth d: the tracer's recursion bit minus 1
+ * (ftrace_internal.h): task, interrupt, nested interrupt and deeper share
+ * the last. */
+static unsigned ctx_bit(unsigned d)
+{
+	return (1u << (d < 2 ? d : 2)) - 1;
+}
+
 void irq_enter(struct trap_frame *tf)
 {
 	struct cpu *c = this_cpu();
 	if (c->irq_depth++ == 0)
 		c->irq_frame = tf;
+	c->trace_ctx = ctx_bit(c->irq_depth);
 }
 
 void irq_exit(void)
@@ -21,6 +30,7 @@ void irq_exit(void)
 	struct cpu *c = this_cpu();
 	if (c->irq_depth == 0)
 		panic("irq_exit without irq_enter");
+	c->trace_ctx = ctx_bit(c->irq_depth - 1);
 	if (--c->irq_depth == 0 && !panic_in_progress() &&
 	    !text_is_trampoline(arch_frame_pc(c->irq_frame)))
 		sched_preempt_irq();

@@ -5,8 +5,10 @@
  * (task, interrupt, nested interrupt), in two sets: callbacks', and the
  * list function's (which calls callbacks that guard themselves).  It is read and written only with
  * preemption disabled, so the CPU cannot change under it, and an interrupt
- * that nests uses the next bit.  ftrace_recursion_enter() returns the bit
- * taken, or 0 if this context is already inside the tracer.
+ * that nests uses the next bit: irq_enter/irq_exit keep the current
+ * context's bit in cpu.trace_ctx, so taking it is two loads.
+ * ftrace_recursion_enter() returns the bit taken, or 0 if this context is
+ * already inside the tracer.
  */
 #ifndef TRACE_FTRACE_INTERNAL_H
 #define TRACE_FTRACE_INTERNAL_H
@@ -84,8 +86,7 @@ FTRACE_INLINE void ftrace_preempt_enable_at(struct thread *t, unsigned depth)
 /* On CPU c, this one (preemption off or FTRACE_HOT). */
 FTRACE_INLINE unsigned ftrace_recursion_take_on(struct cpu *c, unsigned shift)
 {
-	unsigned level = c->irq_depth < 2 ? c->irq_depth : 2;
-	unsigned bit = 1u << (level + shift);
+	unsigned bit = (c->trace_ctx + 1) << shift;   /* this context's (boot/irq.c) */
 	unsigned held = c->trace_recursion;
 	if (held & bit)
 		return 0;

@@ -78,17 +78,21 @@ static inline __attribute__((always_inline)) bool ops_wants(const struct ftrace_
 static FTRACE_HOT void ftrace_ops_assist_func(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
 				   struct ftrace_regs *fregs)
 {
-	uintptr_t tok = ftrace_preempt_disable();
-	unsigned bit = ftrace_recursion_enter();
-	if (bit && !ftrace_is_dead())
+	/* FTRACE_HOT: not preempted here, so c stays this CPU (function.c). */
+	struct cpu *c = arch_this_cpu();
+	struct thread *t = c->current;
+	ftrace_preempt_disable_on(t);
+	unsigned bit = ftrace_recursion_take_on(c, 0);
+	if (bit && !ftrace_is_dead()) {
 		op->func(ip, parent, op, fregs);
-	ftrace_recursion_exit(bit);
-	ftrace_preempt_enable(tok);
+		ftrace_recursion_exit_on(c, bit);
+	}
+	ftrace_preempt_enable_on(t);
 }
 
 /*
  * Several ops on one function.  The list guard is a recursion bit of its own
- * (ftrace_recursion_enter_list), so that an ops guarding itself
+ * (FTRACE_RECURSION_LIST_SHIFT), so that an ops guarding itself
  * (FTRACE_OPS_FL_RECURSION, e.g. the function tracer) still gets its bit
  * when called from here; an ops that does not gets the callbacks' bit taken
  * for it, as on a site of its own.  Graph users are collected and entered once, with
@@ -182,6 +186,29 @@ FTRACE_HOT void ftrace_ops_list_func(uintptr_t ip, uintptr_t parent, struct ftra
 
 /* ---- the list function's table ---- */
 
+/* The first candidate record at or after i (map NULL: every record);
+ * ftrace_nrecs when there is none.  Skips empty words of the map whole. */
+static unsigned next_candidate(const uint64_t *map, unsigned i)
+{
+	if (!map)
+		return i;
+	while (i < ftrace_nrecs) {
+		uint64_t w = map[i / 64] >> (i % 64);
+		if (w)
+			return i + (unsigned)__builtin_ctzll(w);
+		i = (i | 63) + 1;
+	}
+	return ftrace_nrecs;
+}
+
+/* Is op, as registered now (current hashes), a callback of the function at
+ * ip?  (Direct ops are not callbacks.)  ftrace_mutex held. */
+static bool ops_calls(const struct ftrace_ops *op, uintptr_t ip)
+{
+	return (op->flags & FTRACE_OPS_FL_ENABLED) && !(op->flags & FTRACE_OPS_FL_DIRECT) &&
+	       ops_wants(op->filter, op->notrace, ip);
+}
+
 /* Does a record with (new) flags f have its site call the list function? */
 static bool calls_list(uint32_t f)
 {
@@ -192,8 +219,7 @@ static bool calls_list(uint32_t f)
 /* Record i's flags after the update: candidates' are in newflags. */
 static uint32_t flags_after(const uint64_t *map, const uint32_t *newflags, unsigned i)
 {
-	bool cand = !map || (map[i / 64] >> (i % 64) & 1);
-	return cand ? newflags[i] : ftrace_recs[i].flags;
+	return next_candidate(map, i) == i ? newflags[i] : ftrace_recs[i].flags;
 }
 
 /*
@@ -206,8 +232,7 @@ static struct listvec *list_table_build(const uint64_t *map, const uint32_t *new
 {
 	unsigned nops = 0, sites = 0;
 	for (struct ftrace_ops *op = ops_list; op; op = op->next)
-		if ((op->flags & FTRACE_OPS_FL_ENABLED) && !(op->flags & FTRACE_OPS_FL_DIRECT))
-			nops++;
+		nops++;                          /* at most this many per site */
 	if (!nops)
 		return NULL;
 	for (unsigned i = 0; i < ftrace_nrecs; i++)
@@ -227,8 +252,7 @@ static struct listvec *list_table_build(const uint64_t *map, const uint32_t *new
 		uintptr_t ip = rec_ip(&ftrace_recs[i]);
 		unsigned n = 0;
 		for (struct ftrace_ops *op = ops_list; op; op = op->next)
-			if ((op->flags & FTRACE_OPS_FL_ENABLED) && !(op->flags & FTRACE_OPS_FL_DIRECT) &&
-			    ops_wants(op->filter, op->notrace, ip))
+			if (ops_calls(op, ip))
 				run[n++] = op;
 		listvec_add(v, ip, run, n);
 	}
@@ -368,21 +392,6 @@ static uint64_t *candidates(const struct ftrace_ops *op, int *err)
 		}
 	}
 	return map;
-}
-
-/* The first candidate record at or after i (map NULL: every record);
- * ftrace_nrecs when there is none.  Skips empty words of the map whole. */
-static unsigned next_candidate(const uint64_t *map, unsigned i)
-{
-	if (!map)
-		return i;
-	while (i < ftrace_nrecs) {
-		uint64_t w = map[i / 64] >> (i % 64);
-		if (w)
-			return i + (unsigned)__builtin_ctzll(w);
-		i = (i | 63) + 1;
-	}
-	return ftrace_nrecs;
 }
 
 int ftrace_update(const struct ftrace_ops *changed)

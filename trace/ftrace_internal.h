@@ -7,8 +7,9 @@
  * preemption disabled, so the CPU cannot change under it, and an interrupt
  * that nests uses the next bit: irq_enter/irq_exit keep the current
  * context's bit in cpu.trace_ctx, so taking it is two loads.
- * ftrace_recursion_enter() returns the bit taken, or 0 if this context is
- * already inside the tracer.
+ * ftrace_recursion_take_on(c, shift) returns the bit taken (shift 0: the
+ * callbacks' set, FTRACE_RECURSION_LIST_SHIFT: the list function's), or 0
+ * if this context is already inside the tracer.
  */
 #ifndef TRACE_FTRACE_INTERNAL_H
 #define TRACE_FTRACE_INTERNAL_H
@@ -32,23 +33,9 @@ const char *ftrace_dead_reason(void);     /* NULL while tracing works */
 
 #define FTRACE_INLINE static inline __attribute__((always_inline))
 
-/* Preemption off without calling traced code (see trace/rb_port_kernel.h).
- * Only for FTRACE_HOT code: a thread is never preempted there. */
-FTRACE_INLINE uintptr_t ftrace_preempt_disable(void)
-{
-	struct thread *t = arch_current();
-	t->preempt_count++;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	return (uintptr_t)t;
-}
-
-FTRACE_INLINE void ftrace_preempt_enable(uintptr_t tok)
-{
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	((struct thread *)tok)->preempt_count--;
-}
-
-/* The same on a thread t the caller has read (this CPU's current). */
+/* Preemption off without calling traced code (see trace/rb_port_kernel.h),
+ * on the running thread t the caller has read.  Only for FTRACE_HOT code:
+ * a thread is never preempted there, so t stays this CPU's current. */
 FTRACE_INLINE void ftrace_preempt_disable_on(struct thread *t)
 {
 	t->preempt_count++;
@@ -95,32 +82,10 @@ FTRACE_INLINE unsigned ftrace_recursion_take_on(struct cpu *c, unsigned shift)
 	return bit;
 }
 
-FTRACE_INLINE unsigned ftrace_recursion_take(unsigned shift)
-{
-	return ftrace_recursion_take_on(arch_this_cpu(), shift);
-}
-
 FTRACE_INLINE void ftrace_recursion_exit_on(struct cpu *c, unsigned bit)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	c->trace_recursion &= ~bit;
-}
-
-/* The callbacks' bit (ops guarding themselves, the assist wrapper, fgraph). */
-FTRACE_INLINE unsigned ftrace_recursion_enter(void)
-{
-	return ftrace_recursion_take(0);
-}
-
-/* The list function's bit. */
-FTRACE_INLINE unsigned ftrace_recursion_enter_list(void)
-{
-	return ftrace_recursion_take(FTRACE_RECURSION_LIST_SHIFT);
-}
-
-FTRACE_INLINE void ftrace_recursion_exit(unsigned bit)
-{
-	ftrace_recursion_exit_on(arch_this_cpu(), bit);
 }
 
 #endif

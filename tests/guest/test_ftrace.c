@@ -310,6 +310,15 @@ TEST_CASE(ftrace, nofp_ops)
 	struct ftrace_rec *r = rec_find((uintptr_t)ft_fp);
 	ASSERT_TRUE(r != NULL);
 	EXPECT_TRUE((r->flags & FREC_TRAMP_EN) && function_ops.tramp != 0);   /* its own */
+	/* ... built from the NOFP template, which is not the ARGS one. */
+	static uint8_t nofp[ARCH_TRAMP_SIZE], args[ARCH_TRAMP_SIZE];
+	int nlen = arch_tramp_build(nofp, function_ops.tramp, &function_ops,
+				    (void *)function_ops.call, ARCH_TRAMP_NOFP);
+	int alen = arch_tramp_build(args, function_ops.tramp, &function_ops,
+				    (void *)function_ops.call, ARCH_TRAMP_ARGS);
+	ASSERT_TRUE(nlen > 0 && alen > 0);
+	EXPECT_TRUE(nlen != alen || memcmp(nofp, args, (size_t)nlen) != 0);
+	EXPECT_EQ(memcmp((const void *)function_ops.tramp, nofp, (size_t)nlen), 0);
 	for (int i = 0; i < 3; i++)
 		EXPECT_TRUE(ft_fp(2.5, 4.0, 3) == want);
 	ASSERT_EQ(unregister_ftrace_function(&function_ops), 0);

@@ -135,21 +135,18 @@ list_call(struct list_walk *w, struct ftrace_ops *op, unsigned flags, uintptr_t 
 	}
 }
 
-FTRACE_HOT void ftrace_ops_list_func(uintptr_t ip, uintptr_t parent, struct ftrace_ops *unused,
-				     struct ftrace_regs *fregs)
+/* Everything but the plain case: the list bit, then each ops as list_call
+ * says; the full walk when the function has no run in the table (v, e as
+ * ftrace_ops_list_func found them). */
+static FTRACE_HOT __attribute__((noinline)) void
+list_walk(struct cpu *c, const struct listvec *v, const struct listvec_entry *e, uintptr_t ip,
+	  uintptr_t parent, struct ftrace_regs *fregs)
 {
-	/* FTRACE_HOT: not preempted here, so c stays this CPU (see function.c). */
-	struct cpu *c = arch_this_cpu();
-	struct thread *t = c->current;
-	unsigned depth = t->preempt_count;
-	ftrace_preempt_disable_at(t, depth);
 	unsigned bit = ftrace_recursion_take_on(c, FTRACE_RECURSION_LIST_SHIFT);
-	if (bit && !ftrace_is_dead()) {
+	if (!bit)
+		return;
+	if (!ftrace_is_dead()) {
 		struct list_walk w = { .c = c };
-		/* ACQUIRE: a table (and the ops it names) published by the
-		 * update is seen complete. */
-		const struct listvec *v = __atomic_load_n(&list_table, __ATOMIC_ACQUIRE);
-		const struct listvec_entry *e = v ? listvec_find(v, ip) : NULL;
 		if (e) {
 			for (unsigned i = 0; i < e->n; i++) {
 				struct ftrace_ops *op = v->ops[e->first + i];
@@ -181,7 +178,50 @@ FTRACE_HOT void ftrace_ops_list_func(uintptr_t ip, uintptr_t parent, struct ftra
 		}
 	}
 	ftrace_recursion_exit_on(c, bit);
-	ftrace_preempt_enable_at(t, depth);
+}
+
+/*
+ * The plain case — the function's run in the table holds only plain
+ * callbacks (listvec.h) — takes the callbacks' bit once and calls them
+ * straight: each would have found that bit free and taken it on a site of
+ * its own, or found it held and not been called.  The list bit is not taken
+ * because nothing here can re-enter the list function with the callbacks'
+ * bit free: a traced call made by a callback reaches, whatever its site
+ * calls, a guard on the callbacks' bit (an assisted ops, a plain run here,
+ * an ops guarding itself, the graph users' entry) or list_walk, whose list
+ * bit then stops a second level.  So a plain run is guarded exactly as
+ * list_call guards unguarded ops, which is how it was called before.
+ */
+FTRACE_HOT void ftrace_ops_list_func(uintptr_t ip, uintptr_t parent, struct ftrace_ops *unused,
+				     struct ftrace_regs *fregs)
+{
+	/* FTRACE_HOT: not preempted here, so the CPU and the running thread
+	 * stay ours throughout; they are read again after the calls rather
+	 * than kept (one instruction each), which leaves registers for what
+	 * the calls need. */
+	unsigned depth = arch_current()->preempt_count;
+	ftrace_preempt_disable_at(arch_current(), depth);
+	/* ACQUIRE: a table (and the ops it names) published by the update is
+	 * seen complete; it is freed only after a grace period, and we are not
+	 * preempted. */
+	const struct listvec *v = __atomic_load_n(&list_table, __ATOMIC_ACQUIRE);
+	const struct listvec_entry *e = v ? listvec_find(v, ip) : NULL;
+	if (__builtin_expect(e && e->plain, 1)) {
+		if (ftrace_recursion_take_on(arch_this_cpu(), 0)) {
+			if (!ftrace_is_dead()) {
+				struct ftrace_ops *const *run = &v->ops[e->first];
+				for (struct ftrace_ops *op; (op = *run); run++)
+					/* Unregistered since (its update failed): stopped. */
+					if (__atomic_load_n(&op->flags, __ATOMIC_RELAXED) &
+					    FTRACE_OPS_FL_ENABLED)
+						op->func(ip, parent, op, fregs);
+			}
+			ftrace_recursion_exit_ctx(arch_this_cpu(), 0);
+		}
+	} else {
+		list_walk(arch_this_cpu(), v, e, ip, parent, fregs);
+	}
+	ftrace_preempt_enable_at(arch_current(), depth);
 }
 
 /* ---- the list function's table ---- */

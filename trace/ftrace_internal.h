@@ -88,4 +88,12 @@ FTRACE_INLINE void ftrace_recursion_exit_on(struct cpu *c, unsigned bit)
 	c->trace_recursion &= ~bit;
 }
 
+/* The same for the bit ftrace_recursion_take_on(c, shift) took in this
+ * context, found again instead of kept (the context's bit is the same
+ * until it ends: interrupts restore trace_ctx). */
+FTRACE_INLINE void ftrace_recursion_exit_ctx(struct cpu *c, unsigned shift)
+{
+	ftrace_recursion_exit_on(c, (c->trace_ctx + 1) << shift);
+}
+
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/ftrace.h"
 #include "trace/listvec.h"
 
 struct listvec *listvec_alloc(unsigned sites, unsigned ops)
@@ -12,29 +13,40 @@ struct listvec *listvec_alloc(unsigned sites, unsigned ops)
 	unsigned slots = 4;
 	while (slots < 2 * sites)
 		slots *= 2;
-	size_t head = sizeof(struct listvec) + slots * sizeof(struct listvec_entry);
-	struct listvec *v = calloc(1, head + (ops ? ops : 1) * sizeof(struct ftrace_ops *));
+	/* The home slots, then `sites` + 1 more: with at most `sites` entries a
+	 * run of full slots from any home slot ends by home + sites, so no
+	 * probe runs off the end. */
+	size_t head = sizeof(struct listvec) + (slots + sites + 1) * sizeof(struct listvec_entry);
+	struct listvec *v = calloc(1, head + (ops + sites) * sizeof(struct ftrace_ops *));
 	if (!v)
 		return NULL;
 	v->mask = slots - 1;
-	v->maxops = ops;
+	v->sites = sites;
+	v->maxops = ops + sites;
 	v->ops = (struct ftrace_ops **)((char *)v + head);
 	return v;
 }
 
 void listvec_add(struct listvec *v, uintptr_t ip, struct ftrace_ops *const *ops, unsigned n)
 {
-	if (!ip || v->nops + n > v->maxops)
+	if (!ip || v->used == v->sites || v->nops + n + 1 > v->maxops || n > UINT16_MAX)
 		return;
-	unsigned i = hash_index(ip, v->mask);
+	unsigned i = listvec_index(ip, v->mask);
 	while (v->slot[i].ip) {
 		if (v->slot[i].ip == ip)
 			return;
-		i = (i + 1) & v->mask;
+		i++;    /* fewer than `sites` entries so far: i < home + sites */
 	}
+	v->used++;
+	uint16_t plain = 1;
+	for (unsigned k = 0; k < n; k++)
+		if (ops[k]->flags & (FTRACE_OPS_FL_GRAPH | FTRACE_OPS_FL_RECURSION |
+				     FTRACE_OPS_FL_SAVE_REGS))
+			plain = 0;
 	memcpy(&v->ops[v->nops], ops, n * sizeof(*ops));
-	v->slot[i] = (struct listvec_entry){ ip, v->nops, n };
-	v->nops += n;
+	v->ops[v->nops + n] = NULL;             /* calloc'd; said for the reader */
+	v->slot[i] = (struct listvec_entry){ ip, v->nops, (uint16_t)n, plain };
+	v->nops += n + 1;
 }
 
 bool listvec_equal(const struct listvec *a, const struct listvec *b)
@@ -42,8 +54,8 @@ bool listvec_equal(const struct listvec *a, const struct listvec *b)
 	if (!a || !b)
 		return a == b;
 	/* Built by the same deterministic walk, equal tables are equal bytes. */
-	return a->mask == b->mask && a->nops == b->nops &&
-	       !memcmp(a->slot, b->slot, (a->mask + 1) * sizeof(a->slot[0])) &&
+	return a->mask == b->mask && a->sites == b->sites && a->nops == b->nops &&
+	       !memcmp(a->slot, b->slot, (a->mask + 1 + a->sites) * sizeof(a->slot[0])) &&
 	       !memcmp(a->ops, b->ops, a->nops * sizeof(a->ops[0]));
 }
 

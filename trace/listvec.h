@@ -14,8 +14,11 @@
  * (no memory for one, or a site still running its old state during an
  * update) is served by the full walk, so the table only ever saves time.
  *
- * Layout: open addressing on the address (hash_index), linear probing, at
- * most half full; each entry names a run of `ops[]`.  One allocation.
+ * Layout: open addressing on the address (listvec_index), linear probing
+ * without wrapping around (the `sites` slots after the last home slot take
+ * any run off its end: no run of n entries reaches past home + n), at most
+ * half full; each entry names a run of `ops[]`, which a NULL ends (so
+ * a caller walking it keeps one pointer, not two).  One allocation.
  */
 #ifndef TRACE_LISTVEC_H
 #define TRACE_LISTVEC_H
@@ -29,37 +32,52 @@ struct ftrace_ops;
 
 struct listvec_entry {
 	uintptr_t ip;                   /* 0 = empty slot */
-	uint32_t first, n;              /* its ops: ops[first .. first + n) */
+	uint32_t first;                 /* its ops: ops[first .. first + n), then NULL */
+	uint16_t n;
+	uint16_t plain;                 /* 1: every one of them is a plain callback
+					   (no GRAPH, RECURSION or SAVE_REGS flag,
+					   which never change while registered) */
 };
 
 struct listvec {
-	unsigned mask;                  /* slots - 1 */
-	unsigned nops, maxops;          /* ops[] used / allocated */
+	unsigned mask;                  /* home slots - 1; slot[] has `sites` more */
+	unsigned sites, used;           /* functions it has room for / holds */
+	unsigned nops, maxops;          /* ops[] used / allocated (NULLs included) */
 	struct ftrace_ops **ops;
 	struct listvec_entry slot[];
 };
 
-/* Room for `sites` functions and `ops` ops entries in all; NULL without
- * memory. */
+/* Room for `sites` functions and `ops` ops entries in all (the runs' NULLs
+ * come on top); NULL without memory. */
 struct listvec *listvec_alloc(unsigned sites, unsigned ops);
 /* Add function ip with its n ops (in call order).  Within what was
- * allocated; an ip already present is not added again. */
+ * allocated; an ip already present, or more than 65535 ops, is not added
+ * (the function gets the full walk). */
 void listvec_add(struct listvec *v, uintptr_t ip, struct ftrace_ops *const *ops, unsigned n);
 /* Same functions with the same ops in the same order. */
 bool listvec_equal(const struct listvec *a, const struct listvec *b);
 void listvec_free(struct listvec *v);
 
+/* The home slot of ip.  Neighbouring entries are 16 bytes or more apart
+ * (arm64: two NOPs before each function and two at its entry; x86-64:
+ * 16-byte function alignment), so ip / 16 differs between neighbours and
+ * only wraps modulo the table: scattering enough for a table of list sites,
+ * in two instructions on the list function's path.  Entries that do share
+ * a home slot cost one more probe, never a wrong answer. */
+static inline __attribute__((always_inline)) unsigned listvec_index(uintptr_t ip, unsigned mask)
+{
+	return (unsigned)(ip >> 4) & mask;
+}
+
 /* Lock-free lookup (v published, or owned); NULL if ip is not there. */
 static inline __attribute__((always_inline)) const struct listvec_entry *
 listvec_find(const struct listvec *v, uintptr_t ip)
 {
-	for (unsigned i = hash_index(ip, v->mask);; i = (i + 1) & v->mask) {
-		const struct listvec_entry *e = &v->slot[i];
-		if (e->ip == ip)
-			return e;
+	const struct listvec_entry *e = &v->slot[listvec_index(ip, v->mask)];
+	for (; e->ip != ip; e++)
 		if (!e->ip)
 			return NULL;
-	}
+	return e;
 }
 
 #endif

@@ -211,6 +211,54 @@ TEST_CASE(ftrace, recursion_is_not_traced_from_the_list)
 	ASSERT_EQ(unregister_ftrace_function(&rec_c.ops), 0);
 }
 
+/*
+ * Calls made by callbacks reached through the list function, when the
+ * nested call's site is the list too: first with plain callbacks only (the
+ * list's plain run), then with the function tracer, which guards itself,
+ * on the same functions (the general walk).  Each callback sees exactly
+ * the calls made from outside the tracer.
+ */
+static unsigned fn_events(uintptr_t func);
+
+TEST_CASE(ftrace, list_nested_calls_are_not_traced)
+{
+	static struct counter other;
+	memset(&rec_c, 0, sizeof(rec_c));
+	rec_c.ops.func = recursing_cb;
+	counter_init(&other, "ft_target ft_leaf");
+	ASSERT_EQ(ftrace_set_filter(&rec_c.ops, "ft_target ft_leaf", true), 0);
+	ASSERT_EQ(register_ftrace_function(&rec_c.ops), 0);
+	ASSERT_EQ(register_ftrace_function(&other.ops), 0);
+	EXPECT_EQ(rec_find((uintptr_t)ft_leaf)->flags & (FREC_TRAMP_EN | FREC_REF_MASK), 2);
+	ft_caller(10);
+	for (int i = 0; i < 5; i++)
+		ft_leaf(i);
+	EXPECT_EQ(rec_c.hits, 15);
+	EXPECT_EQ(other.hits, 10);
+	EXPECT_EQ(other.leaf_hits, 5);
+
+	thread_migrate(current_thread(), 0);
+	ASSERT_EQ(trace_filter_set(false, "ft_target ft_leaf", true), 0);
+	rb_record_off(trace_buffer);
+	ASSERT_EQ(rb_reset(trace_buffer, RB_ALL_CPUS), 0);
+	rb_record_on(trace_buffer);
+	ASSERT_EQ(register_ftrace_function(&function_ops), 0);
+	ft_caller(10);
+	for (int i = 0; i < 5; i++)
+		ft_leaf(i);
+	ASSERT_EQ(unregister_ftrace_function(&function_ops), 0);
+	EXPECT_EQ(fn_events((uintptr_t)ft_target), 10);
+	EXPECT_EQ(fn_events((uintptr_t)ft_leaf), 5);
+	EXPECT_EQ(rec_c.hits, 30);
+	EXPECT_EQ(other.hits, 20);
+	EXPECT_EQ(other.leaf_hits, 10);
+	EXPECT_EQ(other.bad, 0);
+	trace_filter_set(false, "", true);
+	thread_migrate(current_thread(), -1);
+	ASSERT_EQ(unregister_ftrace_function(&other.ops), 0);
+	ASSERT_EQ(unregister_ftrace_function(&rec_c.ops), 0);
+}
+
 static long seen_args[3];
 static bool seen_regs, seen_noregs_null;
 static void regs_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,

@@ -42,7 +42,8 @@ struct cpu {
 	unsigned trace_recursion;       /* owner: tracer recursion bits, one per context */
 	unsigned trace_ctx;             /* owner: this context's tracer recursion bit minus 1
 					   ((1 << min(irq_depth, 2)) - 1: 0 is the task context,
-					   so a zeroed entry is right); irq_enter/irq_exit */
+					   so a zeroed entry is right; bit 0 is "in an
+					   interrupt"); irq_enter/irq_exit */
 	uint64_t qs_count;              /* owner (atomic): quiescent states passed (patch/tramp.c) */
 
 	uint32_t ipi_pending;           /* atomic bit set of IPI_* */

@@ -115,16 +115,25 @@ OBJS := $(patsubst %,$(B)/%.o,$(ARCH_SRCS) $(BOOT_SRCS) $(LIB_SRCS) $(TRACE_SRCS
 	$(PATCH_SRCS) $(DEMO_SRCS) $(TEST_SRCS)) $(if $(BENCH_FUNCS),$(B)/bench_funcs.o) \
 	$(patsubst $(APP)/%,$(B)/app/%.o,$(APP_SRCS))
 
-$(B)/%.c.o: %.c
+# Every object depends on a stamp of the flags it was built with: the stamp
+# is rewritten only when they change (an edit to build.mk, a variable given
+# on the command line), so a flag change rebuilds everything and nothing else
+# does.
+FLAGS_STAMP := $(B)/.flags
+FLAGS_NOW   := $(CC) $(CFLAGS_BASE) | $(INSTR_CFLAGS) | $(NOFP_CFLAGS) | $(TRACED_SRCS)
+$(shell mkdir -p $(B); [ "$$(cat $(FLAGS_STAMP) 2>/dev/null)" = '$(FLAGS_NOW)' ] || \
+	printf '%s' '$(FLAGS_NOW)' > $(FLAGS_STAMP))
+
+$(B)/%.c.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(if $(filter $<,$(TRACED_SRCS)),$(INSTR_CFLAGS),$(NOFP_CFLAGS)) -c $< -o $@
-$(B)/%.S.o: %.S
+$(B)/%.S.o: %.S $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) -D__ASSEMBLY__ -c $< -o $@
 $(B)/bench_funcs.c: tools/gen-bench-funcs.py
 	@mkdir -p $(@D)
 	tools/gen-bench-funcs.py 50000 > $@
-$(B)/bench_funcs.o: $(B)/bench_funcs.c
+$(B)/bench_funcs.o: $(B)/bench_funcs.c $(FLAGS_STAMP)
 	$(CC) $(CFLAGS_BASE) -O1 $(INSTR_CFLAGS) -c $< -o $@
 
 # BTF (DESIGN.md 3.9): pahole turns the DWARF of our objects, linked
@@ -144,7 +153,7 @@ $(BTF_OBJ): $(B)/kernel.btf
 	$(CC) $(CFLAGS_BASE) -c $(B)/btf.S -o $@
 OBJS += $(BTF_OBJ)
 
-$(B)/app/%.c.o: $(APP)/%.c
+$(B)/app/%.c.o: $(APP)/%.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(INSTR_CFLAGS) -c $< -o $@
 

@@ -140,7 +140,9 @@ struct rb_cpu {
 						   word at its start: set by whoever
 						   moves the tail in, before the move is
 						   visible (same value from any writer
-						   that tries) */
+						   that tries); rb_move copies it into
+						   the page's header `commit` field, where
+						   the fast path reads it */
 	struct rb_meta *meta;                   /* [N+1] */
 	struct rb_page **pages;                 /* [N+1] */
 	uint32_t n;                             /* ring slots N; changes only in resize */

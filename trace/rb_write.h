@@ -104,13 +104,14 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r
 	 * tells the fast path by that without testing it here.
 	 * The commit word for E is made now, from the copy of pstart that an
 	 * in-ring page keeps in its header's commit field (rb_move writes
-	 * both before the CAS that enters the page).  It cannot change until
-	 * we leave: writing it again means entering this page again, which
-	 * needs the commit word a lap further, and that word is frozen while
-	 * we are inside (DESIGN, B' 1); nobody else writes it (readers copy
-	 * pages out, they never write the ring's).  So it is what
-	 * rb_publish(nt) would read at E, and a plain load: no write can
-	 * race with it. */
+	 * both before the CAS that enters the page; readers copy pages out
+	 * and never write the ring's).  A page's copy is written only by a
+	 * writer entering it, and the page of t is never the one entered
+	 * next (that is a spare or the oldest page, N >= 2); entering it
+	 * again needs the commit word a lap further, and that word is frozen
+	 * from our A to our E (DESIGN, B' 1).  So from our B to our E
+	 * nothing writes it: it is what rb_publish(nt) would read at E, and
+	 * a plain load, with no write to race with. */
 	if (nt == 0)
 		__builtin_unreachable();
 	struct rb_page *pg = rb_pg(cb, T_PIDX(t));

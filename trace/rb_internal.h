@@ -33,9 +33,11 @@
  *   pidx 25..40   the tail page
  *   dp   41..62   events dropped since the tail page filled up (saturates)
  *   gen  63       ...and which of its two time stamp slots holds its time
- * The fast path (rb_write.h) wants the last event from level 0 and room in
- * the page: off, full and lvl are adjacent so that is one compare of
- * t & T_ROOM_MASK; gen on top makes t >> 63 its lts index.
+ * The fast path (rb_write.h) wants the last event from level 0, an event
+ * already in the page (so a previous time) and room: off, full and lvl are
+ * adjacent so that is one compare of t & T_ROOM_MASK, because the only tail
+ * with off 0 -- a cleared buffer's, T_FRESH -- has lvl 7.  gen on top makes
+ * t >> 63 its lts index, and lets one add (+ T_GEN_BIT) flip it.
  */
 #define T_OFF(t)   ((uint32_t)((t) & 0xfffu))
 #define T_FULL(t)  ((uint32_t)(((t) >> 12) & 1u))
@@ -54,6 +56,12 @@
 #define T_NEV_ONE   (1ull << 16)
 #define T_DP_ONE    (1ull << 41)
 #define T_GEN_BIT   (1ull << 63)
+/* A cleared buffer: page 0 entered as count 0 and empty.  off 0 means "no
+ * previous event" (the general path gives the first event delta 0 and the
+ * page its time stamp); lvl says nothing then, and 7 keeps the fast path's
+ * one compare from taking it.  Every other tail has off > 0 or full set:
+ * a move puts its event first in the new page. */
+#define T_FRESH     T_MAKE(0, 0, 0, RB_MAX_NEST - 1u, 0, 0, 0)
 
 /* Index into `lts` of level lvl's slot gen; the tail points at T_LTS(t). */
 #define RB_LTS(lvl, gen) ((lvl) * 2u + (gen))
@@ -106,13 +114,18 @@ struct rb_meta {
 };
 
 struct rb_cpu {
-	/* ---- writer side: touched by this CPU's writers ---- */
-	uint64_t lts[RB_MAX_NEST * 2];          /* atomic: per level, time of its last
-						   event, double-buffered: [RB_LTS(lvl, gen)];
-						   first, so indexing it needs no offset */
-	uint64_t tail;                          /* atomic, see T_* */
+	/* ---- writer side: touched by this CPU's writers ----
+	 * The fast path's words share the first cache line: the gate
+	 * (first: its atomic add needs no address arithmetic), the tail, and
+	 * level 0's time stamps. */
 	uint64_t gate;                          /* atomic, see G_*: writers inside, and
 						   recording off */
+	uint64_t tail;                          /* atomic, see T_* */
+	uint64_t lts[RB_MAX_NEST * 2];          /* atomic: per level, time of its last
+						   event, double-buffered: [RB_LTS(lvl, gen)];
+						   16-byte aligned (the fast path finds
+						   a level's other slot by flipping bit 3
+						   of an address) */
 
 	/* ---- shared with the reader ---- */
 	uint64_t commit __attribute__((aligned(RB_CACHELINE)));   /* atomic, see C_* */
@@ -127,7 +140,9 @@ struct rb_cpu {
 						   word at its start: set by whoever
 						   moves the tail in, before the move is
 						   visible (same value from any writer
-						   that tries) */
+						   that tries); rb_move copies it into
+						   the page's header `commit` field, where
+						   the fast path reads it */
 	struct rb_meta *meta;                   /* [N+1] */
 	struct rb_page **pages;                 /* [N+1] */
 	uint32_t n;                             /* ring slots N; changes only in resize */
@@ -140,16 +155,21 @@ struct rb_cpu {
 };
 
 struct rb_buffer {
+	struct rb_cpu *cpu[RB_MAX_CPUS];        /* written once; CPUs ncpus.. (and
+						   any not created yet) point at
+						   `absent`.  First: a writer's
+						   lookup is one indexed load */
 	uint32_t record_off;                    /* atomic counter: tracing_on (also
 						   counted in every CPU's gate word) */
 	uint32_t overwrite;                     /* atomic bool */
 	unsigned ncpus;                         /* written once */
 	struct rb_allocator a;                  /* written once */
-	struct rb_cpu *cpu[RB_MAX_CPUS];        /* written once; CPUs ncpus.. (and
-						   any not created yet) point at: */
 	struct rb_cpu absent;                   /* a stand-in with recording off for
 						   good, so a writer needs no checks */
 };
+
+_Static_assert(__builtin_offsetof(struct rb_cpu, lts) % 16 == 0 && _Alignof(struct rb_cpu) >= 16,
+	       "rb_claim_fast pairs lts slots by address");
 
 static inline struct rb_page *rb_pg(const struct rb_cpu *cb, uint32_t pidx)
 {
@@ -179,9 +199,14 @@ void rb_cursor_init(struct rb_cursor *c, uint32_t spare_pidx);
  * in ends at its offset.  Only the outermost writer or a quiescer, so calls
  * never overlap (DESIGN, point E).
  */
+static inline __attribute__((always_inline)) uint64_t rb_commit_word(const struct rb_cpu *cb,
+									uint64_t w)
+{
+	return __atomic_load_n(&cb->pstart[T_PIDX(w)], __ATOMIC_RELAXED) | T_OFF(w);
+}
 static inline __attribute__((always_inline)) void rb_publish(struct rb_cpu *cb, uint64_t w)
 {
-	uint64_t c = __atomic_load_n(&cb->pstart[T_PIDX(w)], __ATOMIC_RELAXED) | T_OFF(w);
+	uint64_t c = rb_commit_word(cb, w);
 	/* RELEASE: the events up to w and the movers' bookkeeping (meta,
 	 * pstart, slot_c, page time stamps) happen before a reader's ACQUIRE
 	 * load that sees this commit. */

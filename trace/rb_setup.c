@@ -99,7 +99,7 @@ static void rb_cpu_clear(struct rb_cpu *cb)
 		cb->pages[i]->time_stamp = 0;
 		__atomic_store_n(&cb->pages[i]->commit, 0, __ATOMIC_RELAXED);
 	}
-	__atomic_store_n(&cb->tail, T_MAKE(0, 0, 0, 0, 0, 0, 0), __ATOMIC_RELAXED);
+	__atomic_store_n(&cb->tail, T_FRESH, __ATOMIC_RELAXED);
 	__atomic_store_n(&cb->commit, C_MAKE(0, 0), __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < RB_MAX_NEST * 2; i++)
 		__atomic_store_n(&cb->lts[i], 0, __ATOMIC_RELAXED);

@@ -63,55 +63,78 @@ RB_INLINE void *rb_put_data_fast(uint8_t *p, uint32_t delta, uint32_t len)
 
 /*
  * B..D for the outermost writer, when nothing unusual happens: returns the
- * payload address and the tail word C installed (*ntp), or NULL to send the
- * writer to the general path (which starts over from B).
+ * payload address, with the tail word C installed in r->tail and the commit
+ * word that publishes it in r->commit; or NULL to send the writer to the
+ * general path (which starts over from B).
  */
-RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, uint64_t *ntp)
+RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r)
 {
 	uint32_t esz = rb_ev_size(len);
 	/* B: snapshot.  The page has events (so a previous time), is not full,
 	 * ours fits, and the last event is from level 0 (so its time is in
-	 * lts[gen]): 1 <= off <= RB_DATA_SIZE - esz, full and lvl clear. */
+	 * lts[gen]): off <= RB_DATA_SIZE - esz with full and lvl clear, and
+	 * then off > 0 (T_FRESH, the one tail with off 0, has lvl 7). */
 	uint64_t t = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
-	if ((t & T_ROOM_MASK) - 1u >= (uint64_t)(RB_DATA_SIZE - esz))
+	if ((t & T_ROOM_MASK) > (uint64_t)(RB_DATA_SIZE - esz))
 		return NULL;
 	/* The clock after the snapshot (DESIGN: time stamps follow buffer
 	 * order).  A delta that needs a time extend, or a clock that went
 	 * back, is for the general path (which reads the clock again). */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	uint64_t ts = rb_port_clock();
-	uint64_t delta = ts - __atomic_load_n(&cb->lts[RB_LTS(0u, T_GEN(t))], __ATOMIC_RELAXED);
+	uint64_t *prev = &cb->lts[RB_LTS(0u, T_GEN(t))];
+	uint64_t delta = ts - __atomic_load_n(prev, __ATOMIC_RELAXED);
 	if (delta >> RB_TS_SHIFT)               /* > RB_DELTA_MAX */
 		return NULL;
-	/* C: the new tail says level 0 (as t does) and the other generation;
-	 * our time goes to that slot, then the CAS that points at it. */
-	uint64_t nt = (t ^ T_GEN_BIT) + T_NEV_ONE + esz;
-	__atomic_store_n(&cb->lts[RB_LTS(0u, T_GEN(nt))], ts, __ATOMIC_RELAXED);
+	/* C: the new tail says level 0 (as t does), one more event, esz more
+	 * bytes and the other generation.  One add: off + esz stays below
+	 * 4096 and nev + 1 below 512 (checked above: off + esz <= 4080, and a
+	 * page holds at most 510 events), so no field carries into the next,
+	 * and adding bit 63 flips it.  Our time goes to the slot nt points
+	 * at, level 0's other one: lts[0] and lts[1] are 16-byte aligned
+	 * (rb_internal.h), so its address is prev's with bit 3 flipped. */
+	uint64_t nt = t + (T_GEN_BIT + T_NEV_ONE + esz);
+	uint64_t *mine = (uint64_t *)((uintptr_t)prev ^ sizeof(uint64_t));
+	__atomic_store_n(mine, ts, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (!__atomic_compare_exchange_n(&cb->tail, &t, nt, false, __ATOMIC_RELAXED,
 					 __ATOMIC_RELAXED))
 		return NULL;
 	/* D.  nt counts our event (nev >= 1), so it is never 0: rb_commit
-	 * tells the fast path by that without testing it here. */
+	 * tells the fast path by that without testing it here.
+	 * The commit word for E is made now, from the copy of pstart that an
+	 * in-ring page keeps in its header's commit field (rb_move writes
+	 * both before the CAS that enters the page; readers copy pages out
+	 * and never write the ring's).  A page's copy is written only by a
+	 * writer entering it, and the page of t is never the one entered
+	 * next (that is a spare or the oldest page, N >= 2); entering it
+	 * again needs the commit word a lap further, and that word is frozen
+	 * from our A to our E (DESIGN, B' 1).  So from our B to our E
+	 * nothing writes it: it is what rb_publish(nt) would read at E, and
+	 * a plain load, with no write to race with. */
 	if (nt == 0)
 		__builtin_unreachable();
-	*ntp = nt;
-	uint8_t *p = (uint8_t *)rb_pg(cb, T_PIDX(t)) + T_OFF(t);
+	struct rb_page *pg = rb_pg(cb, T_PIDX(t));
+	r->tail = nt;
+	r->commit = pg->commit | T_OFF(nt);
+	uint8_t *p = (uint8_t *)pg + T_OFF(t);
 	return rb_put_data_fast(p + offsetof(struct rb_page, data), (uint32_t)delta, len);
 }
 
 /*
  * E after the fast path, whose writer entered at level 0 (gate word 0 at
- * A) and left tail word nt at C.  Writers nested in it have all left by
- * now (they nest like a stack), so it is inside alone: it publishes.  Up
- * to nt is complete — every reservation before ours was closed when we
- * entered at level 0 — and nested ones after nt are caught by the
- * re-check, as in rb_end_outer().  (A quiescer's "off" meanwhile does not
- * stop a publish: DESIGN, E.)
+ * A), left tail word nt at C and made its commit word c at D.  Writers
+ * nested in it have all left by now (they nest like a stack), so it is
+ * inside alone: it publishes.  Up to nt is complete -- every reservation
+ * before ours was closed when we entered at level 0 -- and nested ones
+ * after nt are caught by the re-check, as in rb_end_outer().  (A
+ * quiescer's "off" meanwhile does not stop a publish: DESIGN, E.)
  */
-RB_INLINE void rb_end_fast(struct rb_cpu *cb, uint64_t nt)
+RB_INLINE void rb_end_fast(struct rb_cpu *cb, uint64_t nt, uint64_t c)
 {
-	rb_publish(cb, nt);
+	/* RELEASE: the events up to nt (and the movers' bookkeeping before
+	 * them) happen before a reader's ACQUIRE load that sees c. */
+	__atomic_store_n(&cb->commit, c, __ATOMIC_RELEASE);
 	/* RELEASE: our event is written before a quiescer sees 0. */
 	__atomic_fetch_sub(&cb->gate, 1u, __ATOMIC_RELEASE);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -130,7 +153,8 @@ RB_INLINE void rb_end(struct rb_cpu *cb)
 		rb_end_slow(cb);
 		return;
 	}
-	rb_end_fast(cb, __atomic_load_n(&cb->tail, __ATOMIC_RELAXED));
+	uint64_t w = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
+	rb_end_fast(cb, w, rb_commit_word(cb, w));
 }
 
 /* See ring_buffer.h for the contract. */
@@ -140,6 +164,7 @@ RB_INLINE int rb_reserve_on(struct rb_buffer *b, unsigned cpu, uint32_t len, str
 	r->data = NULL;
 	r->preempt = 0;
 	r->tail = 0;
+	r->commit = 0;
 	if (len > RB_MAX_PAYLOAD)
 		return -RB_E2BIG;
 	/* CPU ids are below RB_MAX_CPUS; CPUs without a buffer have a
@@ -151,7 +176,7 @@ RB_INLINE int rb_reserve_on(struct rb_buffer *b, unsigned cpu, uint32_t len, str
 	 * sees us inside).  ACQUIRE: a quiescer that turned recording back on
 	 * is done with the buffer before we touch it. */
 	uint64_t g = __atomic_fetch_add(&cb->gate, 1u, __ATOMIC_ACQUIRE);
-	if (__builtin_expect(g == 0, 1) && (r->data = rb_claim_fast(cb, len, &r->tail)))
+	if (__builtin_expect(g == 0, 1) && (r->data = rb_claim_fast(cb, len, r)))
 		return 0;
 	struct rb_slow s = rb_reserve_slow(b, cb, len, G_INSIDE(g), G_OFF(g));
 	r->data = s.data;
@@ -166,7 +191,7 @@ RB_INLINE int rb_reserve_nopreempt(struct rb_buffer *b, uint32_t len, struct rb_
 RB_INLINE void rb_commit_nopreempt(struct rb_resv *r)
 {
 	if (__builtin_expect(r->tail != 0, 1))     /* never 0: it counts our event */
-		rb_end_fast(r->cb, r->tail);
+		rb_end_fast(r->cb, r->tail, r->commit);
 	else
 		rb_end(r->cb);
 }

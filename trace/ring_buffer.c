@@ -156,7 +156,9 @@ __attribute__((noinline)) static int rb_move(struct rb_buffer *b, struct rb_cpu 
 				 __ATOMIC_RELAXED);
 	}
 	uint32_t np = S_PIDX(w);
+	struct rb_page *pg = rb_pg(cb, np);
 	__atomic_store_n(&cb->pstart[np], C_MAKE(n, 0), __ATOMIC_RELAXED);
+	__atomic_store_n(&pg->commit, C_MAKE(n, 0), __ATOMIC_RELAXED);    /* its copy */
 
 	uint32_t g = T_GEN(t) ^ 1u;
 	__atomic_store_n(&cb->lts[RB_LTS(lvl, g)], ts, __ATOMIC_RELAXED);
@@ -177,7 +179,6 @@ __attribute__((noinline)) static int rb_move(struct rb_buffer *b, struct rb_cpu 
 	if (T_OFF(t) < RB_DATA_SIZE)
 		rb_put_padding(rb_pg(cb, cur)->data + T_OFF(t), RB_DATA_SIZE - T_OFF(t), 0);
 	cb->meta[np].drops_before = T_DP(t);
-	struct rb_page *pg = rb_pg(cb, np);
 	pg->time_stamp = ts;
 	r->data = rb_put_data_fast(pg->data, 0, len);
 	return 0;

@@ -35,7 +35,8 @@
  *
  * page:  u64 time_stamp   time of the first event's delta base
  *        u64 commit       bytes of data; bit 31 RB_MISSED_EVENTS, bit 30
- *                         RB_MISSED_STORED (only in pages handed to readers)
+ *                         RB_MISSED_STORED (in pages handed to readers; a
+ *                         page in the ring keeps writer bookkeeping there)
  *        u8  data[4080]   events, 4-byte aligned
  * event: u32 header = type_len (bits 0..4) | time_delta << 5 (bits 5..31)
  *        type_len 1..28: payload of type_len*4 bytes follows
@@ -144,6 +145,7 @@ struct rb_resv {
 	void *data;            /* payload: `len` bytes, 4-byte aligned */
 	uintptr_t preempt;     /* port token, given back by rb_commit() */
 	uint64_t tail;         /* internal: the tail word the fast path left, or 0 */
+	uint64_t commit;       /* internal: the commit word that publishes it */
 };
 
 /*

@@ -531,6 +531,58 @@ static void test_nesting_limit(void **state)
 	rb_destroy(b);
 }
 
+/*
+ * White box: the inline fast path publishes exactly what the general E step
+ * would.  After every outermost commit the commit word is rb_publish() of
+ * the tail, and the tail page's header keeps the copy of its pstart that
+ * the fast path reads -- across moves, overwrites, reader swaps and a
+ * reset.  A cleared buffer's first event takes the general path (T_FRESH)
+ * and starts the page.
+ */
+static void check_published(struct rb_buffer *b)
+{
+	struct rb_cpu *cb = b->cpu[0];
+	uint64_t t = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
+	assert_int_equal(G_INSIDE(__atomic_load_n(&cb->gate, __ATOMIC_RELAXED)), 0);
+	assert_int_equal(__atomic_load_n(&cb->commit, __ATOMIC_RELAXED), rb_commit_word(cb, t));
+	assert_int_equal(rb_pg(cb, T_PIDX(t))->commit, cb->pstart[T_PIDX(t)]);
+}
+
+static void test_fast_path_publishes(void **state)
+{
+	(void)state;
+	struct rb_buffer *b = mk(1, 3 * RB_DATA_SIZE, RB_FL_OVERWRITE);
+	struct rb_event ev;
+	for (int round = 0; round < 2; round++) {
+		struct rb_resv r;
+		uint64_t first = fake_now;
+		must_reserve(b, 24, &r);
+		assert_int_equal(r.tail, 0);         /* T_FRESH: the general path */
+		memset(r.data, 0, 24);
+		rb_commit(&r);
+		check_published(b);
+		assert_int_equal(rb_pg(b->cpu[0], 0)->time_stamp, first);
+		unsigned fast = 0, slow = 0;
+		for (uint32_t i = 1; i < 2000; i++) {
+			must_reserve(b, 8 + (i % 5) * 12, &r);
+			fast += r.tail != 0;
+			slow += r.tail == 0;
+			memset(r.data, 0, 8 + (i % 5) * 12);
+			rb_commit(&r);
+			check_published(b);
+			if (i % 97 == 0)           /* a reader swapping pages out */
+				while (rb_consume(b, 0, &ev) == 0 && i % 3)
+					;
+		}
+		assert_true(fast > 1500);
+		assert_true(slow > 10);            /* the moves */
+		rb_record_off(b);
+		assert_int_equal(rb_reset(b, 0), 0);
+		rb_record_on(b);
+	}
+	rb_destroy(b);
+}
+
 /* Pages for trace.dat: whole pages, missed-event flags, kbuffer agrees. */
 static void test_read_page(void **state)
 {
@@ -802,6 +854,7 @@ int main(void)
 		cmocka_unit_test_setup(test_nested_commit_order, setup),
 		cmocka_unit_test_setup(test_nopreempt_variant, setup),
 		cmocka_unit_test_setup(test_nesting_limit, setup),
+		cmocka_unit_test_setup(test_fast_path_publishes, setup),
 		cmocka_unit_test_setup(test_read_page, setup),
 		cmocka_unit_test_setup(test_bad_inputs, setup),
 		cmocka_unit_test_setup(test_record_switches, setup),

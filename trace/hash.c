@@ -12,7 +12,7 @@ struct ftrace_hash *hash_alloc(unsigned expect)
 	unsigned slots = 16;
 	while (slots < 2 * expect)
 		slots *= 2;
-	struct ftrace_hash *h = calloc(1, sizeof(*h) + slots * sizeof(uintptr_t));
+	struct ftrace_hash *h = calloc(1, sizeof(*h) + slots * (sizeof(uintptr_t) + sizeof(uint32_t)));
 	if (h)
 		h->mask = slots - 1;
 	return h;
@@ -23,18 +23,19 @@ void hash_free(struct ftrace_hash *h)
 	free(h);
 }
 
-static void insert(struct ftrace_hash *h, uintptr_t key)
+static void insert(struct ftrace_hash *h, uintptr_t key, uint32_t rec)
 {
 	unsigned i = hash_index(key, h->mask);
 	while (h->slot[i] && h->slot[i] != key)
 		i = (i + 1) & h->mask;
 	if (!h->slot[i]) {
 		h->slot[i] = key;
+		hash_recs(h)[i] = rec;
 		h->count++;
 	}
 }
 
-int hash_add(struct ftrace_hash **hp, uintptr_t key)
+int hash_add_rec(struct ftrace_hash **hp, uintptr_t key, uint32_t rec)
 {
 	struct ftrace_hash *h = *hp;
 	if (hash_contains(h, key))
@@ -45,11 +46,11 @@ int hash_add(struct ftrace_hash **hp, uintptr_t key)
 			return -ENOMEM;
 		for (unsigned i = 0; i <= h->mask; i++)
 			if (h->slot[i])
-				insert(big, h->slot[i]);
+				insert(big, h->slot[i], hash_recs(h)[i]);
 		free(h);
 		*hp = h = big;
 	}
-	insert(h, key);
+	insert(h, key, rec);
 	return 0;
 }
 
@@ -67,13 +68,13 @@ void hash_remove(struct ftrace_hash *h, uintptr_t key)
 		uintptr_t k = h->slot[i];
 		h->slot[i] = 0;
 		h->count--;
-		insert(h, k);
+		insert(h, k, hash_recs(h)[i]);
 	}
 }
 
 struct ftrace_hash *hash_copy(const struct ftrace_hash *h)
 {
-	size_t bytes = sizeof(*h) + (h->mask + 1) * sizeof(uintptr_t);
+	size_t bytes = sizeof(*h) + (h->mask + 1) * (sizeof(uintptr_t) + sizeof(uint32_t));
 	struct ftrace_hash *c = malloc(bytes);
 	if (c)
 		memcpy(c, h, bytes);

@@ -73,10 +73,19 @@ int arch_site_init(uintptr_t func)
 	return 0;
 }
 
+/* The instruction at func + 4 for `target` (0: NOP), or false when the
+ * target is out of a BL's reach. */
+static inline __attribute__((always_inline)) bool site_insn(uintptr_t func, uintptr_t target,
+							    uint32_t *insn)
+{
+	*insn = INSN_NOP;
+	return !target || insn_branch(INSN_BL, func + 4, target, insn);
+}
+
 int arch_site_encode(uintptr_t func, uintptr_t target, uint8_t *out)
 {
 	uint32_t insn[2] = { INSN_MOV_X9_X30, INSN_NOP };
-	if (target && !insn_branch(INSN_BL, func + 4, target, &insn[1]))
+	if (!site_insn(func, target, &insn[1]))
 		return -ERANGE;
 	memcpy(out, insn, sizeof(insn));
 	return 0;
@@ -87,6 +96,33 @@ uintptr_t arch_site_data(uintptr_t func)
 	if (func & 7)
 		return 0;                        /* never initialised: no data word */
 	return __atomic_load_n((const uint64_t *)(func - 8), __ATOMIC_RELAXED);
+}
+
+/*
+ * patch/patch.h.  The site's two instructions are one aligned 64-bit word
+ * (arch_site_init refused a site whose func is not 8-aligned), so each site
+ * costs one load and one compare: `mov x9, x30` in the low half, the NOP or
+ * BL for old_target in the high half (little-endian).
+ */
+int arch_patch_check(const struct patch_site *sites, unsigned n, unsigned *bad)
+{
+	uintptr_t prev = 0;
+	for (unsigned i = 0; i < n; i++) {
+		const struct patch_site *s = &sites[i];
+		uint32_t old, new;
+		*bad = i;
+		if (s->func <= prev)
+			return -EINVAL;
+		prev = s->func;
+		if ((s->func & 7) || !site_in_text(s->func) ||
+		    !site_insn(s->func, s->old_target, &old) || !site_insn(s->func, s->new_target, &new))
+			return -EILSEQ;
+		if (*(const uint64_t *)s->func != (INSN_MOV_X9_X30 | (uint64_t)old << 32))
+			return -EILSEQ;
+		if (s->old_data != s->new_data && arch_site_data(s->func) != s->old_data)
+			return -EILSEQ;
+	}
+	return 0;
 }
 
 /* Make the changed instructions visible to fetch on this CPU (step D). */
@@ -101,6 +137,27 @@ static void sync_icache(const struct patch_site *sites, unsigned n)
 			text_poke_sync_icache(sites[i].func + 4, 4);
 }
 
+/* Step C (again = false) or F (again = true): each changed instruction
+ * through one cursor, so the batch maps each text page once and cleans each
+ * line once.  F stores the bytes the site already holds. */
+static void write_insns(const struct patch_site *sites, unsigned n, bool again)
+{
+	struct text_poke_cursor c = TEXT_POKE_CURSOR(!again);
+	for (unsigned i = 0; i < n; i++) {
+		const struct patch_site *s = &sites[i];
+		uint32_t insn;
+		if (s->new_target == s->old_target)
+			continue;
+		if (again)
+			insn = *(const volatile uint32_t *)(s->func + 4);
+		else if (!site_insn(s->func, s->new_target, &insn))
+			panic("arch_patch_sites: %lx out of reach of the site at %lx (not validated?)",
+			      (unsigned long)s->new_target, (unsigned long)s->func);
+		text_poke_insn_cur(&c, s->func + 4, insn);
+	}
+	text_poke_cursor_done(&c);
+}
+
 /*
  * The batch, in steps (other CPUs keep running the sites throughout):
  *   A  every changed literal, one 64-bit store each;
@@ -110,7 +167,8 @@ static void sync_icache(const struct patch_site *sites, unsigned n)
  *      may read either literal; both point at live ops until the caller's
  *      grace period);
  *   C  every changed instruction (NOP <-> BL, or BL -> other BL), one
- *      32-bit store each, its line cleaned to PoU through the alias;
+ *      32-bit store each, each line cleaned to PoU (through the alias) after
+ *      its last store;
  *   D  dsb ish, I-cache invalidated to PoU for the sites (or all of it),
  *      dsb ish, isb: the new instructions are visible to fetch here;
  *   E  aliases unmapped; patch_sync_cores(): every other CPU takes an
@@ -133,22 +191,11 @@ void arch_patch_sites(struct patch_site *sites, unsigned n)
 		if (sites[i].new_data != sites[i].old_data)
 			text_poke_data64(sites[i].func - 8, sites[i].new_data);
 	__asm__ volatile("dmb ishst" ::: "memory");                   /* B */
-	for (unsigned i = 0; i < n; i++) {                            /* C */
-		const struct patch_site *s = &sites[i];
-		uint32_t insn = INSN_NOP;
-		if (s->new_target == s->old_target)
-			continue;
-		if (s->new_target && !insn_branch(INSN_BL, s->func + 4, s->new_target, &insn))
-			panic("arch_patch_sites: %lx out of reach of the site at %lx (not validated?)",
-			      (unsigned long)s->new_target, (unsigned long)s->func);
-		text_poke_insn(s->func + 4, insn);
-	}
+	write_insns(sites, n, false);                                 /* C */
 	sync_icache(sites, n);                                        /* D */
 	text_poke_end();                                              /* E */
 	patch_sync_cores();
-	for (unsigned i = 0; i < n; i++)                              /* F */
-		if (sites[i].new_target != sites[i].old_target)
-			text_poke_insn_again(sites[i].func + 4);
+	write_insns(sites, n, true);                                  /* F */
 	text_poke_end();
 	patch_sync_cores();
 }

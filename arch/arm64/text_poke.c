@@ -49,6 +49,7 @@ static struct {
 } ps;
 
 static unsigned dline, iline;   /* cache line sizes (CTR_EL0), set on first use */
+unsigned text_poke_dline;       /* = dline, for text_poke_insn_cur; set with it */
 
 static uintptr_t slot_va(unsigned s)
 {
@@ -60,6 +61,7 @@ static void line_sizes(void)
 	uint64_t ctr = read_sysreg(ctr_el0);
 	dline = 4u << ((ctr >> 16) & 0xf);     /* DminLine: log2 words */
 	iline = 4u << (ctr & 0xf);             /* IminLine */
+	text_poke_dline = dline;
 }
 
 /* Clear the entries of the pages still mapped. */
@@ -139,6 +141,17 @@ void text_poke_insn(uintptr_t dst, uint32_t insn)
 	/* Single-copy atomic: a concurrent fetch sees the old or the new word. */
 	__atomic_store_n((uint32_t *)a, insn, __ATOMIC_RELAXED);
 	clean_pou(a, a + 4);
+}
+
+void text_poke_cursor_page(struct text_poke_cursor *c, uintptr_t dst)
+{
+	if (dst & 3)
+		panic("text_poke: misaligned instruction at %lx", (unsigned long)dst);
+	if (!dline)
+		line_sizes();
+	text_poke_cursor_done(c);        /* its line is on the alias about to go */
+	c->page = dst & ~(PAGE_SIZE - 1);
+	c->alias = alias(c->page);
 }
 
 void text_poke_insn_again(uintptr_t dst)

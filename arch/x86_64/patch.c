@@ -65,6 +65,8 @@
 #define OP_INT3 0xCC
 #define OP_CALL 0xE8
 
+extern char _text_start[], _etext[];
+
 static const uint8_t nop5[ARCH_SITE_SIZE] = { 0x0F, 0x1F, 0x44, 0x00, 0x00 };
 
 /* -mrecord-mcount records the site, which with -mfentry is the function. */
@@ -79,19 +81,27 @@ int arch_site_init(uintptr_t func)
 	return memcmp((const void *)func, nop5, ARCH_SITE_SIZE) == 0 ? 0 : -EILSEQ;
 }
 
-int arch_site_encode(uintptr_t func, uintptr_t target, uint8_t *out)
+/* The site's 5 bytes for `target` (0: the NOP) as the low 40 bits of a
+ * little-endian word, or false when the call cannot reach target. */
+static inline __attribute__((always_inline)) bool site_word(uintptr_t func, uintptr_t target,
+							    uint64_t *w)
 {
-	/* __builtin_memcpy: -ffreestanding would make these calls. */
 	if (!target) {
-		__builtin_memcpy(out, nop5, ARCH_SITE_SIZE);
-		return 0;
+		*w = 0x0000441f0full;              /* nop5, bytes 0f 1f 44 00 00 */
+		return true;
 	}
 	int64_t rel = (int64_t)(target - (func + ARCH_SITE_SIZE));
-	if (rel != (int32_t)rel)
+	*w = OP_CALL | (uint64_t)(uint32_t)rel << 8;
+	return rel == (int32_t)rel;
+}
+
+int arch_site_encode(uintptr_t func, uintptr_t target, uint8_t *out)
+{
+	uint64_t w;
+	if (!site_word(func, target, &w))
 		return -ERANGE;
-	int32_t rel32 = (int32_t)rel;
-	out[0] = OP_CALL;
-	__builtin_memcpy(out + 1, &rel32, sizeof(rel32));
+	/* __builtin_memcpy: -ffreestanding would make this a call. */
+	__builtin_memcpy(out, &w, ARCH_SITE_SIZE);
 	return 0;
 }
 
@@ -100,17 +110,49 @@ uintptr_t arch_site_data(uintptr_t func)
 	return 0;
 }
 
+/* The 5 bytes at func as site_word() lays them out: two loads, none past
+ * the site (a function may end right after it). */
+static inline __attribute__((always_inline)) uint64_t site_read(uintptr_t func)
+{
+	uint32_t lo;
+	__builtin_memcpy(&lo, (const void *)func, sizeof(lo));
+	return lo | (uint64_t)((const uint8_t *)func)[4] << 32;
+}
+
+/* patch/patch.h.  One read and one compare per site: its 5 bytes against
+ * the encoding of old_target.  No data word on x86-64. */
+int arch_patch_check(const struct patch_site *sites, unsigned n, unsigned *bad)
+{
+	uintptr_t prev = 0;
+	for (unsigned i = 0; i < n; i++) {
+		const struct patch_site *s = &sites[i];
+		uint64_t old, new;
+		*bad = i;
+		if (s->func <= prev)
+			return -EINVAL;
+		prev = s->func;
+		if (s->func < (uintptr_t)_text_start ||
+		    s->func + ARCH_SITE_SIZE > (uintptr_t)_etext ||
+		    !site_word(s->func, s->old_target, &old) ||
+		    !site_word(s->func, s->new_target, &new) || site_read(s->func) != old)
+			return -EILSEQ;
+	}
+	return 0;
+}
+
 static bool site_changes(const struct patch_site *s)
 {
 	return s->old_target != s->new_target;
 }
 
-static void site_new_bytes(const struct patch_site *s, uint8_t *out)
+static uint64_t site_new_word(const struct patch_site *s)
 {
+	uint64_t w;
 	/* patch_apply() checked that the new target encodes. */
-	if (arch_site_encode(s->func, s->new_target, out) != 0)
+	if (!site_word(s->func, s->new_target, &w))
 		panic("arch_patch_sites: %lx -> %lx does not encode",
 		      (unsigned long)s->func, (unsigned long)s->new_target);
+	return w;
 }
 
 /*
@@ -141,7 +183,6 @@ enum step { STEP_INT3, STEP_TAIL, STEP_HEAD };
 
 static void write_step(const struct patch_site *sites, unsigned n, enum step step)
 {
-	uint8_t b[ARCH_SITE_SIZE];
 	unsigned i = 0;
 
 	while (i < n) {
@@ -159,18 +200,20 @@ static void write_step(const struct patch_site *sites, unsigned n, enum step ste
 				__atomic_store_n(p, OP_INT3, __ATOMIC_RELAXED);
 				continue;
 			}
-			site_new_bytes(s, b);
-			if (step == STEP_HEAD)
-				__atomic_store_n(p, b[0], __ATOMIC_RELAXED);     /* one byte */
-			else if (s->func - page + ARCH_SITE_SIZE <= PAGE_SIZE)
-				__builtin_memcpy(p + 1, b + 1, ARCH_SITE_SIZE - 1);
-			else
+			uint64_t w = site_new_word(s);
+			if (step == STEP_HEAD) {
+				__atomic_store_n(p, (uint8_t)w, __ATOMIC_RELAXED);     /* one byte */
+			} else if (s->func - page + ARCH_SITE_SIZE <= PAGE_SIZE) {
+				uint32_t tail = (uint32_t)(w >> 8);
+				__builtin_memcpy(p + 1, &tail, sizeof(tail));
+			} else {
 				cross = s;
+			}
 		}
 		arch_irq_restore(flags);
 		if (cross) {
-			site_new_bytes(cross, b);
-			arch_text_poke((void *)(cross->func + 1), b + 1, ARCH_SITE_SIZE - 1);
+			uint32_t tail = (uint32_t)(site_new_word(cross) >> 8);
+			arch_text_poke((void *)(cross->func + 1), &tail, sizeof(tail));
 		}
 	}
 }

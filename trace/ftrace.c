@@ -186,21 +186,6 @@ FTRACE_HOT void ftrace_ops_list_func(uintptr_t ip, uintptr_t parent, struct ftra
 
 /* ---- the list function's table ---- */
 
-/* The first candidate record at or after i (map NULL: every record);
- * ftrace_nrecs when there is none.  Skips empty words of the map whole. */
-static unsigned next_candidate(const uint64_t *map, unsigned i)
-{
-	if (!map)
-		return i;
-	while (i < ftrace_nrecs) {
-		uint64_t w = map[i / 64] >> (i % 64);
-		if (w)
-			return i + (unsigned)__builtin_ctzll(w);
-		i = (i | 63) + 1;
-	}
-	return ftrace_nrecs;
-}
-
 /* Is op, as registered now (current hashes), a callback of the function at
  * ip?  (Direct ops are not callbacks.)  ftrace_mutex held. */
 static bool ops_calls(const struct ftrace_ops *op, uintptr_t ip)
@@ -209,35 +194,34 @@ static bool ops_calls(const struct ftrace_ops *op, uintptr_t ip)
 	       ops_wants(op->filter, op->notrace, ip);
 }
 
-/* Does a record with (new) flags f have its site call the list function? */
+/* Does a record with (new or stored) flags f have its site call the list
+ * function? */
 static bool calls_list(uint32_t f)
 {
 	return (f & FREC_ENABLED) && (f & FREC_REF_MASK) &&
 	       !(f & (FREC_TRAMP | FREC_DIRECT | FREC_CALL_OPS | FREC_DISABLED));
 }
 
-/* Record i's flags after the update: candidates' are in newflags. */
-static uint32_t flags_after(const uint64_t *map, const uint32_t *newflags, unsigned i)
-{
-	return next_candidate(map, i) == i ? newflags[i] : ftrace_recs[i].flags;
-}
+/* A record whose stored flags an update changes: ftrace_recs[idx].flags
+ * becomes `flags` once the batch is patched.  An update lists them in
+ * record order. */
+struct rec_change {
+	uint32_t idx, flags;
+};
 
 /*
  * The table for the state an update installs: every list site with the ops
- * the full walk would call for it now.
+ * the full walk would call for it now.  A record's flags after the update
+ * are ch[]'s (sorted by idx, nch of them) or else its stored ones.
  * NULL when there is nothing to put in it, or no memory (then every call
  * takes the full walk, which is always right).
  */
-static struct listvec *list_table_build(const uint64_t *map, const uint32_t *newflags)
+static struct listvec *list_table_build(const struct rec_change *ch, unsigned nch, unsigned sites)
 {
-	unsigned nops = 0, sites = 0;
+	unsigned nops = 0;
 	for (struct ftrace_ops *op = ops_list; op; op = op->next)
 		nops++;                          /* at most this many per site */
-	if (!nops)
-		return NULL;
-	for (unsigned i = 0; i < ftrace_nrecs; i++)
-		sites += calls_list(flags_after(map, newflags, i));
-	if (!sites)
+	if (!nops || !sites)
 		return NULL;
 	struct listvec *v = listvec_alloc(sites, sites * nops);
 	struct ftrace_ops **run = malloc(nops * sizeof(*run));
@@ -246,8 +230,11 @@ static struct listvec *list_table_build(const uint64_t *map, const uint32_t *new
 		free(run);
 		return NULL;
 	}
-	for (unsigned i = 0; i < ftrace_nrecs; i++) {
-		if (!calls_list(flags_after(map, newflags, i)))
+	for (unsigned i = 0, k = 0; i < ftrace_nrecs; i++) {
+		uint32_t f = ftrace_recs[i].flags;
+		if (k < nch && ch[k].idx == i)
+			f = ch[k++].flags;
+		if (!calls_list(f))
 			continue;
 		uintptr_t ip = rec_ip(&ftrace_recs[i]);
 		unsigned n = 0;
@@ -260,7 +247,7 @@ static struct listvec *list_table_build(const uint64_t *map, const uint32_t *new
 	return v;
 }
 
-/* ---- the update ---- */
+/* ---- a site's state ---- */
 
 /* New (wanted) state of one record under the current hashes. */
 struct site_want {
@@ -319,12 +306,21 @@ static uintptr_t target_of(uint32_t f, const struct site_want *w)
 			       : (uintptr_t)arch_ftrace_list_caller;
 }
 
+/* Does a site in wanted state f call a list caller, the only code that
+ * reads the site's data word (arm64: ftrace_tramp.S)? */
+static bool reads_data(uint32_t f)
+{
+	return ARCH_SITE_HAS_DATA && (f & FREC_ENABLED) && !(f & (FREC_TRAMP | FREC_DIRECT));
+}
+
+/* The data word a site in wanted state f needs; `current` when nothing will
+ * read it (disabled, or calling a trampoline or a direct target: keeping
+ * the old word leaves a CPU still running the old instruction what it
+ * expects, and saves a store). */
 static uintptr_t data_of(uint32_t f, const struct site_want *w, uintptr_t current)
 {
-	if (!ARCH_SITE_HAS_DATA)
-		return 0;
-	if (!(f & FREC_ENABLED))
-		return current;                /* a disabled site's data is never read */
+	if (!reads_data(f))
+		return current;
 	return w->count == 1 ? (uintptr_t)w->single : (uintptr_t)&ftrace_list_ops;
 }
 
@@ -343,134 +339,289 @@ static uint32_t wanted_as_enabled(uint32_t f)
 	       ((f & FREC_CALL_OPS) ? FREC_CALL_OPS_EN : 0);
 }
 
+/* The flags a record stores once its site is in wanted state f. */
+static uint32_t stored_flags(uint32_t f)
+{
+	return (f & (FREC_REF_MASK | FREC_WANT_MASK | FREC_ENABLED)) | wanted_as_enabled(f);
+}
+
+/* ---- the update ---- */
+
+/*
+ * One update, for the ops whose registration or hashes changed (`op`;
+ * NULL: judge every record).  ftrace_mutex held; lives for one
+ * ftrace_update().
+ */
+struct update {
+	const struct ftrace_ops *op;
+	/* Candidates: the records the change can affect (candidates()). */
+	uint64_t *map;                   /* bitmap over ftrace_recs; NULL: all */
+	const struct ftrace_hash *only;  /* every candidate is in this hash, the
+					    only non-empty one of op's (or NULL) */
+	unsigned cap;                    /* candidates at most */
+	/* The shortcut (fast_setup, update_rec).  */
+	bool fast;
+	signed char is, was;             /* op attached to every candidate now /
+					    before: 1 or 0; -1: ask its hashes */
+	bool list1, data1;               /* a site with op alone calls the list
+					    function / reads its data word */
+	uint32_t f1;                     /* stored flags of a site with op alone */
+	uintptr_t t1, d1;                /* its target and data word */
+	/* What the update does. */
+	struct patch_site *batch;        /* sites to patch, in address order */
+	unsigned n;
+	struct rec_change *ch;           /* flags to store once patched */
+	unsigned nch;
+	int nlist;                       /* list_sites after the update */
+	bool list_changed;               /* a list site came, went or changed */
+};
+
+/* Set record i's bit in the candidate map. */
+static inline void map_set(uint64_t *map, unsigned i)
+{
+	map[i / 64] |= 1ull << (i % 64);
+}
+
+/* Every record of hash h into the map.  The hash carries each key's record
+ * index (hash_add_rec); a key added without one costs a lookup. */
+static void map_hash(uint64_t *map, const struct ftrace_hash *h)
+{
+	const uint32_t *rec = hash_recs(h);
+	for (unsigned s = 0; s <= h->mask; s++) {
+		if (!h->slot[s])
+			continue;
+		uint32_t i = rec[s];
+		if (i >= ftrace_nrecs) {          /* HASH_NO_REC */
+			const struct ftrace_rec *r = rec_find(h->slot[s]);
+			if (!r)
+				continue;
+			i = (uint32_t)(r - ftrace_recs);
+		}
+		map_set(map, i);
+	}
+}
+
 /*
  * Which records can an update for `op` change?  Only functions in its old or
  * new filter or notrace hash: every other record keeps the same set of
  * attached ops.  An empty filter means every function, so then all records
- * are candidates.  Returns a bitmap over ftrace_recs (NULL: all), or
- * sets *err.
+ * are candidates (u->map NULL).  Allocates, in one block, the map and room
+ * for the batch and the flag changes (u->cap entries each).  -ENOMEM or 0.
  */
-static uint64_t *candidates(const struct ftrace_ops *op, int *err)
+static int candidates(struct update *u)
 {
-	*err = 0;
+	const struct ftrace_ops *op = u->op;
 	const struct ftrace_hash *sets[4] = { op ? op->filter : NULL, op ? op->applied_filter : NULL,
 					      op ? op->notrace : NULL, op ? op->applied_notrace : NULL };
 	/* A registration counts the filter in (applied NULL): judge by what
 	 * the live state uses. */
 	bool was = op && op->applied, is = op && (op->flags & FTRACE_OPS_FL_ENABLED);
-	if (!op || (is && hash_empty(sets[0])) || (was && hash_empty(sets[1])))
-		return NULL;
-	/* The same hash twice (applied == current) counts once. */
-	if (sets[1] == sets[0])
-		sets[1] = NULL;
-	if (sets[3] == sets[2])
-		sets[3] = NULL;
+	bool all = !op || (is && hash_empty(sets[0])) || (was && hash_empty(sets[1]));
+	unsigned words = all ? 0 : (ftrace_nrecs + 63) / 64, nsets = 0;
+	uint64_t cap = 0;
+	for (int k = 0; k < 4 && !all; k++) {
+		bool dup = false;
+		for (int j = 0; j < k; j++)
+			dup |= sets[j] == sets[k];
+		if (hash_empty(sets[k]) || dup) {
+			sets[k] = NULL;          /* the same hash twice counts once */
+			continue;
+		}
+		cap += sets[k]->count;
+		u->only = nsets++ ? NULL : sets[k];
+	}
+	u->cap = all || cap > ftrace_nrecs ? ftrace_nrecs : (unsigned)cap;
+	size_t bytes = words * sizeof(uint64_t) +
+		       (u->cap ? u->cap : 1) * (sizeof(struct patch_site) + sizeof(struct rec_change));
+	char *mem = malloc(bytes);
+	if (!mem)
+		return -ENOMEM;
+	u->batch = (struct patch_site *)(mem + words * sizeof(uint64_t));
+	u->ch = (struct rec_change *)(u->batch + (u->cap ? u->cap : 1));
+	if (all)
+		return 0;
+	u->map = (uint64_t *)mem;
+	memset(u->map, 0, words * sizeof(uint64_t));
+	for (int k = 0; k < 4; k++)
+		if (sets[k])
+			map_hash(u->map, sets[k]);
+	return 0;
+}
 
-	uint64_t *map = calloc((ftrace_nrecs + 63) / 64 + 1, sizeof(uint64_t));
-	if (!map) {
-		*err = -ENOMEM;
-		return NULL;
+static void update_free(struct update *u)
+{
+	free(u->map ? (void *)u->map : (void *)u->batch);
+}
+
+/* An ops other than the changed one whose sites are as its hashes say:
+ * what the last update applied is what it holds now. */
+static bool settled(const struct ftrace_ops *p)
+{
+	bool live = (p->flags & FTRACE_OPS_FL_ENABLED) != 0;
+	return p->applied == live &&
+	       (!live || (p->applied_filter == p->filter && p->applied_notrace == p->notrace));
+}
+
+/*
+ * The shortcut.  When every other ops is settled, only op's attachment
+ * differs between a candidate's old and new state.  Then a candidate that
+ * op neither joins nor leaves does not change at all, and one whose stored
+ * flags say "nothing attached" (op joins) or "op alone" (op leaves) goes
+ * between those two states, which are the same for every such record:
+ * computed here once (f1, t1, d1) instead of by want_of() per record.
+ * Any other record (shared with other ops, or in an unexpected state) takes
+ * the general path, which derives both states from every ops' hashes.
+ *
+ * u->is / u->was: when every candidate lies in one hash (u->only), which is
+ * then op's filter (a non-empty filter, or the map would be NULL) and maybe
+ * its notrace, op's attachment is the same for every candidate and needs no
+ * probe.
+ */
+static void fast_setup(struct update *u)
+{
+	const struct ftrace_ops *op = u->op;
+	u->fast = op != NULL;
+	for (const struct ftrace_ops *p = ops_list; p && u->fast; p = p->next)
+		u->fast = p == op || settled(p);
+	if (!u->fast)
+		return;
+	struct site_want w = { 0 };
+	if (op->flags & FTRACE_OPS_FL_DIRECT) {
+		w.direct = op->direct;
+	} else {
+		w.count = 1;
+		w.single = (struct ftrace_ops *)op;
+		w.regs = (op->flags & FTRACE_OPS_FL_SAVE_REGS) != 0;
 	}
-	for (int k = 0; k < 4; k++) {
-		const struct ftrace_hash *h = sets[k];
-		if (hash_empty(h))
-			continue;
-		if (h->count > ftrace_nrecs / 4) {
-			/* A hash covering much of the table: one probe per record
-			 * is cheaper than finding the record of every key. */
-			for (unsigned i = 0; i < ftrace_nrecs; i++)
-				if (hash_contains(h, rec_ip(&ftrace_recs[i])))
-					map[i / 64] |= 1ull << (i % 64);
-			continue;
-		}
-		for (unsigned i = 0; i <= h->mask; i++) {
-			struct ftrace_rec *r = h->slot[i] ? rec_find(h->slot[i]) : NULL;
-			if (r) {
-				unsigned idx = (unsigned)(r - ftrace_recs);
-				map[idx / 64] |= 1ull << (idx % 64);
+	uint32_t f = flags_of(&w);
+	u->f1 = stored_flags(f);
+	u->t1 = target_of(f, &w);
+	u->data1 = reads_data(f);
+	u->d1 = data_of(f, &w, 0);
+	u->list1 = calls_list(f);
+	bool is = (op->flags & FTRACE_OPS_FL_ENABLED) != 0, was = op->applied;
+	u->is = !is ? 0 : u->only ? op->notrace != u->only : -1;
+	u->was = !was ? 0 : u->only ? op->applied_notrace != u->only : -1;
+}
+
+/* Record i by the general path: both states from every ops' hashes. */
+static __attribute__((noinline)) void update_general(struct update *u, unsigned i)
+{
+	const struct ftrace_rec *r = &ftrace_recs[i];
+	uintptr_t ip = rec_ip(r);
+	struct site_want now, before;
+	want_of(ip, &now, false);
+	want_of(ip, &before, true);
+	uint32_t nf = flags_of(&now), sf = stored_flags(nf);
+	uintptr_t cur = ARCH_SITE_HAS_DATA ? arch_site_data(ip) : 0;
+	uintptr_t ot = target_of(enabled_as_wanted(r->flags), &before);
+	uintptr_t nt = target_of(nf & ~FREC_REF_MASK, &now), nd = data_of(nf, &now, cur);
+	if (calls_list(nf) || calls_list(r->flags)) {
+		u->nlist += (int)calls_list(nf) - (int)calls_list(r->flags);
+		u->list_changed = true;      /* (its ops may differ, too) */
+	}
+	if (sf != r->flags)
+		u->ch[u->nch++] = (struct rec_change){ i, sf };
+	if (ot != nt || cur != nd)
+		u->batch[u->n++] = (struct patch_site){ ip, ot, nt, cur, nd };
+}
+
+/* Record i, a candidate: into the batch and the flag changes if it
+ * changes.  The shortcut inline, the rest out of line. */
+static inline __attribute__((always_inline)) void update_rec(struct update *u, unsigned i)
+{
+	const struct ftrace_rec *r = &ftrace_recs[i];
+	uint32_t f = r->flags;
+	if (f & FREC_DISABLED)
+		return;                          /* never touched again */
+	if (u->fast) {
+		uintptr_t ip = rec_ip(r);
+		bool is = u->is >= 0 ? u->is
+				     : ops_wants(u->op->filter, u->op->notrace, ip);
+		bool was = u->was >= 0 ? u->was
+				       : ops_wants(u->op->applied_filter, u->op->applied_notrace, ip);
+		if (is == was)
+			return;                  /* the same ops before and after */
+		if (f == (was ? u->f1 : 0)) {
+			struct patch_site *s = &u->batch[u->n++];
+			s->func = ip;
+			s->old_target = was ? u->t1 : 0;
+			s->new_target = is ? u->t1 : 0;
+			s->old_data = s->new_data = 0;   /* unchanged: see patch.h */
+			if (is && u->data1) {
+				s->old_data = arch_site_data(ip);
+				s->new_data = u->d1;
 			}
+			u->ch[u->nch++] = (struct rec_change){ i, is ? u->f1 : 0 };
+			if (u->list1) {
+				u->nlist += is ? 1 : -1;
+				u->list_changed = true;
+			}
+			return;
 		}
 	}
-	return map;
+	update_general(u, i);
+}
+
+/* Every candidate in record order (so the batch is sorted by address). */
+static void update_scan(struct update *u)
+{
+	if (!u->map) {
+		for (unsigned i = 0; i < ftrace_nrecs; i++)
+			update_rec(u, i);
+		return;
+	}
+	for (unsigned w = 0; w < (ftrace_nrecs + 63) / 64; w++)
+		for (uint64_t bits = u->map[w]; bits; bits &= bits - 1)
+			update_rec(u, w * 64 + (unsigned)__builtin_ctzll(bits));
+}
+
+/*
+ * The list function's table for the new state, published before any site
+ * starts calling the list function for it; the old one is freed once no
+ * CPU can still be reading it (update_and_commit, in the same grace period
+ * as the replaced hashes).  Only a change to a list site can change the
+ * table: every other record keeps its ops.
+ */
+static void list_table_update(const struct update *u)
+{
+	if (!u->list_changed)
+		return;
+	struct listvec *old = list_table, *table = list_table_build(u->ch, u->nch, (unsigned)u->nlist);
+	if (listvec_equal(table, old)) {
+		listvec_free(table);
+		return;
+	}
+	__atomic_store_n(&list_table, table, __ATOMIC_RELEASE);
+	retired_table = old;             /* freed by update_and_commit after a grace period */
 }
 
 int ftrace_update(const struct ftrace_ops *changed)
 {
 	if (ftrace_is_dead())
 		return -ENODEV;
-	int cerr;
-	uint64_t *map = candidates(changed, &cerr);
-	if (cerr)
-		return cerr;
-	struct patch_site *batch = malloc((ftrace_nrecs ? ftrace_nrecs : 1) * sizeof(*batch));
-	unsigned *idx = malloc((ftrace_nrecs ? ftrace_nrecs : 1) * sizeof(*idx));
-	uint32_t *newflags = malloc((ftrace_nrecs ? ftrace_nrecs : 1) * sizeof(*newflags));
-	if (!batch || !idx || !newflags) {
-		free(batch);
-		free(idx);
-		free(newflags);
-		free(map);
-		return -ENOMEM;
-	}
-	unsigned n = 0, nlist = list_sites;
-	for (unsigned i = next_candidate(map, 0); i < ftrace_nrecs; i = next_candidate(map, i + 1)) {
-		struct ftrace_rec *r = &ftrace_recs[i];
-		newflags[i] = r->flags;
-		if (r->flags & FREC_DISABLED)
-			continue;
-		uintptr_t ip = rec_ip(r);
-		struct site_want now, before;
-		want_of(ip, &now, false);
-		uint32_t nf = flags_of(&now);
-		newflags[i] = nf;
-		nlist += calls_list(nf) - calls_list(r->flags);
-		uint32_t old = enabled_as_wanted(r->flags);
-		want_of(ip, &before, true);
-		uintptr_t cur_data = ARCH_SITE_HAS_DATA ? arch_site_data(ip) : 0;
-		uintptr_t ot = target_of(old, &before), nt = target_of(nf & ~FREC_REF_MASK, &now);
-		uintptr_t od = cur_data, nd = data_of(nf, &now, cur_data);
-		if (ot == nt && od == nd)
-			continue;
-		batch[n] = (struct patch_site){ ip, ot, nt, od, nd };
-		idx[n++] = i;
-	}
-	/* The list function's table for the new state, published before any
-	 * site starts calling the list function for it; the old one is freed
-	 * once no CPU can still be reading it (update_and_commit, in the
-	 * same grace period as the replaced hashes). */
-	struct listvec *old_table = list_table, *table = nlist ? list_table_build(map, newflags) : NULL;
-	if (listvec_equal(table, old_table)) {
-		listvec_free(table);
-		old_table = NULL;
-	} else {
-		__atomic_store_n(&list_table, table, __ATOMIC_RELEASE);
-	}
+	struct update u = { .op = changed, .nlist = (int)list_sites };
+	int err = candidates(&u);
+	if (err)
+		return err;
+	fast_setup(&u);
+	update_scan(&u);
+	list_table_update(&u);
 	unsigned bad = 0;
-	int err = patch_apply(batch, n, &bad);
-	retired_table = old_table;       /* freed by update_and_commit after a grace period */
+	err = patch_apply(u.batch, u.n, &bad);
 	if (err) {
 		char why[96];
-		struct ftrace_rec *r = &ftrace_recs[idx[bad]];
+		struct ftrace_rec *r = rec_find(u.batch[bad].func);
 		r->flags |= FREC_DISABLED;
 		ksnprintf(why, sizeof(why), "site of %s at %lx holds unexpected bytes (%s)",
 			  rec_name(r), (unsigned long)rec_ip(r), err == -EILSEQ ? "EILSEQ" : "EINVAL");
 		ftrace_kill(why);
 	} else {
-		for (unsigned i = next_candidate(map, 0); i < ftrace_nrecs;
-		     i = next_candidate(map, i + 1)) {
-			struct ftrace_rec *r = &ftrace_recs[i];
-			if (r->flags & FREC_DISABLED)
-				continue;
-			uint32_t nf = newflags[i];
-			r->flags = (nf & (FREC_REF_MASK | FREC_WANT_MASK | FREC_ENABLED)) |
-				   wanted_as_enabled(nf);
-		}
-		list_sites = nlist;
+		for (unsigned k = 0; k < u.nch; k++)
+			ftrace_recs[u.ch[k].idx].flags = u.ch[k].flags;
+		list_sites = (unsigned)u.nlist;
 	}
-	free(batch);
-	free(idx);
-	free(newflags);
-	free(map);
+	update_free(&u);
 	return err;
 }
 
@@ -655,7 +806,7 @@ static int apply_pattern(struct ftrace_hash **hp, const char *pat, bool remove)
 		matched++;
 		if (remove)
 			hash_remove(*hp, rec_ip(&ftrace_recs[i]));
-		else if (hash_add(hp, rec_ip(&ftrace_recs[i])))
+		else if (hash_add_rec(hp, rec_ip(&ftrace_recs[i]), i))
 			return -ENOMEM;
 	}
 	return matched;

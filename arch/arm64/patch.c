@@ -35,6 +35,7 @@
 
 /* Past this many sites one I-cache invalidate-all beats one per site. */
 #define ICACHE_EACH_MAX 64
+#define PAGE_SIZE 4096ul
 
 extern char _text_start[], _etext[];
 extern const uintptr_t __sites_start[], __sites_end[];
@@ -74,12 +75,15 @@ int arch_site_init(uintptr_t func)
 }
 
 /* The instruction at func + 4 for `target` (0: NOP), or false when the
- * target is out of a BL's reach. */
+ * target is out of a BL's reach or misaligned: off = target - pc is a
+ * multiple of 4 in [-BRANCH_RANGE, BRANCH_RANGE) exactly when off +
+ * BRANCH_RANGE has no bit outside 2 * BRANCH_RANGE - 4 (one test). */
 static inline __attribute__((always_inline)) bool site_insn(uintptr_t func, uintptr_t target,
 							    uint32_t *insn)
 {
-	*insn = INSN_NOP;
-	return !target || insn_branch(INSN_BL, func + 4, target, insn);
+	uintptr_t off = target - (func + 4);
+	*insn = target ? INSN_BL | ((uint32_t)(off >> 2) & INSN_IMM26_MASK) : INSN_NOP;
+	return !target || !((off + BRANCH_RANGE) & ~(uintptr_t)(2 * BRANCH_RANGE - 4));
 }
 
 int arch_site_encode(uintptr_t func, uintptr_t target, uint8_t *out)
@@ -137,65 +141,65 @@ static void sync_icache(const struct patch_site *sites, unsigned n)
 			text_poke_sync_icache(sites[i].func + 4, 4);
 }
 
-/* Step C (again = false) or F (again = true): each changed instruction
- * through one cursor, so the batch maps each text page once and cleans each
- * line once.  F stores the bytes the site already holds. */
-static void write_insns(const struct patch_site *sites, unsigned n, bool again)
+/* The BL at pc to target without a range check: for targets checked
+ * already. */
+static inline __attribute__((always_inline)) uint32_t bl_insn(uintptr_t pc, uintptr_t target)
 {
-	struct text_poke_cursor c = TEXT_POKE_CURSOR(!again);
-	for (unsigned i = 0; i < n; i++) {
-		const struct patch_site *s = &sites[i];
-		uint32_t insn;
-		if (s->new_target == s->old_target)
-			continue;
-		if (again)
-			insn = *(const volatile uint32_t *)(s->func + 4);
-		else if (!site_insn(s->func, s->new_target, &insn))
-			panic("arch_patch_sites: %lx out of reach of the site at %lx (not validated?)",
-			      (unsigned long)s->new_target, (unsigned long)s->func);
-		text_poke_insn_cur(&c, s->func + 4, insn);
-	}
-	text_poke_cursor_done(&c);
+	return INSN_BL | ((uint32_t)((target - pc) >> 2) & INSN_IMM26_MASK);
 }
 
 /*
- * The batch, in steps (other CPUs keep running the sites throughout):
- *   A  every changed literal, one 64-bit store each;
- *   B  dmb ishst: all literal stores are observed before any instruction
- *      store, so a CPU that fetches a new BL to the list caller and loads the
- *      literal finds the new one (a CPU still running the old instruction
- *      may read either literal; both point at live ops until the caller's
- *      grace period);
- *   C  every changed instruction (NOP <-> BL, or BL -> other BL), one
- *      32-bit store each, each line cleaned to PoU (through the alias) after
- *      its last store;
- *   D  dsb ish, I-cache invalidated to PoU for the sites (or all of it),
- *      dsb ish, isb: the new instructions are visible to fetch here;
- *   E  aliases unmapped; patch_sync_cores(): every other CPU takes an
- *      exception return (context synchronisation), so none still runs from
- *      a stale fetch.  A CPU that executes a site between C and E runs the
- *      old or the new instruction, each a complete valid state.
- *   F  QEMU only, harmless elsewhere: under multi-threaded TCG a vCPU that
- *      translated a site while C stored to it can keep a translation of the
- *      old bytes (it read them before the store, registered the block after
- *      QEMU's invalidation).  Every translation in progress at C has ended
- *      by E, so storing each changed instruction again (same value) drops
- *      any such block, and a second sync makes sure no CPU still runs one.
- *      The bytes do not change, so the caches need no maintenance.
- *      ARCH_PATCH_REFRESHES (arch_defs.h) tells patch.c not to do its own.
- * Two syncs per batch, whatever its size.
+ * Steps A-C (again = false) or F (again = true) for every site whose
+ * instruction (or literal) changes, page by page through one alias, each
+ * D-cache line cleaned once after its last store.  Loop state stays in
+ * registers: this is the per-site cost of the whole batch.
  */
+static void write_sites(const struct patch_site *sites, unsigned n, bool again)
+{
+	const uintptr_t lmask = ~(uintptr_t)(text_poke_line_size() - 1);
+	uintptr_t page = 0, alias = 0, line = 0;
+	for (unsigned i = 0; i < n; i++) {
+		const struct patch_site *s = &sites[i];
+		uintptr_t pc = s->func + 4, t = s->new_target;
+		if (!again && s->new_data != s->old_data) {
+			/* It may map a page and unmap ours: clean first. */
+			if (line)
+				__asm__ volatile("dc cvau, %0" :: "r"(line) : "memory");
+			line = page = 0;
+			text_poke_data64(s->func - 8, s->new_data);          /* A */
+			__asm__ volatile("dmb ishst" ::: "memory");          /* B */
+		}
+		if (t == s->old_target)
+			continue;
+		uint32_t insn = again ? *(const volatile uint32_t *)pc : t ? bl_insn(pc, t) : INSN_NOP;
+		/* (F: the bytes C stored; a data read of text sees them.) */
+		if ((pc & ~(uintptr_t)(PAGE_SIZE - 1)) != page) {
+			if (line)
+				__asm__ volatile("dc cvau, %0" :: "r"(line) : "memory");
+			line = 0;
+			page = pc & ~(uintptr_t)(PAGE_SIZE - 1);
+			alias = text_poke_page_alias(page);
+		}
+		uintptr_t a = alias + (pc & (PAGE_SIZE - 1));
+		/* C: single-copy atomic; a concurrent fetch sees old or new. */
+		__atomic_store_n((uint32_t *)a, insn, __ATOMIC_RELAXED);
+		if (!again && (a & lmask) != line) {
+			if (line)
+				__asm__ volatile("dc cvau, %0" :: "r"(line) : "memory");
+			line = a & lmask;
+		}
+	}
+	if (line)
+		__asm__ volatile("dc cvau, %0" :: "r"(line) : "memory");
+}
+
 void arch_patch_sites(struct patch_site *sites, unsigned n)
 {
-	for (unsigned i = 0; i < n; i++)                              /* A */
-		if (sites[i].new_data != sites[i].old_data)
-			text_poke_data64(sites[i].func - 8, sites[i].new_data);
-	__asm__ volatile("dmb ishst" ::: "memory");                   /* B */
-	write_insns(sites, n, false);                                 /* C */
+	write_sites(sites, n, false);                                 /* A-C */
 	sync_icache(sites, n);                                        /* D */
 	text_poke_end();                                              /* E */
 	patch_sync_cores();
-	write_insns(sites, n, true);                                  /* F */
+	write_sites(sites, n, true);                                  /* F */
 	text_poke_end();
 	patch_sync_cores();
 }

@@ -49,7 +49,6 @@ static struct {
 } ps;
 
 static unsigned dline, iline;   /* cache line sizes (CTR_EL0), set on first use */
-unsigned text_poke_dline;       /* = dline, for text_poke_insn_cur; set with it */
 
 static uintptr_t slot_va(unsigned s)
 {
@@ -61,7 +60,6 @@ static void line_sizes(void)
 	uint64_t ctr = read_sysreg(ctr_el0);
 	dline = 4u << ((ctr >> 16) & 0xf);     /* DminLine: log2 words */
 	iline = 4u << (ctr & 0xf);             /* IminLine */
-	text_poke_dline = dline;
 }
 
 /* Clear the entries of the pages still mapped. */
@@ -143,15 +141,18 @@ void text_poke_insn(uintptr_t dst, uint32_t insn)
 	clean_pou(a, a + 4);
 }
 
-void text_poke_cursor_page(struct text_poke_cursor *c, uintptr_t dst)
+uintptr_t text_poke_page_alias(uintptr_t page)
 {
-	if (dst & 3)
-		panic("text_poke: misaligned instruction at %lx", (unsigned long)dst);
+	if (page & (PAGE_SIZE - 1))
+		panic("text_poke: %lx is not a page", (unsigned long)page);
+	return alias(page);
+}
+
+unsigned text_poke_line_size(void)
+{
 	if (!dline)
 		line_sizes();
-	text_poke_cursor_done(c);        /* its line is on the alias about to go */
-	c->page = dst & ~(PAGE_SIZE - 1);
-	c->alias = alias(c->page);
+	return dline;
 }
 
 void text_poke_insn_again(uintptr_t dst)

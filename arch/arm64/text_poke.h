@@ -15,7 +15,6 @@
 #ifndef ARM64_TEXT_POKE_H
 #define ARM64_TEXT_POKE_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,53 +31,16 @@ void text_poke_data64(uintptr_t dst, uint64_t v);
 void text_poke_copy(uintptr_t dst, const void *src, size_t len);
 
 /*
- * Batches of instruction stores in address order (patch.c): a cursor keeps
- * the alias of the current text page and the D-cache line still to clean,
- * so a store costs no lookup and each line is cleaned once, after its last
- * store.  Start with TEXT_POKE_CURSOR, store with text_poke_insn_cur(),
- * finish with text_poke_cursor_done() (the last clean) before the I-cache
- * maintenance.  No other text_poke_* call in between (it may unmap the
- * cursor's alias).
+ * Batches of instruction stores in address order (patch.c): the caller
+ * takes the alias of one text page at a time and stores through it, and
+ * cleans each D-cache line (text_poke_line_size()) to PoU after its last
+ * store, with dc cvau on the alias, before the next text_poke_* call and
+ * the I-cache maintenance.  The alias stays mapped until the next
+ * text_poke_page_alias() of another page, text_poke_insn/data64/copy, or
+ * text_poke_end().
  */
-struct text_poke_cursor {
-	uintptr_t page;            /* text page whose alias is `alias`; 0 = none */
-	uintptr_t alias;
-	uintptr_t line;            /* alias address of a line to clean; 0 = none */
-	bool clean;                /* clean lines to PoU (false: a rewrite of
-				      unchanged bytes, text_poke_insn_again) */
-};
-#define TEXT_POKE_CURSOR(clean_) ((struct text_poke_cursor){ 0, 0, 0, (clean_) })
-
-extern unsigned text_poke_dline;    /* D-cache line size; set by text_poke_cursor_page */
-
-/* Map the page of dst for the cursor (cleaning the pending line first). */
-void text_poke_cursor_page(struct text_poke_cursor *c, uintptr_t dst);
-
-static inline __attribute__((always_inline)) void text_poke_cursor_done(struct text_poke_cursor *c)
-{
-	if (c->line)
-		__asm__ volatile("dc cvau, %0" :: "r"(c->line) : "memory");
-	c->line = 0;
-}
-
-/* text_poke_insn() through the cursor: one aligned 32-bit store, single-copy
- * atomic to a concurrent fetch; its line is cleaned when the cursor leaves
- * it.  dst must be 4-aligned (the caller checked). */
-static inline __attribute__((always_inline)) void
-text_poke_insn_cur(struct text_poke_cursor *c, uintptr_t dst, uint32_t insn)
-{
-	if ((dst & ~(uintptr_t)4095) != c->page)
-		text_poke_cursor_page(c, dst);
-	uintptr_t a = c->alias + (dst & 4095);
-	__atomic_store_n((uint32_t *)a, insn, __ATOMIC_RELAXED);
-	if (!c->clean)
-		return;
-	uintptr_t line = a & ~(uintptr_t)(text_poke_dline - 1);
-	if (line != c->line) {
-		text_poke_cursor_done(c);
-		c->line = line;
-	}
-}
+uintptr_t text_poke_page_alias(uintptr_t page);
+unsigned text_poke_line_size(void);
 
 /* Complete the cleans (dsb ish), invalidate the I-cache to PoU for
  * [start, start + len) / for everything (inner shareable), dsb ish, isb. */

@@ -359,7 +359,7 @@ struct update {
 	const struct ftrace_hash *only;  /* every candidate is in this hash, the
 					    only non-empty one of op's (or NULL) */
 	unsigned cap;                    /* candidates at most */
-	/* The shortcut (fast_setup, update_rec).  */
+	/* The shortcut (fast_setup, scan). */
 	bool fast;
 	signed char is, was;             /* op attached to every candidate now /
 					    before: 1 or 0; -1: ask its hashes */
@@ -526,54 +526,108 @@ static __attribute__((noinline)) void update_general(struct update *u, unsigned 
 		u->batch[u->n++] = (struct patch_site){ ip, ot, nt, cur, nd };
 }
 
-/* Record i, a candidate: into the batch and the flag changes if it
- * changes.  The shortcut inline, the rest out of line. */
-static inline __attribute__((always_inline)) void update_rec(struct update *u, unsigned i)
+/*
+ * Every candidate in record order (so the batch is sorted by address): a
+ * walk over the map's set bits (u->map NULL: every record).  The loop is
+ * the update's cost per record, so its state stays in locals (registers);
+ * a record the shortcut does not settle goes to update_general() with u's
+ * counters brought up to date around the call.
+ *
+ * `known` (a constant after inlining): op's attachment is the same for
+ * every candidate (u->is, u->was, different: else nothing changes), so a
+ * record takes the shortcut when its flags are the old state's, and then
+ * gets the same targets and flags as every other.
+ */
+static inline __attribute__((always_inline)) void scan(struct update *u, const bool known)
 {
-	const struct ftrace_rec *r = &ftrace_recs[i];
-	uint32_t f = r->flags;
-	if (f & FREC_DISABLED)
-		return;                          /* never touched again */
-	if (u->fast) {
-		uintptr_t ip = rec_ip(r);
-		bool is = u->is >= 0 ? u->is
-				     : ops_wants(u->op->filter, u->op->notrace, ip);
-		bool was = u->was >= 0 ? u->was
-				       : ops_wants(u->op->applied_filter, u->op->applied_notrace, ip);
-		if (is == was)
-			return;                  /* the same ops before and after */
-		if (f == (was ? u->f1 : 0)) {
-			struct patch_site *s = &u->batch[u->n++];
-			s->func = ip;
-			s->old_target = was ? u->t1 : 0;
-			s->new_target = is ? u->t1 : 0;
-			s->old_data = s->new_data = 0;   /* unchanged: see patch.h */
-			if (is && u->data1) {
-				s->old_data = arch_site_data(ip);
-				s->new_data = u->d1;
+	/* Copies: u escapes to update_general(), so its fields would be
+	 * reloaded at every record. */
+	const struct ftrace_ops *op = u->op;
+	const uint64_t *map = u->map;
+	const bool fast = u->fast;
+	const int is_k = u->is, was_k = u->was;
+	const uint32_t f1 = u->f1;
+	const uintptr_t t1 = u->t1, d1 = u->d1;
+	const bool data1 = u->data1;
+	/* known: the old state's flags, and both targets, of every record
+	 * the shortcut takes. */
+	const uint32_t fold = was_k > 0 ? f1 : 0, fnew = is_k > 0 ? f1 : 0;
+	const uintptr_t ot = was_k > 0 ? t1 : 0, nt = is_k > 0 ? t1 : 0;
+	const struct ftrace_rec *recs = ftrace_recs;
+	const uintptr_t base = (uintptr_t)_text_start;
+	const unsigned nrecs = ftrace_nrecs, words = (nrecs + 63) / 64;
+	struct patch_site *s = u->batch;
+	struct rec_change *c = u->ch;
+	unsigned moved = 0;
+	int joined = 0;
+
+	for (unsigned w = 0; w < words; w++) {
+		uint64_t bits = map ? map[w] : ~0ull;
+		if (w == words - 1 && (nrecs % 64))
+			bits &= (1ull << (nrecs % 64)) - 1;
+		for (; bits; bits &= bits - 1) {
+			unsigned i = w * 64 + (unsigned)__builtin_ctzll(bits);
+			uint32_t f = recs[i].flags;
+			uintptr_t ip = base + recs[i].off;
+			if (known && f == fold) {
+				uintptr_t od = 0, nd = 0;            /* unchanged: patch.h */
+				if (is_k > 0 && data1) {
+					od = arch_site_data(ip);
+					nd = d1;
+				}
+				*s++ = (struct patch_site){ ip, ot, nt, od, nd };
+				*c++ = (struct rec_change){ i, fnew };
+				moved++;
+				continue;
 			}
-			u->ch[u->nch++] = (struct rec_change){ i, is ? u->f1 : 0 };
-			if (u->list1) {
-				u->nlist += is ? 1 : -1;
-				u->list_changed = true;
+			if (!known && fast) {
+				bool is = is_k >= 0 ? is_k : ops_wants(op->filter, op->notrace, ip);
+				bool was = was_k >= 0 ? was_k
+						      : ops_wants(op->applied_filter,
+								  op->applied_notrace, ip);
+				if (is == was)
+					continue;        /* the same ops before and after */
+				if (f == (was ? f1 : 0)) {
+					uintptr_t od = 0, nd = 0;
+					if (is && data1) {
+						od = arch_site_data(ip);
+						nd = d1;
+					}
+					*s++ = (struct patch_site){ ip, was ? t1 : 0, is ? t1 : 0, od, nd };
+					*c++ = (struct rec_change){ i, is ? f1 : 0 };
+					joined += is ? 1 : -1;
+					moved++;
+					continue;
+				}
 			}
-			return;
+			if (f & FREC_DISABLED)
+				continue;                /* never touched again */
+			u->n = (unsigned)(s - u->batch);
+			u->nch = (unsigned)(c - u->ch);
+			update_general(u, i);
+			s = u->batch + u->n;
+			c = u->ch + u->nch;
 		}
 	}
-	update_general(u, i);
+	u->n = (unsigned)(s - u->batch);
+	u->nch = (unsigned)(c - u->ch);
+	if (known)
+		joined = is_k > 0 ? (int)moved : -(int)moved;
+	if (u->list1 && moved) {
+		u->nlist += joined;
+		u->list_changed = true;
+	}
 }
 
-/* Every candidate in record order (so the batch is sorted by address). */
 static void update_scan(struct update *u)
 {
-	if (!u->map) {
-		for (unsigned i = 0; i < ftrace_nrecs; i++)
-			update_rec(u, i);
-		return;
+	if (u->fast && u->is >= 0 && u->was >= 0) {
+		if (u->is != u->was)
+			scan(u, true);
+		/* else op's attachment changes nowhere, nor does anything else */
+	} else {
+		scan(u, false);
 	}
-	for (unsigned w = 0; w < (ftrace_nrecs + 63) / 64; w++)
-		for (uint64_t bits = u->map[w]; bits; bits &= bits - 1)
-			update_rec(u, w * 64 + (unsigned)__builtin_ctzll(bits));
 }
 
 /*

@@ -84,6 +84,24 @@ static void refresh(const struct patch_site *sites, unsigned n)
 	patch_sync_cores();
 }
 
+/* The batch, validated: publish it (B), write it (C), withdraw it (D, E),
+ * refresh it (F). */
+static void apply(struct patch_site *sites, unsigned n)
+{
+	if (!n)
+		return;
+	/* B: publish (the array is complete: A). */
+	__atomic_store_n(&inflight, sites, __ATOMIC_RELEASE);
+	__atomic_store_n(&inflight_n, n, __ATOMIC_RELEASE);
+	arch_patch_sites(sites, n);                           /* C */
+	__atomic_store_n(&inflight_n, 0, __ATOMIC_RELEASE);   /* D */
+	patch_sync_cores();                                   /* E */
+	if (!ARCH_PATCH_REFRESHES)
+		refresh(sites, n);                            /* F */
+	stats.batches++;
+	stats.sites += n;
+}
+
 int patch_apply(struct patch_site *sites, unsigned n, unsigned *bad)
 {
 	/* Validation first, all of it: one read of each site (and of the
@@ -97,19 +115,18 @@ int patch_apply(struct patch_site *sites, unsigned n, unsigned *bad)
 		stats.refused++;
 		return -EILSEQ;
 	}
-	if (!n)
-		return 0;
-	/* B: publish (the array is complete: A). */
-	__atomic_store_n(&inflight, sites, __ATOMIC_RELEASE);
-	__atomic_store_n(&inflight_n, n, __ATOMIC_RELEASE);
-	arch_patch_sites(sites, n);                           /* C */
-	__atomic_store_n(&inflight_n, 0, __ATOMIC_RELEASE);   /* D */
-	patch_sync_cores();                                   /* E */
-	if (!ARCH_PATCH_REFRESHES)
-		refresh(sites, n);                            /* F */
-	stats.batches++;
-	stats.sites += n;
+	apply(sites, n);
 	return 0;
+}
+
+void patch_apply_checked(struct patch_site *sites, unsigned n)
+{
+	apply(sites, n);
+}
+
+void patch_note_refused(void)
+{
+	stats.refused++;
 }
 
 void patch_get_stats(struct patch_stats *out)

@@ -33,6 +33,20 @@ struct patch_site {
  * func (tracing is then killed here: a bug, not a site). */
 int patch_apply(struct patch_site *sites, unsigned n, unsigned *bad);
 
+/*
+ * patch_apply() without its validation pass, for a caller that validates
+ * while it builds the batch (the ftrace update: it computes each site's
+ * old and new target in one pass over the records, and checks the site
+ * there, which costs a fraction of a second pass).  The caller must have
+ * made, before calling, every check arch_patch_check() makes: sorted by
+ * func, arch_site_holds(func, old_target) and arch_site_reaches(func,
+ * new_target) (the arch's text_poke.h), and the data word read from the
+ * site as old_data when it changes.  On a refusal it writes nothing, calls
+ * patch_note_refused() (counted with patch_apply's) and kills tracing.
+ */
+void patch_apply_checked(struct patch_site *sites, unsigned n);
+void patch_note_refused(void);
+
 /* The arch half of patch_apply's validation, one pass over the batch
  * (arch/<arch>/patch.c): for each site, in order, -EINVAL if func is not
  * above the previous one, else -EILSEQ if the site's bytes are not the

@@ -75,15 +75,12 @@ int arch_site_init(uintptr_t func)
 }
 
 /* The instruction at func + 4 for `target` (0: NOP), or false when the
- * target is out of a BL's reach or misaligned: off = target - pc is a
- * multiple of 4 in [-BRANCH_RANGE, BRANCH_RANGE) exactly when off +
- * BRANCH_RANGE has no bit outside 2 * BRANCH_RANGE - 4 (one test). */
+ * target is out of a BL's reach or misaligned (text_poke.h). */
 static inline __attribute__((always_inline)) bool site_insn(uintptr_t func, uintptr_t target,
 							    uint32_t *insn)
 {
-	uintptr_t off = target - (func + 4);
-	*insn = target ? INSN_BL | ((uint32_t)(off >> 2) & INSN_IMM26_MASK) : INSN_NOP;
-	return !target || !((off + BRANCH_RANGE) & ~(uintptr_t)(2 * BRANCH_RANGE - 4));
+	*insn = arch_site_insn(func, target);
+	return arch_site_reaches(func, target);
 }
 
 int arch_site_encode(uintptr_t func, uintptr_t target, uint8_t *out)
@@ -106,25 +103,30 @@ uintptr_t arch_site_data(uintptr_t func)
  * patch/patch.h.  The site's two instructions are one aligned 64-bit word
  * (arch_site_init refused a site whose func is not 8-aligned), so each site
  * costs one load and one compare: `mov x9, x30` in the low half, the NOP or
- * BL for old_target in the high half (little-endian).
+ * BL for old_target in the high half (little-endian); new_target's reach
+ * is the only other test.  Sorted, so the batch is in text when its ends
+ * are.
  */
 int arch_patch_check(const struct patch_site *sites, unsigned n, unsigned *bad)
 {
 	uintptr_t prev = 0;
+	if (n && (!site_in_text(sites[0].func) || !site_in_text(sites[n - 1].func))) {
+		*bad = site_in_text(sites[0].func) ? n - 1 : 0;
+		return -EILSEQ;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		const struct patch_site *s = &sites[i];
-		uint32_t old, new;
-		*bad = i;
-		if (s->func <= prev)
+		if (s->func <= prev) {
+			*bad = i;
 			return -EINVAL;
+		}
 		prev = s->func;
-		if ((s->func & 7) || !site_in_text(s->func) ||
-		    !site_insn(s->func, s->old_target, &old) || !site_insn(s->func, s->new_target, &new))
+		if ((s->func & 7) || !arch_site_holds(s->func, s->old_target) ||
+		    !arch_site_reaches(s->func, s->new_target) ||
+		    (s->old_data != s->new_data && arch_site_data(s->func) != s->old_data)) {
+			*bad = i;
 			return -EILSEQ;
-		if (*(const uint64_t *)s->func != (INSN_MOV_X9_X30 | (uint64_t)old << 32))
-			return -EILSEQ;
-		if (s->old_data != s->new_data && arch_site_data(s->func) != s->old_data)
-			return -EILSEQ;
+		}
 	}
 	return 0;
 }
@@ -141,25 +143,19 @@ static void sync_icache(const struct patch_site *sites, unsigned n)
 			text_poke_sync_icache(sites[i].func + 4, 4);
 }
 
-/* The BL at pc to target without a range check: for targets checked
- * already. */
-static inline __attribute__((always_inline)) uint32_t bl_insn(uintptr_t pc, uintptr_t target)
-{
-	return INSN_BL | ((uint32_t)((target - pc) >> 2) & INSN_IMM26_MASK);
-}
-
 /*
  * Steps A-C (again = false) or F (again = true) for every site whose
  * instruction (or literal) changes, page by page through one alias, each
  * D-cache line cleaned once after its last store.  Loop state stays in
- * registers: this is the per-site cost of the whole batch.
+ * registers, and each pass is its own loop (`again` is a constant after
+ * inlining): this is the per-site cost of the whole batch.
  */
-static void write_sites(const struct patch_site *sites, unsigned n, bool again)
+static inline __attribute__((always_inline)) void write_sites_as(const struct patch_site *sites,
+								 unsigned n, const bool again)
 {
 	const uintptr_t lmask = ~(uintptr_t)(text_poke_line_size() - 1);
-	uintptr_t page = 0, alias = 0, line = 0;
-	for (unsigned i = 0; i < n; i++) {
-		const struct patch_site *s = &sites[i];
+	uintptr_t page = 0, delta = 0, line = 0;       /* delta: alias - text */
+	for (const struct patch_site *s = sites, *end = sites + n; s < end; s++) {
 		uintptr_t pc = s->func + 4, t = s->new_target;
 		if (!again && s->new_data != s->old_data) {
 			/* It may map a page and unmap ours: clean first. */
@@ -171,16 +167,16 @@ static void write_sites(const struct patch_site *sites, unsigned n, bool again)
 		}
 		if (t == s->old_target)
 			continue;
-		uint32_t insn = again ? *(const volatile uint32_t *)pc : t ? bl_insn(pc, t) : INSN_NOP;
-		/* (F: the bytes C stored; a data read of text sees them.) */
+		/* F stores the bytes C stored; a data read of text sees them. */
+		uint32_t insn = again ? *(const volatile uint32_t *)pc : arch_site_insn(s->func, t);
 		if ((pc & ~(uintptr_t)(PAGE_SIZE - 1)) != page) {
 			if (line)
 				__asm__ volatile("dc cvau, %0" :: "r"(line) : "memory");
 			line = 0;
 			page = pc & ~(uintptr_t)(PAGE_SIZE - 1);
-			alias = text_poke_page_alias(page);
+			delta = text_poke_page_alias(page) - page;
 		}
-		uintptr_t a = alias + (pc & (PAGE_SIZE - 1));
+		uintptr_t a = pc + delta;
 		/* C: single-copy atomic; a concurrent fetch sees old or new. */
 		__atomic_store_n((uint32_t *)a, insn, __ATOMIC_RELAXED);
 		if (!again && (a & lmask) != line) {
@@ -193,6 +189,45 @@ static void write_sites(const struct patch_site *sites, unsigned n, bool again)
 		__asm__ volatile("dc cvau, %0" :: "r"(line) : "memory");
 }
 
+static void write_sites(const struct patch_site *sites, unsigned n, bool again)
+{
+	if (again)
+		write_sites_as(sites, n, true);
+	else
+		write_sites_as(sites, n, false);
+}
+
+/*
+ * The batch, in steps (other CPUs keep running the sites throughout);
+ * A-C go site by site, in one pass:
+ *   A  the site's literal if it changes, one 64-bit store;
+ *   B  then dmb ishst: the literal store is observed before the site's
+ *      instruction store, so a CPU that fetches the new BL to the list
+ *      caller and loads the literal finds the new one (a CPU still running
+ *      the old instruction may read either literal; both point at live ops
+ *      until the caller's grace period).  Literals change only for sites
+ *      whose new state calls a list caller (trace/ftrace.c data_of), so
+ *      this barrier is rare;
+ *   C  the instruction if it changes (NOP <-> BL, or BL -> other BL), one
+ *      32-bit store, its line cleaned to PoU (through the alias) after the
+ *      line's last store;
+ *   D  dsb ish, I-cache invalidated to PoU for the sites (or all of it),
+ *      dsb ish, isb: the new instructions are visible to fetch here;
+ *   E  aliases unmapped; patch_sync_cores(): every other CPU takes an
+ *      exception return (context synchronisation), so none still runs from
+ *      a stale fetch.  A CPU that executes a site between C and E runs the
+ *      old or the new instruction, each a complete valid state.
+ *   F  QEMU only, harmless elsewhere: under multi-threaded TCG a vCPU that
+ *      translated a site while C stored to it can keep a translation of the
+ *      old bytes (it read them before the store, registered the block after
+ *      QEMU's invalidation).  Every translation in progress at C has ended
+ *      by E, so storing each changed instruction again (same value) drops
+ *      any such block, and a second sync makes sure no CPU still runs one.
+ *      The bytes do not change, so the caches need no maintenance.
+ *      ARCH_PATCH_REFRESHES (arch_defs.h) tells patch.c not to do its own.
+ * Two syncs per batch, whatever its size.  arch_patch_check() has checked
+ * every new target's reach, so A-C encode without checking again.
+ */
 void arch_patch_sites(struct patch_site *sites, unsigned n)
 {
 	write_sites(sites, n, false);                                 /* A-C */

@@ -61,9 +61,10 @@
 #include "boot/panic.h"
 #include "patch/patch.h"
 #include "patch/tramp.h"
+#include "text_poke.h"
 
 #define OP_INT3 0xCC
-#define OP_CALL 0xE8
+#define OP_CALL X86_OP_CALL
 
 extern char _text_start[], _etext[];
 
@@ -81,24 +82,10 @@ int arch_site_init(uintptr_t func)
 	return memcmp((const void *)func, nop5, ARCH_SITE_SIZE) == 0 ? 0 : -EILSEQ;
 }
 
-/* The site's 5 bytes for `target` (0: the NOP) as the low 40 bits of a
- * little-endian word, or false when the call cannot reach target. */
-static inline __attribute__((always_inline)) bool site_word(uintptr_t func, uintptr_t target,
-							    uint64_t *w)
-{
-	if (!target) {
-		*w = 0x0000441f0full;              /* nop5, bytes 0f 1f 44 00 00 */
-		return true;
-	}
-	int64_t rel = (int64_t)(target - (func + ARCH_SITE_SIZE));
-	*w = OP_CALL | (uint64_t)(uint32_t)rel << 8;
-	return rel == (int32_t)rel;
-}
-
 int arch_site_encode(uintptr_t func, uintptr_t target, uint8_t *out)
 {
-	uint64_t w;
-	if (!site_word(func, target, &w))
+	uint64_t w = arch_site_word(func, target);
+	if (!arch_site_reaches(func, target))
 		return -ERANGE;
 	/* __builtin_memcpy: -ffreestanding would make this a call. */
 	__builtin_memcpy(out, &w, ARCH_SITE_SIZE);
@@ -110,32 +97,33 @@ uintptr_t arch_site_data(uintptr_t func)
 	return 0;
 }
 
-/* The 5 bytes at func as site_word() lays them out: two loads, none past
- * the site (a function may end right after it). */
-static inline __attribute__((always_inline)) uint64_t site_read(uintptr_t func)
-{
-	uint32_t lo;
-	__builtin_memcpy(&lo, (const void *)func, sizeof(lo));
-	return lo | (uint64_t)((const uint8_t *)func)[4] << 32;
-}
-
-/* patch/patch.h.  One read and one compare per site: its 5 bytes against
- * the encoding of old_target.  No data word on x86-64. */
+/*
+ * patch/patch.h.  One read and one compare per site: its 5 bytes against
+ * the encoding of old_target; new_target's reach is the only other test.
+ * No data word on x86-64.  Sorted, so the batch is in text when its ends
+ * are.
+ */
 int arch_patch_check(const struct patch_site *sites, unsigned n, unsigned *bad)
 {
 	uintptr_t prev = 0;
+	if (n && (sites[0].func < (uintptr_t)_text_start ||
+		  sites[n - 1].func + ARCH_SITE_SIZE > (uintptr_t)_etext ||
+		  sites[n - 1].func + ARCH_SITE_SIZE < sites[n - 1].func)) {
+		*bad = sites[0].func < (uintptr_t)_text_start ? 0 : n - 1;
+		return -EILSEQ;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		const struct patch_site *s = &sites[i];
-		uint64_t old, new;
-		*bad = i;
-		if (s->func <= prev)
+		if (s->func <= prev) {
+			*bad = i;
 			return -EINVAL;
+		}
 		prev = s->func;
-		if (s->func < (uintptr_t)_text_start ||
-		    s->func + ARCH_SITE_SIZE > (uintptr_t)_etext ||
-		    !site_word(s->func, s->old_target, &old) ||
-		    !site_word(s->func, s->new_target, &new) || site_read(s->func) != old)
+		if (!arch_site_holds(s->func, s->old_target) ||
+		    !arch_site_reaches(s->func, s->new_target)) {
+			*bad = i;
 			return -EILSEQ;
+		}
 	}
 	return 0;
 }
@@ -143,16 +131,6 @@ int arch_patch_check(const struct patch_site *sites, unsigned n, unsigned *bad)
 static bool site_changes(const struct patch_site *s)
 {
 	return s->old_target != s->new_target;
-}
-
-static uint64_t site_new_word(const struct patch_site *s)
-{
-	uint64_t w;
-	/* patch_apply() checked that the new target encodes. */
-	if (!site_word(s->func, s->new_target, &w))
-		panic("arch_patch_sites: %lx -> %lx does not encode",
-		      (unsigned long)s->func, (unsigned long)s->new_target);
-	return w;
 }
 
 /*
@@ -176,46 +154,72 @@ static bool detect_tcg(void)
  * One step's writes for every changed site, a text page at a time: the
  * page is mapped once and its sites are written through the alias with
  * interrupts off (at most STEP_CHUNK sites per stretch).  A site whose tail
- * crosses into the next page gets its tail through arch_text_poke.
+ * crosses into the next page gets its tail through arch_text_poke.  Each
+ * step is its own loop (`step` is a constant after inlining); the new
+ * bytes are encoded without a range check, arch_patch_check() did it.
  */
 enum step { STEP_INT3, STEP_TAIL, STEP_HEAD };
 #define STEP_CHUNK 256
 
-static void write_step(const struct patch_site *sites, unsigned n, enum step step)
+/* Bytes 1..4 / byte 0 of the site at func for target (checked). */
+static inline __attribute__((always_inline)) uint32_t new_tail(uintptr_t func, uintptr_t target)
+{
+	return (uint32_t)(arch_site_word(func, target) >> 8);
+}
+
+static inline __attribute__((always_inline)) uint8_t new_head(uintptr_t target)
+{
+	return (uint8_t)arch_site_word(0, target);
+}
+
+static inline __attribute__((always_inline)) void write_step_as(const struct patch_site *sites,
+								unsigned n, const enum step step)
 {
 	unsigned i = 0;
 
 	while (i < n) {
 		const struct patch_site *cross = NULL;
 		unsigned stop = n - i > STEP_CHUNK ? i + STEP_CHUNK : n;
-		uintptr_t page = sites[i].func & ~(uintptr_t)(PAGE_SIZE - 1);
+		uintptr_t page = sites[i].func & ~(uintptr_t)(PAGE_SIZE - 1), end = page + PAGE_SIZE;
 		unsigned long flags = arch_irq_save();
-		uint8_t *alias = x86_poke_page(page);
-		for (; i < stop && sites[i].func - page < PAGE_SIZE && !cross; i++) {
+		uintptr_t delta = (uintptr_t)x86_poke_page(page) - page;    /* alias - text */
+		for (; i < stop; i++) {
 			const struct patch_site *s = &sites[i];
-			uint8_t *p = alias + (s->func - page);
-			if (!site_changes(s))
+			uintptr_t f = s->func, t = s->new_target;
+			if (f >= end)
+				break;
+			if (t == s->old_target)
 				continue;
+			uint8_t *p = (uint8_t *)(f + delta);
 			if (step == STEP_INT3) {
 				__atomic_store_n(p, OP_INT3, __ATOMIC_RELAXED);
-				continue;
-			}
-			uint64_t w = site_new_word(s);
-			if (step == STEP_HEAD) {
-				__atomic_store_n(p, (uint8_t)w, __ATOMIC_RELAXED);     /* one byte */
-			} else if (s->func - page + ARCH_SITE_SIZE <= PAGE_SIZE) {
-				uint32_t tail = (uint32_t)(w >> 8);
+			} else if (step == STEP_HEAD) {
+				__atomic_store_n(p, new_head(t), __ATOMIC_RELAXED);     /* one byte */
+			} else if (f + ARCH_SITE_SIZE <= end) {
+				uint32_t tail = new_tail(f, t);
 				__builtin_memcpy(p + 1, &tail, sizeof(tail));
 			} else {
 				cross = s;
+				i++;
+				break;
 			}
 		}
 		arch_irq_restore(flags);
 		if (cross) {
-			uint32_t tail = (uint32_t)(site_new_word(cross) >> 8);
+			uint32_t tail = new_tail(cross->func, cross->new_target);
 			arch_text_poke((void *)(cross->func + 1), &tail, sizeof(tail));
 		}
 	}
+}
+
+static void write_step(const struct patch_site *sites, unsigned n, enum step step)
+{
+	if (step == STEP_INT3)
+		write_step_as(sites, n, STEP_INT3);
+	else if (step == STEP_TAIL)
+		write_step_as(sites, n, STEP_TAIL);
+	else
+		write_step_as(sites, n, STEP_HEAD);
 }
 
 /* One step is done: this CPU serialises itself, then makes every other. */

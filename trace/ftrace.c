@@ -30,6 +30,7 @@
 #include "trace/hash.h"
 #include "trace/listvec.h"
 #include "trace/records.h"
+#include "text_poke.h"             /* arch/<arch>/: arch_site_holds, arch_site_reaches */
 
 #ifndef ARCH_SITE_HAS_DATA
 #define ARCH_SITE_HAS_DATA 0
@@ -355,7 +356,10 @@ static uint32_t stored_flags(uint32_t f)
 struct update {
 	const struct ftrace_ops *op;
 	/* Candidates: the records the change can affect (candidates()). */
-	uint64_t *map;                   /* bitmap over ftrace_recs; NULL: all */
+	const uint32_t *list;            /* their indices, ascending; or NULL */
+	unsigned nlisted;
+	uint64_t *map;                   /* else a bitmap over ftrace_recs; or
+					    NULL too: every record */
 	const struct ftrace_hash *only;  /* every candidate is in this hash, the
 					    only non-empty one of op's (or NULL) */
 	unsigned cap;                    /* candidates at most */
@@ -372,6 +376,10 @@ struct update {
 	unsigned n;
 	struct rec_change *ch;           /* flags to store once patched */
 	unsigned nch;
+	unsigned nch_general;            /* ... of them from update_general() */
+	void *mem;                       /* the one allocation (map, batch, ch) */
+	uintptr_t refused;               /* a site not holding its old state's
+					    bytes (nothing is written), or 0 */
 	int nlist;                       /* list_sites after the update */
 	bool list_changed;               /* a list site came, went or changed */
 };
@@ -382,22 +390,21 @@ static inline void map_set(uint64_t *map, unsigned i)
 	map[i / 64] |= 1ull << (i % 64);
 }
 
-/* Every record of hash h into the map.  The hash carries each key's record
- * index (hash_add_rec); a key added without one costs a lookup. */
+/* Every record of hash h into the map: from its record index list when
+ * that names them all, else a lookup per key. */
 static void map_hash(uint64_t *map, const struct ftrace_hash *h)
 {
-	const uint32_t *rec = hash_recs(h);
+	if (hash_recs_all(h)) {
+		const uint32_t *rec = hash_recs(h);
+		for (unsigned k = 0; k < h->nrecs; k++)
+			if (rec[k] < ftrace_nrecs)
+				map_set(map, rec[k]);
+		return;
+	}
 	for (unsigned s = 0; s <= h->mask; s++) {
-		if (!h->slot[s])
-			continue;
-		uint32_t i = rec[s];
-		if (i >= ftrace_nrecs) {          /* HASH_NO_REC */
-			const struct ftrace_rec *r = rec_find(h->slot[s]);
-			if (!r)
-				continue;
-			i = (uint32_t)(r - ftrace_recs);
-		}
-		map_set(map, i);
+		const struct ftrace_rec *r = h->slot[s] ? rec_find(h->slot[s]) : NULL;
+		if (r)
+			map_set(map, (unsigned)(r - ftrace_recs));
 	}
 }
 
@@ -405,8 +412,11 @@ static void map_hash(uint64_t *map, const struct ftrace_hash *h)
  * Which records can an update for `op` change?  Only functions in its old or
  * new filter or notrace hash: every other record keeps the same set of
  * attached ops.  An empty filter means every function, so then all records
- * are candidates (u->map NULL).  Allocates, in one block, the map and room
- * for the batch and the flag changes (u->cap entries each).  -ENOMEM or 0.
+ * are candidates (u->list and u->map NULL).  One hash alone whose record
+ * index list is complete and sorted is the candidate list itself (u->list);
+ * otherwise a bitmap over the records (u->map) sorts them.  Allocates, in
+ * one block, the map and room for the batch and the flag changes (u->cap
+ * entries each).  -ENOMEM or 0.
  */
 static int candidates(struct update *u)
 {
@@ -417,7 +427,7 @@ static int candidates(struct update *u)
 	 * the live state uses. */
 	bool was = op && op->applied, is = op && (op->flags & FTRACE_OPS_FL_ENABLED);
 	bool all = !op || (is && hash_empty(sets[0])) || (was && hash_empty(sets[1]));
-	unsigned words = all ? 0 : (ftrace_nrecs + 63) / 64, nsets = 0;
+	unsigned nsets = 0;
 	uint64_t cap = 0;
 	for (int k = 0; k < 4 && !all; k++) {
 		bool dup = false;
@@ -431,26 +441,34 @@ static int candidates(struct update *u)
 		u->only = nsets++ ? NULL : sets[k];
 	}
 	u->cap = all || cap > ftrace_nrecs ? ftrace_nrecs : (unsigned)cap;
+	/* Sorted: every index is below the last one, which is checked. */
+	bool listed = u->only && hash_recs_all(u->only) && u->only->sorted &&
+		      hash_recs(u->only)[u->only->nrecs - 1] < ftrace_nrecs;
+	unsigned words = all || listed ? 0 : (ftrace_nrecs + 63) / 64;
 	size_t bytes = words * sizeof(uint64_t) +
 		       (u->cap ? u->cap : 1) * (sizeof(struct patch_site) + sizeof(struct rec_change));
 	char *mem = malloc(bytes);
 	if (!mem)
 		return -ENOMEM;
+	u->mem = mem;
 	u->batch = (struct patch_site *)(mem + words * sizeof(uint64_t));
 	u->ch = (struct rec_change *)(u->batch + (u->cap ? u->cap : 1));
-	if (all)
-		return 0;
-	u->map = (uint64_t *)mem;
-	memset(u->map, 0, words * sizeof(uint64_t));
-	for (int k = 0; k < 4; k++)
-		if (sets[k])
-			map_hash(u->map, sets[k]);
+	if (listed) {
+		u->list = hash_recs(u->only);
+		u->nlisted = u->only->nrecs;
+	} else if (words) {
+		u->map = (uint64_t *)mem;
+		memset(u->map, 0, words * sizeof(uint64_t));
+		for (int k = 0; k < 4; k++)
+			if (sets[k])
+				map_hash(u->map, sets[k]);
+	}
 	return 0;
 }
 
 static void update_free(struct update *u)
 {
-	free(u->map ? (void *)u->map : (void *)u->batch);
+	free(u->mem);
 }
 
 /* An ops other than the changed one whose sites are as its hashes say:
@@ -504,7 +522,8 @@ static void fast_setup(struct update *u)
 	u->was = !was ? 0 : u->only ? op->applied_notrace != u->only : -1;
 }
 
-/* Record i by the general path: both states from every ops' hashes. */
+/* Record i by the general path: both states from every ops' hashes.  Its
+ * site is checked as patch_apply_checked() requires (u->refused). */
 static __attribute__((noinline)) void update_general(struct update *u, unsigned i)
 {
 	const struct ftrace_rec *r = &ftrace_recs[i];
@@ -520,101 +539,194 @@ static __attribute__((noinline)) void update_general(struct update *u, unsigned 
 		u->nlist += (int)calls_list(nf) - (int)calls_list(r->flags);
 		u->list_changed = true;      /* (its ops may differ, too) */
 	}
-	if (sf != r->flags)
-		u->ch[u->nch++] = (struct rec_change){ i, sf };
-	if (ot != nt || cur != nd)
+	if (ot != nt || cur != nd) {
+		/* patch_apply_checked's checks (the data word is read here). */
+		if (!arch_site_holds(ip, ot) || !arch_site_reaches(ip, nt)) {
+			u->refused = ip;
+			return;
+		}
 		u->batch[u->n++] = (struct patch_site){ ip, ot, nt, cur, nd };
+	}
+	if (sf != r->flags) {
+		u->ch[u->nch++] = (struct rec_change){ i, sf };
+		u->nch_general++;
+	}
 }
 
 /*
- * Every candidate in record order (so the batch is sorted by address): a
- * walk over the map's set bits (u->map NULL: every record).  The loop is
- * the update's cost per record, so its state stays in locals (registers);
- * a record the shortcut does not settle goes to update_general() with u's
- * counters brought up to date around the call.
- *
- * `known` (a constant after inlining): op's attachment is the same for
- * every candidate (u->is, u->was, different: else nothing changes), so a
- * record takes the shortcut when its flags are the old state's, and then
- * gets the same targets and flags as every other.
+ * The scans: every candidate in record order (so the batch is sorted by
+ * address).  Their loops are the update's cost per record, so their state
+ * stays in locals (registers; `u` escapes to update_general(), so its
+ * fields would be reloaded at every record); a record the shortcut does
+ * not settle goes to update_general() with u's cursors brought up to date
+ * around the call.  The candidates come from u->list, or the set bits of
+ * u->map, or are every record.
  */
-static inline __attribute__((always_inline)) void scan(struct update *u, const bool known)
-{
-	/* Copies: u escapes to update_general(), so its fields would be
-	 * reloaded at every record. */
-	const struct ftrace_ops *op = u->op;
-	const uint64_t *map = u->map;
-	const bool fast = u->fast;
-	const int is_k = u->is, was_k = u->was;
-	const uint32_t f1 = u->f1;
-	const uintptr_t t1 = u->t1, d1 = u->d1;
-	const bool data1 = u->data1;
-	/* known: the old state's flags, and both targets, of every record
-	 * the shortcut takes. */
-	const uint32_t fold = was_k > 0 ? f1 : 0, fnew = is_k > 0 ? f1 : 0;
-	const uintptr_t ot = was_k > 0 ? t1 : 0, nt = is_k > 0 ? t1 : 0;
-	const struct ftrace_rec *recs = ftrace_recs;
-	const uintptr_t base = (uintptr_t)_text_start;
-	const unsigned nrecs = ftrace_nrecs, words = (nrecs + 63) / 64;
-	struct patch_site *s = u->batch;
-	struct rec_change *c = u->ch;
-	unsigned moved = 0;
-	int joined = 0;
+struct scan_cursor {
+	struct patch_site *s;            /* next batch entry */
+	struct rec_change *c;            /* next flag change */
+	unsigned moved;                  /* records the shortcut took */
+	int joined;                      /* ... those op joined minus those it left */
+};
 
-	for (unsigned w = 0; w < words; w++) {
-		uint64_t bits = map ? map[w] : ~0ull;
-		if (w == words - 1 && (nrecs % 64))
-			bits &= (1ull << (nrecs % 64)) - 1;
-		for (; bits; bits &= bits - 1) {
-			unsigned i = w * 64 + (unsigned)__builtin_ctzll(bits);
-			uint32_t f = recs[i].flags;
-			uintptr_t ip = base + recs[i].off;
-			if (known && f == fold) {
-				uintptr_t od = 0, nd = 0;            /* unchanged: patch.h */
-				if (is_k > 0 && data1) {
-					od = arch_site_data(ip);
-					nd = d1;
-				}
-				*s++ = (struct patch_site){ ip, ot, nt, od, nd };
-				*c++ = (struct rec_change){ i, fnew };
-				moved++;
-				continue;
+/* false: the site was refused (u->refused), the scan stops. */
+static inline __attribute__((always_inline)) bool scan_general(struct update *u, unsigned i,
+							       struct scan_cursor *k)
+{
+	u->n = (unsigned)(k->s - u->batch);
+	u->nch = (unsigned)(k->c - u->ch);
+	update_general(u, i);
+	k->s = u->batch + u->n;
+	k->c = u->ch + u->nch;
+	return !u->refused;
+}
+
+/* The candidate bits of map word w (map NULL: every record). */
+static inline __attribute__((always_inline)) uint64_t scan_word(const uint64_t *map, unsigned w,
+								unsigned words, unsigned nrecs)
+{
+	uint64_t bits = map ? map[w] : ~0ull;
+	if (w == words - 1 && (nrecs % 64))
+		bits &= (1ull << (nrecs % 64)) - 1;
+	return bits;
+}
+
+/*
+ * The common case, op's attachment known and the same for every candidate
+ * (u->is != u->was): op joins every candidate (`join`) or leaves every one.
+ * A record whose flags are the old state's takes the shortcut, with the
+ * same targets and new flags as every other: op alone's (f1, t1) on one
+ * side, nothing (0, 0) on the other.  `rd`: the new state reads the data
+ * word (u->data1; joining only).  Each (join, rd) is its own loop, with
+ * the constants folded in (and few enough values live to stay in
+ * registers).
+ */
+struct known {
+	const struct ftrace_rec *recs;   /* ftrace_recs */
+	uint32_t f1;                     /* u->f1, t1, d1 */
+	uintptr_t t1, d1;
+};
+
+static inline __attribute__((always_inline)) bool known_rec(struct update *u, const struct known *kn,
+							    unsigned i, struct scan_cursor *k,
+							    const bool join, const bool rd)
+{
+	const struct ftrace_rec *r = &kn->recs[i];
+	uint32_t f = r->flags;
+	if (f == (join ? 0 : kn->f1)) {
+		uintptr_t ip = (uintptr_t)_text_start + r->off, od = 0, nd = 0;   /* patch.h */
+		uintptr_t ot = join ? 0 : kn->t1, nt = join ? kn->t1 : 0;
+		/* patch_apply_checked's checks: one load and compare. */
+		if (!arch_site_holds(ip, ot) || !arch_site_reaches(ip, nt)) {
+			u->refused = ip;
+			return false;
+		}
+		if (rd) {
+			od = arch_site_data(ip);
+			nd = kn->d1;
+		}
+		*k->s++ = (struct patch_site){ ip, ot, nt, od, nd };
+		*k->c++ = (struct rec_change){ i, join ? kn->f1 : 0 };
+		return true;
+	}
+	/* A DISABLED record is never touched. */
+	return (f & FREC_DISABLED) || scan_general(u, i, k);
+}
+
+static inline __attribute__((always_inline)) void scan_known_as(struct update *u, const bool join,
+								const bool rd)
+{
+	/* Locals: the batch stores could alias u's fields or ftrace_recs,
+	 * which would then be reloaded at every record. */
+	const struct known kn = { ftrace_recs, u->f1, u->t1, u->d1 };
+	const uint64_t *map = u->map;
+	const unsigned nrecs = ftrace_nrecs, words = (nrecs + 63) / 64;
+	struct scan_cursor k = { u->batch, u->ch, 0, 0 };
+	if (u->list) {
+		for (const uint32_t *p = u->list, *end = p + u->nlisted; p < end; p++)
+			if (!known_rec(u, &kn, *p, &k, join, rd))
+				return;
+	} else {
+		for (unsigned w = 0; w < words; w++)
+			for (uint64_t bits = scan_word(map, w, words, nrecs); bits; bits &= bits - 1)
+				if (!known_rec(u, &kn, w * 64 + (unsigned)__builtin_ctzll(bits), &k,
+					       join, rd))
+					return;
+	}
+	u->n = (unsigned)(k.s - u->batch);
+	u->nch = (unsigned)(k.c - u->ch);
+}
+
+static __attribute__((noinline)) void scan_known(struct update *u)
+{
+	unsigned general = u->nch_general;
+	if (!u->is)
+		scan_known_as(u, false, false);
+	else if (u->data1)
+		scan_known_as(u, true, true);
+	else
+		scan_known_as(u, true, false);
+	/* Every flag change not made by update_general is the shortcut's. */
+	unsigned moved = u->nch - (u->nch_general - general);
+	if (u->list1 && moved) {
+		u->nlist += u->is ? (int)moved : -(int)moved;
+		u->list_changed = true;
+	}
+}
+
+/* Any other case: op's attachment asked of its hashes per record where not
+ * known (u->is, u->was < 0), or no shortcut at all (!u->fast). */
+static inline __attribute__((always_inline)) bool any_rec(struct update *u, unsigned i,
+							  struct scan_cursor *k)
+{
+	const struct ftrace_ops *op = u->op;
+	const struct ftrace_rec *r = &ftrace_recs[i];
+	uint32_t f = r->flags;
+	uintptr_t ip = (uintptr_t)_text_start + r->off;
+	if (u->fast) {
+		bool is = u->is >= 0 ? u->is : ops_wants(op->filter, op->notrace, ip);
+		bool was = u->was >= 0 ? u->was : ops_wants(op->applied_filter, op->applied_notrace, ip);
+		if (is == was)
+			return true;             /* the same ops before and after */
+		if (f == (was ? u->f1 : 0)) {
+			uintptr_t od = 0, nd = 0;        /* unchanged: patch.h */
+			uintptr_t ot = was ? u->t1 : 0, nt = is ? u->t1 : 0;
+			if (!arch_site_holds(ip, ot) || !arch_site_reaches(ip, nt)) {
+				u->refused = ip;
+				return false;
 			}
-			if (!known && fast) {
-				bool is = is_k >= 0 ? is_k : ops_wants(op->filter, op->notrace, ip);
-				bool was = was_k >= 0 ? was_k
-						      : ops_wants(op->applied_filter,
-								  op->applied_notrace, ip);
-				if (is == was)
-					continue;        /* the same ops before and after */
-				if (f == (was ? f1 : 0)) {
-					uintptr_t od = 0, nd = 0;
-					if (is && data1) {
-						od = arch_site_data(ip);
-						nd = d1;
-					}
-					*s++ = (struct patch_site){ ip, was ? t1 : 0, is ? t1 : 0, od, nd };
-					*c++ = (struct rec_change){ i, is ? f1 : 0 };
-					joined += is ? 1 : -1;
-					moved++;
-					continue;
-				}
+			if (is && u->data1) {
+				od = arch_site_data(ip);
+				nd = u->d1;
 			}
-			if (f & FREC_DISABLED)
-				continue;                /* never touched again */
-			u->n = (unsigned)(s - u->batch);
-			u->nch = (unsigned)(c - u->ch);
-			update_general(u, i);
-			s = u->batch + u->n;
-			c = u->ch + u->nch;
+			*k->s++ = (struct patch_site){ ip, ot, nt, od, nd };
+			*k->c++ = (struct rec_change){ i, is ? u->f1 : 0 };
+			k->joined += is ? 1 : -1;
+			k->moved++;
+			return true;
 		}
 	}
-	u->n = (unsigned)(s - u->batch);
-	u->nch = (unsigned)(c - u->ch);
-	if (known)
-		joined = is_k > 0 ? (int)moved : -(int)moved;
-	if (u->list1 && moved) {
-		u->nlist += joined;
+	return (f & FREC_DISABLED) || scan_general(u, i, k);
+}
+
+static __attribute__((noinline)) void scan_any(struct update *u)
+{
+	struct scan_cursor k = { u->batch, u->ch, 0, 0 };
+	const unsigned nrecs = ftrace_nrecs, words = (nrecs + 63) / 64;
+	if (u->list) {
+		for (unsigned j = 0; j < u->nlisted; j++)
+			if (!any_rec(u, u->list[j], &k))
+				return;
+	} else {
+		for (unsigned w = 0; w < words; w++)
+			for (uint64_t bits = scan_word(u->map, w, words, nrecs); bits; bits &= bits - 1)
+				if (!any_rec(u, w * 64 + (unsigned)__builtin_ctzll(bits), &k))
+					return;
+	}
+	u->n = (unsigned)(k.s - u->batch);
+	u->nch = (unsigned)(k.c - u->ch);
+	if (u->list1 && k.moved) {
+		u->nlist += k.joined;
 		u->list_changed = true;
 	}
 }
@@ -623,10 +735,10 @@ static void update_scan(struct update *u)
 {
 	if (u->fast && u->is >= 0 && u->was >= 0) {
 		if (u->is != u->was)
-			scan(u, true);
+			scan_known(u);
 		/* else op's attachment changes nowhere, nor does anything else */
 	} else {
-		scan(u, false);
+		scan_any(u);
 	}
 }
 
@@ -659,18 +771,20 @@ int ftrace_update(const struct ftrace_ops *changed)
 	if (err)
 		return err;
 	fast_setup(&u);
-	update_scan(&u);
-	list_table_update(&u);
-	unsigned bad = 0;
-	err = patch_apply(u.batch, u.n, &bad);
-	if (err) {
+	update_scan(&u);                 /* computes and checks every change */
+	if (u.refused) {
+		/* Nothing written: mark the site, stop tracing. */
 		char why[96];
-		struct ftrace_rec *r = rec_find(u.batch[bad].func);
+		struct ftrace_rec *r = rec_find(u.refused);
 		r->flags |= FREC_DISABLED;
-		ksnprintf(why, sizeof(why), "site of %s at %lx holds unexpected bytes (%s)",
-			  rec_name(r), (unsigned long)rec_ip(r), err == -EILSEQ ? "EILSEQ" : "EINVAL");
+		patch_note_refused();
+		ksnprintf(why, sizeof(why), "site of %s at %lx holds unexpected bytes (EILSEQ)",
+			  rec_name(r), (unsigned long)rec_ip(r));
 		ftrace_kill(why);
+		err = -EILSEQ;
 	} else {
+		list_table_update(&u);
+		patch_apply_checked(u.batch, u.n);
 		for (unsigned k = 0; k < u.nch; k++)
 			ftrace_recs[u.ch[k].idx].flags = u.ch[k].flags;
 		list_sites = (unsigned)u.nlist;
@@ -887,6 +1001,17 @@ static bool next_word(const char **s, char *buf, size_t size)
 	return true;
 }
 
+/* After a removal (or a base built without them), list the record of
+ * every key again, in record order (trace/hash.h): the update walks that
+ * list.  One probe per record, cheaper than the glob walk that built h. */
+static void hash_reindex(struct ftrace_hash *h)
+{
+	hash_recs_restart(h);
+	for (unsigned i = 0; i < ftrace_nrecs && h->nrecs < h->count; i++)
+		if (hash_contains(h, rec_ip(&ftrace_recs[i])))
+			hash_recs_append(h, i);
+}
+
 char ftrace_filter_error[128];
 
 int ftrace_build_hash(const struct ftrace_hash *base, const char *patterns, bool reset,
@@ -918,6 +1043,8 @@ int ftrace_build_hash(const struct ftrace_hash *base, const char *patterns, bool
 			return n;
 		}
 	}
+	if (!hash_recs_all(h))
+		hash_reindex(h);
 	*out = h;
 	return 0;
 }

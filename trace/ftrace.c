@@ -600,9 +600,15 @@ static inline __attribute__((always_inline)) uint64_t scan_word(const uint64_t *
  * word (u->data1; joining only).  Each (join, rd) is its own loop, with
  * the constants folded in (and few enough values live to stay in
  * registers).
+ *
+ * Its check of a site (patch_apply_checked) is one load and one compare:
+ * t1's reach was checked once for the whole table (scan_known: the records
+ * lie between the first and the last, and a BL's or call's reach is an
+ * interval).
  */
 struct known {
 	const struct ftrace_rec *recs;   /* ftrace_recs */
+	uintptr_t base;                  /* _text_start */
 	uint32_t f1;                     /* u->f1, t1, d1 */
 	uintptr_t t1, d1;
 };
@@ -614,10 +620,9 @@ static inline __attribute__((always_inline)) bool known_rec(struct update *u, co
 	const struct ftrace_rec *r = &kn->recs[i];
 	uint32_t f = r->flags;
 	if (f == (join ? 0 : kn->f1)) {
-		uintptr_t ip = (uintptr_t)_text_start + r->off, od = 0, nd = 0;   /* patch.h */
+		uintptr_t ip = kn->base + r->off, od = 0, nd = 0;   /* patch.h */
 		uintptr_t ot = join ? 0 : kn->t1, nt = join ? kn->t1 : 0;
-		/* patch_apply_checked's checks: one load and compare. */
-		if (!arch_site_holds(ip, ot) || !arch_site_reaches(ip, nt)) {
+		if (arch_site_read(ip) != arch_site_word(ip, ot)) {
 			u->refused = ip;
 			return false;
 		}
@@ -638,7 +643,7 @@ static inline __attribute__((always_inline)) void scan_known_as(struct update *u
 {
 	/* Locals: the batch stores could alias u's fields or ftrace_recs,
 	 * which would then be reloaded at every record. */
-	const struct known kn = { ftrace_recs, u->f1, u->t1, u->d1 };
+	const struct known kn = { ftrace_recs, (uintptr_t)_text_start, u->f1, u->t1, u->d1 };
 	const uint64_t *map = u->map;
 	const unsigned nrecs = ftrace_nrecs, words = (nrecs + 63) / 64;
 	struct scan_cursor k = { u->batch, u->ch, 0, 0 };
@@ -731,9 +736,17 @@ static __attribute__((noinline)) void scan_any(struct update *u)
 	}
 }
 
+/* Can every site reach target?  Reach is an interval around each site, so
+ * it is enough that the first and the last record's sites do. */
+static bool all_reach(uintptr_t target)
+{
+	return !ftrace_nrecs || (arch_site_reaches(rec_ip(&ftrace_recs[0]), target) &&
+				 arch_site_reaches(rec_ip(&ftrace_recs[ftrace_nrecs - 1]), target));
+}
+
 static void update_scan(struct update *u)
 {
-	if (u->fast && u->is >= 0 && u->was >= 0) {
+	if (u->fast && u->is >= 0 && u->was >= 0 && all_reach(u->t1)) {
 		if (u->is != u->was)
 			scan_known(u);
 		/* else op's attachment changes nowhere, nor does anything else */

@@ -232,16 +232,18 @@ static void step_done(void)
 void arch_patch_sites(struct patch_site *sites, unsigned n)
 {
 	static bool detected;
-	unsigned changed = 0;
+	unsigned first = 0;
 
 	if (!detected) {
 		__atomic_store_n(&tcg, detect_tcg(), __ATOMIC_RELAXED);
 		detected = true;
 	}
-	for (unsigned i = 0; i < n; i++)
-		changed += site_changes(&sites[i]);
-	if (!changed)
-		return;
+	while (first < n && !site_changes(&sites[first]))
+		first++;
+	if (first == n)
+		return;                          /* no instruction changes: no sync */
+	sites += first;
+	n -= first;
 	x86_poke_batch_begin();
 	/* 1: int3 on every changed site.  A CPU now runs old or traps. */
 	write_step(sites, n, STEP_INT3);

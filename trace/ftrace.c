@@ -346,7 +346,20 @@ static uint32_t stored_flags(uint32_t f)
 	return (f & (FREC_REF_MASK | FREC_WANT_MASK | FREC_ENABLED)) | wanted_as_enabled(f);
 }
 
-/* ---- the update ---- */
+/* ---- the update ----
+ *
+ * ftrace_update(op), in order, nothing written before step 4:
+ *   1  candidates(): the records op's change can affect, and one block for
+ *      the batch and the flag changes;
+ *   2  fast_setup(): whether the shortcut applies, and its per-batch state;
+ *   3  update_scan(): each candidate's new state and site change, each
+ *      site checked against its old state's bytes (patch.h,
+ *      patch_apply_checked); a refused site ends the update here (DISABLED,
+ *      tracing killed, nothing written, no flag changed);
+ *   4  the list function's table if a list site changed, then the batch
+ *      (patch_apply_checked), then the new flags.
+ * patch/DESIGN.md, "Cost of an update", says where the time goes.
+ */
 
 /*
  * One update, for the ops whose registration or hashes changed (`op`;
@@ -664,7 +677,6 @@ static inline __attribute__((always_inline)) void scan_known_as(struct update *u
 
 static __attribute__((noinline)) void scan_known(struct update *u)
 {
-	unsigned general = u->nch_general;
 	if (!u->is)
 		scan_known_as(u, false, false);
 	else if (u->data1)
@@ -672,7 +684,7 @@ static __attribute__((noinline)) void scan_known(struct update *u)
 	else
 		scan_known_as(u, true, false);
 	/* Every flag change not made by update_general is the shortcut's. */
-	unsigned moved = u->nch - (u->nch_general - general);
+	unsigned moved = u->nch - u->nch_general;
 	if (u->list1 && moved) {
 		u->nlist += u->is ? (int)moved : -(int)moved;
 		u->list_changed = true;

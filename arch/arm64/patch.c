@@ -225,8 +225,9 @@ static void write_sites(const struct patch_site *sites, unsigned n, bool again)
  *      any such block, and a second sync makes sure no CPU still runs one.
  *      The bytes do not change, so the caches need no maintenance.
  *      ARCH_PATCH_REFRESHES (arch_defs.h) tells patch.c not to do its own.
- * Two syncs per batch, whatever its size.  arch_patch_check() has checked
- * every new target's reach, so A-C encode without checking again.
+ * Two syncs per batch, whatever its size.  Validation (arch_patch_check,
+ * or the caller of patch_apply_checked: patch.h) has checked every new
+ * target's reach, so A-C encode without checking again.
  */
 void arch_patch_sites(struct patch_site *sites, unsigned n)
 {

@@ -156,7 +156,8 @@ static bool detect_tcg(void)
  * interrupts off (at most STEP_CHUNK sites per stretch).  A site whose tail
  * crosses into the next page gets its tail through arch_text_poke.  Each
  * step is its own loop (`step` is a constant after inlining); the new
- * bytes are encoded without a range check, arch_patch_check() did it.
+ * bytes are encoded without a range check: validation did it
+ * (arch_patch_check, or the caller of patch_apply_checked: patch.h).
  */
 enum step { STEP_INT3, STEP_TAIL, STEP_HEAD };
 #define STEP_CHUNK 256

@@ -41,8 +41,9 @@ int patch_apply(struct patch_site *sites, unsigned n, unsigned *bad);
  * made, before calling, every check arch_patch_check() makes: sorted by
  * func, arch_site_holds(func, old_target) and arch_site_reaches(func,
  * new_target) (the arch's text_poke.h), and the data word read from the
- * site as old_data when it changes.  On a refusal it writes nothing, calls
- * patch_note_refused() (counted with patch_apply's) and kills tracing.
+ * site as old_data when it changes.  A caller that finds a site refused
+ * does not call it: it calls patch_note_refused() (counted with
+ * patch_apply's refusals) and kills tracing.
  */
 void patch_apply_checked(struct patch_site *sites, unsigned n);
 void patch_note_refused(void);

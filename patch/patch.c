@@ -3,7 +3,8 @@
  * handlers, and hand it to the arch protocol.
  *
  * Validation first, side effects after: every site is read back and
- * compared with the encoding of its old state before anything is written.
+ * compared with the encoding of its old state (arch_patch_check, one pass)
+ * before anything is written.
  *
  * In-flight publication (for the x86-64 int3 handler, any CPU, any
  * context):  A  the batch array is complete;  B  inflight/inflight_n are
@@ -60,16 +61,6 @@ const struct patch_site *patch_find_inflight(uintptr_t func)
 	return NULL;
 }
 
-static bool site_matches(const struct patch_site *s)
-{
-	uint8_t want[ARCH_SITE_SIZE];
-	if (arch_site_encode(s->func, s->old_target, want) != 0)
-		return false;
-	if (memcmp((const void *)s->func, want, ARCH_SITE_SIZE) != 0)
-		return false;
-	return !ARCH_SITE_HAS_DATA || arch_site_data(s->func) == s->old_data;
-}
-
 /*
  * F: write every changed site's final bytes once more, then sync.  Real
  * CPUs do not need it.  QEMU's multi-threaded TCG does: a vCPU may translate
@@ -93,24 +84,12 @@ static void refresh(const struct patch_site *sites, unsigned n)
 	patch_sync_cores();
 }
 
-int patch_apply(struct patch_site *sites, unsigned n, unsigned *bad)
+/* The batch, validated: publish it (B), write it (C), withdraw it (D, E),
+ * refresh it (F). */
+static void apply(struct patch_site *sites, unsigned n)
 {
-	uint8_t tmp[ARCH_SITE_SIZE];
-	for (unsigned i = 0; i < n; i++) {
-		if (i && sites[i].func <= sites[i - 1].func) {
-			*bad = i;
-			ftrace_kill("patch batch not sorted by address");
-			return -EINVAL;
-		}
-		if (!site_matches(&sites[i]) ||
-		    arch_site_encode(sites[i].func, sites[i].new_target, tmp) != 0) {
-			*bad = i;
-			stats.refused++;
-			return -EILSEQ;
-		}
-	}
 	if (!n)
-		return 0;
+		return;
 	/* B: publish (the array is complete: A). */
 	__atomic_store_n(&inflight, sites, __ATOMIC_RELEASE);
 	__atomic_store_n(&inflight_n, n, __ATOMIC_RELEASE);
@@ -121,7 +100,33 @@ int patch_apply(struct patch_site *sites, unsigned n, unsigned *bad)
 		refresh(sites, n);                            /* F */
 	stats.batches++;
 	stats.sites += n;
+}
+
+int patch_apply(struct patch_site *sites, unsigned n, unsigned *bad)
+{
+	/* Validation first, all of it: one read of each site (and of the
+	 * data words that change), before anything is written. */
+	int err = arch_patch_check(sites, n, bad);
+	if (err == -EINVAL) {
+		ftrace_kill("patch batch not sorted by address");
+		return err;
+	}
+	if (err) {
+		stats.refused++;
+		return -EILSEQ;
+	}
+	apply(sites, n);
 	return 0;
+}
+
+void patch_apply_checked(struct patch_site *sites, unsigned n)
+{
+	apply(sites, n);
+}
+
+void patch_note_refused(void)
+{
+	stats.refused++;
 }
 
 void patch_get_stats(struct patch_stats *out)

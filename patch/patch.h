@@ -2,10 +2,11 @@
  * patch.h — batched, SMP-safe rewriting of patchable sites.
  *
  * patch_apply(sites, n): every site in the batch is first read back and
- * compared with the encoding of its old state; if any differs nothing is
- * written, the error names the site, and tracing is disabled (ftrace_kill).
- * Otherwise arch_patch_sites() rewrites them all with the ISA's protocol,
- * using patch_sync_cores() once per step for the whole batch.
+ * compared with the encoding of its old state (arch_patch_check); if any
+ * differs nothing is written, the error names the site, and the caller
+ * disables tracing (ftrace_kill).  Otherwise arch_patch_sites() rewrites
+ * them all with the ISA's protocol, using patch_sync_cores() once per step
+ * for the whole batch.
  *
  * Thread context, interrupts enabled; callers hold the ftrace lock (one
  * batch at a time).  While a batch is in flight, patch_find_inflight() lets
@@ -17,15 +18,43 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* One site's change.  The data word is checked and written only when it
+ * changes (old_data != new_data): equal values mean "leave it as it is",
+ * whatever it holds (nothing reads it in either state; ftrace.c data_of). */
 struct patch_site {
 	uintptr_t func;                    /* the function whose site changes */
 	uintptr_t old_target, new_target;  /* what the site calls; 0 = disabled */
 	uintptr_t old_data, new_data;      /* per-site data word (arm64 literal) */
 };
 
-/* 0, or -EILSEQ with *bad set to the index of the first site whose bytes
- * were not what old_* says (nothing written). */
+/* 0, or with *bad set to the index of the first offending site and nothing
+ * written: -EILSEQ, its bytes (or its data word) were not what old_* says,
+ * or new_target does not encode there; -EINVAL, the batch is not sorted by
+ * func (tracing is then killed here: a bug, not a site). */
 int patch_apply(struct patch_site *sites, unsigned n, unsigned *bad);
+
+/*
+ * patch_apply() without its validation pass, for a caller that validates
+ * while it builds the batch (the ftrace update: it computes each site's
+ * old and new target in one pass over the records, and checks the site
+ * there, which costs a fraction of a second pass).  The caller must have
+ * made, before calling, every check arch_patch_check() makes: sorted by
+ * func, arch_site_holds(func, old_target) and arch_site_reaches(func,
+ * new_target) (the arch's text_poke.h), and the data word read from the
+ * site as old_data when it changes.  A caller that finds a site refused
+ * does not call it: it calls patch_note_refused() (counted with
+ * patch_apply's refusals) and kills tracing.
+ */
+void patch_apply_checked(struct patch_site *sites, unsigned n);
+void patch_note_refused(void);
+
+/* The arch half of patch_apply's validation, one pass over the batch
+ * (arch/<arch>/patch.c): for each site, in order, -EINVAL if func is not
+ * above the previous one, else -EILSEQ if the site's bytes are not the
+ * encoding of old_target, if new_target cannot be encoded there, or if the
+ * data word is to change and is not old_data.  0 when every site passes.
+ * Reads only; same context as patch_apply. */
+int arch_patch_check(const struct patch_site *sites, unsigned n, unsigned *bad);
 
 /* The in-flight entry for func, or NULL (any context; lock-free). */
 const struct patch_site *patch_find_inflight(uintptr_t func);

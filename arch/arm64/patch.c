@@ -35,6 +35,7 @@
 
 /* Past this many sites one I-cache invalidate-all beats one per site. */
 #define ICACHE_EACH_MAX 64
+#define PAGE_SIZE 4096ul
 
 extern char _text_start[], _etext[];
 extern const uintptr_t __sites_start[], __sites_end[];
@@ -73,10 +74,19 @@ int arch_site_init(uintptr_t func)
 	return 0;
 }
 
+/* The instruction at func + 4 for `target` (0: NOP), or false when the
+ * target is out of a BL's reach or misaligned (text_poke.h). */
+static inline __attribute__((always_inline)) bool site_insn(uintptr_t func, uintptr_t target,
+							    uint32_t *insn)
+{
+	*insn = arch_site_insn(func, target);
+	return arch_site_reaches(func, target);
+}
+
 int arch_site_encode(uintptr_t func, uintptr_t target, uint8_t *out)
 {
 	uint32_t insn[2] = { INSN_MOV_X9_X30, INSN_NOP };
-	if (target && !insn_branch(INSN_BL, func + 4, target, &insn[1]))
+	if (!site_insn(func, target, &insn[1]))
 		return -ERANGE;
 	memcpy(out, insn, sizeof(insn));
 	return 0;
@@ -87,6 +97,38 @@ uintptr_t arch_site_data(uintptr_t func)
 	if (func & 7)
 		return 0;                        /* never initialised: no data word */
 	return __atomic_load_n((const uint64_t *)(func - 8), __ATOMIC_RELAXED);
+}
+
+/*
+ * patch/patch.h.  The site's two instructions are one aligned 64-bit word
+ * (arch_site_init refused a site whose func is not 8-aligned), so each site
+ * costs one load and one compare: `mov x9, x30` in the low half, the NOP or
+ * BL for old_target in the high half (little-endian); new_target's reach
+ * is the only other test.  Sorted, so the batch is in text when its ends
+ * are.
+ */
+int arch_patch_check(const struct patch_site *sites, unsigned n, unsigned *bad)
+{
+	uintptr_t prev = 0;
+	if (n && (!site_in_text(sites[0].func) || !site_in_text(sites[n - 1].func))) {
+		*bad = site_in_text(sites[0].func) ? n - 1 : 0;
+		return -EILSEQ;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const struct patch_site *s = &sites[i];
+		if (s->func <= prev) {
+			*bad = i;
+			return -EINVAL;
+		}
+		prev = s->func;
+		if ((s->func & 7) || !arch_site_holds(s->func, s->old_target) ||
+		    !arch_site_reaches(s->func, s->new_target) ||
+		    (s->old_data != s->new_data && arch_site_data(s->func) != s->old_data)) {
+			*bad = i;
+			return -EILSEQ;
+		}
+	}
+	return 0;
 }
 
 /* Make the changed instructions visible to fetch on this CPU (step D). */
@@ -102,15 +144,73 @@ static void sync_icache(const struct patch_site *sites, unsigned n)
 }
 
 /*
- * The batch, in steps (other CPUs keep running the sites throughout):
- *   A  every changed literal, one 64-bit store each;
- *   B  dmb ishst: all literal stores are observed before any instruction
- *      store, so a CPU that fetches a new BL to the list caller and loads the
- *      literal finds the new one (a CPU still running the old instruction
- *      may read either literal; both point at live ops until the caller's
- *      grace period);
- *   C  every changed instruction (NOP <-> BL, or BL -> other BL), one
- *      32-bit store each, its line cleaned to PoU through the alias;
+ * Steps A-C (again = false) or F (again = true) for every site whose
+ * instruction (or literal) changes, page by page through one alias, each
+ * D-cache line cleaned once after its last store.  Loop state stays in
+ * registers, and each pass is its own loop (`again` is a constant after
+ * inlining): this is the per-site cost of the whole batch.
+ */
+static inline __attribute__((always_inline)) void write_sites_as(const struct patch_site *sites,
+								 unsigned n, const bool again)
+{
+	const uintptr_t lmask = ~(uintptr_t)(text_poke_line_size() - 1);
+	uintptr_t page = 0, delta = 0, line = 0;       /* delta: alias - text */
+	for (const struct patch_site *s = sites, *end = sites + n; s < end; s++) {
+		uintptr_t pc = s->func + 4, t = s->new_target;
+		if (!again && s->new_data != s->old_data) {
+			/* It may map a page and unmap ours: clean first. */
+			if (line)
+				__asm__ volatile("dc cvau, %0" :: "r"(line) : "memory");
+			line = page = 0;
+			text_poke_data64(s->func - 8, s->new_data);          /* A */
+			__asm__ volatile("dmb ishst" ::: "memory");          /* B */
+		}
+		if (t == s->old_target)
+			continue;
+		/* F stores the bytes C stored; a data read of text sees them. */
+		uint32_t insn = again ? *(const volatile uint32_t *)pc : arch_site_insn(s->func, t);
+		if ((pc & ~(uintptr_t)(PAGE_SIZE - 1)) != page) {
+			if (line)
+				__asm__ volatile("dc cvau, %0" :: "r"(line) : "memory");
+			line = 0;
+			page = pc & ~(uintptr_t)(PAGE_SIZE - 1);
+			delta = text_poke_page_alias(page) - page;
+		}
+		uintptr_t a = pc + delta;
+		/* C: single-copy atomic; a concurrent fetch sees old or new. */
+		__atomic_store_n((uint32_t *)a, insn, __ATOMIC_RELAXED);
+		if (!again && (a & lmask) != line) {
+			if (line)
+				__asm__ volatile("dc cvau, %0" :: "r"(line) : "memory");
+			line = a & lmask;
+		}
+	}
+	if (line)
+		__asm__ volatile("dc cvau, %0" :: "r"(line) : "memory");
+}
+
+static void write_sites(const struct patch_site *sites, unsigned n, bool again)
+{
+	if (again)
+		write_sites_as(sites, n, true);
+	else
+		write_sites_as(sites, n, false);
+}
+
+/*
+ * The batch, in steps (other CPUs keep running the sites throughout);
+ * A-C go site by site, in one pass:
+ *   A  the site's literal if it changes, one 64-bit store;
+ *   B  then dmb ishst: the literal store is observed before the site's
+ *      instruction store, so a CPU that fetches the new BL to the list
+ *      caller and loads the literal finds the new one (a CPU still running
+ *      the old instruction may read either literal; both point at live ops
+ *      until the caller's grace period).  Literals change only for sites
+ *      whose new state calls a list caller (trace/ftrace.c data_of), so
+ *      this barrier is rare;
+ *   C  the instruction if it changes (NOP <-> BL, or BL -> other BL), one
+ *      32-bit store, its line cleaned to PoU (through the alias) after the
+ *      line's last store;
  *   D  dsb ish, I-cache invalidated to PoU for the sites (or all of it),
  *      dsb ish, isb: the new instructions are visible to fetch here;
  *   E  aliases unmapped; patch_sync_cores(): every other CPU takes an
@@ -125,30 +225,17 @@ static void sync_icache(const struct patch_site *sites, unsigned n)
  *      any such block, and a second sync makes sure no CPU still runs one.
  *      The bytes do not change, so the caches need no maintenance.
  *      ARCH_PATCH_REFRESHES (arch_defs.h) tells patch.c not to do its own.
- * Two syncs per batch, whatever its size.
+ * Two syncs per batch, whatever its size.  Validation (arch_patch_check,
+ * or the caller of patch_apply_checked: patch.h) has checked every new
+ * target's reach, so A-C encode without checking again.
  */
 void arch_patch_sites(struct patch_site *sites, unsigned n)
 {
-	for (unsigned i = 0; i < n; i++)                              /* A */
-		if (sites[i].new_data != sites[i].old_data)
-			text_poke_data64(sites[i].func - 8, sites[i].new_data);
-	__asm__ volatile("dmb ishst" ::: "memory");                   /* B */
-	for (unsigned i = 0; i < n; i++) {                            /* C */
-		const struct patch_site *s = &sites[i];
-		uint32_t insn = INSN_NOP;
-		if (s->new_target == s->old_target)
-			continue;
-		if (s->new_target && !insn_branch(INSN_BL, s->func + 4, s->new_target, &insn))
-			panic("arch_patch_sites: %lx out of reach of the site at %lx (not validated?)",
-			      (unsigned long)s->new_target, (unsigned long)s->func);
-		text_poke_insn(s->func + 4, insn);
-	}
+	write_sites(sites, n, false);                                 /* A-C */
 	sync_icache(sites, n);                                        /* D */
 	text_poke_end();                                              /* E */
 	patch_sync_cores();
-	for (unsigned i = 0; i < n; i++)                              /* F */
-		if (sites[i].new_target != sites[i].old_target)
-			text_poke_insn_again(sites[i].func + 4);
+	write_sites(sites, n, true);                                  /* F */
 	text_poke_end();
 	patch_sync_cores();
 }

@@ -141,6 +141,20 @@ void text_poke_insn(uintptr_t dst, uint32_t insn)
 	clean_pou(a, a + 4);
 }
 
+uintptr_t text_poke_page_alias(uintptr_t page)
+{
+	if (page & (PAGE_SIZE - 1))
+		panic("text_poke: %lx is not a page", (unsigned long)page);
+	return alias(page);
+}
+
+unsigned text_poke_line_size(void)
+{
+	if (!dline)
+		line_sizes();
+	return dline;
+}
+
 void text_poke_insn_again(uintptr_t dst)
 {
 	if (dst & 3)

@@ -61,9 +61,12 @@
 #include "boot/panic.h"
 #include "patch/patch.h"
 #include "patch/tramp.h"
+#include "text_poke.h"
 
 #define OP_INT3 0xCC
-#define OP_CALL 0xE8
+#define OP_CALL X86_OP_CALL
+
+extern char _text_start[], _etext[];
 
 static const uint8_t nop5[ARCH_SITE_SIZE] = { 0x0F, 0x1F, 0x44, 0x00, 0x00 };
 
@@ -81,17 +84,11 @@ int arch_site_init(uintptr_t func)
 
 int arch_site_encode(uintptr_t func, uintptr_t target, uint8_t *out)
 {
-	/* __builtin_memcpy: -ffreestanding would make these calls. */
-	if (!target) {
-		__builtin_memcpy(out, nop5, ARCH_SITE_SIZE);
-		return 0;
-	}
-	int64_t rel = (int64_t)(target - (func + ARCH_SITE_SIZE));
-	if (rel != (int32_t)rel)
+	uint64_t w = arch_site_word(func, target);
+	if (!arch_site_reaches(func, target))
 		return -ERANGE;
-	int32_t rel32 = (int32_t)rel;
-	out[0] = OP_CALL;
-	__builtin_memcpy(out + 1, &rel32, sizeof(rel32));
+	/* __builtin_memcpy: -ffreestanding would make this a call. */
+	__builtin_memcpy(out, &w, ARCH_SITE_SIZE);
 	return 0;
 }
 
@@ -100,17 +97,40 @@ uintptr_t arch_site_data(uintptr_t func)
 	return 0;
 }
 
+/*
+ * patch/patch.h.  One read and one compare per site: its 5 bytes against
+ * the encoding of old_target; new_target's reach is the only other test.
+ * No data word on x86-64.  Sorted, so the batch is in text when its ends
+ * are.
+ */
+int arch_patch_check(const struct patch_site *sites, unsigned n, unsigned *bad)
+{
+	uintptr_t prev = 0;
+	if (n && (sites[0].func < (uintptr_t)_text_start ||
+		  sites[n - 1].func + ARCH_SITE_SIZE > (uintptr_t)_etext ||
+		  sites[n - 1].func + ARCH_SITE_SIZE < sites[n - 1].func)) {
+		*bad = sites[0].func < (uintptr_t)_text_start ? 0 : n - 1;
+		return -EILSEQ;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const struct patch_site *s = &sites[i];
+		if (s->func <= prev) {
+			*bad = i;
+			return -EINVAL;
+		}
+		prev = s->func;
+		if (!arch_site_holds(s->func, s->old_target) ||
+		    !arch_site_reaches(s->func, s->new_target)) {
+			*bad = i;
+			return -EILSEQ;
+		}
+	}
+	return 0;
+}
+
 static bool site_changes(const struct patch_site *s)
 {
 	return s->old_target != s->new_target;
-}
-
-static void site_new_bytes(const struct patch_site *s, uint8_t *out)
-{
-	/* patch_apply() checked that the new target encodes. */
-	if (arch_site_encode(s->func, s->new_target, out) != 0)
-		panic("arch_patch_sites: %lx -> %lx does not encode",
-		      (unsigned long)s->func, (unsigned long)s->new_target);
 }
 
 /*
@@ -134,45 +154,73 @@ static bool detect_tcg(void)
  * One step's writes for every changed site, a text page at a time: the
  * page is mapped once and its sites are written through the alias with
  * interrupts off (at most STEP_CHUNK sites per stretch).  A site whose tail
- * crosses into the next page gets its tail through arch_text_poke.
+ * crosses into the next page gets its tail through arch_text_poke.  Each
+ * step is its own loop (`step` is a constant after inlining); the new
+ * bytes are encoded without a range check: validation did it
+ * (arch_patch_check, or the caller of patch_apply_checked: patch.h).
  */
 enum step { STEP_INT3, STEP_TAIL, STEP_HEAD };
 #define STEP_CHUNK 256
 
-static void write_step(const struct patch_site *sites, unsigned n, enum step step)
+/* Bytes 1..4 / byte 0 of the site at func for target (checked). */
+static inline __attribute__((always_inline)) uint32_t new_tail(uintptr_t func, uintptr_t target)
 {
-	uint8_t b[ARCH_SITE_SIZE];
+	return (uint32_t)(arch_site_word(func, target) >> 8);
+}
+
+static inline __attribute__((always_inline)) uint8_t new_head(uintptr_t target)
+{
+	return (uint8_t)arch_site_word(0, target);
+}
+
+static inline __attribute__((always_inline)) void write_step_as(const struct patch_site *sites,
+								unsigned n, const enum step step)
+{
 	unsigned i = 0;
 
 	while (i < n) {
 		const struct patch_site *cross = NULL;
 		unsigned stop = n - i > STEP_CHUNK ? i + STEP_CHUNK : n;
-		uintptr_t page = sites[i].func & ~(uintptr_t)(PAGE_SIZE - 1);
+		uintptr_t page = sites[i].func & ~(uintptr_t)(PAGE_SIZE - 1), end = page + PAGE_SIZE;
 		unsigned long flags = arch_irq_save();
-		uint8_t *alias = x86_poke_page(page);
-		for (; i < stop && sites[i].func - page < PAGE_SIZE && !cross; i++) {
+		uintptr_t delta = (uintptr_t)x86_poke_page(page) - page;    /* alias - text */
+		for (; i < stop; i++) {
 			const struct patch_site *s = &sites[i];
-			uint8_t *p = alias + (s->func - page);
-			if (!site_changes(s))
+			uintptr_t f = s->func, t = s->new_target;
+			if (f >= end)
+				break;
+			if (t == s->old_target)
 				continue;
+			uint8_t *p = (uint8_t *)(f + delta);
 			if (step == STEP_INT3) {
 				__atomic_store_n(p, OP_INT3, __ATOMIC_RELAXED);
-				continue;
-			}
-			site_new_bytes(s, b);
-			if (step == STEP_HEAD)
-				__atomic_store_n(p, b[0], __ATOMIC_RELAXED);     /* one byte */
-			else if (s->func - page + ARCH_SITE_SIZE <= PAGE_SIZE)
-				__builtin_memcpy(p + 1, b + 1, ARCH_SITE_SIZE - 1);
-			else
+			} else if (step == STEP_HEAD) {
+				__atomic_store_n(p, new_head(t), __ATOMIC_RELAXED);     /* one byte */
+			} else if (f + ARCH_SITE_SIZE <= end) {
+				uint32_t tail = new_tail(f, t);
+				__builtin_memcpy(p + 1, &tail, sizeof(tail));
+			} else {
 				cross = s;
+				i++;
+				break;
+			}
 		}
 		arch_irq_restore(flags);
 		if (cross) {
-			site_new_bytes(cross, b);
-			arch_text_poke((void *)(cross->func + 1), b + 1, ARCH_SITE_SIZE - 1);
+			uint32_t tail = new_tail(cross->func, cross->new_target);
+			arch_text_poke((void *)(cross->func + 1), &tail, sizeof(tail));
 		}
 	}
+}
+
+static void write_step(const struct patch_site *sites, unsigned n, enum step step)
+{
+	if (step == STEP_INT3)
+		write_step_as(sites, n, STEP_INT3);
+	else if (step == STEP_TAIL)
+		write_step_as(sites, n, STEP_TAIL);
+	else
+		write_step_as(sites, n, STEP_HEAD);
 }
 
 /* One step is done: this CPU serialises itself, then makes every other. */
@@ -185,16 +233,18 @@ static void step_done(void)
 void arch_patch_sites(struct patch_site *sites, unsigned n)
 {
 	static bool detected;
-	unsigned changed = 0;
+	unsigned first = 0;
 
 	if (!detected) {
 		__atomic_store_n(&tcg, detect_tcg(), __ATOMIC_RELAXED);
 		detected = true;
 	}
-	for (unsigned i = 0; i < n; i++)
-		changed += site_changes(&sites[i]);
-	if (!changed)
-		return;
+	while (first < n && !site_changes(&sites[first]))
+		first++;
+	if (first == n)
+		return;                          /* no instruction changes: no sync */
+	sites += first;
+	n -= first;
 	x86_poke_batch_begin();
 	/* 1: int3 on every changed site.  A CPU now runs old or traps. */
 	write_step(sites, n, STEP_INT3);

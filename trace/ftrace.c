@@ -354,14 +354,24 @@ static bool reads_data(uint32_t f)
 	return ARCH_SITE_HAS_DATA && (f & FREC_ENABLED) && !(f & (FREC_TRAMP | FREC_DIRECT));
 }
 
-/* The data word a site in wanted state f needs; `current` when nothing will
- * read it (disabled, or calling a trampoline or a direct target: keeping
- * the old word leaves a CPU still running the old instruction what it
- * expects, and saves a store). */
+/*
+ * The data word a site in wanted state f needs.  Every value a data word
+ * holds, from boot on (records.c), names an ops that is live until the
+ * grace period after the update that stops using it: ftrace_list_ops, or
+ * the one ops a CALL_OPS site calls.  That matters because a CPU that
+ * fetches a site's new BL is not promised to load the literal stored
+ * before it (instruction fetch does not order later loads; arm64 patch.c,
+ * B): it may call through the previous value.  So a state that does not
+ * read the word (disabled, a trampoline, a direct target) gives it back
+ * ftrace_list_ops, which is a store only when leaving CALL_OPS (rare: an
+ * ops without a trampoline), and otherwise keeps it.
+ */
 static uintptr_t data_of(uint32_t f, const struct site_want *w, uintptr_t current)
 {
-	if (!reads_data(f))
+	if (!ARCH_SITE_HAS_DATA)
 		return current;
+	if (!reads_data(f))
+		return (uintptr_t)&ftrace_list_ops;
 	return w->count == 1 ? (uintptr_t)w->single : (uintptr_t)&ftrace_list_ops;
 }
 
@@ -649,8 +659,9 @@ static inline __attribute__((always_inline)) uint64_t scan_word(const uint64_t *
  * (u->is != u->was): op joins every candidate (`join`) or leaves every one.
  * A record whose flags are the old state's takes the shortcut, with the
  * same targets and new flags as every other: op alone's (f1, t1) on one
- * side, nothing (0, 0) on the other.  `rd`: the new state reads the data
- * word (u->data1; joining only).  Each (join, rd) is its own loop, with
+ * side, nothing (0, 0) on the other.  `rd`: op alone's state reads the
+ * data word (u->data1): joining stores d1 in it, leaving gives it back
+ * ftrace_list_ops (data_of).  Each (join, rd) is its own loop, with
  * the constants folded in (and few enough values live to stay in
  * registers).
  *
@@ -679,9 +690,9 @@ static inline __attribute__((always_inline)) bool known_rec(struct update *u, co
 			u->refused = ip;
 			return false;
 		}
-		if (rd) {
+		if (rd) {                /* op alone's state reads the word */
 			od = arch_site_data(ip);
-			nd = kn->d1;
+			nd = join ? kn->d1 : (uintptr_t)&ftrace_list_ops;   /* data_of */
 		}
 		*k->s++ = (struct patch_site){ ip, ot, nt, od, nd };
 		*k->c++ = (struct rec_change){ i, join ? kn->f1 : 0 };
@@ -717,12 +728,14 @@ static inline __attribute__((always_inline)) void scan_known_as(struct update *u
 
 static __attribute__((noinline)) void scan_known(struct update *u)
 {
-	if (!u->is)
-		scan_known_as(u, false, false);
-	else if (u->data1)
+	if (u->is && u->data1)
 		scan_known_as(u, true, true);
-	else
+	else if (u->is)
 		scan_known_as(u, true, false);
+	else if (u->data1)
+		scan_known_as(u, false, true);
+	else
+		scan_known_as(u, false, false);
 	/* Every flag change not made by update_general is the shortcut's. */
 	unsigned moved = u->nch - u->nch_general;
 	if (u->list1 && moved) {
@@ -752,9 +765,9 @@ static inline __attribute__((always_inline)) bool any_rec(struct update *u, unsi
 				u->refused = ip;
 				return false;
 			}
-			if (is && u->data1) {
+			if (u->data1) {          /* op alone's state reads the word */
 				od = arch_site_data(ip);
-				nd = u->d1;
+				nd = is ? u->d1 : (uintptr_t)&ftrace_list_ops;   /* data_of */
 			}
 			*k->s++ = (struct patch_site){ ip, ot, nt, od, nd };
 			*k->c++ = (struct rec_change){ i, is ? u->f1 : 0 };

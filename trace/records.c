@@ -101,7 +101,8 @@ int records_init(void)
 			ftrace_kill("site list not sorted (tools/sort-sites.py did not run)");
 			return -EINVAL;
 		}
-		if (arch_site_init(ip) != 0) {
+		/* The data word starts as the list ops (data_of, ftrace.c). */
+		if (arch_site_init(ip, (uintptr_t)&ftrace_list_ops) != 0) {
 			r->flags = FREC_DISABLED;
 			if (bad++ < 5)
 				kprintf("ftrace: site of %s at %lx is not as compiled; not traced\n",

@@ -67,7 +67,7 @@ static struct st_site s_fp8 = { (uintptr_t)arm64_st_fp8 };
 static bool site_ready(struct st_site *s)
 {
 	if (!s->ready) {
-		int err = arch_site_init(s->func);
+		int err = arch_site_init(s->func, 0);
 		if (err) {
 			test_fail(__FILE__, __LINE__, "arch_site_init(%lx) = %d", (unsigned long)s->func, err);
 			return false;
@@ -214,15 +214,15 @@ TEST_CASE(arch_ftrace, site_init_and_encode)
 	EXPECT_EQ(arch_site_data(f), 0);
 	EXPECT_EQ(w[2], INSN_MOV_X9_X30);
 	EXPECT_EQ(w[3], INSN_NOP);
-	EXPECT_EQ(arch_site_init(f), -EILSEQ);            /* no longer as compiled */
+	EXPECT_EQ(arch_site_init(f, 0), -EILSEQ);         /* no longer as compiled */
 	EXPECT_EQ(arm64_st_int3(1, 2, 3), 123);
 
 	/* Refused, and left alone: bytes altered, literal misaligned. */
 	uint32_t bad[4];
 	memcpy(bad, (const void *)((uintptr_t)arm64_st_bad - 8), sizeof(bad));
-	EXPECT_EQ(arch_site_init((uintptr_t)arm64_st_bad), -EILSEQ);
+	EXPECT_EQ(arch_site_init((uintptr_t)arm64_st_bad, 0), -EILSEQ);
 	EXPECT_EQ(memcmp(bad, (const void *)((uintptr_t)arm64_st_bad - 8), sizeof(bad)), 0);
-	EXPECT_EQ(arch_site_init(s_args8.func + 4), -EILSEQ);
+	EXPECT_EQ(arch_site_init(s_args8.func + 4, 0), -EILSEQ);
 
 	EXPECT_EQ(arch_site_encode(f, 0, (uint8_t *)enc), 0);
 	EXPECT_EQ(enc[0], INSN_MOV_X9_X30);

@@ -12,7 +12,7 @@
  *   enabled        literal (data word)     mov x9, x30     bl target
  *
  * The literal is the site's data word (an ops pointer: the list caller
- * loads it from x30 - 16); arch_site_init() sets it to 0.
+ * loads it from x30 - 16); arch_site_init() sets its first value.
  *
  * Why this shape (Arm ARM, "Concurrent modification and execution of
  * instructions"): while other CPUs may execute a site, an instruction may
@@ -51,7 +51,7 @@ static bool site_in_text(uintptr_t func)
 	       func - 8 < func;
 }
 
-int arch_site_init(uintptr_t func)
+int arch_site_init(uintptr_t func, uintptr_t data)
 {
 	if (!site_in_text(func) || (func & 7))
 		return -EILSEQ;                  /* the literal would not be aligned */
@@ -61,7 +61,7 @@ int arch_site_init(uintptr_t func)
 			return -EILSEQ;
 	/* Boot, one CPU: nothing executes the site meanwhile, and running the
 	 * old NOP or the new mov is the same to a function entry anyway. */
-	text_poke_data64(func - 8, 0);
+	text_poke_data64(func - 8, data);
 	text_poke_insn(func, INSN_MOV_X9_X30);
 	text_poke_sync_icache(func, 4);
 	/* The session stays open so that consecutive calls map each page
@@ -202,12 +202,15 @@ static void write_sites(const struct patch_site *sites, unsigned n, bool again)
  * A-C go site by site, in one pass:
  *   A  the site's literal if it changes, one 64-bit store;
  *   B  then dmb ishst: the literal store is observed before the site's
- *      instruction store, so a CPU that fetches the new BL to the list
- *      caller and loads the literal finds the new one (a CPU still running
- *      the old instruction may read either literal; both point at live ops
- *      until the caller's grace period).  Literals change only for sites
- *      whose new state calls a list caller (trace/ftrace.c data_of), so
- *      this barrier is rare;
+ *      instruction store by every CPU that reads both as data.  A CPU that
+ *      fetches the new BL is not promised the new literal (an instruction
+ *      fetch does not order the loads after it: the list caller's load
+ *      may be satisfied early), and a CPU still running the old BL may
+ *      read either.  Both are safe because every value a literal holds
+ *      names an ops that is live until the caller's grace period
+ *      (trace/ftrace.c data_of: ftrace_list_ops, or the ops of a CALL_OPS
+ *      site).  Literals change only when a site enters or leaves CALL_OPS
+ *      (an ops without a trampoline), so this barrier is rare;
  *   C  the instruction if it changes (NOP <-> BL, or BL -> other BL), one
  *      32-bit store, its line cleaned to PoU (through the alias) after the
  *      line's last store;

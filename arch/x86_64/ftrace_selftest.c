@@ -188,8 +188,8 @@ TEST_CASE(arch_ftrace, site_encoding)
 	uint8_t b[ARCH_SITE_SIZE];
 	uintptr_t f = (uintptr_t)st_add3;
 	EXPECT_EQ(arch_site_func(f), f);
-	EXPECT_EQ(arch_site_init(f), 0);
-	EXPECT_EQ(arch_site_init((uintptr_t)st_nosite), -EILSEQ);
+	EXPECT_EQ(arch_site_init(f, 0), 0);
+	EXPECT_EQ(arch_site_init((uintptr_t)st_nosite, 0), -EILSEQ);
 	EXPECT_EQ(arch_site_data(f), 0);
 	ASSERT_EQ(arch_site_encode(f, 0, b), 0);
 	EXPECT_EQ(memcmp(b, (const void *)f, ARCH_SITE_SIZE), 0);
@@ -209,7 +209,7 @@ TEST_CASE(arch_ftrace, recorded_sites)
 	unsigned n = 0, odd = 0;
 	for (const uintptr_t *r = __sites_start; r < __sites_end; r++, n++) {
 		const uint8_t *s = (const uint8_t *)arch_site_func(*r);
-		if (arch_site_init((uintptr_t)s) != 0 && s[0] != 0xE8)
+		if (arch_site_init((uintptr_t)s, 0) != 0 && s[0] != 0xE8)
 			odd++;
 	}
 	EXPECT_TRUE(n > 100);

@@ -76,8 +76,8 @@ uintptr_t arch_site_func(uintptr_t recorded)
 	return recorded;
 }
 
-/* The compiled NOP is already the disabled state: check only. */
-int arch_site_init(uintptr_t func)
+/* The compiled NOP is already the disabled state: check only (no data word). */
+int arch_site_init(uintptr_t func, uintptr_t data)
 {
 	return memcmp((const void *)func, nop5, ARCH_SITE_SIZE) == 0 ? 0 : -EILSEQ;
 }

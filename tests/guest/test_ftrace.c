@@ -259,6 +259,59 @@ TEST_CASE(ftrace, list_nested_calls_are_not_traced)
 	ASSERT_EQ(unregister_ftrace_function(&rec_c.ops), 0);
 }
 
+#ifndef ARCH_SITE_HAS_DATA
+#define ARCH_SITE_HAS_DATA 0
+#endif
+
+/*
+ * An ops that finds the trampoline pool full is served by the list caller
+ * (CALL_OPS where sites carry a data word: the word names the ops).  Its
+ * calls are counted exactly, and once it leaves, the site's data word is
+ * ftrace_list_ops again, never a pointer to an ops that may be freed.
+ */
+TEST_CASE(ftrace, pool_full_ops_uses_the_list_caller)
+{
+	struct tramp_stats ts;
+	tramp_get_stats(&ts);
+	struct ftrace_ops *fill = calloc(ts.slots + 1, sizeof(*fill));
+	ASSERT_TRUE(fill != NULL);
+	unsigned n = 0;
+	for (; n <= ts.slots; n++) {
+		fill[n].func = empty_cb;
+		ASSERT_EQ(ftrace_set_filter(&fill[n], "ft_b", true), 0);
+		ASSERT_EQ(register_ftrace_function(&fill[n]), 0);
+		if (!fill[n].tramp) {
+			EXPECT_EQ(unregister_ftrace_function(&fill[n]), 0);
+			break;
+		}
+	}
+	EXPECT_TRUE(n <= ts.slots);            /* the pool did run out */
+
+	static struct counter c;
+	counter_init(&c, "ft_target");
+	ASSERT_EQ(register_ftrace_function(&c.ops), 0);
+	EXPECT_EQ(c.ops.tramp, 0);
+	struct ftrace_rec *r = rec_find((uintptr_t)ft_target);
+	EXPECT_EQ(r->flags & (FREC_TRAMP_EN | FREC_CALL_OPS_EN | FREC_REF_MASK),
+		  (ARCH_SITE_HAS_DATA ? FREC_CALL_OPS_EN : 0) | 1);
+	EXPECT_EQ(arch_site_data((uintptr_t)ft_target),
+		  ARCH_SITE_HAS_DATA ? (uintptr_t)&c.ops : 0);
+	ft_caller(7);
+	EXPECT_EQ(c.hits, 7);
+	EXPECT_EQ(c.last_ip, (uintptr_t)ft_target);
+	EXPECT_EQ(c.bad, 0);
+	ASSERT_EQ(unregister_ftrace_function(&c.ops), 0);
+	EXPECT_EQ(r->flags, 0);
+	EXPECT_EQ(arch_site_data((uintptr_t)ft_target),
+		  ARCH_SITE_HAS_DATA ? (uintptr_t)&ftrace_list_ops : 0);
+	ft_caller(3);
+	EXPECT_EQ(c.hits, 7);
+	for (unsigned i = 0; i < n; i++)
+		EXPECT_EQ(unregister_ftrace_function(&fill[i]), 0);
+	EXPECT_EQ(rec_find((uintptr_t)ft_b)->flags, 0);
+	free(fill);
+}
+
 static long seen_args[3];
 static bool seen_regs, seen_noregs_null;
 static void regs_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,

@@ -38,6 +38,7 @@ struct cpu {
 	struct thread *current, *idle;
 	unsigned irq_depth;
 	bool need_resched;
+	unsigned trace_ctx;             /* boot/cpu.h: bit 0 is "in an interrupt" */
 };
 
 extern struct cpu shim_cpu;

@@ -192,6 +192,19 @@ int arch_site_encode(uintptr_t func, uintptr_t target, uint8_t *out);
 /* Per-site data word (arm64 literal) currently stored; x86-64 returns 0. */
 uintptr_t arch_site_data(uintptr_t func);
 
+/*
+ * The site encodings, inline (arch/<arch>/text_poke.h), for a caller that
+ * checks its sites in its own pass (patch_apply_checked, patch/patch.h):
+ *   bool arch_site_reaches(func, target)   can the site's call reach target
+ *                                          (always, for 0)?
+ *   uint64_t arch_site_word(func, target)  the site's bytes for target, as
+ *                                          one word
+ *   uint64_t arch_site_read(func)          the site's bytes now, the same way
+ *   bool arch_site_holds(func, target)     target in reach and its encoding
+ *                                          at the site
+ */
+#include "text_poke.h"
+
 struct patch_site;             /* patch/patch.h */
 
 /*

@@ -9,10 +9,12 @@
  * state from the current hashes.  Everything else happens under ftrace_mutex.
  *
  * The update (ftrace_update) runs after every change: for each record the
- * change can affect (candidates()) it computes the wanted state, collects every record whose site must change
- * into one batch, patches the batch (patch_apply), and only then copies the
- * wanted flags into the enabled ones.  A refused site (bytes not as
- * expected) kills tracing: nothing more is patched and every callback stops.
+ * change can affect (candidates()) it computes the wanted state and checks
+ * the site's bytes against the old one, collects every record whose site
+ * must change into one batch, patches the batch (patch_apply_checked), and
+ * only then stores the new flags.  A refused site (bytes not as expected)
+ * kills tracing: nothing more is patched and every callback stops.  The
+ * steps are listed at "the update" below.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,7 +32,6 @@
 #include "trace/hash.h"
 #include "trace/listvec.h"
 #include "trace/records.h"
-#include "text_poke.h"             /* arch/<arch>/: arch_site_holds, arch_site_reaches */
 
 #ifndef ARCH_SITE_HAS_DATA
 #define ARCH_SITE_HAS_DATA 0

@@ -121,8 +121,10 @@ OBJS := $(patsubst %,$(B)/%.o,$(ARCH_SRCS) $(BOOT_SRCS) $(LIB_SRCS) $(TRACE_SRCS
 # does.
 FLAGS_STAMP := $(B)/.flags
 FLAGS_NOW   := $(CC) $(CFLAGS_BASE) | $(INSTR_CFLAGS) | $(NOFP_CFLAGS) | $(TRACED_SRCS)
-$(shell mkdir -p $(B); [ "$$(cat $(FLAGS_STAMP) 2>/dev/null)" = '$(FLAGS_NOW)' ] || \
-	printf '%s' '$(FLAGS_NOW)' > $(FLAGS_STAMP))
+ifneq ($(file <$(FLAGS_STAMP)),$(FLAGS_NOW))
+$(shell mkdir -p $(B))
+$(file >$(FLAGS_STAMP),$(FLAGS_NOW))
+endif
 
 $(B)/%.c.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)

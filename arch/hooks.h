@@ -193,7 +193,7 @@ int arch_site_encode(uintptr_t func, uintptr_t target, uint8_t *out);
 uintptr_t arch_site_data(uintptr_t func);
 
 /*
- * The site encodings, inline (arch/<arch>/text_poke.h), for a caller that
+ * The site encodings, inline (arch/<arch>/site.h), for a caller that
  * checks its sites in its own pass (patch_apply_checked, patch/patch.h):
  *   bool arch_site_reaches(func, target)   can the site's call reach target
  *                                          (always, for 0)?
@@ -203,7 +203,7 @@ uintptr_t arch_site_data(uintptr_t func);
  *   bool arch_site_holds(func, target)     target in reach and its encoding
  *                                          at the site
  */
-#include "text_poke.h"
+#include "site.h"
 
 struct patch_site;             /* patch/patch.h */
 

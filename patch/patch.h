@@ -38,10 +38,12 @@ int patch_apply(struct patch_site *sites, unsigned n, unsigned *bad);
  * while it builds the batch (the ftrace update: it computes each site's
  * old and new target in one pass over the records, and checks the site
  * there, which costs a fraction of a second pass).  The caller must have
- * made, before calling, every check arch_patch_check() makes: sorted by
- * func, arch_site_holds(func, old_target) and arch_site_reaches(func,
- * new_target) (the arch's text_poke.h), and the data word read from the
- * site as old_data when it changes.  A caller that finds a site refused
+ * made, before calling, every check arch_patch_check() makes, or ones
+ * equivalent: sorted by func, arch_site_holds(func, old_target) and
+ * arch_site_reaches(func, new_target) (arch/hooks.h; the ftrace update
+ * checks a target's reach once for the whole record table, since reach is
+ * an interval and records are sorted, in text and aligned from boot), and
+ * the data word read from the site as old_data when it changes.  A caller that finds a site refused
  * does not call it: it calls patch_note_refused() (counted with
  * patch_apply's refusals) and kills tracing.
  */

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "boot/console.h"
+#include "boot/panic.h"
 #include "boot/ksyms.h"
 #include "boot/sched.h"
 #include "lib/glob.h"
@@ -342,8 +343,8 @@ static uintptr_t target_of(uint32_t f, const struct site_want *w)
 		return 0;
 	if (f & FREC_DIRECT)
 		return w->direct;
-	if (f & FREC_TRAMP)
-		return w->single->tramp;
+	if (f & FREC_TRAMP)        /* 0 if no single ops: the site check refuses */
+		return w->single ? w->single->tramp : 0;
 	return (f & FREC_REGS) ? (uintptr_t)arch_ftrace_regs_list_caller
 			       : (uintptr_t)arch_ftrace_list_caller;
 }
@@ -370,7 +371,7 @@ static bool reads_data(uint32_t f)
 static uintptr_t data_of(uint32_t f, const struct site_want *w, uintptr_t current)
 {
 	if (!ARCH_SITE_HAS_DATA)
-		return current;
+		return current;                /* no data word: what arch_site_data says */
 	if (!reads_data(f))
 		return (uintptr_t)&ftrace_list_ops;
 	return w->count == 1 ? (uintptr_t)w->single : (uintptr_t)&ftrace_list_ops;
@@ -435,6 +436,7 @@ struct update {
 					    function / reads its data word */
 	uint32_t f1;                     /* stored flags of a site with op alone */
 	uintptr_t t1, d1;                /* its target and data word */
+	uintptr_t d0;                    /* the data word with nothing attached */
 	/* What the update does. */
 	struct patch_site *batch;        /* sites to patch, in address order */
 	unsigned n;
@@ -580,6 +582,7 @@ static void fast_setup(struct update *u)
 	u->t1 = target_of(f, &w);
 	u->data1 = reads_data(f);
 	u->d1 = data_of(f, &w, 0);
+	u->d0 = data_of(0, &w, 0);
 	u->list1 = calls_list(f);
 	bool is = (op->flags & FTRACE_OPS_FL_ENABLED) != 0, was = op->applied;
 	u->is = !is ? 0 : u->only ? op->notrace != u->only : -1;
@@ -661,8 +664,8 @@ static inline __attribute__((always_inline)) uint64_t scan_word(const uint64_t *
  * A record whose flags are the old state's takes the shortcut, with the
  * same targets and new flags as every other: op alone's (f1, t1) on one
  * side, nothing (0, 0) on the other.  `rd`: op alone's state reads the
- * data word (u->data1): joining stores d1 in it, leaving gives it back
- * ftrace_list_ops (data_of).  Each (join, rd) is its own loop, with
+ * data word (u->data1): joining stores d1 in it, leaving d0 (data_of's
+ * word for a site with nothing attached).  Each (join, rd) is its own loop, with
  * the constants folded in (and few enough values live to stay in
  * registers).
  *
@@ -674,8 +677,8 @@ static inline __attribute__((always_inline)) uint64_t scan_word(const uint64_t *
 struct known {
 	const struct ftrace_rec *recs;   /* ftrace_recs */
 	uintptr_t base;                  /* _text_start */
-	uint32_t f1;                     /* u->f1, t1, d1 */
-	uintptr_t t1, d1;
+	uint32_t f1;                     /* u->f1, t1, d1, d0 */
+	uintptr_t t1, d1, d0;
 };
 
 static inline __attribute__((always_inline)) bool known_rec(struct update *u, const struct known *kn,
@@ -693,7 +696,7 @@ static inline __attribute__((always_inline)) bool known_rec(struct update *u, co
 		}
 		if (rd) {                /* op alone's state reads the word */
 			od = arch_site_data(ip);
-			nd = join ? kn->d1 : (uintptr_t)&ftrace_list_ops;   /* data_of */
+			nd = join ? kn->d1 : kn->d0;
 		}
 		*k->s++ = (struct patch_site){ ip, ot, nt, od, nd };
 		*k->c++ = (struct rec_change){ i, join ? kn->f1 : 0 };
@@ -708,7 +711,7 @@ static inline __attribute__((always_inline)) void scan_known_as(struct update *u
 {
 	/* Locals: the batch stores could alias u's fields or ftrace_recs,
 	 * which would then be reloaded at every record. */
-	const struct known kn = { ftrace_recs, (uintptr_t)_text_start, u->f1, u->t1, u->d1 };
+	const struct known kn = { ftrace_recs, (uintptr_t)_text_start, u->f1, u->t1, u->d1, u->d0 };
 	const uint64_t *map = u->map;
 	const unsigned nrecs = ftrace_nrecs, words = (nrecs + 63) / 64;
 	struct scan_cursor k = { u->batch, u->ch, 0, 0 };
@@ -768,7 +771,7 @@ static inline __attribute__((always_inline)) bool any_rec(struct update *u, unsi
 			}
 			if (u->data1) {          /* op alone's state reads the word */
 				od = arch_site_data(ip);
-				nd = is ? u->d1 : (uintptr_t)&ftrace_list_ops;   /* data_of */
+				nd = is ? u->d1 : u->d0;
 			}
 			*k->s++ = (struct patch_site){ ip, ot, nt, od, nd };
 			*k->c++ = (struct rec_change){ i, is ? u->f1 : 0 };
@@ -841,6 +844,17 @@ static void list_table_update(const struct update *u)
 	retired_table = old;             /* freed by update_and_commit after a grace period */
 }
 
+/* Is the batch in strictly ascending address order, as patch_apply_checked
+ * (and the int3 handler's search on x86-64) needs?  The scans visit records
+ * in order; this checks it for n compares, next to two or three IPI rounds. */
+static bool batch_sorted(const struct update *u)
+{
+	for (unsigned k = 1; k < u->n; k++)
+		if (u->batch[k - 1].func >= u->batch[k].func)
+			return false;
+	return true;
+}
+
 int ftrace_update(const struct ftrace_ops *changed)
 {
 	if (ftrace_is_dead())
@@ -855,12 +869,18 @@ int ftrace_update(const struct ftrace_ops *changed)
 		/* Nothing written: mark the site, stop tracing. */
 		char why[96];
 		struct ftrace_rec *r = rec_find(u.refused);
+		if (!r)
+			panic("ftrace: refused site %lx has no record", (unsigned long)u.refused);
 		r->flags |= FREC_DISABLED;
 		patch_note_refused();
 		ksnprintf(why, sizeof(why), "site of %s at %lx holds unexpected bytes (EILSEQ)",
 			  rec_name(r), (unsigned long)rec_ip(r));
 		ftrace_kill(why);
 		err = -EILSEQ;
+	} else if (!batch_sorted(&u)) {
+		/* Nothing written either: a broken invariant, not a site. */
+		ftrace_kill("update batch not in address order");
+		err = -EINVAL;
 	} else {
 		list_table_update(&u);
 		patch_apply_checked(u.batch, u.n);
@@ -1010,10 +1030,16 @@ static int do_unregister(struct ftrace_ops *op)
 	__atomic_fetch_and(&op->flags, ~FTRACE_OPS_FL_ENABLED, __ATOMIC_RELEASE);
 	int err = update_and_commit(op);
 	if (err) {
-		/* Sites may still call its trampoline (tracing was killed, or no
-		 * memory): keep the ops linked and the slot allocated.  Its
-		 * callbacks stop: ENABLED is clear and a dead tracer calls
-		 * nothing.  The caller must not free the ops. */
+		/* Sites may still call its trampoline: keep the ops linked and
+		 * the slot allocated; the caller must not free the ops.  With
+		 * tracing killed, a dead tracer calls nothing.  Otherwise (no
+		 * memory) no site changed and nothing was committed: it is
+		 * registered as before, so it is ENABLED again and the caller
+		 * may retry (calls meanwhile may have skipped it).  Left
+		 * cleared, the next update's commit would count it unapplied
+		 * while its sites still call it. */
+		if (!ftrace_is_dead())
+			__atomic_fetch_or(&op->flags, FTRACE_OPS_FL_ENABLED, __ATOMIC_RELEASE);
 		return err;
 	}
 	/* Unlink; walkers that already hold a pointer to it finish within the

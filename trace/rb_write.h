@@ -111,12 +111,12 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r
 	 * again needs the commit word a lap further, and that word is frozen
 	 * from our A to our E (DESIGN, B' 1).  So from our B to our E
 	 * nothing writes it: it is what rb_publish(nt) would read at E, and
-	 * a plain load, with no write to race with. */
+	 * a relaxed load has no write to race with. */
 	if (nt == 0)
 		__builtin_unreachable();
 	struct rb_page *pg = rb_pg(cb, T_PIDX(t));
 	r->tail = nt;
-	r->commit = pg->commit | T_OFF(nt);
+	r->commit = __atomic_load_n(&pg->commit, __ATOMIC_RELAXED) | T_OFF(nt);
 	uint8_t *p = (uint8_t *)pg + T_OFF(t);
 	return rb_put_data_fast(p + offsetof(struct rb_page, data), (uint32_t)delta, len);
 }

@@ -67,7 +67,7 @@ static struct st_site s_fp8 = { (uintptr_t)arm64_st_fp8 };
 static bool site_ready(struct st_site *s)
 {
 	if (!s->ready) {
-		int err = arch_site_init(s->func, 0);
+		int err = arch_site_init(s->func, (uintptr_t)&ftrace_list_ops);
 		if (err) {
 			test_fail(__FILE__, __LINE__, "arch_site_init(%lx) = %d", (unsigned long)s->func, err);
 			return false;
@@ -211,7 +211,7 @@ TEST_CASE(arch_ftrace, site_init_and_encode)
 	for (unsigned i = 0; i < 4; i++)
 		EXPECT_EQ(w[i], INSN_NOP);
 	ASSERT_TRUE(site_ready(&s_int3));
-	EXPECT_EQ(arch_site_data(f), 0);
+	EXPECT_EQ(arch_site_data(f), (uintptr_t)&ftrace_list_ops);
 	EXPECT_EQ(w[2], INSN_MOV_X9_X30);
 	EXPECT_EQ(w[3], INSN_NOP);
 	EXPECT_EQ(arch_site_init(f, 0), -EILSEQ);         /* no longer as compiled */

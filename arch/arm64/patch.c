@@ -75,7 +75,7 @@ int arch_site_init(uintptr_t func, uintptr_t data)
 }
 
 /* The instruction at func + 4 for `target` (0: NOP), or false when the
- * target is out of a BL's reach or misaligned (text_poke.h). */
+ * target is out of a BL's reach or misaligned (site.h). */
 static inline __attribute__((always_inline)) bool site_insn(uintptr_t func, uintptr_t target,
 							    uint32_t *insn)
 {

@@ -54,47 +54,4 @@ void text_poke_sync_icache_all(void);
  * CPUs.  No-op when nothing is mapped. */
 void text_poke_end(void);
 
-/*
- * The site encodings (patch.c's table), inline for checks in a caller's own
- * pass over its batch (patch/patch.h, patch_apply_checked) as well as
- * arch_patch_check().  An initialised site is one aligned 64-bit word:
- * `mov x9, x30`, then a NOP (target 0) or `bl target`.
- *
- * arch_site_reaches: can the site's BL reach target (or target is 0)?
- * off = target - pc is a multiple of 4 in [-BRANCH_RANGE, BRANCH_RANGE)
- * exactly when off + BRANCH_RANGE has no bit outside 2 * BRANCH_RANGE - 4.
- * arch_site_insn: the second instruction for target (reach checked apart).
- * arch_site_word / arch_site_read: the site's 8 bytes for target (reach
- * checked apart) / as they are, as one word; func is 8-aligned and the
- * site initialised (the record table guarantees both).
- * arch_site_holds: does the site hold target's encoding, target in reach?
- * One load and one compare.
- */
-static inline __attribute__((always_inline)) bool arch_site_reaches(uintptr_t func, uintptr_t target)
-{
-	uintptr_t off = target - (func + 4);
-	return !target || !((off + BRANCH_RANGE) & ~(uintptr_t)(2 * BRANCH_RANGE - 4));
-}
-
-static inline __attribute__((always_inline)) uint32_t arch_site_insn(uintptr_t func, uintptr_t target)
-{
-	uintptr_t off = target - (func + 4);
-	return target ? INSN_BL | ((uint32_t)(off >> 2) & INSN_IMM26_MASK) : INSN_NOP;
-}
-
-static inline __attribute__((always_inline)) uint64_t arch_site_word(uintptr_t func, uintptr_t target)
-{
-	return INSN_MOV_X9_X30 | (uint64_t)arch_site_insn(func, target) << 32;
-}
-
-static inline __attribute__((always_inline)) uint64_t arch_site_read(uintptr_t func)
-{
-	return *(const uint64_t *)func;
-}
-
-static inline __attribute__((always_inline)) bool arch_site_holds(uintptr_t func, uintptr_t target)
-{
-	return arch_site_reaches(func, target) && arch_site_read(func) == arch_site_word(func, target);
-}
-
 #endif

@@ -61,7 +61,7 @@
 #include "boot/panic.h"
 #include "patch/patch.h"
 #include "patch/tramp.h"
-#include "text_poke.h"
+#include "site.h"
 
 #define OP_INT3 0xCC
 #define OP_CALL X86_OP_CALL

@@ -1,5 +1,5 @@
 /*
- * text_poke.h — the x86-64 site encodings, inline (the text writing itself
+ * site.h — the x86-64 site encodings, inline (the text writing itself
  * is declared in x86.h: arch_text_poke, x86_poke_page, x86_poke_touch).
  *
  * For checks in a caller's own pass over its batch (patch/patch.h,
@@ -9,8 +9,8 @@
  * (func + 5)); patch.c draws the table.  Here they are the low 40 bits of a
  * little-endian word.
  */
-#ifndef X86_64_TEXT_POKE_H
-#define X86_64_TEXT_POKE_H
+#ifndef X86_64_SITE_H
+#define X86_64_SITE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -180,7 +180,7 @@ uintptr_t arch_site_func(uintptr_t recorded);
  * Boot-time, single CPU, before any other patching: check that func's site
  * holds the compiled bytes and put it in the disabled state, with `data` as
  * its data word (where sites have one: an ops any list caller may call, see
- * data_of in trace/ftrace.c).  0, or -EILSEQ (bytes not as compiled; the
+ * data_of in trace/update.c).  0, or -EILSEQ (bytes not as compiled; the
  * site is left untouched).
  */
 int arch_site_init(uintptr_t func, uintptr_t data);

@@ -16,14 +16,28 @@
 
 #include "boot/cpu.h"
 #include "boot/sched.h"
+#include "trace/hash.h"
 
 extern struct mutex ftrace_mutex;
 
 struct ftrace_ops;
-/* Re-patch after `changed` was (un)registered or its hashes changed (NULL:
- * consider every record).  ftrace_mutex held. */
-int ftrace_update(const struct ftrace_ops *changed);
 struct ftrace_hash;
+struct listvec;
+
+/* ftrace.c: every ops whose sites may be live, in registration order
+ * (lock-free readers: ACQUIRE loads of it and of each `next`). */
+extern struct ftrace_ops *ftrace_ops_list;
+/* update.c: the list function's table (listvec.h), or NULL. */
+extern struct listvec *ftrace_list_table;
+
+/* update.c.  Re-patch after `changed` was (un)registered or its hashes
+ * changed (NULL: consider every record), and on success make every ops'
+ * current hashes its applied ones (the replaced hashes are freed after a
+ * grace period).  ftrace_mutex held.  0; -ENOMEM (nothing changed: the
+ * caller puts its own state back); -EILSEQ, -EINVAL, -ENODEV (tracing
+ * killed).  ftrace_update is the re-patch alone. */
+int ftrace_update_commit(const struct ftrace_ops *changed);
+int ftrace_update(const struct ftrace_ops *changed);
 /* Build a hash from patterns (see ftrace_set_filter); on -EINVAL the reason
  * is in ftrace_filter_error. */
 int ftrace_build_hash(const struct ftrace_hash *base, const char *patterns, bool reset,
@@ -32,6 +46,14 @@ extern char ftrace_filter_error[128];
 const char *ftrace_dead_reason(void);     /* NULL while tracing works */
 
 #define FTRACE_INLINE static inline __attribute__((always_inline))
+
+/* Does an ops with these hashes trace ip?  (An empty filter means every
+ * function; notrace wins.) */
+FTRACE_INLINE bool ftrace_ops_wants(const struct ftrace_hash *filter,
+				    const struct ftrace_hash *notrace, uintptr_t ip)
+{
+	return (hash_empty(filter) || hash_contains(filter, ip)) && !hash_contains(notrace, ip);
+}
 
 /* Preemption off without calling traced code (see trace/rb_port_kernel.h),
  * on the running thread t the caller has read.  Only for FTRACE_HOT code:

@@ -101,7 +101,7 @@ int records_init(void)
 			ftrace_kill("site list not sorted (tools/sort-sites.py did not run)");
 			return -EINVAL;
 		}
-		/* The data word starts as the list ops (data_of, ftrace.c). */
+		/* The data word starts as the list ops (data_of, update.c). */
 		if (arch_site_init(ip, (uintptr_t)&ftrace_list_ops) != 0) {
 			r->flags = FREC_DISABLED;
 			if (bad++ < 5)

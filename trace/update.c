@@ -1,0 +1,793 @@
+/*
+ * update.c — the site update: every record's site follows the registered
+ * ops.  After each change (register, unregister, new hashes) the update
+ * computes, for each record the change can affect, the state its site must
+ * be in, checks the site's bytes against the state it leaves, collects every
+ * site that must change into one batch, writes the list function's table,
+ * patches the batch (patch_apply_checked), and only then stores the new
+ * flags; a refused site (bytes not as expected) kills tracing instead, with
+ * nothing written.  Also: enabled_functions, which describes the states it
+ * installed.  ftrace_mutex held throughout; the steps are listed at "the
+ * update" below.
+ *
+ * Owned here: the list function's table (`ftrace_list_table`, published
+ * with RELEASE, read lock-free by ftrace_ops_list_func; a replaced one is
+ * freed after a grace period), the count of list sites.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "boot/console.h"
+#include "boot/ksyms.h"
+#include "boot/panic.h"
+#include "patch/patch.h"
+#include "patch/tramp.h"
+#include "trace/ftrace.h"
+#include "trace/ftrace_internal.h"
+#include "trace/hash.h"
+#include "trace/listvec.h"
+#include "trace/records.h"
+
+#ifndef ARCH_SITE_HAS_DATA
+#define ARCH_SITE_HAS_DATA 0
+#endif
+
+struct listvec *ftrace_list_table;             /* lock-free readers; listvec.h */
+static unsigned list_sites;                    /* records whose site calls the list
+						  function (calls_list) */
+static struct listvec *retired_table;          /* replaced by the last update, to free
+						  after a grace period */
+
+/* ---- the list function's table ---- */
+
+/* Is op, as registered now (current hashes), a callback of the function at
+ * ip?  (Direct ops are not callbacks.)  ftrace_mutex held. */
+static bool ops_calls(const struct ftrace_ops *op, uintptr_t ip)
+{
+	return (op->flags & FTRACE_OPS_FL_ENABLED) && !(op->flags & FTRACE_OPS_FL_DIRECT) &&
+	       ftrace_ops_wants(op->filter, op->notrace, ip);
+}
+
+/* Does a record with (new or stored) flags f have its site call the list
+ * function? */
+static bool calls_list(uint32_t f)
+{
+	return (f & FREC_ENABLED) && (f & FREC_REF_MASK) &&
+	       !(f & (FREC_TRAMP | FREC_DIRECT | FREC_CALL_OPS | FREC_DISABLED));
+}
+
+/* A record whose stored flags an update changes: ftrace_recs[idx].flags
+ * becomes `flags` once the batch is patched.  An update lists them in
+ * record order. */
+struct rec_change {
+	uint32_t idx, flags;
+};
+
+/*
+ * The table for the state an update installs: every list site with the ops
+ * the full walk would call for it now.  A record's flags after the update
+ * are ch[]'s (sorted by idx, nch of them) or else its stored ones.
+ * NULL when there is nothing to put in it, or no memory (then every call
+ * takes the full walk, which is always right).
+ */
+static struct listvec *list_table_build(const struct rec_change *ch, unsigned nch, unsigned sites)
+{
+	unsigned nops = 0;
+	for (struct ftrace_ops *op = ftrace_ops_list; op; op = op->next)
+		nops++;                          /* at most this many per site */
+	if (!nops || !sites)
+		return NULL;
+	struct listvec *v = listvec_alloc(sites, sites * nops);
+	struct ftrace_ops **run = malloc(nops * sizeof(*run));
+	if (!v || !run) {
+		listvec_free(v);
+		free(run);
+		return NULL;
+	}
+	for (unsigned i = 0, k = 0; i < ftrace_nrecs; i++) {
+		uint32_t f = ftrace_recs[i].flags;
+		if (k < nch && ch[k].idx == i)
+			f = ch[k++].flags;
+		if (!calls_list(f))
+			continue;
+		uintptr_t ip = rec_ip(&ftrace_recs[i]);
+		unsigned n = 0;
+		for (struct ftrace_ops *op = ftrace_ops_list; op; op = op->next)
+			if (ops_calls(op, ip))
+				run[n++] = op;
+		listvec_add(v, ip, run, n);
+	}
+	free(run);
+	return v;
+}
+
+/* ---- a site's state ---- */
+
+/* New (wanted) state of one record under the current hashes. */
+struct site_want {
+	unsigned count;
+	struct ftrace_ops *single;      /* the attached ops when count == 1 */
+	bool regs;
+	uintptr_t direct;
+};
+
+static void want_of(uintptr_t ip, struct site_want *w, bool applied)
+{
+	memset(w, 0, sizeof(*w));
+	for (struct ftrace_ops *op = ftrace_ops_list; op; op = op->next) {
+		bool live = applied ? op->applied : (op->flags & FTRACE_OPS_FL_ENABLED);
+		if (!live)
+			continue;
+		if (!ftrace_ops_wants(applied ? op->applied_filter : op->filter,
+			       applied ? op->applied_notrace : op->notrace, ip))
+			continue;
+		if (op->flags & FTRACE_OPS_FL_DIRECT) {
+			w->direct = op->direct;
+			continue;                 /* direct ops do not count as callers */
+		}
+		w->count++;
+		w->single = op;
+		w->regs |= (op->flags & FTRACE_OPS_FL_SAVE_REGS) != 0;
+	}
+}
+
+static uint32_t flags_of(const struct site_want *w)
+{
+	uint32_t f = w->count & FREC_REF_MASK;
+	if (w->regs)
+		f |= FREC_REGS;
+	if (w->direct)
+		f |= FREC_DIRECT;
+	else if (w->count == 1 && w->single->tramp)
+		f |= FREC_TRAMP;
+	else if (w->count == 1 && ARCH_SITE_HAS_DATA)
+		f |= FREC_CALL_OPS;
+	if (w->direct || w->count)
+		f |= FREC_ENABLED;
+	return f;
+}
+
+/* What a site with wanted/enabled flags f calls, given its ops. */
+static uintptr_t target_of(uint32_t f, const struct site_want *w)
+{
+	if (!(f & FREC_ENABLED))
+		return 0;
+	if (f & FREC_DIRECT)
+		return w->direct;
+	if (f & FREC_TRAMP)        /* 0 if no single ops: the site check refuses */
+		return w->single ? w->single->tramp : 0;
+	return (f & FREC_REGS) ? (uintptr_t)arch_ftrace_regs_list_caller
+			       : (uintptr_t)arch_ftrace_list_caller;
+}
+
+/* Does a site in wanted state f call a list caller, the only code that
+ * reads the site's data word (arm64: ftrace_tramp.S)? */
+static bool reads_data(uint32_t f)
+{
+	return ARCH_SITE_HAS_DATA && (f & FREC_ENABLED) && !(f & (FREC_TRAMP | FREC_DIRECT));
+}
+
+/*
+ * The data word a site in wanted state f needs.  Every value a data word
+ * holds, from boot on (records.c), names an ops that is live until the
+ * grace period after the update that stops using it: ftrace_list_ops, or
+ * the one ops a CALL_OPS site calls.  That matters because a CPU that
+ * fetches a site's new BL is not promised to load the literal stored
+ * before it (instruction fetch does not order later loads; arm64 patch.c,
+ * B): it may call through the previous value.  So a state that does not
+ * read the word (disabled, a trampoline, a direct target) gives it back
+ * ftrace_list_ops, which is a store only when leaving CALL_OPS (rare: an
+ * ops without a trampoline), and otherwise keeps it.
+ */
+static uintptr_t data_of(uint32_t f, const struct site_want *w, uintptr_t current)
+{
+	if (!ARCH_SITE_HAS_DATA)
+		return current;                /* no data word: what arch_site_data says */
+	if (!reads_data(f))
+		return (uintptr_t)&ftrace_list_ops;
+	return w->count == 1 ? (uintptr_t)w->single : (uintptr_t)&ftrace_list_ops;
+}
+
+/* The enabled-state flags moved to wanted positions, to compare with wanted. */
+static uint32_t enabled_as_wanted(uint32_t f)
+{
+	return ((f & FREC_REGS_EN) ? FREC_REGS : 0) | ((f & FREC_TRAMP_EN) ? FREC_TRAMP : 0) |
+	       ((f & FREC_DIRECT_EN) ? FREC_DIRECT : 0) |
+	       ((f & FREC_CALL_OPS_EN) ? FREC_CALL_OPS : 0) | (f & FREC_ENABLED);
+}
+
+static uint32_t wanted_as_enabled(uint32_t f)
+{
+	return ((f & FREC_REGS) ? FREC_REGS_EN : 0) | ((f & FREC_TRAMP) ? FREC_TRAMP_EN : 0) |
+	       ((f & FREC_DIRECT) ? FREC_DIRECT_EN : 0) |
+	       ((f & FREC_CALL_OPS) ? FREC_CALL_OPS_EN : 0);
+}
+
+/* The flags a record stores once its site is in wanted state f. */
+static uint32_t stored_flags(uint32_t f)
+{
+	return (f & (FREC_REF_MASK | FREC_WANT_MASK | FREC_ENABLED)) | wanted_as_enabled(f);
+}
+
+/* ---- the update ----
+ *
+ * ftrace_update(op), in order, nothing written before step 4:
+ *   1  candidates(): the records op's change can affect, and one block for
+ *      the batch and the flag changes;
+ *   2  fast_setup(): whether the shortcut applies, and its per-batch state;
+ *   3  update_scan(): each candidate's new state and site change, each
+ *      site checked against its old state's bytes (patch.h,
+ *      patch_apply_checked); a refused site ends the update here (DISABLED,
+ *      tracing killed, nothing written, no flag changed);
+ *   4  the list function's table if a list site changed, then the batch
+ *      (patch_apply_checked), then the new flags.
+ * patch/DESIGN.md, "Cost of an update", says where the time goes.
+ */
+
+/*
+ * One update, for the ops whose registration or hashes changed (`op`;
+ * NULL: judge every record).  ftrace_mutex held; lives for one
+ * ftrace_update().
+ */
+struct update {
+	const struct ftrace_ops *op;
+	/* Candidates: the records the change can affect (candidates()). */
+	const uint32_t *list;            /* their indices, ascending; or NULL */
+	unsigned nlisted;
+	uint64_t *map;                   /* else a bitmap over ftrace_recs; or
+					    NULL too: every record */
+	const struct ftrace_hash *only;  /* every candidate is in this hash, the
+					    only non-empty one of op's (or NULL) */
+	unsigned cap;                    /* candidates at most */
+	/* The shortcut (fast_setup, scan). */
+	bool fast;
+	signed char is, was;             /* op attached to every candidate now /
+					    before: 1 or 0; -1: ask its hashes */
+	bool list1, data1;               /* a site with op alone calls the list
+					    function / reads its data word */
+	uint32_t f1;                     /* stored flags of a site with op alone */
+	uintptr_t t1, d1;                /* its target and data word */
+	uintptr_t d0;                    /* the data word with nothing attached */
+	/* What the update does. */
+	struct patch_site *batch;        /* sites to patch, in address order */
+	unsigned n;
+	struct rec_change *ch;           /* flags to store once patched */
+	unsigned nch;
+	unsigned nch_general;            /* ... of them from update_general() */
+	void *mem;                       /* the one allocation (map, batch, ch) */
+	uintptr_t refused;               /* a site not holding its old state's
+					    bytes (nothing is written), or 0 */
+	int nlist;                       /* list_sites after the update */
+	bool list_changed;               /* a list site came, went or changed */
+};
+
+/* Set record i's bit in the candidate map. */
+static inline void map_set(uint64_t *map, unsigned i)
+{
+	map[i / 64] |= 1ull << (i % 64);
+}
+
+/* Every record of hash h into the map: from its record index list when
+ * that names them all, else a lookup per key. */
+static void map_hash(uint64_t *map, const struct ftrace_hash *h)
+{
+	if (hash_recs_all(h)) {
+		const uint32_t *rec = hash_recs(h);
+		for (unsigned k = 0; k < h->nrecs; k++)
+			if (rec[k] < ftrace_nrecs)
+				map_set(map, rec[k]);
+		return;
+	}
+	for (unsigned s = 0; s <= h->mask; s++) {
+		const struct ftrace_rec *r = h->slot[s] ? rec_find(h->slot[s]) : NULL;
+		if (r)
+			map_set(map, (unsigned)(r - ftrace_recs));
+	}
+}
+
+/*
+ * Which records can an update for `op` change?  Only functions in its old or
+ * new filter or notrace hash: every other record keeps the same set of
+ * attached ops.  An empty filter means every function, so then all records
+ * are candidates (u->list and u->map NULL).  One hash alone whose record
+ * index list is complete and sorted is the candidate list itself (u->list);
+ * otherwise a bitmap over the records (u->map) sorts them.  Allocates, in
+ * one block, the map and room for the batch and the flag changes (u->cap
+ * entries each).  -ENOMEM or 0.
+ */
+static int candidates(struct update *u)
+{
+	const struct ftrace_ops *op = u->op;
+	const struct ftrace_hash *sets[4] = { op ? op->filter : NULL, op ? op->applied_filter : NULL,
+					      op ? op->notrace : NULL, op ? op->applied_notrace : NULL };
+	/* A registration counts the filter in (applied NULL): judge by what
+	 * the live state uses. */
+	bool was = op && op->applied, is = op && (op->flags & FTRACE_OPS_FL_ENABLED);
+	bool all = !op || (is && hash_empty(sets[0])) || (was && hash_empty(sets[1]));
+	unsigned nsets = 0;
+	uint64_t cap = 0;
+	for (int k = 0; k < 4 && !all; k++) {
+		bool dup = false;
+		for (int j = 0; j < k; j++)
+			dup |= sets[j] == sets[k];
+		if (hash_empty(sets[k]) || dup) {
+			sets[k] = NULL;          /* the same hash twice counts once */
+			continue;
+		}
+		cap += sets[k]->count;
+		u->only = nsets++ ? NULL : sets[k];
+	}
+	u->cap = all || cap > ftrace_nrecs ? ftrace_nrecs : (unsigned)cap;
+	/* Sorted: every index is below the last one, which is checked. */
+	bool listed = u->only && hash_recs_all(u->only) && u->only->sorted &&
+		      hash_recs(u->only)[u->only->nrecs - 1] < ftrace_nrecs;
+	unsigned words = all || listed ? 0 : (ftrace_nrecs + 63) / 64;
+	size_t bytes = words * sizeof(uint64_t) +
+		       (u->cap ? u->cap : 1) * (sizeof(struct patch_site) + sizeof(struct rec_change));
+	char *mem = malloc(bytes);
+	if (!mem)
+		return -ENOMEM;
+	u->mem = mem;
+	u->batch = (struct patch_site *)(mem + words * sizeof(uint64_t));
+	u->ch = (struct rec_change *)(u->batch + (u->cap ? u->cap : 1));
+	if (listed) {
+		u->list = hash_recs(u->only);
+		u->nlisted = u->only->nrecs;
+	} else if (words) {
+		u->map = (uint64_t *)mem;
+		memset(u->map, 0, words * sizeof(uint64_t));
+		for (int k = 0; k < 4; k++)
+			if (sets[k])
+				map_hash(u->map, sets[k]);
+	}
+	return 0;
+}
+
+static void update_free(struct update *u)
+{
+	free(u->mem);
+}
+
+/* An ops other than the changed one whose sites are as its hashes say:
+ * what the last update applied is what it holds now. */
+static bool settled(const struct ftrace_ops *p)
+{
+	bool live = (p->flags & FTRACE_OPS_FL_ENABLED) != 0;
+	return p->applied == live &&
+	       (!live || (p->applied_filter == p->filter && p->applied_notrace == p->notrace));
+}
+
+/*
+ * The shortcut.  When every other ops is settled, only op's attachment
+ * differs between a candidate's old and new state.  Then a candidate that
+ * op neither joins nor leaves does not change at all, and one whose stored
+ * flags say "nothing attached" (op joins) or "op alone" (op leaves) goes
+ * between those two states, which are the same for every such record:
+ * computed here once (f1, t1, d1) instead of by want_of() per record.
+ * Any other record (shared with other ops, or in an unexpected state) takes
+ * the general path, which derives both states from every ops' hashes.
+ *
+ * u->is / u->was: when every candidate lies in one hash (u->only), which is
+ * then op's filter (a non-empty filter, or the map would be NULL) and maybe
+ * its notrace, op's attachment is the same for every candidate and needs no
+ * probe.
+ */
+static void fast_setup(struct update *u)
+{
+	const struct ftrace_ops *op = u->op;
+	u->fast = op != NULL;
+	for (const struct ftrace_ops *p = ftrace_ops_list; p && u->fast; p = p->next)
+		u->fast = p == op || settled(p);
+	if (!u->fast)
+		return;
+	struct site_want w = { 0 };
+	if (op->flags & FTRACE_OPS_FL_DIRECT) {
+		w.direct = op->direct;
+	} else {
+		w.count = 1;
+		w.single = (struct ftrace_ops *)op;
+		w.regs = (op->flags & FTRACE_OPS_FL_SAVE_REGS) != 0;
+	}
+	uint32_t f = flags_of(&w);
+	u->f1 = stored_flags(f);
+	u->t1 = target_of(f, &w);
+	u->data1 = reads_data(f);
+	u->d1 = data_of(f, &w, 0);
+	u->d0 = data_of(0, &w, 0);
+	u->list1 = calls_list(f);
+	bool is = (op->flags & FTRACE_OPS_FL_ENABLED) != 0, was = op->applied;
+	u->is = !is ? 0 : u->only ? op->notrace != u->only : -1;
+	u->was = !was ? 0 : u->only ? op->applied_notrace != u->only : -1;
+}
+
+/* Record i by the general path: both states from every ops' hashes.  Its
+ * site is checked as patch_apply_checked() requires (u->refused). */
+static __attribute__((noinline)) void update_general(struct update *u, unsigned i)
+{
+	const struct ftrace_rec *r = &ftrace_recs[i];
+	uintptr_t ip = rec_ip(r);
+	struct site_want now, before;
+	want_of(ip, &now, false);
+	want_of(ip, &before, true);
+	uint32_t nf = flags_of(&now), sf = stored_flags(nf);
+	uintptr_t cur = ARCH_SITE_HAS_DATA ? arch_site_data(ip) : 0;
+	uintptr_t ot = target_of(enabled_as_wanted(r->flags), &before);
+	uintptr_t nt = target_of(nf & ~FREC_REF_MASK, &now), nd = data_of(nf, &now, cur);
+	if (calls_list(nf) || calls_list(r->flags)) {
+		u->nlist += (int)calls_list(nf) - (int)calls_list(r->flags);
+		u->list_changed = true;      /* (its ops may differ, too) */
+	}
+	if (ot != nt || cur != nd) {
+		/* patch_apply_checked's checks (the data word is read here). */
+		if (!arch_site_holds(ip, ot) || !arch_site_reaches(ip, nt)) {
+			u->refused = ip;
+			return;
+		}
+		u->batch[u->n++] = (struct patch_site){ ip, ot, nt, cur, nd };
+	}
+	if (sf != r->flags) {
+		u->ch[u->nch++] = (struct rec_change){ i, sf };
+		u->nch_general++;
+	}
+}
+
+/*
+ * The scans: every candidate in record order (so the batch is sorted by
+ * address).  Their loops are the update's cost per record, so their state
+ * stays in locals (registers; `u` escapes to update_general(), so its
+ * fields would be reloaded at every record); a record the shortcut does
+ * not settle goes to update_general() with u's cursors brought up to date
+ * around the call.  The candidates come from u->list, or the set bits of
+ * u->map, or are every record.
+ */
+struct scan_cursor {
+	struct patch_site *s;            /* next batch entry */
+	struct rec_change *c;            /* next flag change */
+	unsigned moved;                  /* records the shortcut took */
+	int joined;                      /* ... those op joined minus those it left */
+};
+
+/* false: the site was refused (u->refused), the scan stops. */
+static inline __attribute__((always_inline)) bool scan_general(struct update *u, unsigned i,
+							       struct scan_cursor *k)
+{
+	u->n = (unsigned)(k->s - u->batch);
+	u->nch = (unsigned)(k->c - u->ch);
+	update_general(u, i);
+	k->s = u->batch + u->n;
+	k->c = u->ch + u->nch;
+	return !u->refused;
+}
+
+/* The candidate bits of map word w (map NULL: every record). */
+static inline __attribute__((always_inline)) uint64_t scan_word(const uint64_t *map, unsigned w,
+								unsigned words, unsigned nrecs)
+{
+	uint64_t bits = map ? map[w] : ~0ull;
+	if (w == words - 1 && (nrecs % 64))
+		bits &= (1ull << (nrecs % 64)) - 1;
+	return bits;
+}
+
+/*
+ * The common case, op's attachment known and the same for every candidate
+ * (u->is != u->was): op joins every candidate (`join`) or leaves every one.
+ * A record whose flags are the old state's takes the shortcut, with the
+ * same targets and new flags as every other: op alone's (f1, t1) on one
+ * side, nothing (0, 0) on the other.  `rd`: op alone's state reads the
+ * data word (u->data1): joining stores d1 in it, leaving d0 (data_of's
+ * word for a site with nothing attached).  Each (join, rd) is its own loop, with
+ * the constants folded in (and few enough values live to stay in
+ * registers).
+ *
+ * Its check of a site (patch_apply_checked) is one load and one compare:
+ * t1's reach was checked once for the whole table (scan_known: the records
+ * lie between the first and the last, and a BL's or call's reach is an
+ * interval).
+ */
+struct known {
+	const struct ftrace_rec *recs;   /* ftrace_recs */
+	uintptr_t base;                  /* _text_start */
+	uint32_t f1;                     /* u->f1, t1, d1, d0 */
+	uintptr_t t1, d1, d0;
+};
+
+static inline __attribute__((always_inline)) bool known_rec(struct update *u, const struct known *kn,
+							    unsigned i, struct scan_cursor *k,
+							    const bool join, const bool rd)
+{
+	const struct ftrace_rec *r = &kn->recs[i];
+	uint32_t f = r->flags;
+	if (f == (join ? 0 : kn->f1)) {
+		uintptr_t ip = kn->base + r->off, od = 0, nd = 0;   /* patch.h */
+		uintptr_t ot = join ? 0 : kn->t1, nt = join ? kn->t1 : 0;
+		if (arch_site_read(ip) != arch_site_word(ip, ot)) {
+			u->refused = ip;
+			return false;
+		}
+		if (rd) {                /* op alone's state reads the word */
+			od = arch_site_data(ip);
+			nd = join ? kn->d1 : kn->d0;
+		}
+		*k->s++ = (struct patch_site){ ip, ot, nt, od, nd };
+		*k->c++ = (struct rec_change){ i, join ? kn->f1 : 0 };
+		return true;
+	}
+	/* A DISABLED record is never touched. */
+	return (f & FREC_DISABLED) || scan_general(u, i, k);
+}
+
+static inline __attribute__((always_inline)) void scan_known_as(struct update *u, const bool join,
+								const bool rd)
+{
+	/* Locals: the batch stores could alias u's fields or ftrace_recs,
+	 * which would then be reloaded at every record. */
+	const struct known kn = { ftrace_recs, (uintptr_t)_text_start, u->f1, u->t1, u->d1, u->d0 };
+	const uint64_t *map = u->map;
+	const unsigned nrecs = ftrace_nrecs, words = (nrecs + 63) / 64;
+	struct scan_cursor k = { u->batch, u->ch, 0, 0 };
+	if (u->list) {
+		for (const uint32_t *p = u->list, *end = p + u->nlisted; p < end; p++)
+			if (!known_rec(u, &kn, *p, &k, join, rd))
+				return;
+	} else {
+		for (unsigned w = 0; w < words; w++)
+			for (uint64_t bits = scan_word(map, w, words, nrecs); bits; bits &= bits - 1)
+				if (!known_rec(u, &kn, w * 64 + (unsigned)__builtin_ctzll(bits), &k,
+					       join, rd))
+					return;
+	}
+	u->n = (unsigned)(k.s - u->batch);
+	u->nch = (unsigned)(k.c - u->ch);
+}
+
+static __attribute__((noinline)) void scan_known(struct update *u)
+{
+	if (u->is && u->data1)
+		scan_known_as(u, true, true);
+	else if (u->is)
+		scan_known_as(u, true, false);
+	else if (u->data1)
+		scan_known_as(u, false, true);
+	else
+		scan_known_as(u, false, false);
+	/* Every flag change not made by update_general is the shortcut's. */
+	unsigned moved = u->nch - u->nch_general;
+	if (u->list1 && moved) {
+		u->nlist += u->is ? (int)moved : -(int)moved;
+		u->list_changed = true;
+	}
+}
+
+/* Any other case: op's attachment asked of its hashes per record where not
+ * known (u->is, u->was < 0), or no shortcut at all (!u->fast). */
+static inline __attribute__((always_inline)) bool any_rec(struct update *u, unsigned i,
+							  struct scan_cursor *k)
+{
+	const struct ftrace_ops *op = u->op;
+	const struct ftrace_rec *r = &ftrace_recs[i];
+	uint32_t f = r->flags;
+	uintptr_t ip = (uintptr_t)_text_start + r->off;
+	if (u->fast) {
+		bool is = u->is >= 0 ? u->is : ftrace_ops_wants(op->filter, op->notrace, ip);
+		bool was = u->was >= 0 ? u->was : ftrace_ops_wants(op->applied_filter, op->applied_notrace, ip);
+		if (is == was)
+			return true;             /* the same ops before and after */
+		if (f == (was ? u->f1 : 0)) {
+			uintptr_t od = 0, nd = 0;        /* unchanged: patch.h */
+			uintptr_t ot = was ? u->t1 : 0, nt = is ? u->t1 : 0;
+			if (!arch_site_holds(ip, ot) || !arch_site_reaches(ip, nt)) {
+				u->refused = ip;
+				return false;
+			}
+			if (u->data1) {          /* op alone's state reads the word */
+				od = arch_site_data(ip);
+				nd = is ? u->d1 : u->d0;
+			}
+			*k->s++ = (struct patch_site){ ip, ot, nt, od, nd };
+			*k->c++ = (struct rec_change){ i, is ? u->f1 : 0 };
+			k->joined += is ? 1 : -1;
+			k->moved++;
+			return true;
+		}
+	}
+	return (f & FREC_DISABLED) || scan_general(u, i, k);
+}
+
+static __attribute__((noinline)) void scan_any(struct update *u)
+{
+	struct scan_cursor k = { u->batch, u->ch, 0, 0 };
+	const unsigned nrecs = ftrace_nrecs, words = (nrecs + 63) / 64;
+	if (u->list) {
+		for (unsigned j = 0; j < u->nlisted; j++)
+			if (!any_rec(u, u->list[j], &k))
+				return;
+	} else {
+		for (unsigned w = 0; w < words; w++)
+			for (uint64_t bits = scan_word(u->map, w, words, nrecs); bits; bits &= bits - 1)
+				if (!any_rec(u, w * 64 + (unsigned)__builtin_ctzll(bits), &k))
+					return;
+	}
+	u->n = (unsigned)(k.s - u->batch);
+	u->nch = (unsigned)(k.c - u->ch);
+	if (u->list1 && k.moved) {
+		u->nlist += k.joined;
+		u->list_changed = true;
+	}
+}
+
+/* Can every site reach target?  Reach is an interval around each site, so
+ * it is enough that the first and the last record's sites do. */
+static bool all_reach(uintptr_t target)
+{
+	return !ftrace_nrecs || (arch_site_reaches(rec_ip(&ftrace_recs[0]), target) &&
+				 arch_site_reaches(rec_ip(&ftrace_recs[ftrace_nrecs - 1]), target));
+}
+
+static void update_scan(struct update *u)
+{
+	if (u->fast && u->is >= 0 && u->was >= 0 && all_reach(u->t1)) {
+		if (u->is != u->was)
+			scan_known(u);
+		/* else op's attachment changes nowhere, nor does anything else */
+	} else {
+		scan_any(u);
+	}
+}
+
+/*
+ * The list function's table for the new state, published before any site
+ * starts calling the list function for it; the old one is freed once no
+ * CPU can still be reading it (ftrace_update_commit, in the same grace period
+ * as the replaced hashes).  Only a change to a list site can change the
+ * table: every other record keeps its ops.
+ */
+static void list_table_update(const struct update *u)
+{
+	if (!u->list_changed)
+		return;
+	struct listvec *old = ftrace_list_table, *table = list_table_build(u->ch, u->nch, (unsigned)u->nlist);
+	if (listvec_equal(table, old)) {
+		listvec_free(table);
+		return;
+	}
+	__atomic_store_n(&ftrace_list_table, table, __ATOMIC_RELEASE);
+	retired_table = old;             /* freed by ftrace_update_commit after a grace period */
+}
+
+/* Is the batch in strictly ascending address order, as patch_apply_checked
+ * (and the int3 handler's search on x86-64) needs?  The scans visit records
+ * in order; this checks it for n compares, next to two or three IPI rounds. */
+static bool batch_sorted(const struct update *u)
+{
+	for (unsigned k = 1; k < u->n; k++)
+		if (u->batch[k - 1].func >= u->batch[k].func)
+			return false;
+	return true;
+}
+
+int ftrace_update(const struct ftrace_ops *changed)
+{
+	if (ftrace_is_dead())
+		return -ENODEV;
+	struct update u = { .op = changed, .nlist = (int)list_sites };
+	int err = candidates(&u);
+	if (err)
+		return err;
+	fast_setup(&u);
+	update_scan(&u);                 /* computes and checks every change */
+	if (u.refused) {
+		/* Nothing written: mark the site, stop tracing. */
+		char why[96];
+		struct ftrace_rec *r = rec_find(u.refused);
+		if (!r)
+			panic("ftrace: refused site %lx has no record", (unsigned long)u.refused);
+		r->flags |= FREC_DISABLED;
+		patch_note_refused();
+		ksnprintf(why, sizeof(why), "site of %s at %lx holds unexpected bytes (EILSEQ)",
+			  rec_name(r), (unsigned long)rec_ip(r));
+		ftrace_kill(why);
+		err = -EILSEQ;
+	} else if (!batch_sorted(&u)) {
+		/* Nothing written either: a broken invariant, not a site. */
+		ftrace_kill("update batch not in address order");
+		err = -EINVAL;
+	} else {
+		list_table_update(&u);
+		patch_apply_checked(u.batch, u.n);
+		for (unsigned k = 0; k < u.nch; k++)
+			ftrace_recs[u.ch[k].idx].flags = u.ch[k].flags;
+		list_sites = (unsigned)u.nlist;
+	}
+	update_free(&u);
+	return err;
+}
+
+/* After an update: the current hashes become the applied ones.  Old applied
+ * hashes are returned in *garbage for freeing after a grace period. */
+static void commit_applied(struct ftrace_hash **garbage, unsigned *ng)
+{
+	for (struct ftrace_ops *op = ftrace_ops_list; op; op = op->next) {
+		if (op->applied_filter != op->filter && op->applied_filter)
+			garbage[(*ng)++] = op->applied_filter;
+		if (op->applied_notrace != op->notrace && op->applied_notrace)
+			garbage[(*ng)++] = op->applied_notrace;
+		op->applied_filter = op->filter;
+		op->applied_notrace = op->notrace;
+		op->applied = (op->flags & FTRACE_OPS_FL_ENABLED) != 0;
+	}
+}
+
+/* Run the update and retire what it made unreachable.  ftrace_mutex held. */
+int ftrace_update_commit(const struct ftrace_ops *changed)
+{
+	unsigned nops = 0, ng = 0;
+	for (struct ftrace_ops *op = ftrace_ops_list; op; op = op->next)
+		nops++;
+	struct ftrace_hash **garbage = calloc(2 * nops + 1, sizeof(*garbage));
+	if (!garbage)
+		return -ENOMEM;
+	int err = ftrace_update(changed);
+	/* Only a completed update becomes the applied state: on failure no
+	 * site changed, and the caller puts its own state back. */
+	if (!err)
+		commit_applied(garbage, &ng);
+	if (ng || retired_table) {
+		tramp_synchronize();       /* no list walker still reads them */
+		for (unsigned i = 0; i < ng; i++)
+			hash_free(garbage[i]);
+		listvec_free(retired_table);
+		retired_table = NULL;
+	}
+	free(garbage);
+	return err;
+}
+
+/* ---- enabled_functions ---- */
+
+/* One enabled_functions line for r, in Linux's layout:
+ * "name (refs) R  D O \ttramp: ADDR (callback)" or "... ->caller". */
+static void describe(struct ftrace_rec *r, char *buf, size_t size)
+{
+	uint32_t f = r->flags;
+	uintptr_t ip = rec_ip(r);
+	char sym[96];
+	size_t n = (size_t)ksnprintf(buf, size, "%s (%u)%s  %s%s%s", rec_name(r),
+				     f & FREC_REF_MASK, (f & FREC_REGS_EN) ? " R" : "  ",
+				     (f & FREC_DIRECT_EN) ? " D" : "  ",
+				     (f & FREC_CALL_OPS_EN) ? " O" : "  ", "   ");
+	struct site_want w;
+	want_of(ip, &w, true);
+	if (n < size && (f & FREC_TRAMP_EN) && w.single) {
+		ksym_format(sym, sizeof(sym), (uintptr_t)w.single->func);
+		n += (size_t)ksnprintf(buf + n, size - n, "\ttramp: 0x%lx (%s)",
+				       (unsigned long)w.single->tramp, sym);
+	} else if (n < size && (f & FREC_ENABLED) && !(f & FREC_DIRECT_EN) &&
+		   (!(f & FREC_TRAMP_EN) || w.single)) {
+		ksym_format(sym, sizeof(sym), target_of(enabled_as_wanted(f), &w));
+		n += (size_t)ksnprintf(buf + n, size - n, " ->%s", sym);
+	}
+	if (n < size && (f & FREC_CALL_OPS_EN) && w.single) {
+		ksym_format(sym, sizeof(sym), (uintptr_t)w.single->func);
+		n += (size_t)ksnprintf(buf + n, size - n, "\tops: 0x%lx (%s)",
+				       (unsigned long)w.single, sym);
+	}
+	if (n < size && (f & FREC_DIRECT_EN)) {
+		ksym_format(sym, sizeof(sym), w.direct);
+		ksnprintf(buf + n, size - n, "\n\tdirect-->%s", sym);
+	}
+}
+
+void ftrace_list_enabled(void (*out)(void *ctx, const char *line), void *ctx)
+{
+	char line[320];
+	mutex_lock(&ftrace_mutex);
+	for (unsigned i = 0; i < ftrace_nrecs; i++) {
+		if (!(ftrace_recs[i].flags & FREC_ENABLED))
+			continue;
+		describe(&ftrace_recs[i], line, sizeof(line));
+		out(ctx, line);
+	}
+	mutex_unlock(&ftrace_mutex);
+}

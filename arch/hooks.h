@@ -195,6 +195,8 @@ uintptr_t arch_site_data(uintptr_t func);
 /*
  * The site encodings, inline (arch/<arch>/site.h), for a caller that
  * checks its sites in its own pass (patch_apply_checked, patch/patch.h):
+ *   bool arch_site_placed(func)            can func have a site (in text,
+ *                                          aligned as the arch needs)?
  *   bool arch_site_reaches(func, target)   can the site's call reach target
  *                                          (always, for 0)?
  *   uint64_t arch_site_word(func, target)  the site's bytes for target, as

@@ -3,7 +3,7 @@
  * handlers, and hand it to the arch protocol.
  *
  * Validation first, side effects after: every site is read back and
- * compared with the encoding of its old state (arch_patch_check, one pass)
+ * compared with the encoding of its old state (patch_check, one pass)
  * before anything is written.
  *
  * In-flight publication (for the x86-64 int3 handler, any CPU, any
@@ -102,11 +102,36 @@ static void apply(struct patch_site *sites, unsigned n)
 	stats.sites += n;
 }
 
+/*
+ * Validation of a batch made elsewhere, one pass before anything is
+ * written: sorted by func (-EINVAL), and every site placed where a site can
+ * be, holding old_target's encoding, in reach of new_target, and (when its
+ * data word changes) holding old_data (-EILSEQ); *bad = the index.  One
+ * read and compare per site (arch/hooks.h, the site encodings).
+ */
+static int patch_check(const struct patch_site *sites, unsigned n, unsigned *bad)
+{
+	uintptr_t prev = 0;
+	for (unsigned i = 0; i < n; i++) {
+		const struct patch_site *s = &sites[i];
+		if (s->func <= prev) {
+			*bad = i;
+			return -EINVAL;
+		}
+		prev = s->func;
+		if (!arch_site_placed(s->func) || !arch_site_holds(s->func, s->old_target) ||
+		    !arch_site_reaches(s->func, s->new_target) ||
+		    (s->old_data != s->new_data && arch_site_data(s->func) != s->old_data)) {
+			*bad = i;
+			return -EILSEQ;
+		}
+	}
+	return 0;
+}
+
 int patch_apply(struct patch_site *sites, unsigned n, unsigned *bad)
 {
-	/* Validation first, all of it: one read of each site (and of the
-	 * data words that change), before anything is written. */
-	int err = arch_patch_check(sites, n, bad);
+	int err = patch_check(sites, n, bad);
 	if (err == -EINVAL) {
 		ftrace_kill("patch batch not sorted by address");
 		return err;

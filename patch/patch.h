@@ -2,7 +2,7 @@
  * patch.h — batched, SMP-safe rewriting of patchable sites.
  *
  * patch_apply(sites, n): every site in the batch is first read back and
- * compared with the encoding of its old state (arch_patch_check); if any
+ * compared with the encoding of its old state (patch_apply's check, patch.c); if any
  * differs nothing is written, the error names the site, and the caller
  * disables tracing (ftrace_kill).  Otherwise arch_patch_sites() rewrites
  * them all with the ISA's protocol, using patch_sync_cores() once per step
@@ -38,7 +38,7 @@ int patch_apply(struct patch_site *sites, unsigned n, unsigned *bad);
  * while it builds the batch (the ftrace update: it computes each site's
  * old and new target in one pass over the records, and checks the site
  * there, which costs a fraction of a second pass).  The caller must have
- * made, before calling, every check arch_patch_check() makes, or ones
+ * made, before calling, every check patch_apply() makes, or ones
  * equivalent: sorted by func, arch_site_holds(func, old_target) and
  * arch_site_reaches(func, new_target) (arch/hooks.h; the ftrace update
  * checks a target's reach once for the whole record table, since reach is
@@ -50,13 +50,6 @@ int patch_apply(struct patch_site *sites, unsigned n, unsigned *bad);
 void patch_apply_checked(struct patch_site *sites, unsigned n);
 void patch_note_refused(void);
 
-/* The arch half of patch_apply's validation, one pass over the batch
- * (arch/<arch>/patch.c): for each site, in order, -EINVAL if func is not
- * above the previous one, else -EILSEQ if the site's bytes are not the
- * encoding of old_target, if new_target cannot be encoded there, or if the
- * data word is to change and is not old_data.  0 when every site passes.
- * Reads only; same context as patch_apply. */
-int arch_patch_check(const struct patch_site *sites, unsigned n, unsigned *bad);
 
 /* The in-flight entry for func, or NULL (any context; lock-free). */
 const struct patch_site *patch_find_inflight(uintptr_t func);

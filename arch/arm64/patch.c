@@ -45,16 +45,10 @@ uintptr_t arch_site_func(uintptr_t recorded)
 	return recorded + 8;
 }
 
-static bool site_in_text(uintptr_t func)
-{
-	return func - 8 >= (uintptr_t)_text_start && func + 8 <= (uintptr_t)_etext &&
-	       func - 8 < func;
-}
-
 int arch_site_init(uintptr_t func, uintptr_t data)
 {
-	if (!site_in_text(func) || (func & 7))
-		return -EILSEQ;                  /* the literal would not be aligned */
+	if (!arch_site_placed(func))
+		return -EILSEQ;                  /* outside text, or the literal unaligned */
 	const uint32_t *w = (const uint32_t *)(func - 8);
 	for (unsigned i = 0; i < 4; i++)
 		if (w[i] != INSN_NOP)
@@ -97,38 +91,6 @@ uintptr_t arch_site_data(uintptr_t func)
 	if (func & 7)
 		return 0;                        /* never initialised: no data word */
 	return __atomic_load_n((const uint64_t *)(func - 8), __ATOMIC_RELAXED);
-}
-
-/*
- * patch/patch.h.  The site's two instructions are one aligned 64-bit word
- * (arch_site_init refused a site whose func is not 8-aligned), so each site
- * costs one load and one compare: `mov x9, x30` in the low half, the NOP or
- * BL for old_target in the high half (little-endian); new_target's reach
- * is the only other test.  Sorted, so the batch is in text when its ends
- * are.
- */
-int arch_patch_check(const struct patch_site *sites, unsigned n, unsigned *bad)
-{
-	uintptr_t prev = 0;
-	if (n && (!site_in_text(sites[0].func) || !site_in_text(sites[n - 1].func))) {
-		*bad = site_in_text(sites[0].func) ? n - 1 : 0;
-		return -EILSEQ;
-	}
-	for (unsigned i = 0; i < n; i++) {
-		const struct patch_site *s = &sites[i];
-		if (s->func <= prev) {
-			*bad = i;
-			return -EINVAL;
-		}
-		prev = s->func;
-		if ((s->func & 7) || !arch_site_holds(s->func, s->old_target) ||
-		    !arch_site_reaches(s->func, s->new_target) ||
-		    (s->old_data != s->new_data && arch_site_data(s->func) != s->old_data)) {
-			*bad = i;
-			return -EILSEQ;
-		}
-	}
-	return 0;
 }
 
 /* Make the changed instructions visible to fetch on this CPU (step D). */
@@ -228,7 +190,7 @@ static void write_sites(const struct patch_site *sites, unsigned n, bool again)
  *      any such block, and a second sync makes sure no CPU still runs one.
  *      The bytes do not change, so the caches need no maintenance.
  *      ARCH_PATCH_REFRESHES (arch_defs.h) tells patch.c not to do its own.
- * Two syncs per batch, whatever its size.  Validation (arch_patch_check,
+ * Two syncs per batch, whatever its size.  Validation (patch_apply's check,
  * or the caller of patch_apply_checked: patch.h) has checked every new
  * target's reach, so A-C encode without checking again.
  */

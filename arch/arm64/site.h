@@ -12,7 +12,7 @@
 
 /*
  * For checks in a caller's own pass over its batch (patch/patch.h,
- * patch_apply_checked) as well as arch_patch_check().  An initialised site is one aligned 64-bit word:
+ * patch_apply_checked) as well as patch_apply()'s check.  An initialised site is one aligned 64-bit word:
  * `mov x9, x30`, then a NOP (target 0) or `bl target`.
  *
  * arch_site_reaches: can the site's BL reach target (or target is 0)?
@@ -25,6 +25,16 @@
  * arch_site_holds: does the site hold target's encoding, target in reach?
  * One load and one compare.
  */
+extern char _text_start[], _etext[];
+
+/* arch_site_placed: can func have a site (literal and both instructions in
+ * text, the literal 8-aligned)? */
+static inline __attribute__((always_inline)) bool arch_site_placed(uintptr_t func)
+{
+	return func - 8 >= (uintptr_t)_text_start && func + 8 <= (uintptr_t)_etext &&
+	       func - 8 < func && !(func & 7);
+}
+
 static inline __attribute__((always_inline)) bool arch_site_reaches(uintptr_t func, uintptr_t target)
 {
 	uintptr_t off = target - (func + 4);

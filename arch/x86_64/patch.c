@@ -97,37 +97,6 @@ uintptr_t arch_site_data(uintptr_t func)
 	return 0;
 }
 
-/*
- * patch/patch.h.  One read and one compare per site: its 5 bytes against
- * the encoding of old_target; new_target's reach is the only other test.
- * No data word on x86-64.  Sorted, so the batch is in text when its ends
- * are.
- */
-int arch_patch_check(const struct patch_site *sites, unsigned n, unsigned *bad)
-{
-	uintptr_t prev = 0;
-	if (n && (sites[0].func < (uintptr_t)_text_start ||
-		  sites[n - 1].func + ARCH_SITE_SIZE > (uintptr_t)_etext ||
-		  sites[n - 1].func + ARCH_SITE_SIZE < sites[n - 1].func)) {
-		*bad = sites[0].func < (uintptr_t)_text_start ? 0 : n - 1;
-		return -EILSEQ;
-	}
-	for (unsigned i = 0; i < n; i++) {
-		const struct patch_site *s = &sites[i];
-		if (s->func <= prev) {
-			*bad = i;
-			return -EINVAL;
-		}
-		prev = s->func;
-		if (!arch_site_holds(s->func, s->old_target) ||
-		    !arch_site_reaches(s->func, s->new_target)) {
-			*bad = i;
-			return -EILSEQ;
-		}
-	}
-	return 0;
-}
-
 static bool site_changes(const struct patch_site *s)
 {
 	return s->old_target != s->new_target;
@@ -157,7 +126,7 @@ static bool detect_tcg(void)
  * crosses into the next page gets its tail through arch_text_poke.  Each
  * step is its own loop (`step` is a constant after inlining); the new
  * bytes are encoded without a range check: validation did it
- * (arch_patch_check, or the caller of patch_apply_checked: patch.h).
+ * (patch_apply's check, or the caller of patch_apply_checked: patch.h).
  */
 enum step { STEP_INT3, STEP_TAIL, STEP_HEAD };
 #define STEP_CHUNK 256

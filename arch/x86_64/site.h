@@ -3,7 +3,7 @@
  * is declared in x86.h: arch_text_poke, x86_poke_page, x86_poke_touch).
  *
  * For checks in a caller's own pass over its batch (patch/patch.h,
- * patch_apply_checked) as well as arch_patch_check() and the write steps in
+ * patch_apply_checked) as well as patch_apply()'s check and the write steps in
  * patch.c.  A site is the 5 bytes at the function: `nopl 0x0(%rax,%rax,1)`
  * (0f 1f 44 00 00, target 0) or `call target` (e8 rel32, rel32 = target -
  * (func + 5)); patch.c draws the table.  Here they are the low 40 bits of a
@@ -19,6 +19,15 @@
 #define X86_OP_CALL    0xe8
 
 /* The site's bytes for target (0: the NOP); reach checked apart. */
+extern char _text_start[], _etext[];
+
+/* Can func have a site (its 5 bytes in text)? */
+static inline __attribute__((always_inline)) bool arch_site_placed(uintptr_t func)
+{
+	return func >= (uintptr_t)_text_start && func + 5 <= (uintptr_t)_etext &&
+	       func + 5 > func;                 /* 5: ARCH_SITE_SIZE */
+}
+
 static inline __attribute__((always_inline)) uint64_t arch_site_word(uintptr_t func, uintptr_t target)
 {
 	return target ? X86_OP_CALL | (uint64_t)(uint32_t)(target - (func + 5)) << 8 : X86_SITE_NOP5;

@@ -36,6 +36,7 @@
 
 struct mutex ftrace_mutex = MUTEX_INIT;
 struct ftrace_ops *ftrace_ops_list;            /* lock-free readers; see header */
+static struct listvec *list_table;             /* lock-free readers; listvec.h */
 bool ftrace_dead;                              /* atomic; ftrace_is_dead() */
 static char dead_reason[96];
 
@@ -190,7 +191,7 @@ FTRACE_HOT void ftrace_ops_list_func(uintptr_t ip, uintptr_t parent, struct ftra
 	/* ACQUIRE: a table (and the ops it names) published by the update is
 	 * seen complete; it is freed only after a grace period, and we are not
 	 * preempted. */
-	const struct listvec *v = __atomic_load_n(&ftrace_list_table, __ATOMIC_ACQUIRE);
+	const struct listvec *v = __atomic_load_n(&list_table, __ATOMIC_ACQUIRE);
 	const struct listvec_entry *e = v ? listvec_find(v, ip) : NULL;
 	if (__builtin_expect(e && e->plain, 1)) {
 		if (ftrace_recursion_take_on(arch_this_cpu(), 0)) {
@@ -208,6 +209,22 @@ FTRACE_HOT void ftrace_ops_list_func(uintptr_t ip, uintptr_t parent, struct ftra
 		list_walk(arch_this_cpu(), v, e, ip, parent, fregs);
 	}
 	ftrace_preempt_enable_at(arch_current(), depth);
+}
+
+/* ---- the list function's table (update.c builds it) ---- */
+
+const struct listvec *ftrace_list_table_get(void)
+{
+	return list_table;               /* ftrace_mutex: only the update writes it */
+}
+
+struct listvec *ftrace_list_table_swap(struct listvec *v)
+{
+	struct listvec *old = list_table;
+	/* RELEASE: the table and the ops it names are complete before a list
+	 * call that loads it (ACQUIRE, ftrace_ops_list_func) reads them. */
+	__atomic_store_n(&list_table, v, __ATOMIC_RELEASE);
+	return old;
 }
 
 /* ---- trampolines of an ops ---- */

@@ -27,8 +27,11 @@ struct listvec;
 /* ftrace.c: every ops whose sites may be live, in registration order
  * (lock-free readers: ACQUIRE loads of it and of each `next`). */
 extern struct ftrace_ops *ftrace_ops_list;
-/* update.c: the list function's table (listvec.h), or NULL. */
-extern struct listvec *ftrace_list_table;
+/* ftrace.c: the list function's table (listvec.h) as published, or NULL;
+ * publish a complete new one (RELEASE) and get the replaced one back, to
+ * free after a grace period.  ftrace_mutex held. */
+const struct listvec *ftrace_list_table_get(void);
+struct listvec *ftrace_list_table_swap(struct listvec *v);
 
 /* update.c.  Re-patch after `changed` was (un)registered or its hashes
  * changed (NULL: consider every record), and on success make every ops'

@@ -10,9 +10,9 @@
  * installed.  ftrace_mutex held throughout; the steps are listed at "the
  * update" below.
  *
- * Owned here: the list function's table (`ftrace_list_table`, published
- * with RELEASE, read lock-free by ftrace_ops_list_func; a replaced one is
- * freed after a grace period), the count of list sites.
+ * Owned here: the count of list sites, and the replaced list table until
+ * the grace period that frees it (the table itself is ftrace.c's, next to
+ * the list function that reads it: ftrace_list_table_swap).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -33,7 +33,6 @@
 #define ARCH_SITE_HAS_DATA 0
 #endif
 
-struct listvec *ftrace_list_table;             /* lock-free readers; listvec.h */
 static unsigned list_sites;                    /* records whose site calls the list
 						  function (calls_list) */
 static struct listvec *retired_table;          /* replaced by the last update, to free
@@ -647,13 +646,13 @@ static void list_table_update(const struct update *u)
 {
 	if (!u->list_changed)
 		return;
-	struct listvec *old = ftrace_list_table, *table = list_table_build(u->ch, u->nch, (unsigned)u->nlist);
-	if (listvec_equal(table, old)) {
+	struct listvec *table = list_table_build(u->ch, u->nch, (unsigned)u->nlist);
+	if (listvec_equal(table, ftrace_list_table_get())) {
 		listvec_free(table);
 		return;
 	}
-	__atomic_store_n(&ftrace_list_table, table, __ATOMIC_RELEASE);
-	retired_table = old;             /* freed by ftrace_update_commit after a grace period */
+	/* freed by ftrace_update_commit after a grace period */
+	retired_table = ftrace_list_table_swap(table);
 }
 
 /* Is the batch in strictly ascending address order, as patch_apply_checked

@@ -166,12 +166,14 @@ TEST_CASE(fgraph, recursion_100)
 }
 
 /* An interrupt arriving inside a traced function: the handler's traced
- * calls nest one level deeper, on the per-CPU interrupt stack. */
-static volatile int irq_hit;
+ * calls nest one level deeper, on the per-CPU interrupt stack.  The probe
+ * acts only once fg_spin is running (a tick between setting the hook and
+ * the call would otherwise work at depth 0). */
+static volatile int irq_hit, spinning;
 T int fg_irq_work(int x) { sink = x; return x + 100; }
 static void timer_probe(void)
 {
-	if (this_cpu()->current == log_thread && !irq_hit) {
+	if (spinning && this_cpu()->current == log_thread && !irq_hit) {
 		fg_irq_work(1);
 		irq_hit = 1;
 	}
@@ -179,14 +181,16 @@ static void timer_probe(void)
 T int fg_spin(void)
 {
 	uint64_t end = clock_ns() + 2000000000ull;
+	spinning = 1;
 	while (!irq_hit && clock_ns() < end)
 		KEEP();
+	spinning = 0;
 	return irq_hit;
 }
 
 TEST_CASE(fgraph, interrupt_inside)
 {
-	irq_hit = 0;
+	irq_hit = spinning = 0;
 	ASSERT_TRUE(rec_start("fg_spin fg_irq_work"));
 	timer_hook = timer_probe;
 	int hit = fg_spin();

@@ -400,7 +400,8 @@ def _enum(name):
 
 
 def ops_list():
-    addr, t = var("ops_list", "trace/ftrace.c")
+    """The registered ops (trace/ftrace.c ftrace_ops_list), with their applied hashes."""
+    addr, t = var("ftrace_ops_list")
     p = unpack(t, read(addr, t.sizeof))
     ot = struct_type("struct ftrace_ops")
     out = []

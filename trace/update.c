@@ -655,17 +655,6 @@ static void list_table_update(const struct update *u)
 	retired_table = ftrace_list_table_swap(table);
 }
 
-/* Is the batch in strictly ascending address order, as patch_apply_checked
- * (and the int3 handler's search on x86-64) needs?  The scans visit records
- * in order; this checks it for n compares, next to two or three IPI rounds. */
-static bool batch_sorted(const struct update *u)
-{
-	for (unsigned k = 1; k < u->n; k++)
-		if (u->batch[k - 1].func >= u->batch[k].func)
-			return false;
-	return true;
-}
-
 int ftrace_update(const struct ftrace_ops *changed)
 {
 	if (ftrace_is_dead())
@@ -688,11 +677,14 @@ int ftrace_update(const struct ftrace_ops *changed)
 			  rec_name(r), (unsigned long)rec_ip(r));
 		ftrace_kill(why);
 		err = -EILSEQ;
-	} else if (!batch_sorted(&u)) {
-		/* Nothing written either: a broken invariant, not a site. */
-		ftrace_kill("update batch not in address order");
-		err = -EINVAL;
 	} else {
+		/* The batch is in address order, as patch_apply_checked (and
+		 * x86-64's int3 handler, which searches it) needs: the scans
+		 * visit candidates in record order, which is address order
+		 * (records.c checks it at boot) — a bitmap word by word, or a
+		 * hash's record list only when it is marked sorted, which
+		 * hash_add_rec keeps true only while each index it appends is
+		 * above the last. */
 		list_table_update(&u);
 		patch_apply_checked(u.batch, u.n);
 		for (unsigned k = 0; k < u.nch; k++)

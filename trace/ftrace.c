@@ -126,7 +126,7 @@ list_call(struct list_walk *w, struct ftrace_ops *op, unsigned flags, uintptr_t 
  * says; the full walk when the function has no run in the table (v, e as
  * ftrace_ops_list_func found them). */
 static FTRACE_HOT __attribute__((noinline)) void
-list_walk(struct cpu *c, const struct listvec *v, const struct listvec_entry *e, uintptr_t ip,
+list_walk_all(struct cpu *c, const struct listvec *v, const struct listvec_entry *e, uintptr_t ip,
 	  uintptr_t parent, struct ftrace_regs *fregs)
 {
 	unsigned bit = ftrace_recursion_take_on(c, FTRACE_RECURSION_LIST_SHIFT);
@@ -175,7 +175,7 @@ list_walk(struct cpu *c, const struct listvec *v, const struct listvec_entry *e,
  * because nothing here can re-enter the list function with the callbacks'
  * bit free: a traced call made by a callback reaches, whatever its site
  * calls, a guard on the callbacks' bit (an assisted ops, a plain run here,
- * an ops guarding itself, the graph users' entry) or list_walk, whose list
+ * an ops guarding itself, the graph users' entry) or list_walk_all, whose list
  * bit then stops a second level.  So a plain run is guarded exactly as
  * list_call guards unguarded ops, which is how it was called before.
  */
@@ -206,7 +206,7 @@ FTRACE_HOT void ftrace_ops_list_func(uintptr_t ip, uintptr_t parent, struct ftra
 			ftrace_recursion_exit_ctx(arch_this_cpu(), 0);
 		}
 	} else {
-		list_walk(arch_this_cpu(), v, e, ip, parent, fregs);
+		list_walk_all(arch_this_cpu(), v, e, ip, parent, fregs);
 	}
 	ftrace_preempt_enable_at(arch_current(), depth);
 }

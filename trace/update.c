@@ -179,13 +179,11 @@ static bool reads_data(uint32_t f)
  * ftrace_list_ops, which is a store only when leaving CALL_OPS (rare: an
  * ops without a trampoline), and otherwise keeps it.
  */
-static uintptr_t data_of(uint32_t f, const struct site_want *w, uintptr_t current)
+static uintptr_t data_of(uint32_t f, const struct site_want *w)
 {
 	if (!ARCH_SITE_HAS_DATA)
-		return current;                /* no data word: what arch_site_data says */
-	if (!reads_data(f))
-		return (uintptr_t)&ftrace_list_ops;
-	return w->count == 1 ? (uintptr_t)w->single : (uintptr_t)&ftrace_list_ops;
+		return 0;                      /* no data word: arch_site_data says 0 */
+	return reads_data(f) && w->count == 1 ? (uintptr_t)w->single : (uintptr_t)&ftrace_list_ops;
 }
 
 /* The enabled-state flags moved to wanted positions, to compare with wanted. */
@@ -392,8 +390,8 @@ static void fast_setup(struct update *u)
 	u->f1 = stored_flags(f);
 	u->t1 = target_of(f, &w);
 	u->data1 = reads_data(f);
-	u->d1 = data_of(f, &w, 0);
-	u->d0 = data_of(0, &w, 0);
+	u->d1 = data_of(f, &w);
+	u->d0 = data_of(0, &w);
 	u->list1 = calls_list(f);
 	bool is = (op->flags & FTRACE_OPS_FL_ENABLED) != 0, was = op->applied;
 	u->is = !is ? 0 : u->only ? op->notrace != u->only : -1;
@@ -412,7 +410,7 @@ static __attribute__((noinline)) void update_general(struct update *u, unsigned 
 	uint32_t nf = flags_of(&now), sf = stored_flags(nf);
 	uintptr_t cur = ARCH_SITE_HAS_DATA ? arch_site_data(ip) : 0;
 	uintptr_t ot = target_of(enabled_as_wanted(r->flags), &before);
-	uintptr_t nt = target_of(nf & ~FREC_REF_MASK, &now), nd = data_of(nf, &now, cur);
+	uintptr_t nt = target_of(nf & ~FREC_REF_MASK, &now), nd = data_of(nf, &now);
 	if (calls_list(nf) || calls_list(r->flags)) {
 		u->nlist += (int)calls_list(nf) - (int)calls_list(r->flags);
 		u->list_changed = true;      /* (its ops may differ, too) */

@@ -6,9 +6,8 @@
  * site that must change into one batch, writes the list function's table,
  * patches the batch (patch_apply_checked), and only then stores the new
  * flags; a refused site (bytes not as expected) kills tracing instead, with
- * nothing written.  Also: enabled_functions, which describes the states it
- * installed.  ftrace_mutex held throughout; the steps are listed at "the
- * update" below.
+ * nothing written.  The states themselves are site_state.h's.
+ * ftrace_mutex held throughout; the steps are listed at "the update" below.
  *
  * Owned here: the count of list sites, and the replaced list table until
  * the grace period that frees it (the table itself is ftrace.c's, next to
@@ -28,10 +27,7 @@
 #include "trace/hash.h"
 #include "trace/listvec.h"
 #include "trace/records.h"
-
-#ifndef ARCH_SITE_HAS_DATA
-#define ARCH_SITE_HAS_DATA 0
-#endif
+#include "trace/site_state.h"
 
 static unsigned list_sites;                    /* records whose site calls the list
 						  function (calls_list) */
@@ -46,14 +42,6 @@ static bool ops_calls(const struct ftrace_ops *op, uintptr_t ip)
 {
 	return (op->flags & FTRACE_OPS_FL_ENABLED) && !(op->flags & FTRACE_OPS_FL_DIRECT) &&
 	       ftrace_ops_wants(op->filter, op->notrace, ip);
-}
-
-/* Does a record with (new or stored) flags f have its site call the list
- * function? */
-static bool calls_list(uint32_t f)
-{
-	return (f & FREC_ENABLED) && (f & FREC_REF_MASK) &&
-	       !(f & (FREC_TRAMP | FREC_DIRECT | FREC_CALL_OPS | FREC_DISABLED));
 }
 
 /* A record whose stored flags an update changes: ftrace_recs[idx].flags
@@ -99,112 +87,6 @@ static struct listvec *list_table_build(const struct rec_change *ch, unsigned nc
 	}
 	free(run);
 	return v;
-}
-
-/* ---- a site's state ---- */
-
-/* New (wanted) state of one record under the current hashes. */
-struct site_want {
-	unsigned count;
-	struct ftrace_ops *single;      /* the attached ops when count == 1 */
-	bool regs;
-	uintptr_t direct;
-};
-
-static void want_of(uintptr_t ip, struct site_want *w, bool applied)
-{
-	memset(w, 0, sizeof(*w));
-	for (struct ftrace_ops *op = ftrace_ops_list; op; op = op->next) {
-		bool live = applied ? op->applied : (op->flags & FTRACE_OPS_FL_ENABLED);
-		if (!live)
-			continue;
-		if (!ftrace_ops_wants(applied ? op->applied_filter : op->filter,
-			       applied ? op->applied_notrace : op->notrace, ip))
-			continue;
-		if (op->flags & FTRACE_OPS_FL_DIRECT) {
-			w->direct = op->direct;
-			continue;                 /* direct ops do not count as callers */
-		}
-		w->count++;
-		w->single = op;
-		w->regs |= (op->flags & FTRACE_OPS_FL_SAVE_REGS) != 0;
-	}
-}
-
-static uint32_t flags_of(const struct site_want *w)
-{
-	uint32_t f = w->count & FREC_REF_MASK;
-	if (w->regs)
-		f |= FREC_REGS;
-	if (w->direct)
-		f |= FREC_DIRECT;
-	else if (w->count == 1 && w->single->tramp)
-		f |= FREC_TRAMP;
-	else if (w->count == 1 && ARCH_SITE_HAS_DATA)
-		f |= FREC_CALL_OPS;
-	if (w->direct || w->count)
-		f |= FREC_ENABLED;
-	return f;
-}
-
-/* What a site with wanted/enabled flags f calls, given its ops. */
-static uintptr_t target_of(uint32_t f, const struct site_want *w)
-{
-	if (!(f & FREC_ENABLED))
-		return 0;
-	if (f & FREC_DIRECT)
-		return w->direct;
-	if (f & FREC_TRAMP)        /* 0 if no single ops: the site check refuses */
-		return w->single ? w->single->tramp : 0;
-	return (f & FREC_REGS) ? (uintptr_t)arch_ftrace_regs_list_caller
-			       : (uintptr_t)arch_ftrace_list_caller;
-}
-
-/* Does a site in wanted state f call a list caller, the only code that
- * reads the site's data word (arm64: ftrace_tramp.S)? */
-static bool reads_data(uint32_t f)
-{
-	return ARCH_SITE_HAS_DATA && (f & FREC_ENABLED) && !(f & (FREC_TRAMP | FREC_DIRECT));
-}
-
-/*
- * The data word a site in wanted state f needs.  Every value a data word
- * holds, from boot on (records.c), names an ops that is live until the
- * grace period after the update that stops using it: ftrace_list_ops, or
- * the one ops a CALL_OPS site calls.  That matters because a CPU that
- * fetches a site's new BL is not promised to load the literal stored
- * before it (instruction fetch does not order later loads; arm64 patch.c,
- * B): it may call through the previous value.  So a state that does not
- * read the word (disabled, a trampoline, a direct target) gives it back
- * ftrace_list_ops, which is a store only when leaving CALL_OPS (rare: an
- * ops without a trampoline), and otherwise keeps it.
- */
-static uintptr_t data_of(uint32_t f, const struct site_want *w)
-{
-	if (!ARCH_SITE_HAS_DATA)
-		return 0;                      /* no data word: arch_site_data says 0 */
-	return reads_data(f) && w->count == 1 ? (uintptr_t)w->single : (uintptr_t)&ftrace_list_ops;
-}
-
-/* The enabled-state flags moved to wanted positions, to compare with wanted. */
-static uint32_t enabled_as_wanted(uint32_t f)
-{
-	return ((f & FREC_REGS_EN) ? FREC_REGS : 0) | ((f & FREC_TRAMP_EN) ? FREC_TRAMP : 0) |
-	       ((f & FREC_DIRECT_EN) ? FREC_DIRECT : 0) |
-	       ((f & FREC_CALL_OPS_EN) ? FREC_CALL_OPS : 0) | (f & FREC_ENABLED);
-}
-
-static uint32_t wanted_as_enabled(uint32_t f)
-{
-	return ((f & FREC_REGS) ? FREC_REGS_EN : 0) | ((f & FREC_TRAMP) ? FREC_TRAMP_EN : 0) |
-	       ((f & FREC_DIRECT) ? FREC_DIRECT_EN : 0) |
-	       ((f & FREC_CALL_OPS) ? FREC_CALL_OPS_EN : 0);
-}
-
-/* The flags a record stores once its site is in wanted state f. */
-static uint32_t stored_flags(uint32_t f)
-{
-	return (f & (FREC_REF_MASK | FREC_WANT_MASK | FREC_ENABLED)) | wanted_as_enabled(f);
 }
 
 /* ---- the update ----
@@ -731,52 +613,4 @@ int ftrace_update_commit(const struct ftrace_ops *changed)
 	}
 	free(garbage);
 	return err;
-}
-
-/* ---- enabled_functions ---- */
-
-/* One enabled_functions line for r, in Linux's layout:
- * "name (refs) R  D O \ttramp: ADDR (callback)" or "... ->caller". */
-static void describe(struct ftrace_rec *r, char *buf, size_t size)
-{
-	uint32_t f = r->flags;
-	uintptr_t ip = rec_ip(r);
-	char sym[96];
-	size_t n = (size_t)ksnprintf(buf, size, "%s (%u)%s  %s%s%s", rec_name(r),
-				     f & FREC_REF_MASK, (f & FREC_REGS_EN) ? " R" : "  ",
-				     (f & FREC_DIRECT_EN) ? " D" : "  ",
-				     (f & FREC_CALL_OPS_EN) ? " O" : "  ", "   ");
-	struct site_want w;
-	want_of(ip, &w, true);
-	if (n < size && (f & FREC_TRAMP_EN) && w.single) {
-		ksym_format(sym, sizeof(sym), (uintptr_t)w.single->func);
-		n += (size_t)ksnprintf(buf + n, size - n, "\ttramp: 0x%lx (%s)",
-				       (unsigned long)w.single->tramp, sym);
-	} else if (n < size && (f & FREC_ENABLED) && !(f & FREC_DIRECT_EN) &&
-		   (!(f & FREC_TRAMP_EN) || w.single)) {
-		ksym_format(sym, sizeof(sym), target_of(enabled_as_wanted(f), &w));
-		n += (size_t)ksnprintf(buf + n, size - n, " ->%s", sym);
-	}
-	if (n < size && (f & FREC_CALL_OPS_EN) && w.single) {
-		ksym_format(sym, sizeof(sym), (uintptr_t)w.single->func);
-		n += (size_t)ksnprintf(buf + n, size - n, "\tops: 0x%lx (%s)",
-				       (unsigned long)w.single, sym);
-	}
-	if (n < size && (f & FREC_DIRECT_EN)) {
-		ksym_format(sym, sizeof(sym), w.direct);
-		ksnprintf(buf + n, size - n, "\n\tdirect-->%s", sym);
-	}
-}
-
-void ftrace_list_enabled(void (*out)(void *ctx, const char *line), void *ctx)
-{
-	char line[320];
-	mutex_lock(&ftrace_mutex);
-	for (unsigned i = 0; i < ftrace_nrecs; i++) {
-		if (!(ftrace_recs[i].flags & FREC_ENABLED))
-			continue;
-		describe(&ftrace_recs[i], line, sizeof(line));
-		out(ctx, line);
-	}
-	mutex_unlock(&ftrace_mutex);
 }

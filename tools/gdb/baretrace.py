@@ -383,7 +383,7 @@ def build_dump():
     return d, notes, cpus, b
 
 
-# ---- enabled_functions (trace/update.c describe()) -----------------------------
+# ---- enabled_functions (trace/enabled_functions.c describe()) -----------------------------
 def _hash(addr):
     if not addr:
         return None

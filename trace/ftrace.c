@@ -516,8 +516,10 @@ int register_ftrace_direct(struct ftrace_ops *op, uintptr_t addr)
 		op->flags |= FTRACE_OPS_FL_DIRECT;
 		op->direct = addr;
 		err = do_register(op);
-		if (err)
+		if (err) {
 			op->flags &= ~FTRACE_OPS_FL_DIRECT;
+			op->direct = 0;
+		}
 	}
 	mutex_unlock(&ftrace_mutex);
 	return err;
@@ -529,7 +531,13 @@ int unregister_ftrace_direct(struct ftrace_ops *op)
 		return -EINVAL;
 	mutex_lock(&ftrace_mutex);
 	int err = do_unregister(op);
-	op->flags &= ~FTRACE_OPS_FL_DIRECT;
+	/* A failed unregister leaves it registered, and still direct: its
+	 * sites call op->direct, and without the flag the list function
+	 * would call it as a callback (op->func, NULL). */
+	if (!err) {
+		op->flags &= ~FTRACE_OPS_FL_DIRECT;
+		op->direct = 0;
+	}
 	mutex_unlock(&ftrace_mutex);
 	return err;
 }

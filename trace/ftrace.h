@@ -93,6 +93,12 @@ struct ftrace_ops {
 	unsigned graph_mask;         /* FTRACE_OPS_FL_GRAPH: the user's bit (fgraph.c) */
 };
 
+/*
+ * 0 or -errno.  -ENOMEM changes nothing: after a failed register the ops
+ * is not registered; after a failed unregister it is still registered,
+ * its callback still called, and the unregister may be retried (the ops
+ * must not be freed meanwhile).  The same holds for the direct pair below.
+ */
 int register_ftrace_function(struct ftrace_ops *ops);
 int unregister_ftrace_function(struct ftrace_ops *ops);
 

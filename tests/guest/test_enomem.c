@@ -128,15 +128,24 @@ static void fp_exit(struct fprobe *fp, uintptr_t ip, uintptr_t parent, uint64_t 
 
 static struct fprobe fp = { .entry_handler = fp_entry, .exit_handler = fp_exit };
 
-/* Fresh counters (unregistered, no hashes) and a clean slate. */
+/* Fresh counters (unregistered, no hashes): whatever an earlier case
+ * that failed left registered goes first. */
 static void probes_init(void)
 {
 	for (int i = 0; i < NCTR; i++) {
+		if (ctr[i].ops.flags & FTRACE_OPS_FL_ENABLED)
+			unregister_ftrace_function(&ctr[i].ops);
 		memset(&ctr[i], 0, sizeof(ctr[i]));
 		ctr[i].ops.func = count_cb;
 	}
 	ctr[2].ops.flags = FTRACE_OPS_FL_SAVE_REGS;
+	if (direct_ops.flags & FTRACE_OPS_FL_ENABLED)
+		unregister_ftrace_direct(&direct_ops);
 	memset(&direct_ops, 0, sizeof(direct_ops));
+	if (gu.idx >= 0)
+		unregister_fgraph(&gu);
+	if (fprobe_is_registered(&fp))
+		unregister_fprobe(&fp);
 }
 
 /* ---- what a call of each function reaches ---- */
@@ -352,6 +361,10 @@ static bool snap_same(const struct snap *b, const struct snap *a, bool exact, co
 		DIFF("%u ops registered -> %u", b->nops, a->nops);
 	for (unsigned i = 0; i < b->nops && i < a->nops; i++) {
 		const struct ops_state *x = &b->ops[i], *y = &a->ops[i];
+		/* Two runs may register in another order: the same ops. */
+		for (unsigned j = 0; !exact && j < a->nops; j++)
+			if (a->ops[j].op == x->op)
+				y = &a->ops[j];
 		if (x->op != y->op || x->flags != y->flags ||
 		    (exact && (x->filter != y->filter || x->notrace != y->notrace ||
 			       x->tramp != y->tramp || x->direct != y->direct))) {

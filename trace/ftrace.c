@@ -546,7 +546,10 @@ int unregister_ftrace_direct(struct ftrace_ops *op)
 
 int ftrace_init(void)
 {
-	return records_init();
+	int err = records_init();
+	if (!err && ftrace_update_reserve_init())
+		kprintf("ftrace: no memory for the update reserve: unregistering may fail\n");
+	return err;
 }
 
 /* ---- listings (available_filter_functions, enabled_functions) ---- */

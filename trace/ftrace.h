@@ -95,9 +95,11 @@ struct ftrace_ops {
 
 /*
  * 0 or -errno.  -ENOMEM changes nothing: after a failed register the ops
- * is not registered; after a failed unregister it is still registered,
- * its callback still called, and the unregister may be retried (the ops
- * must not be freed meanwhile).  The same holds for the direct pair below.
+ * is not registered.  Unregistering does not fail for lack of memory (the
+ * update has a reserve, trace/update.c); should it fail otherwise, the ops
+ * is still registered, its callback still called (unless tracing was
+ * killed), the ops must not be freed, and the unregister may be retried.
+ * The same holds for the direct pair below.
  */
 int register_ftrace_function(struct ftrace_ops *ops);
 int unregister_ftrace_function(struct ftrace_ops *ops);

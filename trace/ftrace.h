@@ -115,6 +115,14 @@ int unregister_ftrace_function(struct ftrace_ops *ops);
 int ftrace_set_filter(struct ftrace_ops *ops, const char *patterns, bool reset);
 int ftrace_set_notrace(struct ftrace_ops *ops, const char *patterns, bool reset);
 int ftrace_set_filter_ip(struct ftrace_ops *ops, uintptr_t ip, bool remove, bool reset);
+/*
+ * The same patterns as the filter (notrace: the notrace hash) of n
+ * distinct ops at once, 1 <= n <= 4: all of them change, or (-EINVAL,
+ * -ENOMEM, ...) none does.  Registered ones are moved by one update.  For
+ * a filter several tracers share (tracefs's set_ftrace_filter).
+ */
+int ftrace_set_filter_ops(struct ftrace_ops *const *ops, unsigned n, bool notrace,
+			  const char *patterns, bool reset);
 
 /*
  * Direct trampolines: make the sites of the functions in ops' filter call

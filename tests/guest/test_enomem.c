@@ -681,6 +681,27 @@ TEST_CASE(enomem, filters_on_live_ops)
 	EXPECT_TRUE(all_clear());
 }
 
+/* Three ops, two of them registered, given one filter at once. */
+static struct ftrace_ops *const three[3] = { &ctr[0].ops, &ctr[1].ops, &ctr[2].ops };
+static int filters_bc(void) { return ftrace_set_filter_ops(three, 3, false, "en_b en_c", true); }
+static int filters_ab(void) { return ftrace_set_filter_ops(three, 3, false, "en_a en_b", true); }
+static int notraces_a(void) { return ftrace_set_filter_ops(three, 3, true, "en_a", true); }
+static int notraces_none(void) { return ftrace_set_filter_ops(three, 3, true, "", true); }
+
+TEST_CASE(enomem, filter_of_several_ops)
+{
+	probes_init();
+	ASSERT_EQ(filters_ab(), 0);
+	ASSERT_EQ(register_ftrace_function(&ctr[0].ops), 0);
+	ASSERT_EQ(register_ftrace_function(&ctr[1].ops), 0);
+	EXPECT_TRUE(sweep("one filter for three ops", filters_bc, filters_ab) > 0);
+	EXPECT_TRUE(sweep("one notrace for three ops", notraces_a, notraces_none) > 0);
+	EXPECT_EQ(ftrace_set_filter_ops(three, 3, false, "en_a no_such_function_xyz", true), -EINVAL);
+	ASSERT_EQ(unregister_ftrace_function(&ctr[1].ops), 0);
+	ASSERT_EQ(unregister_ftrace_function(&ctr[0].ops), 0);
+	EXPECT_TRUE(all_clear());
+}
+
 /* ---- graph users, fprobes ---- */
 
 static int reg_gu(void) { return register_fgraph(&gu); }

@@ -193,6 +193,20 @@ static void events(unsigned long *v)
 	rb_iter_end(&it);
 }
 
+/* Events in the buffer, all kinds. */
+static unsigned long buffered(void)
+{
+	struct rb_iter it;
+	struct rb_event ev;
+	unsigned long n = 0;
+	if (!trace_buffer || rb_iter_start(&it, trace_buffer, RB_ALL_CPUS))
+		return 0;
+	while (rb_iter_next(&it, &ev) == 0)
+		n++;
+	rb_iter_end(&it);
+	return n;
+}
+
 /* Call every function CALLS times from an empty buffer: what each probe
  * and tracer got. */
 static void exercise(unsigned long *delta)
@@ -272,7 +286,9 @@ struct snap {
 	struct text btf;
 	bool profile, fprobe;
 	size_t heap;                     /* bytes in use */
+	unsigned long kept;              /* events in the buffer at the snapshot */
 	unsigned long hits[E_N];         /* exercise() */
+	unsigned long left;              /* events it left in the buffer */
 };
 
 static struct snap s_before, s_after, s_clean;
@@ -293,6 +309,7 @@ static void snap_alloc(struct snap *s)
 static void snap_take(struct snap *s, bool hits)
 {
 	s->heap = mallinfo().uordblks;
+	s->kept = buffered();
 	for (unsigned i = 0; i < ftrace_nrecs; i++) {
 		uintptr_t ip = rec_ip(&ftrace_recs[i]);
 		s->flags[i] = ftrace_recs[i].flags;
@@ -322,8 +339,10 @@ static void snap_take(struct snap *s, bool hits)
 	btf_status(text_line, &s->btf);
 	s->profile = profile_enabled();
 	s->fprobe = fprobe_is_registered(&fp);
-	if (hits)
+	if (hits) {
 		exercise(s->hits);
+		s->left = buffered();
+	}
 }
 
 static const char *rname(unsigned i)
@@ -397,6 +416,8 @@ static bool snap_same(const struct snap *b, const struct snap *a, bool exact, co
 	if (b->profile != a->profile || b->fprobe != a->fprobe)
 		DIFF("profile %d fprobe %d -> profile %d fprobe %d", b->profile, b->fprobe,
 		     a->profile, a->fprobe);
+	if (exact && b->left != a->kept)
+		DIFF("%lu events in the buffer -> %lu", b->left, a->kept);
 	if (exact && b->heap != a->heap)
 		DIFF("heap in use %lu -> %lu bytes", (unsigned long)b->heap, (unsigned long)a->heap);
 	for (int i = 0; i < E_N; i++)

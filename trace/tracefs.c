@@ -374,7 +374,10 @@ static int cat_trace_stat(const char *name)
 	if (strncmp(name, "function", 8) || !parse_ulong(name + 8, &cpu, MAX_CPUS - 1) ||
 	    cpu >= ncpus)
 		return -ENOENT;
-	return profile_print((unsigned)cpu) ? -ENOENT : 0;
+	int err = profile_print((unsigned)cpu);
+	if (err == -ENOMEM)
+		kprintf("cat: trace_stat/%s: Cannot allocate memory\n", name);
+	return err == -EINVAL ? -ENOENT : err;
 }
 
 /* ---- btf: the signatures (ours; trace/btf.h) ---- */

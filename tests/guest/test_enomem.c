@@ -682,6 +682,13 @@ static int notrace_none(void) { return ftrace_set_notrace(&ctr[0].ops, "", true)
 static int filter_all(void) { return ftrace_set_filter(&ctr[1].ops, "", true); }
 static int filter_c1(void) { return ftrace_set_filter(&ctr[1].ops, "en_c", true); }
 
+static int filter_ip_add_c(void) { return ftrace_set_filter_ip(&ctr[0].ops, (uintptr_t)en_c, false, false); }
+static int filter_ip_drop_c(void) { return ftrace_set_filter_ip(&ctr[0].ops, (uintptr_t)en_c, true, false); }
+/* Every function but en_c: a hash that grows from 16 slots to the table's
+ * size (each growth an allocation) and a candidate bitmap. */
+static int notrace_all_but_c(void) { return ftrace_set_notrace(&ctr[1].ops, "* !en_c", true); }
+static int notrace_none1(void) { return ftrace_set_notrace(&ctr[1].ops, "", true); }
+
 TEST_CASE(enomem, filters_on_live_ops)
 {
 	probes_init();
@@ -692,6 +699,9 @@ TEST_CASE(enomem, filters_on_live_ops)
 	EXPECT_TRUE(sweep("set_filter (replace) on a live ops", filter_to_bc, filter_to_ab) > 0);
 	EXPECT_TRUE(sweep("set_filter (append) on a live ops", filter_add_c, filter_drop_c) > 0);
 	EXPECT_TRUE(sweep("set_notrace on a live ops", notrace_b, notrace_none) > 0);
+	EXPECT_TRUE(sweep("set_filter_ip on a live ops", filter_ip_add_c, filter_ip_drop_c) > 0);
+	EXPECT_TRUE(sweep("set_notrace of (almost) every function", notrace_all_but_c,
+			  notrace_none1) > 3);
 	/* "" on a live ops: every function (the whole table is a candidate);
 	 * notrace for the rest so the sweep does not trace the kernel. */
 	ASSERT_EQ(ftrace_set_notrace(&ctr[1].ops, "*", true), 0);
@@ -881,6 +891,8 @@ TEST_CASE(enomem, profiler)
 	EXPECT_TRUE(all_clear());
 }
 
+static int cat_stat(void) { return shell("cat", "trace_stat/function0"); }
+
 static const char *cmd_to, *cmd_from;
 static int echo_to(void) { return shell("echo", cmd_to); }
 static int echo_from(void) { return shell("echo", cmd_from); }
@@ -903,6 +915,12 @@ TEST_CASE(enomem, tracefs_writes)
 	echo_sweep("function > current_tracer", "function_graph > current_tracer");
 	echo_sweep("embedded > btf", "embedded > btf");
 	echo_sweep("1 > function_profile_enabled", "0 > function_profile_enabled");
+	/* A read that allocates: -ENOMEM and nothing else. */
+	ASSERT_EQ(profile_set_filter("en_a en_b", true), 0);
+	ASSERT_EQ(profile_enable(), 0);
+	EXPECT_TRUE(sweep("cat trace_stat/function0", cat_stat, nothing) > 0);
+	profile_disable();
+	EXPECT_EQ(profile_set_filter("", true), 0);
 	tracers_back();
 	EXPECT_TRUE(all_clear());
 }

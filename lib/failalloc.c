@@ -31,6 +31,8 @@ static struct {
 void failalloc_start(unsigned nth, unsigned count)
 {
 	struct thread *me = current_thread();
+	if (in_interrupt())
+		panic("failalloc: armed from an interrupt handler");
 	if (__atomic_load_n(&armed, __ATOMIC_ACQUIRE) && fa.owner != me)
 		panic("failalloc: armed by another thread");
 	__atomic_store_n(&armed, false, __ATOMIC_RELAXED);

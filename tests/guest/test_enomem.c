@@ -513,6 +513,7 @@ static unsigned sweep(const char *what, op_fn run, op_fn undo)
 	}
 	kprintf("    # %s: %u allocations; %u failures -ENOMEM, %u tolerated\n", what, clean,
 		failed, tolerated);
+	EXPECT_TRUE(!failalloc_armed());
 	return clean;
 }
 

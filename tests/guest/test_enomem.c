@@ -207,6 +207,18 @@ static unsigned long buffered(void)
 	return n;
 }
 
+/* The profiler's hits on our functions, every CPU. */
+static unsigned long profiled(void)
+{
+	unsigned long n = 0;
+	struct profile_rec r;
+	for (unsigned c = 0; c < ncpus; c++)
+		for (int i = 0; i < NFUNCS; i++)
+			if (profile_lookup(c, (uintptr_t)funcs[i], &r) == 0)
+				n += r.hits;
+	return n;
+}
+
 /* Call every function CALLS times from an empty buffer: what each probe
  * and tracer got. */
 static void exercise(unsigned long *delta)
@@ -289,6 +301,7 @@ struct snap {
 	unsigned long kept;              /* events in the buffer at the snapshot */
 	unsigned long hits[E_N];         /* exercise() */
 	unsigned long left;              /* events it left in the buffer */
+	unsigned long prof_kept, prof_left;   /* profiler hits, the same way */
 };
 
 static struct snap s_before, s_after, s_clean;
@@ -310,6 +323,7 @@ static void snap_take(struct snap *s, bool hits)
 {
 	s->heap = mallinfo().uordblks;
 	s->kept = buffered();
+	s->prof_kept = profiled();
 	for (unsigned i = 0; i < ftrace_nrecs; i++) {
 		uintptr_t ip = rec_ip(&ftrace_recs[i]);
 		s->flags[i] = ftrace_recs[i].flags;
@@ -342,6 +356,7 @@ static void snap_take(struct snap *s, bool hits)
 	if (hits) {
 		exercise(s->hits);
 		s->left = buffered();
+		s->prof_left = profiled();
 	}
 }
 
@@ -416,6 +431,8 @@ static bool snap_same(const struct snap *b, const struct snap *a, bool exact, co
 	if (b->profile != a->profile || b->fprobe != a->fprobe)
 		DIFF("profile %d fprobe %d -> profile %d fprobe %d", b->profile, b->fprobe,
 		     a->profile, a->fprobe);
+	if (exact && b->prof_left != a->prof_kept)
+		DIFF("%lu profiler hits -> %lu", b->prof_left, a->prof_kept);
 	if (exact && b->left != a->kept)
 		DIFF("%lu events in the buffer -> %lu", b->left, a->kept);
 	if (exact && b->heap != a->heap)

@@ -6,7 +6,8 @@
  * sweep() runs an operation once with nothing injected (counting its
  * allocations; the state it reaches is the "after" state), undoes it, then
  * again with allocation k failing for k = 0, 1, 2, ... until a run sees no
- * injected failure.  A run that fails must return -ENOMEM and leave
+ * injected failure: first allocation k alone, then k and every later one
+ * (memory gone for good: error paths get no memory either).  A run that fails must return -ENOMEM and leave
  * everything a snapshot holds unchanged (snap_take): every record's flags,
  * every site's bytes and data word, enabled_functions' exact text, the
  * registered ops (order, flags, hashes, trampolines), the current tracer,
@@ -290,6 +291,7 @@ struct snap {
 	struct text enabled;             /* enabled_functions */
 	struct ops_state ops[MAX_OPS];   /* the registered list, in order */
 	unsigned nops;
+	const struct listvec *table;     /* the list function's, as published */
 	const struct tracer *tracer;
 	const struct ftrace_hash *graph[2];
 	unsigned graph_count[2];
@@ -337,6 +339,7 @@ static void snap_take(struct snap *s, bool hits)
 	for (struct ftrace_ops *op = ftrace_ops_list; op && s->nops < MAX_OPS; op = op->next)
 		s->ops[s->nops++] = (struct ops_state){ op, op->flags, op->filter, op->notrace,
 						       op->tramp, op->direct };
+	s->table = ftrace_list_table_get();
 	mutex_unlock(&ftrace_mutex);
 	s->tracer = tracer_current();
 	for (int k = 0; k < 2; k++) {
@@ -411,6 +414,8 @@ static bool snap_same(const struct snap *b, const struct snap *a, bool exact, co
 			break;
 		}
 	}
+	if (exact && b->table != a->table)
+		DIFF("list table %p -> %p", (const void *)b->table, (const void *)a->table);
 	if (b->tracer != a->tracer)
 		DIFF("tracer %s -> %s", b->tracer->name, a->tracer->name);
 	for (int k2 = 0; k2 < 2; k2++)
@@ -452,9 +457,69 @@ static bool snap_same(const struct snap *b, const struct snap *a, bool exact, co
 typedef int (*op_fn)(void);
 
 /*
- * Run `run` with allocation k failing for k = 0, 1, ... (see the top);
- * `undo` takes a successful run back.  Returns the allocations of a clean
- * run, 0 after a failure.
+ * With allocation k failing for k = 0, 1, ... (count 1: that one alone;
+ * count ~0u: it and every later one, memory gone for good) until a run
+ * sees no injected failure; see the top.  Counts the failures (-ENOMEM)
+ * and the tolerated ones in *failed and *tolerated; false on a finding.
+ */
+static bool sweep_mode(const char *what, op_fn run, op_fn undo, unsigned count,
+		       unsigned *failed, unsigned *tolerated)
+{
+	struct failalloc_stats st;
+	const char *how = count == 1 ? "alone" : "and every later one";
+	for (unsigned k = 0;; k++) {
+		if (k > MAX_K) {
+			test_fail(__FILE__, __LINE__, "%s: still failing at allocation %u", what, k);
+			return false;
+		}
+		snap_take(&s_before, true);
+		failalloc_start(k, count);
+		int err = run();
+		failalloc_stop(&st);
+		if (!st.failed) {
+			/* Allocation k was never reached: a clean run. */
+			if (err || undo()) {
+				test_fail(__FILE__, __LINE__, "%s: %d with nothing injected, or no undo",
+					  what, err);
+				return false;
+			}
+			return true;
+		}
+		if (err == 0) {
+			/* Done without those allocations: it must work as a clean run. */
+			++*tolerated;
+			snap_take(&s_after, true);
+			bool same = snap_same(&s_clean, &s_after, false, what, k);
+			if (undo()) {
+				test_fail(__FILE__, __LINE__, "%s: allocation %u (%s) failing: success, "
+					  "then no undo", what, k, how);
+				return false;
+			}
+			if (!same) {
+				test_fail(__FILE__, __LINE__, "%s: allocation %u (%s) failing: success, "
+					  "but not the clean run's state", what, k, how);
+				return false;
+			}
+			continue;
+		}
+		++*failed;
+		snap_take(&s_after, true);
+		if (err != -ENOMEM)
+			test_fail(__FILE__, __LINE__, "%s: allocation %u (%s) failing: error %d, "
+				  "not -ENOMEM", what, k, how, err);
+		if (!snap_same(&s_before, &s_after, true, what, k)) {
+			test_fail(__FILE__, __LINE__, "%s: allocation %u (%s) failing changed the state",
+				  what, k, how);
+			return false;
+		}
+	}
+}
+
+/*
+ * The clean run (its allocations, and the state a success reaches: undo
+ * must restore the state before), then both sweeps.  `undo` takes a
+ * successful run back.  Returns the allocations of the clean run, 0 after
+ * a finding.
  */
 static unsigned sweep(const char *what, op_fn run, op_fn undo)
 {
@@ -462,7 +527,6 @@ static unsigned sweep(const char *what, op_fn run, op_fn undo)
 	snap_alloc(&s_before);
 	snap_alloc(&s_after);
 	snap_alloc(&s_clean);
-	/* The clean run: its allocations, and the state a success reaches. */
 	snap_take(&s_before, true);
 	failalloc_start(0, 0);
 	int err = run();
@@ -481,57 +545,14 @@ static unsigned sweep(const char *what, op_fn run, op_fn undo)
 		test_fail(__FILE__, __LINE__, "%s: undo did not restore the state", what);
 		return 0;
 	}
-	unsigned clean = st.attempts, failed = 0, tolerated = 0;
-	for (unsigned k = 0;; k++) {
-		if (k > MAX_K) {
-			test_fail(__FILE__, __LINE__, "%s: still failing at allocation %u", what, k);
-			return 0;
-		}
-		snap_take(&s_before, true);
-		failalloc_start(k, 1);
-		err = run();
-		failalloc_stop(&st);
-		if (!st.failed) {
-			/* Allocation k was never reached: a clean run. */
-			if (err || undo()) {
-				test_fail(__FILE__, __LINE__, "%s: %d with nothing injected, or no undo",
-					  what, err);
-				return 0;
-			}
-			break;
-		}
-		if (err == 0) {
-			/* Done without that allocation: it must work as a clean run. */
-			tolerated++;
-			snap_take(&s_after, true);
-			bool same = snap_same(&s_clean, &s_after, false, what, k);
-			if (undo()) {
-				test_fail(__FILE__, __LINE__, "%s: allocation %u failing: success, "
-					  "then no undo", what, k);
-				return 0;
-			}
-			if (!same) {
-				test_fail(__FILE__, __LINE__, "%s: allocation %u failing: success, "
-					  "but not the clean run's state", what, k);
-				return 0;
-			}
-			continue;
-		}
-		failed++;
-		snap_take(&s_after, true);
-		if (err != -ENOMEM)
-			test_fail(__FILE__, __LINE__, "%s: allocation %u failing: error %d, not -ENOMEM",
-				  what, k, err);
-		if (!snap_same(&s_before, &s_after, true, what, k)) {
-			test_fail(__FILE__, __LINE__, "%s: allocation %u failing changed the state",
-				  what, k);
-			return 0;
-		}
-	}
-	kprintf("    # %s: %u allocations; %u failures -ENOMEM, %u tolerated\n", what, clean,
-		failed, tolerated);
+	unsigned f1 = 0, t1 = 0, fn = 0, tn = 0;
+	if (!sweep_mode(what, run, undo, 1, &f1, &t1) ||
+	    !sweep_mode(what, run, undo, ~0u, &fn, &tn))
+		return 0;
+	kprintf("    # %s: %u allocations; one failing: %u -ENOMEM, %u tolerated; "
+		"all from one on: %u -ENOMEM, %u tolerated\n", what, st.attempts, f1, t1, fn, tn);
 	EXPECT_TRUE(!failalloc_armed());
-	return clean;
+	return st.attempts;
 }
 
 /* ---- the injection itself ---- */
@@ -870,6 +891,25 @@ static int knob_back(void)
 	char cmd[64];
 	ksnprintf(cmd, sizeof(cmd), "%lu > buffer_size_kb", (unsigned long)rb_from / 1024);
 	return shell("echo", cmd);
+}
+
+static struct rb_buffer *extra;
+static int create_extra(void)
+{
+	int err = rb_create(&extra, ncpus, 2 * 4096, RB_FL_OVERWRITE, &rb_kernel_allocator);
+	return err == -RB_ENOMEM ? -ENOMEM : err;
+}
+
+static int destroy_extra(void)
+{
+	rb_destroy(extra);
+	extra = NULL;
+	return 0;
+}
+
+TEST_CASE(enomem, ring_buffer_create)
+{
+	EXPECT_TRUE(sweep("rb_create", create_extra, destroy_extra) > 0);
 }
 
 TEST_CASE(enomem, ring_buffer_resize)

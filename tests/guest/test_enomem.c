@@ -746,6 +746,9 @@ TEST_CASE(enomem, filters_on_live_ops)
 	ASSERT_EQ(ftrace_set_notrace(&ctr[1].ops, "*", true), 0);
 	ASSERT_EQ(ftrace_set_notrace(&ctr[1].ops, "!en_*", false), 0);
 	EXPECT_TRUE(sweep("set_filter to every function on a live ops", filter_all, filter_c1) > 0);
+	/* Leaving every function: the largest update, from the reserve. */
+	ASSERT_EQ(filter_all(), 0);
+	EXPECT_TRUE(sweep("unregister an ops on every function", unreg1, reg1) > 0);
 	ASSERT_EQ(unregister_ftrace_function(&ctr[1].ops), 0);
 	ASSERT_EQ(unregister_ftrace_function(&ctr[0].ops), 0);
 	EXPECT_TRUE(all_clear());

@@ -39,6 +39,7 @@ struct boot_info;
  * void arch_irq_enable(void);
  * void arch_irq_disable(void);
  * bool arch_irqs_enabled(void);
+ * uint64_t arch_irqs_disabled(void);       1 if interrupts are off, else 0
  * void arch_cpu_relax(void);               spin-loop hint (pause / yield)
  * uint64_t arch_counter(void);             monotonic counter, same rate and
  *                                          (near enough) same origin on all CPUs;

@@ -22,7 +22,12 @@
  * trampoline calls fgraph_ops_func, or the user's own instance, directly,
  * and the frame size, block and state word are known without a loop — and
  * fgraph_list_enter for a site with several users, which the list
- * function passes as a mask.  The return path has the same split.
+ * function passes as a mask.  The return path has the same split:
+ * fgraph_return finds the frame and hands a frame that one user took to
+ * that user's ret_handler — fgraph_inline.h's fgraph_return_one, calling
+ * its retfunc through the pointer (return_one) or, for a user made with
+ * FGRAPH_DEFINE_RETURN, with its exit callback folded in — and a frame
+ * several users asked to return_several.
  *
  * Interleavings.  Only the owning context pushes and pops a stack; what can
  * happen in the middle is a nested context on the same stack — a nested
@@ -107,8 +112,10 @@ FTRACE_HOT struct fgraph_stack *fgraph_irq_stack(struct cpu *c)
 FGRAPH_DEFINE_ENTRY(fgraph_ops_func, NULL)
 
 /* Called by ftrace_ops_list_func for the graph users in `mask` attached to
- * ip (recursion bit held, preemption off).  A user whose slot is empty now
- * (unregistering) keeps its block, with gen 0 (no registration's). */
+ * ip (recursion bit held, preemption off: the list function raised the
+ * count by one, as fgraph.h promises the callbacks).  A user whose slot is
+ * empty now (unregistering) keeps its block, with gen 0 (no
+ * registration's). */
 FTRACE_HOT void fgraph_list_enter(uintptr_t ip, uintptr_t parent, struct ftrace_regs *fregs,
 				  unsigned mask)
 {
@@ -146,45 +153,6 @@ FTRACE_HOT void fgraph_list_enter(uintptr_t ip, uintptr_t parent, struct ftrace_
 		fgraph_frame_drop(st, f);
 }
 
-/* D for one user's block: its exit callback, if the slot still holds the
- * registration that took the call. */
-FGRAPH_INLINE void exit_user(unsigned i, const uint64_t *blk, struct fgraph_ret *r,
-			     struct fgraph_stack *st)
-{
-	/* ACQUIRE: pairs with register's RELEASE (g->gen complete). */
-	struct fgraph_ops *g = __atomic_load_n(&users[i], __ATOMIC_ACQUIRE);
-	if (!g || g->gen != blk[FB_GEN] || !g->retfunc)
-		return;
-	r->state = &st->state[i];
-	g->retfunc(r, g, (uint64_t *)&blk[FB_DATA]);
-}
-
-/* D: the exit callbacks of the users that took the call and are still the
- * ones registered (same serial as at entry). */
-FGRAPH_INLINE void call_exits(struct cpu *c, struct fgraph_stack *st, struct fgraph_stack *outer,
-			      uint64_t *f, const struct fgraph_ret_regs *rr)
-{
-	unsigned users = (unsigned)f[FR_USERS], taken = users & 0xffff, asked = users >> 16;
-	struct fgraph_ret r = {
-		.cpu = c,
-		.func = f[FR_FUNC], .parent = f[FR_RET], .retval = fgraph_ret_regs_value(rr),
-		.calltime = f[FR_TIME], .rettime = arch_counter(), .overrun = st->overrun,
-		.depth = st->depth - 1 + (outer ? outer->depth : 0), .state = NULL,
-	};
-	if (__builtin_expect((asked & (asked - 1)) == 0, 1)) {
-		/* One user asked (and, the frame being hooked, it took the call:
-		 * asked is never 0 here, every hooked frame has a taker). */
-		exit_user((unsigned)__builtin_ctz(asked), &f[FR_HEADER], &r, st);
-		return;
-	}
-	const uint64_t *blk = &f[FR_HEADER];    /* as at entry: each user asked */
-	for (unsigned m = asked; m; m &= m - 1, blk += FB_WORDS) {
-		unsigned i = (unsigned)__builtin_ctz(m);
-		if (taken & (1u << i))
-			exit_user(i, blk, &r, st);
-	}
-}
-
 /* The top frame's base, or panic: the hook runs only over a frame. */
 FGRAPH_INLINE unsigned top_frame(struct fgraph_stack *st)
 {
@@ -215,16 +183,80 @@ static FTRACE_HOT __attribute__((noinline)) unsigned frame_of_slow(struct fgraph
 	return base;
 }
 
-/* The frame for the function returning now: the top one, whose entry SP
- * is ours (else frame_of_slow). */
-FGRAPH_INLINE unsigned frame_of(struct fgraph_stack *st, uintptr_t sp)
+/* fgraph_return for a frame that several users asked: each one's exit
+ * that took the call, in turn. */
+static FTRACE_HOT __attribute__((noinline)) uintptr_t
+return_several(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *st,
+	       struct fgraph_stack *outer, unsigned base)
 {
-	unsigned base = top_frame(st);
-	if (__builtin_expect(st->w[base + FR_SP] != sp, 0))
-		base = frame_of_slow(st, base, sp);
-	return base;
+	uint64_t *f = &st->w[base];
+	unsigned word = (unsigned)f[FR_USERS], taken = word & 0xffff, asked = word >> 16;
+	unsigned bit = ftrace_recursion_take_on(c, 0);
+	if (bit && !ftrace_is_dead()) {
+		struct fgraph_ret r;
+		fgraph_ret_init(&r, c, f, st, outer, rr);
+		const uint64_t *blk = &f[FR_HEADER];    /* as at entry: each user asked */
+		for (unsigned m = asked; m; m &= m - 1, blk += FB_WORDS) {
+			unsigned i = (unsigned)__builtin_ctz(m);
+			/* ACQUIRE: pairs with register's RELEASE (g->gen complete). */
+			struct fgraph_ops *g = __atomic_load_n(&users[i], __ATOMIC_ACQUIRE);
+			if (!(taken & (1u << i)) || !g || g->gen != blk[FB_GEN] || !g->retfunc)
+				continue;
+			r.state = &st->state[i];
+			g->retfunc(&r, g, (uint64_t *)&blk[FB_DATA]);        /* D */
+		}
+	}
+	if (bit)
+		ftrace_recursion_exit_on(c, bit);
+	return fgraph_frame_pop(c, st, base);
 }
 
+/* The ret_handler of a user that brings none (register_fgraph puts it
+ * there): its retfunc, called through the pointer.  fgraph_return checked
+ * that g, the frame's one user, is the registration in its slot. */
+static FTRACE_HOT uintptr_t return_one(struct fgraph_ret_regs *rr, struct fgraph_stack *st,
+				       struct fgraph_stack *outer, unsigned base, struct fgraph_ops *g)
+{
+	return fgraph_return_one(rr, st, outer, base, g, g->retfunc);
+}
+
+/*
+ * After the frame is found: hand it on.  The frame's users word says who
+ * took the call.  One user (the common case; a hooked frame always has a
+ * taker, so then it took it): its ret_handler.  Several: return_several.
+ * Either way only a user whose slot still holds the registration that took
+ * the call hears of it (same serial).
+ */
+FGRAPH_INLINE uintptr_t hand_on(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *st,
+				struct fgraph_stack *outer, unsigned base)
+{
+	const uint64_t *f = &st->w[base];
+	unsigned asked = (unsigned)f[FR_USERS] >> 16;
+	if (__builtin_expect(asked & (asked - 1), 0))
+		return return_several(rr, c, st, outer, base);
+	/* ACQUIRE: pairs with register's RELEASE (g complete, gen and
+	 * ret_handler included). */
+	struct fgraph_ops *g = __atomic_load_n(&users[__builtin_ctz(asked)], __ATOMIC_ACQUIRE);
+	if (!g || g->gen != f[FR_HEADER + FB_GEN] || !g->retfunc)
+		return fgraph_frame_pop(c, st, base);
+	return g->ret_handler(rr, st, outer, base, g);
+}
+
+/* fgraph_return when the top frame is not the returning function's. */
+static FTRACE_HOT __attribute__((noinline)) uintptr_t
+return_unwound(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *st,
+	       struct fgraph_stack *outer, unsigned base)
+{
+	base = frame_of_slow(st, base, fgraph_ret_regs_sp(rr));
+	return hand_on(rr, c, st, outer, base);
+}
+
+/*
+ * The return hook's C half: find the frame (the top one, whose entry SP is
+ * ours), then hand it on.  Every path out of here is a tail call or
+ * noreturn, so this saves no registers: the stack of the context is read
+ * here rather than through fgraph_context_stack's out-of-line call.
+ */
 FTRACE_HOT uintptr_t fgraph_return(struct fgraph_ret_regs *rr)
 {
 	/* FTRACE_HOT (the hook too): not preempted here, so c stays this CPU
@@ -232,20 +264,15 @@ FTRACE_HOT uintptr_t fgraph_return(struct fgraph_ret_regs *rr)
 	struct cpu *c = arch_this_cpu();
 	struct thread *t = c->current;
 	ftrace_preempt_disable_on(t);
-	struct fgraph_stack *outer, *st = fgraph_context_stack(c, &outer);
-	unsigned base = frame_of(st, fgraph_ret_regs_sp(rr));
-	uint64_t *f = &st->w[base];
-	unsigned bit = ftrace_recursion_take_on(c, 0);
-	if (bit && !ftrace_is_dead())
-		call_exits(c, st, outer, f, rr);             /* D */
-	if (bit)
-		ftrace_recursion_exit_on(c, bit);
-	uintptr_t ret = f[FR_RET];
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	st->depth--;
-	st->top = base;                                              /* E */
-	ftrace_preempt_enable_on(t);
-	return ret;
+	struct fgraph_stack *outer = NULL, *st = t->ret_stack;
+	if (__builtin_expect(c->irq_depth != 0, 0)) {
+		outer = st;                  /* as fgraph_context_stack says */
+		st = outer ? irq_stacks[c->id] : NULL;
+	}
+	unsigned base = top_frame(st);
+	if (__builtin_expect(st->w[base + FR_SP] != fgraph_ret_regs_sp(rr), 0))
+		return return_unwound(rr, c, st, outer, base);
+	return hand_on(rr, c, st, outer, base);
 }
 
 /* ---- registration ---- */
@@ -268,6 +295,8 @@ int register_fgraph(struct fgraph_ops *g)
 	}
 	if (!g->ops.func)
 		g->ops.func = fgraph_ops_func;   /* else the user's FGRAPH_DEFINE_ENTRY */
+	if (!g->ret_handler)
+		g->ret_handler = return_one;     /* else the user's FGRAPH_DEFINE_RETURN */
 	g->ops.flags |= FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_GRAPH;
 	g->ops.graph_mask = 1u << idx;
 	g->nmissed = 0;

@@ -17,8 +17,9 @@
  * interleavings are nested pushes between our reserve and our pop — see
  * fgraph.c.  A full stack counts an overrun and the call is not hooked.
  *
- * Callback contract: called with preemption disabled and this context's
- * recursion bit held (calls they make to traced functions are not traced);
+ * Callback contract: called with preemption disabled (the core raised the
+ * running thread's count by exactly one) and this context's recursion bit
+ * held (calls they make to traced functions are not traced);
  * must not sleep.  `data` is FGRAPH_DATA_WORDS words private to the user
  * for this call: written at entry, handed back at exit.  Exit callbacks run
  * only for users still registered (a user unregistered while its frames
@@ -27,7 +28,8 @@
  * Registration: thread context; at most FGRAPH_MAX_USERS users at once.
  * ops.func is left NULL (the core fills it in), or set to a callback made
  * with FGRAPH_DEFINE_ENTRY (trace/fgraph_inline.h) that calls the user's
- * entry callback directly.
+ * entry callback directly; likewise ret_handler (FGRAPH_DEFINE_RETURN) for
+ * the exit callback.
  */
 #ifndef TRACE_FGRAPH_H
 #define TRACE_FGRAPH_H
@@ -71,12 +73,19 @@ struct fgraph_ret {
 struct fgraph_ops;
 typedef bool (*fgraph_entry_t)(const struct fgraph_ent *e, struct fgraph_ops *g, uint64_t *data);
 typedef void (*fgraph_ret_t)(const struct fgraph_ret *r, struct fgraph_ops *g, uint64_t *data);
+/* A whole return path, made with FGRAPH_DEFINE_RETURN (trace/fgraph_inline.h). */
+typedef uintptr_t (*fgraph_return_t)(struct fgraph_ret_regs *rr, struct fgraph_stack *st,
+				     struct fgraph_stack *outer, unsigned base, struct fgraph_ops *g);
 
 struct fgraph_ops {
 	struct ftrace_ops ops;           /* filter/notrace: ftrace_set_filter(&g->ops, ...);
 					  * func: see Registration above */
 	fgraph_entry_t entryfunc;
 	fgraph_ret_t retfunc;            /* may be NULL */
+	fgraph_return_t ret_handler;     /* NULL (the core fills it in), or made with
+					  * FGRAPH_DEFINE_RETURN: the return of a call
+					  * this user alone took, with retfunc's work
+					  * called directly */
 	void *private;
 	int idx;                         /* core: slot while registered, else -1 */
 	uint64_t gen;                    /* core: this registration's serial (never reused):

@@ -9,8 +9,13 @@
  * (an always-inline function: the compiler folds it in).  Put it in the
  * user's fgraph_ops.ops.func before register_fgraph; `entry` must do what
  * the user's entryfunc does (a site shared with other graph users goes
- * through the list function and calls entryfunc).  Nothing else here is an
- * interface: frame layout and stacks belong to fgraph.c.
+ * through the list function and calls entryfunc).
+ * FGRAPH_DEFINE_RETURN(name, g, exit) is the same for the return: `name`
+ * does what fgraph_return does for a frame that g alone took — call the
+ * exit callback, pop the frame — with `exit` (always-inline, doing what
+ * g's retfunc does) called directly, and g a constant; put it in
+ * g->ret_handler.  Nothing
+ * else here is an interface: frame layout and stacks belong to fgraph.c.
  */
 #ifndef TRACE_FGRAPH_INLINE_H
 #define TRACE_FGRAPH_INLINE_H
@@ -183,6 +188,71 @@ out:
 		ftrace_recursion_exit_on(c, bit);
 	ftrace_preempt_enable_on(t);
 }
+
+/* ---- the return (fgraph.c's fgraph_return finds the frame first) ---- */
+
+/* What an exit callback is told about the frame at f. */
+FGRAPH_INLINE void fgraph_ret_init(struct fgraph_ret *r, struct cpu *c, const uint64_t *f,
+				   struct fgraph_stack *st, struct fgraph_stack *outer,
+				   const struct fgraph_ret_regs *rr)
+{
+	r->cpu = c;
+	r->func = f[FR_FUNC];
+	r->parent = f[FR_RET];
+	r->retval = fgraph_ret_regs_value(rr);
+	r->calltime = f[FR_TIME];
+	r->rettime = arch_counter();
+	r->overrun = st->overrun;
+	r->depth = st->depth - 1 + (outer ? outer->depth : 0);
+	r->state = NULL;
+}
+
+/* E: release the frame at base, the top one (D is done: nested pushes
+ * since are all popped), undo fgraph_return's raise of the preemption
+ * count, and give the address the function returns to. */
+FGRAPH_INLINE uintptr_t fgraph_frame_pop(struct cpu *c, struct fgraph_stack *st, unsigned base)
+{
+	uintptr_t ret = st->w[base + FR_RET];
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	st->depth--;
+	st->top = base;                                              /* E */
+	ftrace_preempt_enable_on(c->current);
+	return ret;
+}
+
+/*
+ * D and E for a frame that user g alone took, g still being the
+ * registration that took it (fgraph_return checked its serial): its exit
+ * callback `exit`, then the pop.  Called from fgraph_return, which raised
+ * the preemption count and found the frame (base) on st.  (The CPU is read
+ * again rather than passed: one instruction, and it keeps the arguments in
+ * registers on both arches.)
+ */
+FGRAPH_INLINE uintptr_t fgraph_return_one(struct fgraph_ret_regs *rr, struct fgraph_stack *st,
+					  struct fgraph_stack *outer, unsigned base,
+					  struct fgraph_ops *g, fgraph_ret_t exit)
+{
+	struct cpu *c = arch_this_cpu();             /* preemption is off */
+	unsigned bit = ftrace_recursion_take_on(c, 0);
+	if (bit && !ftrace_is_dead()) {
+		uint64_t *f = &st->w[base];
+		struct fgraph_ret r;
+		fgraph_ret_init(&r, c, f, st, outer, rr);
+		r.state = &st->state[g->idx];
+		exit(&r, g, &f[FR_HEADER + FB_DATA]);                 /* D */
+	}
+	if (bit)
+		ftrace_recursion_exit_on(c, bit);
+	return fgraph_frame_pop(c, st, base);
+}
+
+#define FGRAPH_DEFINE_RETURN(name, g, exit)                                          \
+	static FTRACE_HOT uintptr_t name(struct fgraph_ret_regs *rr, struct fgraph_stack *st, \
+					 struct fgraph_stack *outer, unsigned base,     \
+					 struct fgraph_ops *unused)                     \
+	{                                                                            \
+		return fgraph_return_one(rr, st, outer, base, g, exit);                 \
+	}
 
 #define FGRAPH_DEFINE_ENTRY(name, entry)                                             \
 	static FTRACE_HOT void name(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op, \

@@ -53,13 +53,12 @@ unsigned max_graph_depth;                 /* 0: no limit; written by the shell *
 
 /* Fill an event's header on CPU c (fgraph's callbacks run with preemption
  * off, so c is stable): the preempt-depth is the traced code's, without
- * fgraph's own. */
+ * fgraph's own raise by one (fgraph.h). */
 static inline __attribute__((always_inline)) void graph_header(struct cpu *c, struct trace_entry *ent,
 							       uint16_t type)
 {
 	struct thread *t = c->current;
-	unsigned d = t->preempt_count;
-	trace_entry_fill_on(c, t, ent, type, d ? d - 1 : 0);
+	trace_entry_fill_on(c, t, ent, type, t->preempt_count - 1);
 }
 
 enum { GRAPH_SKIP, GRAPH_RECORD, GRAPH_HOOK_ONLY };
@@ -137,8 +136,11 @@ static FTRACE_HOT bool graph_entry(const struct fgraph_ent *e, struct fgraph_ops
  * saves no FP/SIMD register: nothing on this path touches one). */
 FGRAPH_DEFINE_ENTRY_NOFP(graph_ops_func, graph_entry_inline)
 
-static FTRACE_HOT void graph_return(const struct fgraph_ret *ret, struct fgraph_ops *g,
-				    uint64_t *data)
+/* The exit callback, inlined into the tracer's return path (below) and
+ * called through retfunc when a frame has other graph users too. */
+static inline __attribute__((always_inline)) void graph_return_inline(const struct fgraph_ret *ret,
+								      struct fgraph_ops *g,
+								      uint64_t *data)
 {
 	if (__builtin_expect(data[0] != 0, 0)) {
 		if (data[0] & CALL_NOTRACE) {
@@ -161,11 +163,21 @@ static FTRACE_HOT void graph_return(const struct fgraph_ret *ret, struct fgraph_
 	}
 }
 
+static FTRACE_HOT void graph_return(const struct fgraph_ret *ret, struct fgraph_ops *g,
+				    uint64_t *data)
+{
+	graph_return_inline(ret, g, data);
+}
+
+/* The return of a call only the tracer took. */
+FGRAPH_DEFINE_RETURN(graph_ret_handler, &graph_fgraph_ops, graph_return_inline)
+
 struct fgraph_ops graph_fgraph_ops = {
 	.ops.func = graph_ops_func,
 	.ops.flags = FTRACE_OPS_FL_NOFP,
 	.entryfunc = graph_entry,
 	.retfunc = graph_return,
+	.ret_handler = graph_ret_handler,
 	.idx = -1,
 };
 

@@ -156,12 +156,14 @@ trace_entry_fill_on(struct cpu *c, const struct thread *t, struct trace_entry *e
 	_Static_assert(sizeof(struct trace_entry) == 8 && offsetof(struct trace_entry, pid) == 4,
 		       "one little-endian word");
 	/* Each flag from a 0/1 value by a constant factor (a shift, folded
-	 * into the OR): bit 0 of trace_ctx is "in an interrupt" (boot/cpu.h),
-	 * need_resched is a bool. */
-	uint64_t flags = (uint64_t)!arch_irqs_enabled() * TRACE_FLAG_IRQS_OFF |
+	 * into the OR): arch_irqs_disabled() is 0/1, bit 0 of trace_ctx is
+	 * "in an interrupt" (boot/cpu.h), and need_resched is a bool, whose
+	 * byte holds 0 or 1 (read as that byte, so no test turns it into
+	 * one). */
+	uint64_t flags = arch_irqs_disabled() * TRACE_FLAG_IRQS_OFF |
 			 (uint64_t)(c->trace_ctx & 1u) * TRACE_FLAG_HARDIRQ |
-			 (uint64_t)__atomic_load_n(&c->need_resched, __ATOMIC_RELAXED) *
-				 TRACE_FLAG_NEED_RESCHED;
+			 (uint64_t)__atomic_load_n((const uint8_t *)&c->need_resched,
+						   __ATOMIC_RELAXED) * TRACE_FLAG_NEED_RESCHED;
 	uint64_t w = type | flags << 16 | (uint64_t)(preempt_depth > 15 ? 15 : preempt_depth) << 24 |
 		     (uint64_t)t->tid << 32;
 	__builtin_memcpy(e, &w, 8);

@@ -229,6 +229,13 @@ ARM64_INLINE bool arch_irqs_enabled(void)
 	return !(f & ARM64_DAIF_I);
 }
 
+ARM64_INLINE uint64_t arch_irqs_disabled(void)
+{
+	unsigned long f;
+	__asm__ volatile("mrs %0, daif" : "=r"(f) :: "memory");
+	return (f & ARM64_DAIF_I) >> 7;
+}
+
 ARM64_INLINE void arch_cpu_relax(void)
 {
 	/* yield also ends the translation block under multi-threaded TCG, so a

@@ -284,6 +284,11 @@ ARCH_INLINE bool arch_irqs_enabled(void)
 	return (f & X86_RFLAGS_IF) != 0;
 }
 
+ARCH_INLINE uint64_t arch_irqs_disabled(void)
+{
+	return !arch_irqs_enabled();
+}
+
 ARCH_INLINE void arch_cpu_relax(void)
 {
 	__asm__ volatile("pause" : : : "memory");

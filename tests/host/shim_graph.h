@@ -46,6 +46,7 @@ extern unsigned ncpus;
 
 static inline struct cpu *arch_this_cpu(void) { return &shim_cpu; }
 static inline bool arch_irqs_enabled(void) { return true; }
+static inline uint64_t arch_irqs_disabled(void) { return 0; }
 
 /* ---- What the test controls and reads ---- */
 extern char shim_out[1 << 16];          /* everything kprintf wrote, NUL-terminated */

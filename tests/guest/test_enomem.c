@@ -7,18 +7,25 @@
  * allocations; the state it reaches is the "after" state), undoes it, then
  * again with allocation k failing for k = 0, 1, 2, ... until a run sees no
  * injected failure: first allocation k alone, then k and every later one
- * (memory gone for good: error paths get no memory either).  A run that fails must return -ENOMEM and leave
- * everything a snapshot holds unchanged (snap_take): every record's flags,
- * every site's bytes and data word, enabled_functions' exact text, the
- * registered ops (order, flags, hashes, trampolines), the current tracer,
- * graph filters, the ring buffer's size, the signature table, the heap's
- * bytes in use (nothing leaked) — and the exact hit counts every attached
- * callback, graph user, fprobe, direct trampoline and tracer gets when each
- * en_* function is then called CALLS times.  A run that succeeds although
- * an allocation failed (a path that can do without it: the list
- * function's table) must reach the same flags, hit counts and listing as
- * the clean run, and undo cleanly.  Afterwards the operation must still
- * succeed and undo (the sweep's last run).
+ * (memory gone for good: error paths get no memory either).  A run that
+ * fails must return -ENOMEM and leave everything a snapshot holds
+ * unchanged (snap_take): every record's flags, every site's bytes and data
+ * word, enabled_functions' exact text, the registered ops (order, flags,
+ * hashes, trampolines), the list function's table, the current tracer,
+ * graph filters, the ring buffer's size and the events in it, the
+ * profiler's counts, the signature table, the heap's bytes in use
+ * (nothing leaked) — and the exact hit counts every attached callback,
+ * graph user, fprobe, direct trampoline and tracer gets when each en_*
+ * function is then called CALLS times.  A run that succeeds although an
+ * allocation failed (a path that can do without it: the list function's
+ * table, an unregister's update from the reserve) must reach the same
+ * flags, hit counts and listing as the clean run, and undo cleanly.
+ * Afterwards the operation must still succeed and undo (the sweep's last
+ * run).
+ *
+ * Layout (one suite, so one file, longer than most): the probes, what a
+ * call reaches (exercise), snapshots, the sweep; then the cases, by
+ * subsystem.
  *
  * Suite `enomem_lead` (manual: bt.test=enomem_lead) holds the cases whose
  * failures are in files this suite's author did not own at the time

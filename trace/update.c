@@ -186,8 +186,8 @@ int ftrace_update_reserve_init(void)
 	return reserve ? 0 : -ENOMEM;
 }
 
-/* An update that only takes `op` away (unregistering; NULL: a rescan),
- * which may use the reserve. */
+/* An update that only takes `op` away (its ENABLED bit cleared:
+ * unregistering), which may use the reserve.  A rescan (NULL) may not. */
 static bool removal(const struct ftrace_ops *op)
 {
 	return op && !(op->flags & FTRACE_OPS_FL_ENABLED);

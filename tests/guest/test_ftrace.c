@@ -484,23 +484,36 @@ TEST_CASE(ftrace, bad_input_changes_nothing)
 
 /* ---- live switching under fire ---- */
 
+/*
+ * The hold handshake: the main thread stores HOLD into `phase`, then reads
+ * `holding`; a caller leaving the park decrements `holding`, then reads
+ * `phase`.  That is the store-buffering shape, so all four accesses are
+ * SEQ_CST: with weaker orders (or a volatile `phase`) each side may miss
+ * the other's store — main counts a caller as parked that has already
+ * seen RUN and goes on to run one more iteration inside main's window,
+ * whose ft_fire hits then have no ft_hot call counted (the "more hits than
+ * calls" failure this test used to show, rarely).
+ */
 enum { RUN, HOLD, QUIT };
-static volatile int phase;
+static int phase;                              /* atomic, see above */
 static unsigned long holding;                  /* atomic: callers parked in HOLD */
+
+static int phase_get(void) { return __atomic_load_n(&phase, __ATOMIC_SEQ_CST); }
+static void phase_set(int p) { __atomic_store_n(&phase, p, __ATOMIC_SEQ_CST); }
 static unsigned long hot_calls, fire_calls;    /* atomic */
 
 static int fire_thread(void *arg)
 {
 	unsigned long mine = 0;
 	for (;;) {
-		int p = phase;
+		int p = phase_get();
 		if (p == QUIT)
 			break;
 		if (p == HOLD) {
-			__atomic_fetch_add(&holding, 1, __ATOMIC_ACQ_REL);
-			while (phase == HOLD)
+			__atomic_fetch_add(&holding, 1, __ATOMIC_SEQ_CST);
+			while (phase_get() == HOLD)
 				arch_cpu_relax();
-			__atomic_fetch_sub(&holding, 1, __ATOMIC_ACQ_REL);
+			__atomic_fetch_sub(&holding, 1, __ATOMIC_SEQ_CST);
 			continue;
 		}
 		ft_hot((int)mine);
@@ -519,7 +532,7 @@ static int fire_thread(void *arg)
 static int migrant_thread(void *arg)
 {
 	unsigned long i = 0;
-	while (phase != QUIT) {
+	while (phase_get() != QUIT) {
 		ft_leaf((int)i);
 		if (++i % 64 == 0)
 			thread_migrate(current_thread(), (int)((i / 64) % ncpus));
@@ -536,8 +549,8 @@ static void print_line(void *ctx, const char *line)
 /* Park the callers: afterwards no call is in flight. */
 static void hold_callers(unsigned n)
 {
-	phase = HOLD;
-	while (__atomic_load_n(&holding, __ATOMIC_ACQUIRE) < n)
+	phase_set(HOLD);
+	while (__atomic_load_n(&holding, __ATOMIC_SEQ_CST) < n)
 		arch_cpu_relax();
 }
 
@@ -565,7 +578,7 @@ static void live_switching(unsigned rounds)
 	ops[2].ops.flags = FTRACE_OPS_FL_SAVE_REGS;
 	unsigned n = ncpus - 1;
 	struct thread *t[MAX_CPUS];
-	phase = RUN;
+	phase_set(RUN);
 	hot_calls = fire_calls = 0;
 	for (unsigned i = 0; i < n; i++)
 		t[i] = thread_create("fire", fire_thread, NULL, (int)(i + 1));
@@ -592,7 +605,7 @@ static void live_switching(unsigned rounds)
 				fh0[k] = ops[k].fire_hits;
 				oh0[k] = ops[k].other_hits;
 			}
-			phase = RUN;
+			phase_set(RUN);
 			clock_delay_ns(200000);
 			hold_callers(n);
 			unsigned long window = hot_calls - h0;
@@ -615,10 +628,10 @@ static void live_switching(unsigned rounds)
 					reported = true;
 				}
 			}
-			phase = RUN;
+			phase_set(RUN);
 		}
 	}
-	phase = QUIT;
+	phase_set(QUIT);
 	for (unsigned i = 0; i < n; i++)
 		thread_join(t[i]);
 	thread_join(migrant);

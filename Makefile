@@ -84,7 +84,7 @@ CFLAGS_BASE := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missin
 BOOT_SRCS := boot/main.c boot/console.c boot/kprintf.c boot/panic.c boot/fault.c \
 	boot/irq.c boot/smp.c boot/sched.c boot/clock.c boot/ksyms.c boot/cmdline.c \
 	boot/selftest.c boot/shell.c boot/bench.c
-LIB_SRCS  := lib/newlib_glue.c lib/heap.c lib/glob.c
+LIB_SRCS  := lib/newlib_glue.c lib/heap.c lib/glob.c lib/failalloc.c
 TRACE_SRCS := trace/ring_buffer.c trace/rb_event.c trace/rb_read.c trace/rb_setup.c \
 	trace/records.c trace/hash.c trace/listvec.c trace/ftrace.c trace/update.c trace/enabled_functions.c trace/trace.c trace/function.c \
 	trace/output.c trace/tracefs.c trace/graph_output.c trace/fgraph.c trace/options.c trace/graph.c trace/cmdparse.c
@@ -107,8 +107,12 @@ TEST_SRCS  += tests/guest/test_profile.c tests/guest/test_fprobe.c
 TRACE_SRCS += trace/dump.c
 TEST_SRCS  += tests/guest/test_dump.c
 
+# Allocation-failure injection (lib/failalloc.h) and the suite that fails
+# every allocation of the tracer's operations in turn.
+TEST_SRCS  += tests/guest/test_enomem.c
+
 NOTRACE_SRCS := boot/kprintf.c boot/console.c boot/panic.c boot/fault.c boot/ksyms.c boot/smp.c \
-	boot/irq.c boot/clock.c boot/bench.c lib/newlib_glue.c lib/heap.c lib/glob.c
+	boot/irq.c boot/clock.c boot/bench.c lib/newlib_glue.c lib/heap.c lib/glob.c lib/failalloc.c
 TRACED_SRCS  := $(filter-out $(NOTRACE_SRCS),$(BOOT_SRCS) $(LIB_SRCS) $(DEMO_SRCS) $(TEST_SRCS))
 
 OBJS := $(patsubst %,$(B)/%.o,$(ARCH_SRCS) $(BOOT_SRCS) $(LIB_SRCS) $(TRACE_SRCS) \
@@ -161,8 +165,10 @@ $(B)/app/%.c.o: $(APP)/%.c $(FLAGS_STAMP)
 
 LDSCRIPT := linker/$(ARCH).ld
 LDLIBS   := -L$(NEWLIB)/lib -lc $(LIBGCC)
+# Every allocator call goes through lib/failalloc.c (failure injection).
+FAILALLOC_WRAP := --wrap=malloc --wrap=calloc --wrap=realloc --wrap=memalign
 LDFLAGS  := -nostdlib -static -z max-page-size=4096 -z noexecstack --no-warn-rwx-segments \
-	-T $(LDSCRIPT)
+	$(FAILALLOC_WRAP) -T $(LDSCRIPT)
 
 # Two-pass link (like kallsyms): pass 1 with an empty symbol table, then the
 # table generated from pass 1's symbols.  The table's section comes last in

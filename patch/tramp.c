@@ -6,8 +6,9 @@
  * free once every other CPU's count has moved past its snapshot: then no CPU
  * can still be executing in it (the caller itself is not in one).  Before reuse it is filled with trap instructions, so a late execution
  * of a freed trampoline faults loudly instead of running stale code.
+ * Nothing here allocates: tramp_free() runs on paths that must not fail
+ * (unregistering, undoing a failed registration).
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "boot/clock.h"
@@ -22,7 +23,9 @@
 enum { SLOT_FREE, SLOT_USED, SLOT_RETIRED };
 
 static unsigned char slot_state[MAX_SLOTS];       /* ftrace lock */
-static uint64_t *retire_snap[MAX_SLOTS];          /* per-CPU counts at retirement */
+/* Per-CPU quiescent counts at retirement, cut to 32 bits: a count that
+ * moved by a multiple of 2^32 reads as not moved, which only waits longer. */
+static uint32_t retire_snap[MAX_SLOTS][MAX_CPUS];  /* ftrace lock */
 static struct tramp_stats stats;
 
 static unsigned nslots(void)
@@ -38,14 +41,20 @@ static uintptr_t slot_addr(unsigned i)
 
 /* Has every CPU passed a quiescent state since `snap` was taken?  An idle
  * CPU passes one each time its idle loop turns (every tick at least). */
-static bool grace_over(const uint64_t *snap)
+static bool grace_over(const uint32_t *snap)
 {
 	for (unsigned c = 0; c < ncpus; c++)
 		/* ACQUIRE pairs with tramp_quiescent's RELEASE. */
-		if (__atomic_load_n(&cpus[c].qs_count, __ATOMIC_ACQUIRE) == snap[c] &&
+		if ((uint32_t)__atomic_load_n(&cpus[c].qs_count, __ATOMIC_ACQUIRE) == snap[c] &&
 		    c != cpu_id())
 			return false;
 	return true;
+}
+
+static void snapshot(uint32_t *snap)
+{
+	for (unsigned c = 0; c < ncpus; c++)
+		snap[c] = (uint32_t)__atomic_load_n(&cpus[c].qs_count, __ATOMIC_ACQUIRE);
 }
 
 static void reclaim(void)
@@ -61,8 +70,6 @@ static void reclaim(void)
 		if (slot_state[i] != SLOT_RETIRED || !grace_over(retire_snap[i]))
 			continue;
 		arch_text_poke((void *)slot_addr(i), traps, ARCH_TRAMP_SIZE);
-		free(retire_snap[i]);
-		retire_snap[i] = NULL;
 		slot_state[i] = SLOT_FREE;
 		stats.retired--;
 		stats.used--;
@@ -98,21 +105,15 @@ void tramp_free(uintptr_t slot)
 	unsigned i = (unsigned)((slot - (uintptr_t)__tramp_pool_start) / ARCH_TRAMP_SIZE);
 	if (i >= nslots() || slot_addr(i) != slot || slot_state[i] != SLOT_USED)
 		panic("tramp_free(%lx): not an allocated trampoline", (unsigned long)slot);
-	uint64_t *snap = malloc(MAX_CPUS * sizeof(uint64_t));
-	if (!snap)
-		panic("tramp_free: no memory");
-	for (unsigned c = 0; c < ncpus; c++)
-		snap[c] = __atomic_load_n(&cpus[c].qs_count, __ATOMIC_ACQUIRE);
-	retire_snap[i] = snap;
+	snapshot(retire_snap[i]);
 	slot_state[i] = SLOT_RETIRED;
 	stats.retired++;
 }
 
 void tramp_synchronize(void)
 {
-	uint64_t snap[MAX_CPUS];
-	for (unsigned c = 0; c < ncpus; c++)
-		snap[c] = __atomic_load_n(&cpus[c].qs_count, __ATOMIC_ACQUIRE);
+	uint32_t snap[MAX_CPUS];
+	snapshot(snap);
 	/* Ask every other CPU to schedule (a quiescent state even when it
 	 * picks the same thread), then wait, yielding this CPU, and ask again
 	 * now and then.  Bounded: a CPU that never schedules (a thread spinning

@@ -51,7 +51,8 @@ static inline __attribute__((always_inline)) void tramp_quiescent(struct cpu *c)
 uintptr_t tramp_alloc(void);
 /* Copy code into a slot (through the writable alias) and sync all CPUs. */
 void tramp_write(uintptr_t slot, const void *code, size_t len);
-/* Retire a slot no site calls any more (the caller patched them first). */
+/* Retire a slot no site calls any more (the caller patched them first).
+ * Cannot fail: it allocates nothing (unregister paths rely on it). */
 void tramp_free(uintptr_t slot);
 /* Wait until every CPU passed a quiescent state; then reclaim retired slots. */
 void tramp_synchronize(void);

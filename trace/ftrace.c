@@ -449,31 +449,76 @@ int ftrace_build_hash(const struct ftrace_hash *base, const char *patterns, bool
 	return 0;
 }
 
-static int set_hash(struct ftrace_ops *op, bool notrace, const char *patterns, bool reset)
+#define SET_MAX_OPS 4
+
+static struct ftrace_hash **hash_slot(struct ftrace_ops *op, bool notrace)
 {
+	return notrace ? &op->notrace : &op->filter;
+}
+
+/*
+ * New hashes for every ops of ops[] (distinct), all or none: every hash is
+ * built first, then they are published together and one update moves the
+ * sites (the changed ops' own when only one is registered, else a rescan
+ * of every record).  If the update fails nothing was patched: the old
+ * hashes go back (the list function may have seen the new ones, hence the
+ * grace period before they are freed).
+ */
+static int set_hashes(struct ftrace_ops *const *ops, unsigned n, bool notrace,
+		      const char *patterns, bool reset)
+{
+	struct ftrace_hash *h[SET_MAX_OPS], *old[SET_MAX_OPS];
+	if (n == 0 || n > SET_MAX_OPS)
+		return -EINVAL;
 	mutex_lock(&ftrace_mutex);
-	struct ftrace_hash **slot = notrace ? &op->notrace : &op->filter;
-	struct ftrace_hash *h;
-	int err = ftrace_build_hash(*slot, patterns, reset, &h);
-	if (!err) {
-		struct ftrace_hash *old = *slot;
+	int err = 0;
+	unsigned built = 0, live = 0;
+	const struct ftrace_ops *changed = NULL;
+	for (; built < n && !err; built++)
+		err = ftrace_build_hash(*hash_slot(ops[built], notrace), patterns, reset, &h[built]);
+	if (err) {
+		for (unsigned i = 0; i + 1 < built; i++)     /* the last one failed */
+			hash_free(h[i]);
+		mutex_unlock(&ftrace_mutex);
+		return err;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		old[i] = *hash_slot(ops[i], notrace);
 		/* RELEASE: the hash is complete before the list function sees it. */
-		__atomic_store_n(slot, h, __ATOMIC_RELEASE);
-		if (op->flags & FTRACE_OPS_FL_ENABLED) {
-			err = ftrace_update_commit(op);   /* frees old after a grace period */
-			if (err) {
-				/* Nothing was patched: put the old hash back; the
-				 * list function may have seen the new one. */
-				__atomic_store_n(slot, old, __ATOMIC_RELEASE);
-				tramp_synchronize();
-				hash_free(h);
-			}
-		} else if (old != (notrace ? op->applied_notrace : op->applied_filter)) {
-			hash_free(old);
+		__atomic_store_n(hash_slot(ops[i], notrace), h[i], __ATOMIC_RELEASE);
+		if (ops[i]->flags & FTRACE_OPS_FL_ENABLED) {
+			live++;
+			changed = ops[i];
 		}
+	}
+	/* The update frees the old hashes of registered ops after a grace period. */
+	if (live)
+		err = ftrace_update_commit(live == 1 ? changed : NULL);
+	if (err) {
+		for (unsigned i = 0; i < n; i++)
+			__atomic_store_n(hash_slot(ops[i], notrace), old[i], __ATOMIC_RELEASE);
+		tramp_synchronize();
+		for (unsigned i = 0; i < n; i++)
+			hash_free(h[i]);
+	} else {
+		for (unsigned i = 0; i < n; i++)
+			if (!(ops[i]->flags & FTRACE_OPS_FL_ENABLED) &&
+			    old[i] != (notrace ? ops[i]->applied_notrace : ops[i]->applied_filter))
+				hash_free(old[i]);
 	}
 	mutex_unlock(&ftrace_mutex);
 	return err;
+}
+
+static int set_hash(struct ftrace_ops *op, bool notrace, const char *patterns, bool reset)
+{
+	return set_hashes(&op, 1, notrace, patterns, reset);
+}
+
+int ftrace_set_filter_ops(struct ftrace_ops *const *ops, unsigned n, bool notrace,
+			  const char *patterns, bool reset)
+{
+	return set_hashes(ops, n, notrace, patterns, reset);
 }
 
 int ftrace_set_filter(struct ftrace_ops *op, const char *patterns, bool reset)
@@ -516,8 +561,10 @@ int register_ftrace_direct(struct ftrace_ops *op, uintptr_t addr)
 		op->flags |= FTRACE_OPS_FL_DIRECT;
 		op->direct = addr;
 		err = do_register(op);
-		if (err)
+		if (err) {
 			op->flags &= ~FTRACE_OPS_FL_DIRECT;
+			op->direct = 0;
+		}
 	}
 	mutex_unlock(&ftrace_mutex);
 	return err;
@@ -529,7 +576,13 @@ int unregister_ftrace_direct(struct ftrace_ops *op)
 		return -EINVAL;
 	mutex_lock(&ftrace_mutex);
 	int err = do_unregister(op);
-	op->flags &= ~FTRACE_OPS_FL_DIRECT;
+	/* A failed unregister leaves it registered, and still direct: its
+	 * sites call op->direct, and without the flag the list function
+	 * would call it as a callback (op->func, NULL). */
+	if (!err) {
+		op->flags &= ~FTRACE_OPS_FL_DIRECT;
+		op->direct = 0;
+	}
 	mutex_unlock(&ftrace_mutex);
 	return err;
 }
@@ -538,7 +591,10 @@ int unregister_ftrace_direct(struct ftrace_ops *op)
 
 int ftrace_init(void)
 {
-	return records_init();
+	int err = records_init();
+	if (!err && ftrace_update_reserve_init())
+		kprintf("ftrace: no memory for the update reserve: unregistering may fail\n");
+	return err;
 }
 
 /* ---- listings (available_filter_functions, enabled_functions) ---- */

@@ -93,6 +93,14 @@ struct ftrace_ops {
 	unsigned graph_mask;         /* FTRACE_OPS_FL_GRAPH: the user's bit (fgraph.c) */
 };
 
+/*
+ * 0 or -errno.  -ENOMEM changes nothing: after a failed register the ops
+ * is not registered.  Unregistering does not fail for lack of memory (the
+ * update has a reserve, trace/update.c); should it fail otherwise, the ops
+ * is still registered, its callback still called (unless tracing was
+ * killed), the ops must not be freed, and the unregister may be retried.
+ * The same holds for the direct pair below.
+ */
 int register_ftrace_function(struct ftrace_ops *ops);
 int unregister_ftrace_function(struct ftrace_ops *ops);
 
@@ -107,6 +115,14 @@ int unregister_ftrace_function(struct ftrace_ops *ops);
 int ftrace_set_filter(struct ftrace_ops *ops, const char *patterns, bool reset);
 int ftrace_set_notrace(struct ftrace_ops *ops, const char *patterns, bool reset);
 int ftrace_set_filter_ip(struct ftrace_ops *ops, uintptr_t ip, bool remove, bool reset);
+/*
+ * The same patterns as the filter (notrace: the notrace hash) of n
+ * distinct ops at once, 1 <= n <= 4: all of them change, or (-EINVAL,
+ * -ENOMEM, ...) none does.  Registered ones are moved by one update.  For
+ * a filter several tracers share (tracefs's set_ftrace_filter).
+ */
+int ftrace_set_filter_ops(struct ftrace_ops *const *ops, unsigned n, bool notrace,
+			  const char *patterns, bool reset);
 
 /*
  * Direct trampolines: make the sites of the functions in ops' filter call

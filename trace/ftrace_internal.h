@@ -41,6 +41,10 @@ struct listvec *ftrace_list_table_swap(struct listvec *v);
  * killed).  ftrace_update is the re-patch alone. */
 int ftrace_update_commit(const struct ftrace_ops *changed);
 int ftrace_update(const struct ftrace_ops *changed);
+/* update.c: the block that lets an update taking an ops away (its
+ * ENABLED bit cleared) go on without the heap: unregistering never fails
+ * with -ENOMEM once this succeeded.  Boot, after records_init. */
+int ftrace_update_reserve_init(void);
 /* Build a hash from patterns (see ftrace_set_filter); on -EINVAL the reason
  * is in ftrace_filter_error. */
 int ftrace_build_hash(const struct ftrace_hash *base, const char *patterns, bool reset,

@@ -150,9 +150,15 @@ int profile_enable(void)
 	mutex_lock(&profile_mutex);
 	int err = enabled ? -EBUSY : alloc_tables();
 	if (!err) {
-		clear_tables();
-		__atomic_store_n(&paused, false, __ATOMIC_RELEASE);
+		/* Registered paused, zeroed only once registered: a failed
+		 * enable keeps the last profile readable.  No writer while
+		 * zeroing: the user was unregistered (no callback ran since)
+		 * and is registered paused, so none runs unpaused. */
+		__atomic_store_n(&paused, true, __ATOMIC_RELEASE);
 		err = register_fgraph(&prof_ops);
+		if (!err)
+			clear_tables();
+		__atomic_store_n(&paused, false, __ATOMIC_RELEASE);
 		enabled = err == 0;
 	}
 	mutex_unlock(&profile_mutex);

@@ -30,7 +30,9 @@
 struct ftrace_ops;
 
 /* 0; -EBUSY if already on; -ENOMEM; or register_fgraph's error.  Zeroes
- * every counter first. */
+ * every counter when it starts; a failed enable changes nothing (the
+ * counters of the last run stay), except that per-CPU tables allocated
+ * before the failure are kept for the next enable. */
 int profile_enable(void);
 /* Stop counting; the counters stay readable until the next enable/reset. */
 void profile_disable(void);

@@ -150,21 +150,25 @@ int tracer_set(const char *name)
 	const struct tracer *old = tracer_current();
 	int err = 0;
 	if (old != t) {
-		if (old && old->stop)
-			old->stop();
-		/* As Linux: a new tracer starts with an empty buffer. */
-		if (trace_buffer) {
+		/* The new tracer starts while the old one still runs (they
+		 * use different ops), with recording off so neither writes:
+		 * a start that fails (-ENOMEM, -EBUSY) has changed nothing,
+		 * the old tracer and the buffer's events are as they were.
+		 * Then the old one stops (unregistering does not fail for
+		 * lack of memory) and, as Linux, the new one begins with an
+		 * empty buffer. */
+		if (trace_buffer)
 			rb_record_off(trace_buffer);
-			rb_reset(trace_buffer, RB_ALL_CPUS);
-			rb_record_on(trace_buffer);
-		}
 		err = t->start ? t->start() : 0;
-		/* A tracer that cannot start leaves the old one running (the
-		 * shell's contract: a failed write changes nothing). */
-		const struct tracer *now = t;
-		if (err)
-			now = old && (!old->start || old->start() == 0) ? old : tracer_find("nop");
-		__atomic_store_n(&current_tracer, now, __ATOMIC_RELEASE);
+		if (!err) {
+			if (old && old->stop)
+				old->stop();
+			if (trace_buffer)
+				rb_reset(trace_buffer, RB_ALL_CPUS);
+			__atomic_store_n(&current_tracer, t, __ATOMIC_RELEASE);
+		}
+		if (trace_buffer)
+			rb_record_on(trace_buffer);
 	}
 	mutex_unlock(&tracer_mutex);
 	return err;

@@ -137,11 +137,10 @@ bool trace_globs_valid(const char *v);
 
 const struct tracer *tracer_find(const char *name);
 const struct tracer *tracer_current(void);
-/* Switch tracers: stop the current one, clear the buffer (as Linux does),
- * start `name`.  Setting the current tracer again changes nothing.
- * -EINVAL if unknown
- * (nothing changes), or the start's error (then the old tracer is started
- * again; nop if even that fails). */
+/* Switch tracers: start `name`, stop the current one, clear the buffer (as
+ * Linux does).  Setting the current tracer again changes nothing.
+ * -EINVAL if unknown, or the start's error (e.g. -ENOMEM, -EBUSY): either
+ * way nothing changed (the old tracer runs, the buffer keeps its events). */
 int tracer_set(const char *name);
 void tracer_list(void (*fn)(const char *name, void *arg), void *arg);
 

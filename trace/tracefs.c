@@ -45,6 +45,17 @@ static int write_error(int err, const char *why)
 	return err;
 }
 
+/* A ring-buffer error (-RB_*) as the errno a tracefs write returns. */
+static int rb_errno(int err)
+{
+	switch (-err) {
+	case 0: return 0;
+	case RB_ENOMEM: return -ENOMEM;
+	case RB_EBUSY: return -EBUSY;
+	default: return -EINVAL;
+	}
+}
+
 /* Parse a decimal count up to `max`; false unless the whole string is one. */
 static bool parse_ulong(const char *s, unsigned long *out, unsigned long max)
 {
@@ -129,7 +140,7 @@ static int clear_trace(const char *arg, const char *value, bool append)
 	if (!need_buffer("trace"))
 		return -ENODEV;
 	rb_record_off(trace_buffer);
-	int err = rb_reset(trace_buffer, RB_ALL_CPUS);
+	int err = rb_errno(rb_reset(trace_buffer, RB_ALL_CPUS));
 	rb_record_on(trace_buffer);
 	return err ? write_error(err, NULL) : 0;
 }
@@ -184,7 +195,7 @@ static int set_buffer_size(const char *arg, const char *value, bool append)
 	if (!parse_ulong(value, &n, 1024 * 1024) || n == 0)
 		return write_error(-EINVAL, "buffer_size_kb must be a number from 1 to 1048576");
 	rb_record_off(trace_buffer);
-	int err = rb_resize(trace_buffer, RB_ALL_CPUS, n * 1024);
+	int err = rb_errno(rb_resize(trace_buffer, RB_ALL_CPUS, n * 1024));
 	rb_record_on(trace_buffer);
 	if (err)
 		return write_error(err, NULL);
@@ -363,7 +374,10 @@ static int cat_trace_stat(const char *name)
 	if (strncmp(name, "function", 8) || !parse_ulong(name + 8, &cpu, MAX_CPUS - 1) ||
 	    cpu >= ncpus)
 		return -ENOENT;
-	return profile_print((unsigned)cpu) ? -ENOENT : 0;
+	int err = profile_print((unsigned)cpu);
+	if (err == -ENOMEM)
+		kprintf("cat: trace_stat/%s: Cannot allocate memory\n", name);
+	return err == -EINVAL ? -ENOENT : err;
 }
 
 /* ---- btf: the signatures (ours; trace/btf.h) ---- */

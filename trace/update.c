@@ -31,6 +31,13 @@
 
 static unsigned list_sites;                    /* records whose site calls the list
 						  function (calls_list) */
+/* Room for the largest update (every record a candidate), allocated at
+ * boot: an update that takes an ops away uses it when the heap has none,
+ * so unregistering never fails for lack of memory (its callers, stopping
+ * tracers and graph users, cannot put a half-gone ops back).  Updates
+ * run one at a time under ftrace_mutex, so one block serves them all. */
+static void *reserve;                          /* written once at boot */
+static size_t reserve_bytes;
 static struct listvec *retired_table;          /* replaced by the last update, to free
 						  after a grace period */
 
@@ -165,6 +172,27 @@ static void map_hash(uint64_t *map, const struct ftrace_hash *h)
 	}
 }
 
+/* The candidates() block for cap candidates and a map of `words`. */
+static size_t update_bytes(unsigned words, unsigned cap)
+{
+	return words * sizeof(uint64_t) +
+	       (cap ? cap : 1) * (sizeof(struct patch_site) + sizeof(struct rec_change));
+}
+
+int ftrace_update_reserve_init(void)
+{
+	reserve_bytes = update_bytes((ftrace_nrecs + 63) / 64, ftrace_nrecs);
+	reserve = malloc(reserve_bytes);
+	return reserve ? 0 : -ENOMEM;
+}
+
+/* An update that only takes `op` away (its ENABLED bit cleared:
+ * unregistering), which may use the reserve.  A rescan (NULL) may not. */
+static bool removal(const struct ftrace_ops *op)
+{
+	return op && !(op->flags & FTRACE_OPS_FL_ENABLED);
+}
+
 /*
  * Which records can an update for `op` change?  Only functions in its old or
  * new filter or notrace hash: every other record keeps the same set of
@@ -202,12 +230,13 @@ static int candidates(struct update *u)
 	bool listed = u->only && hash_recs_all(u->only) && u->only->sorted &&
 		      hash_recs(u->only)[u->only->nrecs - 1] < ftrace_nrecs;
 	unsigned words = all || listed ? 0 : (ftrace_nrecs + 63) / 64;
-	size_t bytes = words * sizeof(uint64_t) +
-		       (u->cap ? u->cap : 1) * (sizeof(struct patch_site) + sizeof(struct rec_change));
+	size_t bytes = update_bytes(words, u->cap);
 	char *mem = malloc(bytes);
+	u->mem = mem;
+	if (!mem && removal(op) && reserve && bytes <= reserve_bytes)
+		mem = reserve;
 	if (!mem)
 		return -ENOMEM;
-	u->mem = mem;
 	u->batch = (struct patch_site *)(mem + words * sizeof(uint64_t));
 	u->ch = (struct rec_change *)(u->batch + (u->cap ? u->cap : 1));
 	if (listed) {
@@ -225,7 +254,7 @@ static int candidates(struct update *u)
 
 static void update_free(struct update *u)
 {
-	free(u->mem);
+	free(u->mem);                    /* NULL when the reserve served */
 }
 
 /* An ops other than the changed one whose sites are as its hashes say:
@@ -580,9 +609,9 @@ int ftrace_update(const struct ftrace_ops *changed)
 static void commit_applied(struct ftrace_hash **garbage, unsigned *ng)
 {
 	for (struct ftrace_ops *op = ftrace_ops_list; op; op = op->next) {
-		if (op->applied_filter != op->filter && op->applied_filter)
+		if (op->applied_filter != op->filter && op->applied_filter && garbage)
 			garbage[(*ng)++] = op->applied_filter;
-		if (op->applied_notrace != op->notrace && op->applied_notrace)
+		if (op->applied_notrace != op->notrace && op->applied_notrace && garbage)
 			garbage[(*ng)++] = op->applied_notrace;
 		op->applied_filter = op->filter;
 		op->applied_notrace = op->notrace;
@@ -590,15 +619,34 @@ static void commit_applied(struct ftrace_hash **garbage, unsigned *ng)
 	}
 }
 
-/* Run the update and retire what it made unreachable.  ftrace_mutex held. */
+/* How many hashes commit_applied() will replace. */
+static unsigned garbage_count(void)
+{
+	unsigned n = 0;
+	for (struct ftrace_ops *op = ftrace_ops_list; op; op = op->next)
+		n += (op->applied_filter && op->applied_filter != op->filter) +
+		     (op->applied_notrace && op->applied_notrace != op->notrace);
+	return n;
+}
+
+/*
+ * Run the update and retire what it made unreachable.  ftrace_mutex held.
+ * A removal (see removal()) allocates nothing that it cannot do without:
+ * its block may come from the reserve, the replaced hashes (none but the
+ * ops' own, usually) fit on the stack, and no list table only means the
+ * full walk.  Should more hashes be replaced than the stack holds and the
+ * heap have no room, they are left allocated rather than the removal
+ * failed.
+ */
 int ftrace_update_commit(const struct ftrace_ops *changed)
 {
-	unsigned nops = 0, ng = 0;
-	for (struct ftrace_ops *op = ftrace_ops_list; op; op = op->next)
-		nops++;
-	struct ftrace_hash **garbage = calloc(2 * nops + 1, sizeof(*garbage));
-	if (!garbage)
-		return -ENOMEM;
+	struct ftrace_hash *few[8], **garbage = few;
+	unsigned ng = 0, need = garbage_count();
+	if (need > sizeof(few) / sizeof(few[0])) {
+		garbage = calloc(need, sizeof(*garbage));
+		if (!garbage && !removal(changed))
+			return -ENOMEM;
+	}
 	int err = ftrace_update(changed);
 	/* Only a completed update becomes the applied state: on failure no
 	 * site changed, and the caller puts its own state back. */
@@ -606,11 +654,12 @@ int ftrace_update_commit(const struct ftrace_ops *changed)
 		commit_applied(garbage, &ng);
 	if (ng || retired_table) {
 		tramp_synchronize();       /* no list walker still reads them */
-		for (unsigned i = 0; i < ng; i++)
+		for (unsigned i = 0; i < ng && garbage; i++)
 			hash_free(garbage[i]);
 		listvec_free(retired_table);
 		retired_table = NULL;
 	}
-	free(garbage);
+	if (garbage != few)
+		free(garbage);
 	return err;
 }

@@ -330,10 +330,16 @@ int unregister_fgraph(struct fgraph_ops *g)
 	 * cleared and a grace period has passed, no CPU is inside its exit
 	 * callback (fgraph_return runs with preemption disabled). */
 	int err = unregister_ftrace_function(&g->ops);
+	if (err && !ftrace_is_dead()) {
+		/* Still registered, sites and all (unregister_ftrace_function
+		 * changed nothing): so is the user. */
+		mutex_unlock(&fgraph_mutex);
+		return err;
+	}
 	__atomic_store_n(&users[idx], NULL, __ATOMIC_RELEASE);
 	tramp_synchronize();
 	if (err)
-		dead_slots |= 1u << idx;    /* its sites may still pass its bit */
+		dead_slots |= 1u << idx;    /* tracing died: its sites may still pass its bit */
 	else
 		g->idx = -1;
 	mutex_unlock(&fgraph_mutex);

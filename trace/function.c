@@ -102,13 +102,8 @@ int trace_filter_set(bool notrace, const char *patterns, bool reset)
 	/* The function tracer, function_graph and the function profiler, as
 	 * Linux's global filter drives all three. */
 	struct ftrace_ops *ops[3] = { &function_ops, &graph_fgraph_ops.ops, profile_ftrace_ops() };
-	int err = 0;
-	/* Same patterns on all: the first checks them (-EINVAL changes
-	 * nothing), the others cannot fail on them. */
-	for (int i = 0; i < 3 && !err; i++)
-		err = notrace ? ftrace_set_notrace(ops[i], patterns, reset)
-			      : ftrace_set_filter(ops[i], patterns, reset);
-	return err;
+	/* All three or none (-EINVAL, -ENOMEM: nothing changes). */
+	return ftrace_set_filter_ops(ops, 3, notrace, patterns, reset);
 }
 
 const struct ftrace_hash *trace_filter_hash(bool notrace)

@@ -26,10 +26,6 @@
  * Layout (one suite, so one file, longer than most): the probes, what a
  * call reaches (exercise), snapshots, the sweep; then the cases, by
  * subsystem.
- *
- * Suite `enomem_lead` (manual: bt.test=enomem_lead) holds the cases whose
- * failures are in files this suite's author did not own at the time
- * (trace/function.c); see the comment at each.
  */
 #include <errno.h>
 #include <malloc.h>
@@ -1016,14 +1012,11 @@ TEST_CASE(enomem, unregister_fprobe)
 	EXPECT_TRUE(all_clear());
 }
 
-/* ---- cases whose failures are in trace/function.c ----
- * Manual (bt.test=enomem_lead) until it is fixed; each says what fails. */
-
-/* trace_filter_set(): the filter is set on three ops one after the other;
- * the second or third failing leaves the first changed (seen: echo en_b >
- * set_ftrace_filter with allocation 2 failing leaves the function tracer
- * on en_b only).  ftrace_set_filter_ops() sets several at once. */
-TEST_CASE_FLAGS(enomem_lead, set_ftrace_filter, TEST_MANUAL)
+/* trace_filter_set(): the filter of the three ops it drives (function,
+ * function_graph, the profiler) changes for all or none (it once set them
+ * one after the other: allocation 2 failing left the function tracer on
+ * the new filter alone). */
+TEST_CASE(enomem, set_ftrace_filter)
 {
 	ASSERT_TRUE(tracers_on_ours());
 	ASSERT_EQ(tracer_set("function"), 0);

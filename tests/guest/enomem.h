@@ -1,0 +1,53 @@
+/*
+ * enomem.h — what the enomem suite's cases (test_enomem.c) use of its
+ * harness (enomem_harness.c): the traced functions, the probes attached to
+ * them, and sweep(), which runs an operation with each of its allocations
+ * failing in turn and checks the state (see enomem_harness.c).
+ */
+#ifndef TESTS_GUEST_ENOMEM_H
+#define TESTS_GUEST_ENOMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/fgraph.h"
+#include "trace/fprobe.h"
+#include "trace/ftrace.h"
+
+/* The traced functions (en_d: direct trampolines only). */
+#define NFUNCS 4
+int en_a(int x);
+int en_b(int x);
+int en_c(int x);
+int en_d(int x);
+extern int (*const funcs[NFUNCS])(int);
+
+/* The probes: ftrace ops counting hits per function, a direct ops, a graph
+ * user and an fprobe; probes_init() puts them back to unregistered, with
+ * their filters. */
+struct counter {
+	struct ftrace_ops ops;
+	unsigned long hits[NFUNCS];      /* atomic */
+};
+#define NCTR 3
+extern struct counter ctr[NCTR];     /* ctr[2] asks for SAVE_REGS */
+extern struct ftrace_ops direct_ops;
+extern struct fgraph_ops gu;
+extern struct fprobe fp;
+void probes_init(void);
+
+/* A listing captured line by line (text_line is the callback). */
+struct text {
+	char buf[2048];
+	size_t len;
+	unsigned lines;
+};
+void text_line(void *ctx, const char *line);
+
+/* Run `run` clean, `undo` it, then again with each allocation failing in
+ * turn; returns the clean run's allocations, or 0 after a finding (already
+ * reported). */
+typedef int (*op_fn)(void);
+unsigned sweep(const char *what, op_fn run, op_fn undo);
+
+#endif

@@ -43,3 +43,6 @@ arch_test_direct_tramp_body:
 	ldp	x29, x30, [sp], #16
 	ret
 	.size	arch_test_direct_tramp_body, . - arch_test_direct_tramp_body
+
+	/* No executable stack wanted (GNU ld warns without this note). */
+	.section .note.GNU-stack, "", %progbits

@@ -163,3 +163,6 @@ boot_stack:
 	.skip	BOOT_STACK_SIZE
 	.globl boot_stack_top
 boot_stack_top:
+
+	/* No executable stack wanted (GNU ld warns without this note). */
+	.section .note.GNU-stack, "", %progbits

@@ -48,3 +48,6 @@ arch_fgraph_return_hook:
 	ldr	x29, [sp], #FRAME
 	ret
 	.size return_to_handler, . - return_to_handler
+
+	/* No executable stack wanted (GNU ld warns without this note). */
+	.section .note.GNU-stack, "", %progbits

@@ -74,3 +74,6 @@ arch_test_fpu_churn:
 	ret
 	.size arch_test_fpu_churn, . - arch_test_fpu_churn
 	.ltorg
+
+	/* No executable stack wanted (GNU ld warns without this note). */
+	.section .note.GNU-stack, "", %progbits

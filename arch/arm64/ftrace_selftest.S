@@ -196,3 +196,6 @@ arm64_st_clobber_fp:
 	movi	v31.16b, #0x74
 	ret
 	end_fn	arm64_st_clobber_fp
+
+	/* No executable stack wanted (GNU ld warns without this note). */
+	.section .note.GNU-stack, "", %progbits

@@ -158,3 +158,6 @@
 	template arm64_tramp_tmpl, 0
 	template arm64_tramp_tmpl_regs, 1
 	template arm64_tramp_tmpl_nofp, 0, 0
+
+	/* No executable stack wanted (GNU ld warns without this note). */
+	.section .note.GNU-stack, "", %progbits

@@ -61,3 +61,6 @@ arm64_thread_start:
 	mov	x30, xzr
 	br	x19
 	.size arm64_thread_start, . - arm64_thread_start
+
+	/* No executable stack wanted (GNU ld warns without this note). */
+	.section .note.GNU-stack, "", %progbits

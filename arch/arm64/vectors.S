@@ -164,3 +164,6 @@ restore_all:
 	ldp	x0, x1, [sp, #TF_X0]
 	msr	spsel, #1                       // back to SP_EL1 (= target); eret keeps EL1h
 	eret
+
+	/* No executable stack wanted (GNU ld warns without this note). */
+	.section .note.GNU-stack, "", %progbits

@@ -40,3 +40,6 @@ arch_test_direct_tramp_body:
 	addq	$8, %rsp                /* drop func + 5: return straight to the parent */
 	ret
 	.size arch_test_direct_tramp_body, . - arch_test_direct_tramp_body
+
+	/* No executable stack wanted (GNU ld warns without this note). */
+	.section .note.GNU-stack, "", @progbits

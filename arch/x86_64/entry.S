@@ -192,3 +192,6 @@ early_pd:
 	.globl boot_stack
 boot_stack:
 	.skip BOOT_STACK_SIZE
+
+	/* No executable stack wanted (GNU ld warns without this note). */
+	.section .note.GNU-stack, "", @progbits

@@ -54,3 +54,6 @@ arch_fgraph_return_hook:
 	leave
 	ret
 	.size return_to_handler, . - return_to_handler
+
+	/* No executable stack wanted (GNU ld warns without this note). */
+	.section .note.GNU-stack, "", @progbits

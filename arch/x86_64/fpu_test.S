@@ -57,3 +57,6 @@ arch_test_fpu_churn:
 	leave
 	ret
 	.size arch_test_fpu_churn, . - arch_test_fpu_churn
+
+	/* No executable stack wanted (GNU ld warns without this note). */
+	.section .note.GNU-stack, "", @progbits

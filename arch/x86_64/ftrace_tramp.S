@@ -246,3 +246,6 @@ x86_tramp_templates:
 	.section .tramp_pool, "ax", @progbits
 	.balign PAGE_SIZE
 	.fill X86_TRAMP_POOL_SIZE, 1, 0xcc
+
+	/* No executable stack wanted (GNU ld warns without this note). */
+	.section .note.GNU-stack, "", @progbits

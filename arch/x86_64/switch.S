@@ -37,3 +37,6 @@ arch_switch:
 	popq %rbp
 	ret
 	.size arch_switch, . - arch_switch
+
+	/* No executable stack wanted (GNU ld warns without this note). */
+	.section .note.GNU-stack, "", @progbits

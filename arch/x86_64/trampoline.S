@@ -65,3 +65,6 @@ tramp_gdtr:
 	.word tramp_gdtr - tramp_gdt - 1
 	.long T(tramp_gdt)
 tramp_end:
+
+	/* No executable stack wanted (GNU ld warns without this note). */
+	.section .note.GNU-stack, "", @progbits

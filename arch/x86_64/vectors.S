@@ -103,3 +103,6 @@ trap_common:
 x86_redirect_thunk:
 	pushq %rbx
 	jmp *%rax
+
+	/* No executable stack wanted (GNU ld warns without this note). */
+	.section .note.GNU-stack, "", @progbits

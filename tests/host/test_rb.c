@@ -755,6 +755,81 @@ static void test_resize(void **state)
 	rb_destroy(b);
 }
 
+/* An allocator that fails its allocation number `fail_at` (counting from 0)
+ * and hands out memory full of garbage, so that a cleanup reading a pointer
+ * it never wrote frees garbage (ASan reports it). */
+static unsigned fa_count, fa_fail_at, fa_live;
+
+static void *failing_alloc(void *ctx, size_t size, size_t align)
+{
+	if (fa_count++ == fa_fail_at)
+		return NULL;
+	void *p = rb_host_allocator.alloc(ctx, size, align);
+	if (p) {
+		memset(p, 0xa5, size);
+		fa_live++;
+	}
+	return p;
+}
+
+static void failing_free(void *ctx, void *p)
+{
+	if (p)
+		fa_live--;
+	rb_host_allocator.free(ctx, p);
+}
+
+static const struct rb_allocator failing = { failing_alloc, failing_free, NULL };
+
+/* Every allocation of rb_create, then of rb_resize, failed in turn:
+ * -RB_ENOMEM, nothing left allocated by the failed call, and a failed
+ * resize keeps the size and the events. */
+static void test_alloc_failure(void **state)
+{
+	(void)state;
+	unsigned k;
+	for (k = 0;; k++) {
+		struct rb_buffer *b = NULL;
+		fa_count = fa_live = 0;
+		fa_fail_at = k;
+		int err = rb_create(&b, 2, 4 * RB_DATA_SIZE, 0, &failing);
+		if (err == 0) {
+			assert_true(k == fa_count);      /* ran out of allocations to fail */
+			rb_destroy(b);
+			assert_int_equal(fa_live, 0);
+			break;
+		}
+		assert_int_equal(err, -RB_ENOMEM);
+		assert_true(b == NULL);
+		assert_int_equal(fa_live, 0);
+	}
+	assert_true(k > 10);                      /* pages, per-CPU arrays, the buffer */
+	fa_count = fa_live = 0;
+	fa_fail_at = ~0u;
+	struct rb_buffer *b = NULL;
+	assert_int_equal(rb_create(&b, 2, 4 * RB_DATA_SIZE, 0, &failing), 0);
+	assert_int_equal(put(b, 7, 8), 0);
+	rb_record_off(b);
+	unsigned live = fa_live;
+	for (k = 0;; k++) {
+		fa_count = 0;
+		fa_fail_at = k;
+		int err = rb_resize(b, RB_ALL_CPUS, 10 * RB_DATA_SIZE);
+		if (err == 0)
+			break;
+		assert_int_equal(err, -RB_ENOMEM);
+		assert_int_equal(fa_live, live);
+		assert_int_equal(rb_size(b, 0), 4 * RB_DATA_SIZE);
+		assert_int_equal(rb_size(b, 1), 4 * RB_DATA_SIZE);
+		struct rb_event ev;
+		assert_int_equal(rb_peek(b, 0, &ev), 0);
+	}
+	assert_true(k > 10);
+	assert_int_equal(rb_size(b, 0), 10 * RB_DATA_SIZE);
+	rb_destroy(b);
+	assert_int_equal(fa_live, 0);
+}
+
 static void test_reset(void **state)
 {
 	(void)state;
@@ -859,6 +934,7 @@ int main(void)
 		cmocka_unit_test_setup(test_bad_inputs, setup),
 		cmocka_unit_test_setup(test_record_switches, setup),
 		cmocka_unit_test_setup(test_resize, setup),
+		cmocka_unit_test_setup(test_alloc_failure, setup),
 		cmocka_unit_test_setup(test_reset, setup),
 		cmocka_unit_test_setup(test_iterators, setup),
 	};

@@ -1,7 +1,8 @@
 /*
- * fgraph_inline.h — fgraph's shadow stacks and its single-user entry, for
- * fgraph.c and for a graph user that wants its entry callback inlined into
- * its own site callback (the function_graph tracer, trace/graph.c).
+ * fgraph_inline.h — fgraph's shadow stacks and its single-user entry and
+ * return, for fgraph.c and for a graph user that wants its callbacks
+ * inlined into its own site callback and return handler (the
+ * function_graph tracer, trace/graph.c).
  *
  * Use: FGRAPH_DEFINE_ENTRY(name, entry) defines `name`, an ftrace callback
  * doing what fgraph.c's own fgraph_ops_func does — push a frame, call the
@@ -10,12 +11,14 @@
  * user's fgraph_ops.ops.func before register_fgraph; `entry` must do what
  * the user's entryfunc does (a site shared with other graph users goes
  * through the list function and calls entryfunc).
- * FGRAPH_DEFINE_RETURN(name, g, exit) is the same for the return: `name`
- * does what fgraph_return does for a frame that g alone took — call the
- * exit callback, pop the frame — with `exit` (always-inline, doing what
- * g's retfunc does) called directly, and g a constant; put it in
- * g->ret_handler.  Nothing
- * else here is an interface: frame layout and stacks belong to fgraph.c.
+ * FGRAPH_DEFINE_RETURN(name, exitfn) is the same for the return: `name`
+ * does what fgraph_return does for a frame that one user alone took — call
+ * its exit callback, pop the frame — with `exitfn` (always-inline, doing
+ * what the user's retfunc does) called directly; put it in the user's
+ * fgraph_ops.ret_handler.
+ *
+ * Nothing else here is an interface: frame layout and stacks belong to
+ * fgraph.c.
  */
 #ifndef TRACE_FGRAPH_INLINE_H
 #define TRACE_FGRAPH_INLINE_H
@@ -223,14 +226,14 @@ FGRAPH_INLINE uintptr_t fgraph_frame_pop(struct cpu *c, struct fgraph_stack *st,
 /*
  * D and E for a frame that user g alone took, g still being the
  * registration that took it (fgraph_return checked its serial): its exit
- * callback `exit`, then the pop.  Called from fgraph_return, which raised
+ * callback `exitfn`, then the pop.  Called from fgraph_return, which raised
  * the preemption count and found the frame (base) on st.  (The CPU is read
  * again rather than passed: one instruction, and it keeps the arguments in
  * registers on both arches.)
  */
 FGRAPH_INLINE uintptr_t fgraph_return_one(struct fgraph_ret_regs *rr, struct fgraph_stack *st,
 					  struct fgraph_stack *outer, unsigned base,
-					  struct fgraph_ops *g, fgraph_ret_t exit)
+					  struct fgraph_ops *g, fgraph_ret_t exitfn)
 {
 	struct cpu *c = arch_this_cpu();             /* preemption is off */
 	unsigned bit = ftrace_recursion_take_on(c, 0);
@@ -239,19 +242,19 @@ FGRAPH_INLINE uintptr_t fgraph_return_one(struct fgraph_ret_regs *rr, struct fgr
 		struct fgraph_ret r;
 		fgraph_ret_init(&r, c, f, st, outer, rr);
 		r.state = &st->state[g->idx];
-		exit(&r, g, &f[FR_HEADER + FB_DATA]);                 /* D */
+		exitfn(&r, g, &f[FR_HEADER + FB_DATA]);               /* D */
 	}
 	if (bit)
 		ftrace_recursion_exit_on(c, bit);
 	return fgraph_frame_pop(c, st, base);
 }
 
-#define FGRAPH_DEFINE_RETURN(name, g, exit)                                          \
+#define FGRAPH_DEFINE_RETURN(name, exitfn)                                           \
 	static FTRACE_HOT uintptr_t name(struct fgraph_ret_regs *rr, struct fgraph_stack *st, \
 					 struct fgraph_stack *outer, unsigned base,     \
-					 struct fgraph_ops *unused)                     \
+					 struct fgraph_ops *g)                          \
 	{                                                                            \
-		return fgraph_return_one(rr, st, outer, base, g, exit);                 \
+		return fgraph_return_one(rr, st, outer, base, g, exitfn);               \
 	}
 
 #define FGRAPH_DEFINE_ENTRY(name, entry)                                             \

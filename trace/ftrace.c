@@ -470,6 +470,10 @@ static int set_hashes(struct ftrace_ops *const *ops, unsigned n, bool notrace,
 	struct ftrace_hash *h[SET_MAX_OPS], *old[SET_MAX_OPS];
 	if (n == 0 || n > SET_MAX_OPS)
 		return -EINVAL;
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = 0; j < i; j++)
+			if (ops[i] == ops[j])
+				return -EINVAL;     /* the rollback would free a live hash */
 	mutex_lock(&ftrace_mutex);
 	int err = 0;
 	unsigned built = 0, live = 0;
@@ -592,8 +596,10 @@ int unregister_ftrace_direct(struct ftrace_ops *op)
 int ftrace_init(void)
 {
 	int err = records_init();
+	/* Without it an unregister could fail, which its callers (stopping
+	 * tracers, graph users, fprobes) cannot undo: no tracing then. */
 	if (!err && ftrace_update_reserve_init())
-		kprintf("ftrace: no memory for the update reserve: unregistering may fail\n");
+		panic("ftrace: no memory for the update reserve (%u records)", ftrace_nrecs);
 	return err;
 }
 

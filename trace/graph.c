@@ -39,6 +39,7 @@
 #define IN_NOTRACE(s)     ((s) >> 16)
 #define CALL_ROOT         1u     /* data[0]: this call opened a graph function */
 #define CALL_NOTRACE      2u     /* data[0]: this call opened a notrace function */
+#define CALL_NOENT        4u     /* data[0], with CALL_ROOT: no entry event was written */
 
 /* set_graph_function / set_graph_notrace: published hashes, read lock-free
  * by the entry callback; replaced under graph_mutex, old ones freed after a
@@ -111,19 +112,29 @@ static inline __attribute__((always_inline)) bool graph_entry_inline(const struc
 	}
 	unsigned nargs = trace_opt(TRACE_OPT_FUNCGRAPH_ARGS) ? ARCH_FTRACE_NARGS : 0;
 	struct rb_resv r;
-	if (rb_reserve_on(trace_buffer, c->id, sizeof(struct fgraph_ent_entry) + 8 * nargs, &r) == 0) {
-		struct fgraph_ent_entry *ev = r.data;
-		graph_header(c, &ev->ent, TRACE_GRAPH_ENT);
-		ev->func = e->func;
-		ev->depth = e->depth;
-		ev->nargs = nargs;
-		if (nargs) {
-#pragma GCC unroll 8
-			for (unsigned i = 0; i < ARCH_FTRACE_NARGS; i++)
-				ev->args[i] = ftrace_regs_get_argument(e->fregs, i);
-		}
-		rb_commit_nopreempt(&r);
+	if (__builtin_expect(rb_reserve_on(trace_buffer, c->id,
+					   sizeof(struct fgraph_ent_entry) + 8 * nargs, &r) != 0, 0)) {
+		/* No entry event (recording off, or the buffer refused it):
+		 * the call is not hooked, as in Linux, since its exit alone
+		 * would print a '}' with no entry.  A call that opened a graph
+		 * function stays hooked, to close it again, and records
+		 * nothing at its exit. */
+		if (!data[0])
+			return false;
+		data[0] |= CALL_NOENT;
+		return true;
 	}
+	struct fgraph_ent_entry *ev = r.data;
+	graph_header(c, &ev->ent, TRACE_GRAPH_ENT);
+	ev->func = e->func;
+	ev->depth = e->depth;
+	ev->nargs = nargs;
+	if (nargs) {
+#pragma GCC unroll 8
+		for (unsigned i = 0; i < ARCH_FTRACE_NARGS; i++)
+			ev->args[i] = ftrace_regs_get_argument(e->fregs, i);
+	}
+	rb_commit_nopreempt(&r);
 	return true;
 }
 
@@ -148,6 +159,8 @@ static inline __attribute__((always_inline)) void graph_return_inline(const stru
 			return;
 		}
 		*ret->state -= 1;                /* CALL_ROOT */
+		if (data[0] & CALL_NOENT)
+			return;
 	}
 	struct rb_resv r;
 	if (rb_reserve_on(trace_buffer, ret->cpu->id, sizeof(struct fgraph_ret_entry), &r) == 0) {
@@ -170,7 +183,7 @@ static FTRACE_HOT void graph_return(const struct fgraph_ret *ret, struct fgraph_
 }
 
 /* The return of a call only the tracer took. */
-FGRAPH_DEFINE_RETURN(graph_ret_handler, &graph_fgraph_ops, graph_return_inline)
+FGRAPH_DEFINE_RETURN(graph_ret_handler, graph_return_inline)
 
 struct fgraph_ops graph_fgraph_ops = {
 	.ops.func = graph_ops_func,

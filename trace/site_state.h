@@ -34,7 +34,6 @@ SITE_INLINE bool calls_list(uint32_t f)
 	       !(f & (FREC_TRAMP | FREC_DIRECT | FREC_CALL_OPS | FREC_DISABLED));
 }
 
-
 /* New (wanted) state of one record under the current hashes. */
 struct site_want {
 	unsigned count;

@@ -163,8 +163,11 @@ int tracer_set(const char *name)
 		if (!err) {
 			if (old && old->stop)
 				old->stop();
-			if (trace_buffer)
-				rb_reset(trace_buffer, RB_ALL_CPUS);
+			/* -RB_EBUSY only with a reader holding a CPU's
+			 * buffer (trace_pipe): said, and the switch stands. */
+			if (trace_buffer && rb_reset(trace_buffer, RB_ALL_CPUS))
+				kprintf("tracer: %s: the buffer was not cleared (a reader holds it)\n",
+					t->name);
 			__atomic_store_n(&current_tracer, t, __ATOMIC_RELEASE);
 		}
 		if (trace_buffer)

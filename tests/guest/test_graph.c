@@ -290,6 +290,28 @@ TEST_CASE(graph, state_does_not_outlive_its_user)
 	EXPECT_STREQ(got, "gw_mid:0 gw_leaf:1 gw_str:1");
 }
 
+/* A call entered while recording is off and returning once it is on: with
+ * no entry event it is not hooked, so no '}' without its '{' appears (an
+ * exit alone would make graph_calls count it bad: the "!" suffix). */
+TEST_CASE(graph, call_begun_while_off_leaves_no_exit)
+{
+	char got[512];
+	blk_in = blk_go = blk_go2 = 0;
+	ASSERT_EQ(trace_filter_set(false, "gw_*", true), 0);
+	ASSERT_EQ(tracer_set("function_graph"), 0);
+	tracing_off();
+	struct thread *t = thread_create("blocker", blocker, NULL, -1);
+	ASSERT_TRUE(t != NULL);
+	wait_for(&blk_in);                     /* inside gw_block, entered while off */
+	tracing_on();
+	__atomic_store_n(&blk_go, 1, __ATOMIC_RELEASE);     /* gw_block returns now */
+	__atomic_store_n(&blk_go2, 1, __ATOMIC_RELEASE);
+	EXPECT_EQ(thread_join(t), 5);
+	graph_string(got, sizeof(got));
+	traced_stop();
+	EXPECT_STREQ(got, "gw_mid:0 gw_leaf:1 gw_str:1");
+}
+
 /* ---- golden text (host-checked) ---- */
 
 TEST_CASE_FLAGS(graph_golden, print, TEST_MANUAL)

@@ -92,25 +92,12 @@ static FTRACE_HOT int graph_filter(uintptr_t func, uint32_t *state, uint64_t *da
 	return GRAPH_RECORD;
 }
 
-/* The entry callback, inlined into the tracer's site callback (below) and
- * called through entryfunc when a site has other graph users too. */
-static inline __attribute__((always_inline)) bool graph_entry_inline(const struct fgraph_ent *e,
-								     struct fgraph_ops *g,
-								     uint64_t *data)
+/* The entry event, with nargs argument words (a constant: each caller
+ * below gets its own copy, sized at build time). */
+static inline __attribute__((always_inline)) bool graph_entry_event(struct cpu *c,
+								    const struct fgraph_ent *e,
+								    uint64_t *data, unsigned nargs)
 {
-	struct cpu *c = e->cpu;
-	if (c->irq_depth && !trace_opt(TRACE_OPT_FUNCGRAPH_IRQS))
-		return false;
-	if (max_graph_depth && e->depth >= max_graph_depth)
-		return false;
-	uint32_t inside = *e->state | *e->task_state;
-	data[0] = 0;
-	if (__builtin_expect(inside | __atomic_load_n(&graph_filters, __ATOMIC_RELAXED), 0)) {
-		int v = graph_filter(e->func, e->state, data, inside);   /* e stays in registers */
-		if (v != GRAPH_RECORD)
-			return v == GRAPH_HOOK_ONLY;
-	}
-	unsigned nargs = trace_opt(TRACE_OPT_FUNCGRAPH_ARGS) ? ARCH_FTRACE_NARGS : 0;
 	struct rb_resv r;
 	if (__builtin_expect(rb_reserve_on(trace_buffer, c->id,
 					   sizeof(struct fgraph_ent_entry) + 8 * nargs, &r) != 0, 0)) {
@@ -129,13 +116,34 @@ static inline __attribute__((always_inline)) bool graph_entry_inline(const struc
 	ev->func = e->func;
 	ev->depth = e->depth;
 	ev->nargs = nargs;
-	if (nargs) {
 #pragma GCC unroll 8
-		for (unsigned i = 0; i < ARCH_FTRACE_NARGS; i++)
-			ev->args[i] = ftrace_regs_get_argument(e->fregs, i);
-	}
+	for (unsigned i = 0; i < nargs; i++)
+		ev->args[i] = ftrace_regs_get_argument(e->fregs, i);
 	rb_commit_nopreempt(&r);
 	return true;
+}
+
+/* The entry callback, inlined into the tracer's site callback (below) and
+ * called through entryfunc when a site has other graph users too. */
+static inline __attribute__((always_inline)) bool graph_entry_inline(const struct fgraph_ent *e,
+								     struct fgraph_ops *g,
+								     uint64_t *data)
+{
+	struct cpu *c = e->cpu;
+	if (c->irq_depth && !trace_opt(TRACE_OPT_FUNCGRAPH_IRQS))
+		return false;
+	if (max_graph_depth && e->depth >= max_graph_depth)
+		return false;
+	uint32_t inside = *e->state | *e->task_state;
+	data[0] = 0;
+	if (__builtin_expect(inside | __atomic_load_n(&graph_filters, __ATOMIC_RELAXED), 0)) {
+		int v = graph_filter(e->func, e->state, data, inside);   /* e stays in registers */
+		if (v != GRAPH_RECORD)
+			return v == GRAPH_HOOK_ONLY;
+	}
+	if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS))
+		return graph_entry_event(c, e, data, ARCH_FTRACE_NARGS);
+	return graph_entry_event(c, e, data, 0);
 }
 
 static FTRACE_HOT bool graph_entry(const struct fgraph_ent *e, struct fgraph_ops *g, uint64_t *data)

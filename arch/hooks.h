@@ -168,7 +168,8 @@ __attribute__((noreturn)) void arch_halt(void);
  *   struct patch_site); only the second instruction and the literal ever
  *   change once the site is initialised, each by one aligned store.
  *
- * ARCH_SITE_SIZE, ARCH_FTRACE_NARGS, struct ftrace_regs, struct pt_regs and
+ * ARCH_SITE_SIZE, ARCH_SITE_HAS_DATA (1: a data word precedes each site,
+ * else 0), ARCH_FTRACE_NARGS, struct ftrace_regs, struct pt_regs and
  * the ftrace_regs accessors are in arch_defs.h (see trace/ftrace.h for the
  * accessor list).
  */

@@ -22,9 +22,6 @@
 #include "patch/patch.h"
 #include "trace/ftrace.h"
 
-#ifndef ARCH_SITE_HAS_DATA
-#define ARCH_SITE_HAS_DATA 0         /* the arch keeps no per-site data word */
-#endif
 #ifndef ARCH_PATCH_REFRESHES
 #define ARCH_PATCH_REFRESHES 0       /* 1: arch_patch_sites does step F itself */
 #endif

@@ -94,7 +94,11 @@ struct fgraph_ops {
 					  * shadow stack left unhooked; zeroed at register */
 };
 
-/* 0, -EBUSY (already registered, or all slots taken), or the ftrace error. */
+/* 0, -EBUSY (already registered, or all slots taken), or the ftrace error
+ * (then nothing changed).  unregister_fgraph: 0, -EINVAL (not registered),
+ * or the ftrace error; as with unregister_ftrace_function it does not fail
+ * for lack of memory, and after a failure while tracing lives the user is
+ * still registered and called (after tracing was killed it is gone). */
 int register_fgraph(struct fgraph_ops *g);
 int unregister_fgraph(struct fgraph_ops *g);
 

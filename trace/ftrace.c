@@ -30,10 +30,6 @@
 #include "trace/listvec.h"
 #include "trace/records.h"
 
-#ifndef ARCH_SITE_HAS_DATA
-#define ARCH_SITE_HAS_DATA 0
-#endif
-
 struct mutex ftrace_mutex = MUTEX_INIT;
 struct ftrace_ops *ftrace_ops_list;            /* lock-free readers; see header */
 static struct listvec *list_table;             /* lock-free readers; listvec.h */

@@ -20,10 +20,6 @@
 #include "trace/ftrace_internal.h"
 #include "trace/records.h"
 
-#ifndef ARCH_SITE_HAS_DATA
-#define ARCH_SITE_HAS_DATA 0
-#endif
-
 #define SITE_INLINE static inline __attribute__((always_inline))
 
 /* Does a record with (new or stored) flags f have its site call the list

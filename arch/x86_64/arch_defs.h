@@ -48,6 +48,7 @@
  * checks both fit).
  */
 #define ARCH_SITE_SIZE      5
+#define ARCH_SITE_HAS_DATA  0       /* no per-site data word */
 #define ARCH_FTRACE_NARGS   6
 #define ARCH_TRAMP_SIZE     512
 #define X86_TRAMP_POOL_SIZE 0x10000    /* 64 KiB: 128 slots */

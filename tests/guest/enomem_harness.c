@@ -52,10 +52,6 @@
 #include "trace/tracefs.h"
 #include "tests/guest/enomem.h"
 
-#ifndef ARCH_SITE_HAS_DATA
-#define ARCH_SITE_HAS_DATA 0
-#endif
-
 #define KEEP() __asm__ volatile("" ::: "memory")
 
 __attribute__((noinline)) int en_a(int x) { KEEP(); return x + 1; }

@@ -259,10 +259,6 @@ TEST_CASE(ftrace, list_nested_calls_are_not_traced)
 	ASSERT_EQ(unregister_ftrace_function(&rec_c.ops), 0);
 }
 
-#ifndef ARCH_SITE_HAS_DATA
-#define ARCH_SITE_HAS_DATA 0
-#endif
-
 /*
  * An ops that finds the trampoline pool full is served by the list caller
  * (CALL_OPS where sites carry a data word: the word names the ops).  Its

@@ -22,7 +22,20 @@ struct cpu;
 struct trap_frame;           /* arch-defined: the registers saved on exception entry */
 struct boot_info;
 
+/* Two words a register-preserving call gives back (ARCH_CALL_PRESERVING). */
+struct arch_words2 {
+	uintptr_t w0, w1;
+};
+
 #include "arch_defs.h"       /* from arch/<arch>/: inline primitives below, ARCH_NAME */
+
+/* ARCH_CALL_PRESERVING with fn's result as `type` (at most two words, as fn
+ * returns it), or with none. */
+#define CALL_PRESERVING(type, fn, a0, a1, a2, a3, a4)                                   \
+	(((union { struct arch_words2 w; type v; }){                                       \
+		.w = ARCH_CALL_PRESERVING(fn, a0, a1, a2, a3, a4) }).v)
+#define CALL_PRESERVING_VOID(fn, a0, a1, a2, a3, a4)                                    \
+	((void)ARCH_CALL_PRESERVING(fn, a0, a1, a2, a3, a4))
 
 /* ---- Inline primitives (arch_defs.h must define these) ----------------------
  *
@@ -51,6 +64,24 @@ struct boot_info;
  *                                          callers that check (the ring buffer)
  * uintptr_t arch_frame_address(void);      caller-visible frame pointer
  * ARCH_NAME                                "x86_64" or "arm64"
+ *
+ * Register-preserving calls, for a rarely taken call on a hot path (Linux's
+ * thunks do the same for preempt_schedule): with an ordinary call there, the
+ * compiler keeps every value live across it in a callee-saved register,
+ * which the whole function then saves and restores on every run.
+ * ARCH_PRESERVING_THUNK(fn)                at file scope: defines the thunk
+ *                                          fn_preserving, which calls fn and
+ *                                          gives every register but fn's two
+ *                                          return registers back as it found
+ *                                          them.  fn: NOFP code, at most five
+ *                                          word-sized arguments, a return of at
+ *                                          most two words
+ * ARCH_CALL_PRESERVING(fn, a0, a1, a2, a3, a4)  an expression: calls the thunk
+ *                                          with five word arguments (unused
+ *                                          ones any value) and yields fn's two
+ *                                          return registers as struct
+ *                                          arch_words2.  A compiler barrier, as
+ *                                          a call is; changes no other register
  */
 
 /* ---- Boot ------------------------------------------------------------------
@@ -303,6 +334,13 @@ unsigned arch_test_fpu_churn(uint64_t seed, unsigned long spins);
  * every word.
  */
 uintptr_t arch_test_find_jump(uintptr_t start, size_t len, uintptr_t target);
+
+/*
+ * Overwrite every general register a C call may change (arm64 x0-x18,
+ * x86-64 rax, rcx, rdx, rsi, rdi, r8-r11) with garbage: what a callee of a
+ * register-preserving thunk may do, and the thunk must hide.
+ */
+void arch_test_trash_caller_saved(void);
 
 /* ---- Upcalls: generic functions the arch code calls --------------------------
  *

@@ -99,6 +99,7 @@ FTRACE_HOT void fgraph_count_overrun(struct fgraph_stack *st, unsigned mask)
 			__atomic_fetch_add(&g->nmissed, 1, __ATOMIC_RELAXED);
 	}
 }
+ARCH_PRESERVING_THUNK(fgraph_count_overrun);
 
 /* The interrupt stack of CPU c (fgraph_inline.h's context_stack: out of
  * line, interrupts are the rare case). */
@@ -106,6 +107,7 @@ FTRACE_HOT struct fgraph_stack *fgraph_irq_stack(struct cpu *c)
 {
 	return irq_stacks[c->id];
 }
+ARCH_PRESERVING_THUNK(fgraph_irq_stack);
 
 /* The callback of a graph user's ops that did not bring its own: a site
  * whose only ops is this user (fgraph_inline.h). */

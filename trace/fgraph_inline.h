@@ -54,7 +54,9 @@ struct fgraph_stack {
 #define FGRAPH_INLINE static inline __attribute__((always_inline))
 
 /* In fgraph.c, out of line (rare): CPU c's interrupt stack; counting a call
- * that found no room on st for the users in mask. */
+ * that found no room on st for the users in mask.  Called through
+ * register-preserving thunks (arch/hooks.h), so that the callbacks' common
+ * path keeps no value in a callee-saved register for them. */
 struct fgraph_stack *fgraph_irq_stack(struct cpu *c);
 void fgraph_count_overrun(struct fgraph_stack *st, unsigned mask);
 
@@ -69,7 +71,8 @@ FGRAPH_INLINE struct fgraph_stack *fgraph_context_stack(struct cpu *c, struct fg
 {
 	if (__builtin_expect(c->irq_depth != 0, 0)) {
 		*outer = fgraph_thread_stack(c);
-		return *outer ? fgraph_irq_stack(c) : NULL;
+		return *outer ? CALL_PRESERVING(struct fgraph_stack *, fgraph_irq_stack, c, 0, 0, 0, 0)
+			      : NULL;
 	}
 	*outer = NULL;
 	return fgraph_thread_stack(c);
@@ -83,7 +86,7 @@ FGRAPH_INLINE uint64_t *fgraph_frame_push(struct fgraph_stack *st, unsigned size
 {
 	unsigned base = st->top;
 	if (__builtin_expect(base + size > FGRAPH_STACK_WORDS, 0)) {
-		fgraph_count_overrun(st, mask);
+		CALL_PRESERVING_VOID(fgraph_count_overrun, st, mask, 0, 0, 0);
 		return NULL;
 	}
 	st->top = base + size;                                   /* A */

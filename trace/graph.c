@@ -71,7 +71,8 @@ enum { GRAPH_SKIP, GRAPH_RECORD, GRAPH_HOOK_ONLY };
  * if it is one or runs inside one.  A hash read here may be newer than the
  * graph_filters bit that sent us here: an empty one just matches nothing.
  */
-static FTRACE_HOT int graph_filter(uintptr_t func, uint32_t *state, uint64_t *data, uint32_t inside)
+static FTRACE_HOT __attribute__((used, noipa)) int graph_filter(uintptr_t func, uint32_t *state,
+								uint64_t *data, uint32_t inside)
 {
 	if (IN_NOTRACE(inside))
 		return GRAPH_SKIP;
@@ -91,6 +92,8 @@ static FTRACE_HOT int graph_filter(uintptr_t func, uint32_t *state, uint64_t *da
 	}
 	return GRAPH_RECORD;
 }
+/* Called only through its thunk (used, noipa: the compiler sees no call). */
+ARCH_PRESERVING_THUNK(graph_filter);
 
 /* The entry event, with nargs argument words (a constant: each caller
  * below gets its own copy, sized at build time). */
@@ -137,7 +140,7 @@ static inline __attribute__((always_inline)) bool graph_entry_inline(const struc
 	uint32_t inside = *e->state | *e->task_state;
 	data[0] = 0;
 	if (__builtin_expect(inside | __atomic_load_n(&graph_filters, __ATOMIC_RELAXED), 0)) {
-		int v = graph_filter(e->func, e->state, data, inside);   /* e stays in registers */
+		int v = CALL_PRESERVING(int, graph_filter, e->func, e->state, data, inside, 0);
 		if (v != GRAPH_RECORD)
 			return v == GRAPH_HOOK_ONLY;
 	}

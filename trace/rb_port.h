@@ -20,6 +20,17 @@
  *   void rb_port_preempt_enable(uintptr_t token)
  *   void rb_port_relax(void)            spin-wait hint (readers only)
  *
+ * and three macros for the calls the writers' inline fast path makes when it
+ * leaves for the general path (rarely), so that a port can make them cost
+ * the writer's common path nothing -- the kernel's calls through thunks
+ * that preserve every register (arch/hooks.h, ARCH_CALL_PRESERVING):
+ *
+ *   RB_PORT_COLD5(type, fn, a0, a1, a2, a3, a4)   fn(a0, .., a4), its result
+ *                                       as `type` (two words at most)
+ *   RB_PORT_COLD1(fn, a0)               fn(a0), no result
+ *   RB_PORT_COLD_THUNK(fn);             at file scope after fn's definition:
+ *                                       whatever the two above need for fn
+ *
  * The kernel port is trace/rb_port_kernel.h.  A build defines RB_PORT_HEADER
  * to use another one (the host tests use tests/host/rb_port_host.h).
  *

@@ -5,7 +5,9 @@
  * its CPU (level 0), recording on, the event fitting in the tail page with a
  * delta of at most 27 bits, no interruption between B and C, and a commit that
  * stays in its page.  Anything else goes to the general code in ring_buffer.c
- * (rb_reserve_slow, rb_end_slow), entered with the A step already done.  The
+ * (rb_reserve_slow, rb_end_slow), entered with the A step already done,
+ * through the port's cold calls (rb_port.h) so that they cost the common
+ * path no saved register.  The
  * contract is the one in ring_buffer.h; the points A..E are argued in
  * trace/DESIGN.md ("Writers"), and the fast path takes exactly the same steps
  * as the general one, only fewer of the branches.
@@ -139,7 +141,7 @@ RB_INLINE void rb_end_fast(struct rb_cpu *cb, uint64_t nt, uint64_t c)
 	__atomic_fetch_sub(&cb->gate, 1u, __ATOMIC_RELEASE);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (__builtin_expect(__atomic_load_n(&cb->tail, __ATOMIC_RELAXED) != nt, 0))
-		rb_end_again(cb);
+		RB_PORT_COLD1(rb_end_again, cb);
 }
 
 /*
@@ -150,7 +152,7 @@ RB_INLINE void rb_end_fast(struct rb_cpu *cb, uint64_t nt, uint64_t c)
 RB_INLINE void rb_end(struct rb_cpu *cb)
 {
 	if (__atomic_load_n(&cb->gate, __ATOMIC_RELAXED) != 1) {
-		rb_end_slow(cb);
+		RB_PORT_COLD1(rb_end_slow, cb);
 		return;
 	}
 	uint64_t w = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
@@ -178,7 +180,8 @@ RB_INLINE int rb_reserve_on(struct rb_buffer *b, unsigned cpu, uint32_t len, str
 	uint64_t g = __atomic_fetch_add(&cb->gate, 1u, __ATOMIC_ACQUIRE);
 	if (__builtin_expect(g == 0, 1) && (r->data = rb_claim_fast(cb, len, r)))
 		return 0;
-	struct rb_slow s = rb_reserve_slow(b, cb, len, G_INSIDE(g), G_OFF(g));
+	struct rb_slow s = RB_PORT_COLD5(struct rb_slow, rb_reserve_slow, b, cb, len, G_INSIDE(g),
+					 G_OFF(g));
 	r->data = s.data;
 	return (int)s.err;
 }

@@ -287,12 +287,14 @@ void rb_end_slow(struct rb_cpu *cb)
 	}
 	rb_end_outer(cb);
 }
+RB_PORT_COLD_THUNK(rb_end_slow);
 
 void rb_end_again(struct rb_cpu *cb)
 {
 	if (rb_end_reenter(cb))
 		rb_end_outer(cb);
 }
+RB_PORT_COLD_THUNK(rb_end_again);
 
 /* ---- After A: the general reservation ------------------------------------------ */
 
@@ -318,6 +320,7 @@ struct rb_slow rb_reserve_slow(struct rb_buffer *b, struct rb_cpu *cb, uint32_t 
 	rb_end_slow(cb);     /* nested writers may have left their events for us to publish */
 	return (struct rb_slow){ NULL, err };
 }
+RB_PORT_COLD_THUNK(rb_reserve_slow);
 
 int rb_write(struct rb_buffer *b, const void *data, uint32_t len)
 {

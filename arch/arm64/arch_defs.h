@@ -263,4 +263,57 @@ ARM64_INLINE uintptr_t arch_frame_address(void)
 	return (uintptr_t)__builtin_frame_address(0);
 }
 
+/*
+ * Register-preserving calls (arch/hooks.h: ARCH_PRESERVING_THUNK,
+ * ARCH_CALL_PRESERVING).  The thunk saves x2-x15 and x18, the registers a C
+ * call may change that are not fn's return (x0, x1); fn keeps x19-x28 as
+ * any C function does.  x16/x17 (a veneer's) and x30 (the bl's) are the
+ * call site's clobbers.  The frame is a real one (x29, x30 first), so a
+ * backtrace from inside fn walks through it.
+ */
+#define ARCH_PRESERVING_THUNK(fn)                                                        \
+	__asm__(".pushsection .text." #fn "_preserving, \"ax\", %progbits\n"            \
+		".globl " #fn "_preserving\n"                                            \
+		".type " #fn "_preserving, %function\n"                                  \
+		".p2align 2\n"                                                           \
+		#fn "_preserving:\n"                                                     \
+		"	stp x29, x30, [sp, #-144]!\n"                                     \
+		"	mov x29, sp\n"                                                    \
+		"	stp x2, x3, [sp, #16]\n"                                          \
+		"	stp x4, x5, [sp, #32]\n"                                          \
+		"	stp x6, x7, [sp, #48]\n"                                          \
+		"	stp x8, x9, [sp, #64]\n"                                          \
+		"	stp x10, x11, [sp, #80]\n"                                        \
+		"	stp x12, x13, [sp, #96]\n"                                        \
+		"	stp x14, x15, [sp, #112]\n"                                       \
+		"	str x18, [sp, #128]\n"                                            \
+		"	bl " #fn "\n"                                                     \
+		"	ldp x2, x3, [sp, #16]\n"                                          \
+		"	ldp x4, x5, [sp, #32]\n"                                          \
+		"	ldp x6, x7, [sp, #48]\n"                                          \
+		"	ldp x8, x9, [sp, #64]\n"                                          \
+		"	ldp x10, x11, [sp, #80]\n"                                        \
+		"	ldp x12, x13, [sp, #96]\n"                                        \
+		"	ldp x14, x15, [sp, #112]\n"                                       \
+		"	ldr x18, [sp, #128]\n"                                            \
+		"	ldp x29, x30, [sp], #144\n"                                       \
+		"	ret\n"                                                            \
+		".size " #fn "_preserving, . - " #fn "_preserving\n"                     \
+		".popsection\n")
+
+#define ARCH_CALL_PRESERVING(fn, a0, a1, a2, a3, a4) __extension__({                     \
+	uintptr_t v0_ = (uintptr_t)(a0), v1_ = (uintptr_t)(a1), v2_ = (uintptr_t)(a2);        \
+	uintptr_t v3_ = (uintptr_t)(a3), v4_ = (uintptr_t)(a4);                               \
+	register uintptr_t x0_ __asm__("x0") = v0_;                                           \
+	register uintptr_t x1_ __asm__("x1") = v1_;                                           \
+	register uintptr_t x2_ __asm__("x2") = v2_;                                           \
+	register uintptr_t x3_ __asm__("x3") = v3_;                                           \
+	register uintptr_t x4_ __asm__("x4") = v4_;                                           \
+	__asm__ volatile("bl " #fn "_preserving"                                              \
+			 : "+r"(x0_), "+r"(x1_)                                               \
+			 : "r"(x2_), "r"(x3_), "r"(x4_)                                       \
+			 : "x16", "x17", "x30", "cc", "memory");                              \
+	(struct arch_words2){ x0_, x1_ };                                                     \
+})
+
 #endif

@@ -710,3 +710,14 @@ uintptr_t arch_test_find_jump(uintptr_t start, size_t len, uintptr_t target)
 	}
 	return 0;
 }
+
+void arch_test_trash_caller_saved(void)
+{
+	__asm__ volatile("mov x0, #0xdead\n\tmov x1, x0\n\tmov x2, x0\n\tmov x3, x0\n\t"
+			 "mov x4, x0\n\tmov x5, x0\n\tmov x6, x0\n\tmov x7, x0\n\t"
+			 "mov x8, x0\n\tmov x9, x0\n\tmov x10, x0\n\tmov x11, x0\n\t"
+			 "mov x12, x0\n\tmov x13, x0\n\tmov x14, x0\n\tmov x15, x0\n\t"
+			 "mov x16, x0\n\tmov x17, x0\n\tmov x18, x0"
+			 : : : "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10",
+			   "x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18", "memory");
+}

@@ -319,5 +319,57 @@ ARCH_INLINE uintptr_t arch_frame_address(void)
 	return (uintptr_t)__builtin_frame_address(0);
 }
 
+/*
+ * Register-preserving calls (arch/hooks.h: ARCH_PRESERVING_THUNK,
+ * ARCH_CALL_PRESERVING).  The thunk saves rdi, rsi, rcx and r8-r11, the
+ * registers a C call may change that are not fn's return (rax, rdx); fn
+ * keeps rbx, rbp and r12-r15 as any C function does.  It aligns the stack
+ * for fn (the call site may be in a leaf, which keeps no alignment) and
+ * keeps a frame (rbp) a backtrace walks through.  The kernel is built
+ * without a red zone, so a call from the middle of a function body
+ * overwrites nothing.
+ */
+#define ARCH_PRESERVING_THUNK(fn)                                                        \
+	__asm__(".pushsection .text." #fn "_preserving, \"ax\", @progbits\n"            \
+		".globl " #fn "_preserving\n"                                            \
+		".type " #fn "_preserving, @function\n"                                  \
+		".p2align 4\n"                                                           \
+		#fn "_preserving:\n"                                                     \
+		"	push %rbp\n"                                                      \
+		"	mov %rsp, %rbp\n"                                                 \
+		"	and $-16, %rsp\n"                                                 \
+		"	push %rdi\n"                                                      \
+		"	push %rsi\n"                                                      \
+		"	push %rcx\n"                                                      \
+		"	push %r8\n"                                                       \
+		"	push %r9\n"                                                       \
+		"	push %r10\n"                                                      \
+		"	push %r11\n"                                                      \
+		"	sub $8, %rsp\n"                                                   \
+		"	call " #fn "\n"                                                   \
+		"	add $8, %rsp\n"                                                   \
+		"	pop %r11\n"                                                       \
+		"	pop %r10\n"                                                       \
+		"	pop %r9\n"                                                        \
+		"	pop %r8\n"                                                        \
+		"	pop %rcx\n"                                                       \
+		"	pop %rsi\n"                                                       \
+		"	pop %rdi\n"                                                       \
+		"	leave\n"                                                          \
+		"	ret\n"                                                            \
+		".size " #fn "_preserving, . - " #fn "_preserving\n"                     \
+		".popsection\n")
+
+#define ARCH_CALL_PRESERVING(fn, a0, a1, a2, a3, a4) __extension__({                     \
+	uintptr_t v0_ = (uintptr_t)(a0), v1_ = (uintptr_t)(a1), v2_ = (uintptr_t)(a2);        \
+	uintptr_t v3_ = (uintptr_t)(a3), v4_ = (uintptr_t)(a4), r0_;                          \
+	register uintptr_t r8_ __asm__("r8") = v4_;                                           \
+	__asm__ volatile("call " #fn "_preserving"                                            \
+			 : "=a"(r0_), "+d"(v2_)                                               \
+			 : "D"(v0_), "S"(v1_), "c"(v3_), "r"(r8_)                             \
+			 : "cc", "memory");                                                   \
+	(struct arch_words2){ r0_, v2_ };                                                     \
+})
+
 #endif /* __ASSEMBLY__ */
 #endif

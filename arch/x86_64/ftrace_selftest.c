@@ -510,3 +510,11 @@ uintptr_t arch_test_find_jump(uintptr_t start, size_t len, uintptr_t target)
 	}
 	return 0;
 }
+
+void arch_test_trash_caller_saved(void)
+{
+	__asm__ volatile("mov $0xdead, %%eax\n\tmov %%rax, %%rcx\n\tmov %%rax, %%rdx\n\t"
+			 "mov %%rax, %%rsi\n\tmov %%rax, %%rdi\n\tmov %%rax, %%r8\n\t"
+			 "mov %%rax, %%r9\n\tmov %%rax, %%r10\n\tmov %%rax, %%r11"
+			 : : : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "memory");
+}

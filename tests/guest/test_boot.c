@@ -11,6 +11,7 @@
 #include "boot/sched.h"
 #include "boot/smp.h"
 #include "boot/test.h"
+#include "lib/compiler.h"
 
 TEST_CASE(boot, all_cpus_online)
 {
@@ -112,4 +113,40 @@ TEST_CASE(boot, symbols_round_trip)
 	EXPECT_EQ(off, 4);
 	EXPECT_EQ(ksym_address("no_such_function_anywhere"), 0);
 	EXPECT_TRUE(ksym_lookup(0x10, NULL, NULL) == NULL);
+}
+
+/* The callee of the thunk below: it changes every register a C call may
+ * change, and returns two words made from all five arguments. */
+static notrace __attribute__((used, noipa)) struct arch_words2
+thunk_target(uintptr_t a, uintptr_t b, uintptr_t c, uintptr_t d, uintptr_t e)
+{
+	arch_test_trash_caller_saved();
+	return (struct arch_words2){ a + 2 * b + 3 * c + 4 * d + 5 * e, a ^ b ^ c ^ d ^ e };
+}
+ARCH_PRESERVING_THUNK(thunk_target);
+
+#define V(i) uint64_t v##i = seed * (i + 3) + i;
+#define KEEP(i) __asm__ volatile("" : "+r"(v##i));
+#define CHECK(i) EXPECT_EQ(v##i, seed * (i + 3) + i);
+
+/* ARCH_CALL_PRESERVING: fn's two return words come back, and values the
+ * compiler keeps in registers across the call (as many as there are
+ * registers) are all still there, though fn trashed every caller-saved one. */
+TEST_CASE(boot, preserving_call_keeps_every_register)
+{
+	volatile uint64_t seed_v = 0x9e3779b97f4a7c15ull;
+	uint64_t seed = seed_v;
+	V(0) V(1) V(2) V(3) V(4) V(5) V(6) V(7) V(8) V(9) V(10) V(11) V(12) V(13) V(14)
+	KEEP(0) KEEP(1) KEEP(2) KEEP(3) KEEP(4) KEEP(5) KEEP(6) KEEP(7) KEEP(8) KEEP(9)
+	KEEP(10) KEEP(11) KEEP(12) KEEP(13) KEEP(14)
+	struct arch_words2 r = ARCH_CALL_PRESERVING(thunk_target, v0, v1, v2, v3, v4);
+	KEEP(0) KEEP(1) KEEP(2) KEEP(3) KEEP(4) KEEP(5) KEEP(6) KEEP(7) KEEP(8) KEEP(9)
+	KEEP(10) KEEP(11) KEEP(12) KEEP(13) KEEP(14)
+	CHECK(0) CHECK(1) CHECK(2) CHECK(3) CHECK(4) CHECK(5) CHECK(6) CHECK(7) CHECK(8)
+	CHECK(9) CHECK(10) CHECK(11) CHECK(12) CHECK(13) CHECK(14)
+	EXPECT_EQ(r.w0, v0 + 2 * v1 + 3 * v2 + 4 * v3 + 5 * v4);
+	EXPECT_EQ(r.w1, v0 ^ v1 ^ v2 ^ v3 ^ v4);
+	/* The typed form, as the tracer uses it. */
+	uint64_t w = CALL_PRESERVING(uint64_t, thunk_target, 1, 1, 1, 1, 1);
+	EXPECT_EQ(w, 15);
 }

@@ -44,6 +44,8 @@ struct cpu {
 					   ((1 << min(irq_depth, 2)) - 1: 0 is the task context,
 					   so a zeroed entry is right; bit 0 is "in an
 					   interrupt"); irq_enter/irq_exit */
+	uint8_t ftrace_dead;            /* atomic: ftrace_kill() sets it on every CPU, the
+					   tracer's callbacks read this CPU's (ftrace_is_dead_on) */
 	uint64_t qs_count;              /* owner (atomic): quiescent states passed (patch/tramp.c) */
 
 	uint32_t ipi_pending;           /* atomic bit set of IPI_* */

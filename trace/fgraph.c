@@ -194,7 +194,7 @@ return_several(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *s
 	uint64_t *f = &st->w[base];
 	unsigned word = (unsigned)f[FR_USERS], taken = word & 0xffff, asked = word >> 16;
 	unsigned bit = ftrace_recursion_take_on(c, 0);
-	if (bit && !ftrace_is_dead()) {
+	if (bit && !ftrace_is_dead_on(c)) {
 		struct fgraph_ret r;
 		fgraph_ret_init(&r, c, f, st, outer, rr);
 		const uint64_t *blk = &f[FR_HEADER];    /* as at entry: each user asked */

@@ -165,7 +165,7 @@ FGRAPH_INLINE void fgraph_enter_one(uintptr_t ip, uintptr_t parent, struct ftrac
 		return;                    /* a CPU still booting */
 	ftrace_preempt_disable_on(t);
 	unsigned bit = ftrace_recursion_take_on(c, 0);
-	if (!bit || ftrace_is_dead() || !(op->flags & FTRACE_OPS_FL_ENABLED))
+	if (!bit || ftrace_is_dead_on(c) || !(op->flags & FTRACE_OPS_FL_ENABLED))
 		goto out;
 	struct fgraph_ops *g = (struct fgraph_ops *)((char *)op -
 						     __builtin_offsetof(struct fgraph_ops, ops));
@@ -240,7 +240,7 @@ FGRAPH_INLINE uintptr_t fgraph_return_one(struct fgraph_ret_regs *rr, struct fgr
 {
 	struct cpu *c = arch_this_cpu();             /* preemption is off */
 	unsigned bit = ftrace_recursion_take_on(c, 0);
-	if (bit && !ftrace_is_dead()) {
+	if (bit && !ftrace_is_dead_on(c)) {
 		uint64_t *f = &st->w[base];
 		struct fgraph_ret r;
 		fgraph_ret_init(&r, c, f, st, outer, rr);

@@ -42,6 +42,8 @@ void ftrace_kill(const char *why)
 {
 	if (__atomic_exchange_n(&ftrace_dead, true, __ATOMIC_RELAXED))
 		return;
+	for (unsigned i = 0; i < MAX_CPUS; i++)
+		__atomic_store_n(&cpus[i].ftrace_dead, 1, __ATOMIC_RELAXED);
 	ksnprintf(dead_reason, sizeof(dead_reason), "%s", why);
 	kprintf("ftrace: tracing disabled: %s\n", why);
 }
@@ -66,7 +68,7 @@ static FTRACE_HOT void ftrace_ops_assist_func(uintptr_t ip, uintptr_t parent, st
 	struct thread *t = c->current;
 	ftrace_preempt_disable_on(t);
 	unsigned bit = ftrace_recursion_take_on(c, 0);
-	if (bit && !ftrace_is_dead()) {
+	if (bit && !ftrace_is_dead_on(c)) {
 		op->func(ip, parent, op, fregs);
 		ftrace_recursion_exit_on(c, bit);
 	}

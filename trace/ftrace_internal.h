@@ -97,6 +97,14 @@ FTRACE_INLINE void ftrace_preempt_enable_at(struct thread *t, unsigned depth)
 	t->preempt_count = depth;
 }
 
+/* ftrace_is_dead() for the callbacks, on CPU c (this one): a byte at an
+ * offset from the CPU pointer they hold anyway, where the global flag
+ * would cost its address.  ftrace_kill() sets both. */
+FTRACE_INLINE bool ftrace_is_dead_on(struct cpu *c)
+{
+	return __atomic_load_n(&c->ftrace_dead, __ATOMIC_RELAXED) != 0;
+}
+
 #define FTRACE_RECURSION_LIST_SHIFT 3   /* the list function's bits: 3..5 */
 
 /* On CPU c, this one (preemption off or FTRACE_HOT). */

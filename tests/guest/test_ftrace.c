@@ -725,11 +725,24 @@ TEST_CASE(ftrace, listings)
  */
 T int ft_refuse_target(int x) { KEEP(); return x + 11; }
 T int ft_refuse_other(int x) { KEEP(); return x + 12; }
+T int ft_refuse_live(int x) { KEEP(); return x + 13; }
+
+static void call_refuse_live(void *arg)
+{
+	(void)arg;
+	ft_refuse_live(0);
+}
 
 TEST_CASE_FLAGS(ftrace_refuse, corrupt_site_is_refused, TEST_MANUAL)
 {
 	uint8_t bad[ARCH_SITE_SIZE], before_other[ARCH_SITE_SIZE], after[ARCH_SITE_SIZE];
 	uintptr_t f = (uintptr_t)ft_refuse_target;
+	/* An ops attached before the kill, on a good site. */
+	static struct counter live;
+	counter_init(&live, "ft_refuse_live");
+	ASSERT_EQ(register_ftrace_function(&live.ops), 0);
+	smp_call_all(call_refuse_live, NULL);
+	EXPECT_EQ(live.hits, ncpus);
 	/* Make the site look enabled (a call to the list caller) behind the
 	 * records' back — what a stray write into text would do. */
 	ASSERT_EQ(arch_site_encode(f, (uintptr_t)arch_ftrace_list_caller, bad), 0);
@@ -751,4 +764,8 @@ TEST_CASE_FLAGS(ftrace_refuse, corrupt_site_is_refused, TEST_MANUAL)
 	static struct counter d;
 	counter_init(&d, NULL);
 	EXPECT_EQ(register_ftrace_function(&d.ops), -ENODEV);
+	/* Dead on every CPU: the ops attached before runs no more, though its
+	 * site still calls its trampoline. */
+	smp_call_all(call_refuse_live, NULL);
+	EXPECT_EQ(live.hits, ncpus);
 }

@@ -17,6 +17,7 @@
 #include "lib/spinlock.h"
 
 struct thread;
+struct rb_cpu;
 
 struct runqueue {
 	spinlock_t lock;
@@ -46,6 +47,8 @@ struct cpu {
 					   interrupt"); irq_enter/irq_exit */
 	uint8_t ftrace_dead;            /* atomic: ftrace_kill() sets it on every CPU, the
 					   tracer's callbacks read this CPU's (ftrace_is_dead_on) */
+	struct rb_cpu *trace_rb;        /* written once (trace_init, before any tracer
+					   runs): this CPU's buffer in trace_buffer */
 	uint64_t qs_count;              /* owner (atomic): quiescent states passed (patch/tramp.c) */
 
 	uint32_t ipi_pending;           /* atomic bit set of IPI_* */

@@ -36,7 +36,7 @@ static FTRACE_HOT_NOFP void function_trace_call(uintptr_t ip, uintptr_t parent, 
 	unsigned bit = ftrace_recursion_take_on(c, 0);
 	if (bit && !ftrace_is_dead_on(c)) {
 		struct rb_resv r;
-		if (rb_reserve_on(trace_buffer, c->id, sizeof(struct ftrace_entry), &r) == 0) {
+		if (rb_reserve_cb(c->trace_rb, sizeof(struct ftrace_entry), &r) == 0) {
 			struct ftrace_entry *e = r.data;
 			trace_entry_fill_on(c, t, &e->ent, TRACE_FN, depth);
 			e->ip = ip;

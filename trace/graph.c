@@ -102,8 +102,8 @@ static inline __attribute__((always_inline)) bool graph_entry_event(struct cpu *
 								    uint64_t *data, unsigned nargs)
 {
 	struct rb_resv r;
-	if (__builtin_expect(rb_reserve_on(trace_buffer, c->id,
-					   sizeof(struct fgraph_ent_entry) + 8 * nargs, &r) != 0, 0)) {
+	if (__builtin_expect(rb_reserve_cb(c->trace_rb, sizeof(struct fgraph_ent_entry) + 8 * nargs,
+					   &r) != 0, 0)) {
 		/* No entry event (recording off, or the buffer refused it):
 		 * the call is not hooked, as in Linux, since its exit alone
 		 * would print a '}' with no entry.  A call that opened a graph
@@ -174,7 +174,7 @@ static inline __attribute__((always_inline)) void graph_return_inline(const stru
 			return;
 	}
 	struct rb_resv r;
-	if (rb_reserve_on(trace_buffer, ret->cpu->id, sizeof(struct fgraph_ret_entry), &r) == 0) {
+	if (rb_reserve_cb(ret->cpu->trace_rb, sizeof(struct fgraph_ret_entry), &r) == 0) {
 		struct fgraph_ret_entry *ev = r.data;
 		graph_header(ret->cpu, &ev->ent, TRACE_GRAPH_RET);
 		ev->func = ret->func;

@@ -146,6 +146,9 @@ struct rb_cpu {
 	struct rb_meta *meta;                   /* [N+1] */
 	struct rb_page **pages;                 /* [N+1] */
 	uint32_t n;                             /* ring slots N; changes only in resize */
+	struct rb_buffer *owner;                /* written once: the buffer this is part
+						   of (for the general path, which writers
+						   holding only this reach) */
 
 	/* ---- reader side ---- */
 	uint32_t reader __attribute__((aligned(RB_CACHELINE)));   /* atomic: reader lock */

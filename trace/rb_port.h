@@ -25,7 +25,7 @@
  * the writer's common path nothing -- the kernel's calls through thunks
  * that preserve every register (arch/hooks.h, ARCH_CALL_PRESERVING):
  *
- *   RB_PORT_COLD5(type, fn, a0, a1, a2, a3, a4)   fn(a0, .., a4), its result
+ *   RB_PORT_COLD4(type, fn, a0, a1, a2, a3)   fn(a0, .., a3), its result
  *                                       as `type` (two words at most)
  *   RB_PORT_COLD1(fn, a0)               fn(a0), no result
  *   RB_PORT_COLD_THUNK(fn);             at file scope after fn's definition:

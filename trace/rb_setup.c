@@ -167,6 +167,7 @@ int rb_create(struct rb_buffer **out, unsigned ncpus, size_t size, unsigned flag
 	b->overwrite = (flags & RB_FL_OVERWRITE) != 0;
 	/* Writers on CPUs without a buffer find the stand-in, always off. */
 	b->absent.gate = G_OFF_ONE;
+	b->absent.owner = b;
 	for (unsigned i = 0; i < RB_MAX_CPUS; i++)
 		b->cpu[i] = &b->absent;
 	for (unsigned i = 0; i < ncpus; i++) {
@@ -181,6 +182,7 @@ int rb_create(struct rb_buffer **out, unsigned ncpus, size_t size, unsigned flag
 		rb_zero(cb, sizeof(*cb));
 		rb_cpu_use(cb, &m);
 		rb_cpu_clear(cb);
+		cb->owner = b;
 		b->cpu[i] = cb;
 	}
 	*out = b;
@@ -188,6 +190,11 @@ int rb_create(struct rb_buffer **out, unsigned ncpus, size_t size, unsigned flag
 }
 
 unsigned rb_ncpus(const struct rb_buffer *b) { return b->ncpus; }
+
+struct rb_cpu *rb_cpu_buffer(struct rb_buffer *b, unsigned cpu)
+{
+	return b->cpu[cpu];
+}
 
 size_t rb_size(const struct rb_buffer *b, unsigned cpu)
 {

@@ -30,8 +30,7 @@ struct rb_slow {
 	void *data;
 	intptr_t err;
 };
-struct rb_slow rb_reserve_slow(struct rb_buffer *b, struct rb_cpu *cb, uint32_t len,
-			       uint32_t lvl, uint32_t off);
+struct rb_slow rb_reserve_slow(struct rb_cpu *cb, uint32_t len, uint32_t lvl, uint32_t off);
 void rb_end_slow(struct rb_cpu *cb);
 /* E after the fast path published and left but found the tail moved. */
 void rb_end_again(struct rb_cpu *cb);
@@ -160,7 +159,7 @@ RB_INLINE void rb_end(struct rb_cpu *cb)
 }
 
 /* See ring_buffer.h for the contract. */
-RB_INLINE int rb_reserve_on(struct rb_buffer *b, unsigned cpu, uint32_t len, struct rb_resv *r)
+RB_INLINE int rb_reserve_cb(struct rb_cpu *cb, uint32_t len, struct rb_resv *r)
 {
 	r->cb = NULL;                /* for a caller that looks after an error */
 	r->data = NULL;
@@ -169,9 +168,6 @@ RB_INLINE int rb_reserve_on(struct rb_buffer *b, unsigned cpu, uint32_t len, str
 	r->commit = 0;
 	if (len > RB_MAX_PAYLOAD)
 		return -RB_E2BIG;
-	/* CPU ids are below RB_MAX_CPUS; CPUs without a buffer have a
-	 * stand-in that is always off (rb_reserve_slow says -RB_EINVAL). */
-	struct rb_cpu *cb = b->cpu[cpu];
 	r->cb = cb;
 	/* A: inside, and what was there.  One word with the recording switch:
 	 * a quiescer's "off" comes before our add (we see it) or after it (it
@@ -180,10 +176,17 @@ RB_INLINE int rb_reserve_on(struct rb_buffer *b, unsigned cpu, uint32_t len, str
 	uint64_t g = __atomic_fetch_add(&cb->gate, 1u, __ATOMIC_ACQUIRE);
 	if (__builtin_expect(g == 0, 1) && (r->data = rb_claim_fast(cb, len, r)))
 		return 0;
-	struct rb_slow s = RB_PORT_COLD5(struct rb_slow, rb_reserve_slow, b, cb, len, G_INSIDE(g),
+	struct rb_slow s = RB_PORT_COLD4(struct rb_slow, rb_reserve_slow, cb, len, G_INSIDE(g),
 					 G_OFF(g));
 	r->data = s.data;
 	return (int)s.err;
+}
+
+RB_INLINE int rb_reserve_on(struct rb_buffer *b, unsigned cpu, uint32_t len, struct rb_resv *r)
+{
+	/* CPU ids are below RB_MAX_CPUS; CPUs without a buffer have a
+	 * stand-in that is always off (rb_reserve_slow says -RB_EINVAL). */
+	return rb_reserve_cb(b->cpu[cpu], len, r);
 }
 
 RB_INLINE int rb_reserve_nopreempt(struct rb_buffer *b, uint32_t len, struct rb_resv *r)

@@ -298,9 +298,9 @@ RB_PORT_COLD_THUNK(rb_end_again);
 
 /* ---- After A: the general reservation ------------------------------------------ */
 
-struct rb_slow rb_reserve_slow(struct rb_buffer *b, struct rb_cpu *cb, uint32_t len,
-			       uint32_t lvl, uint32_t off)
+struct rb_slow rb_reserve_slow(struct rb_cpu *cb, uint32_t len, uint32_t lvl, uint32_t off)
 {
+	struct rb_buffer *b = cb->owner;
 	struct rb_resv r;
 	if (off) {
 		/* A quiescer may be working on the buffer: touch nothing but

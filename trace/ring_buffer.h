@@ -171,6 +171,12 @@ static inline void rb_commit_nopreempt(struct rb_resv *r);
  * rb_commit_nopreempt(). */
 static inline int rb_reserve_on(struct rb_buffer *b, unsigned cpu, uint32_t len,
 				struct rb_resv *r);
+/* CPU cpu's buffer in b, as a handle a writer may keep (cpu < RB_MAX_CPUS;
+ * for a CPU b has no buffer for, a stand-in that refuses every write with
+ * -RB_EINVAL).  Valid as long as b. */
+struct rb_cpu *rb_cpu_buffer(struct rb_buffer *b, unsigned cpu);
+/* rb_reserve_on() by handle: the same, one load less. */
+static inline int rb_reserve_cb(struct rb_cpu *cb, uint32_t len, struct rb_resv *r);
 /* rb_reserve() and rb_commit() are inline (trace/rb_write.h, at the end of
  * this header): the common case costs a few dozen instructions in the
  * caller.  reserve + copy + commit: */

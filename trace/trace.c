@@ -73,6 +73,11 @@ int trace_init(void)
 			(unsigned long)trace_buf_size, rb_strerror(err));
 		return err;
 	}
+	/* Each CPU's handle on its buffer, for the tracers' callbacks: set
+	 * before any tracer can run; the patching that makes a callback
+	 * reachable orders these stores before its loads. */
+	for (unsigned i = 0; i < MAX_CPUS; i++)
+		cpus[i].trace_rb = rb_cpu_buffer(trace_buffer, i);
 	btf_boot_init();              /* signatures before a boot tracer prints */
 	trace_filter_boot();
 	if (boot_tracer) {

@@ -7,6 +7,9 @@
  *   rb_event_nopreempt  the same with rb_reserve_nopreempt/rb_commit_nopreempt
  *                         (a caller that holds preemption off, as the
  *                         function tracer does)
+ *   rb_event_handle     the same by the CPU's buffer handle (rb_cpu_buffer,
+ *                         rb_reserve_cb), as the tracers write: what one
+ *                         event costs them
  *   rb_events_per_s_cpus1  events per second, writers on 1 CPU   (multi-threaded
  *   rb_events_per_s_cpus2  events per second, writers on 2 CPUs   TCG, wall time)
  *   rb_scaling_2cpu       the second over the first (2.00 = linear)
@@ -69,6 +72,21 @@ static void events_nopreempt(void *arg)
 	}
 }
 
+static void events_handle(void *arg)
+{
+	struct rb_cpu *cb = rb_cpu_buffer(brb, cpu_id());    /* preemption is off */
+	for (uint64_t i = 0; i < EVENTS_PER_ROUND; i++) {
+		struct rb_resv r;
+		if (rb_reserve_cb(cb, 24, &r) == 0) {
+			uint64_t *p = r.data;
+			p[0] = i;
+			p[1] = i ^ 0x5a5a;
+			p[2] = 7;
+			rb_commit_nopreempt(&r);
+		}
+	}
+}
+
 static void empty(void *arg)
 {
 	for (uint64_t i = 0; i < EVENTS_PER_ROUND; i++)
@@ -85,6 +103,7 @@ BENCH_CASE(rb_event_cost)
 	events(0);                          /* warm the pages */
 	struct bench_result r = bench_measure(events, 0);
 	struct bench_result n = bench_measure(events_nopreempt, 0);
+	struct bench_result h = bench_measure(events_handle, 0);
 	struct bench_result e = bench_measure(empty, 0);
 	preempt_enable();
 	/* One baseline for all three, so min <= median <= max still holds. */
@@ -94,8 +113,12 @@ BENCH_CASE(rb_event_cost)
 	n.median -= e.median;
 	n.min -= e.median;
 	n.max -= e.median;
+	h.median -= e.median;
+	h.min -= e.median;
+	h.max -= e.median;
 	bench_print("rb_event", r, EVENTS_PER_ROUND, "insns");
 	bench_print("rb_event_nopreempt", n, EVENTS_PER_ROUND, "insns");
+	bench_print("rb_event_handle", h, EVENTS_PER_ROUND, "insns");
 	rb_record_off(brb);
 	rb_destroy(brb);
 }

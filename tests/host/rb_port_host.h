@@ -39,7 +39,7 @@ static inline void rb_port_relax(void) { sched_yield(); }
 
 /* Cold calls are plain calls here. */
 #define RB_PORT_COLD_THUNK(fn) _Static_assert(1, #fn)
-#define RB_PORT_COLD5(type, fn, a0, a1, a2, a3, a4) fn(a0, a1, a2, a3, a4)
+#define RB_PORT_COLD4(type, fn, a0, a1, a2, a3) fn(a0, a1, a2, a3)
 #define RB_PORT_COLD1(fn, a0) fn(a0)
 
 #endif

@@ -29,13 +29,33 @@ struct arch_words2 {
 
 #include "arch_defs.h"       /* from arch/<arch>/: inline primitives below, ARCH_NAME */
 
-/* ARCH_CALL_PRESERVING with fn's result as `type` (at most two words, as fn
- * returns it), or with none. */
-#define CALL_PRESERVING(type, fn, a0, a1, a2, a3, a4)                                   \
-	(((union { struct arch_words2 w; type v; }){                                       \
-		.w = ARCH_CALL_PRESERVING(fn, a0, a1, a2, a3, a4) }).v)
-#define CALL_PRESERVING_VOID(fn, a0, a1, a2, a3, a4)                                    \
-	((void)ARCH_CALL_PRESERVING(fn, a0, a1, a2, a3, a4))
+/*
+ * The typed forms of ARCH_CALL_PRESERVING, which generic code uses:
+ * CALL_PRESERVING(type, fn, args...) is fn(args...) (one to five word-sized
+ * arguments) through fn's thunk, as `type` (what fn returns: at most two
+ * words, in its return registers); CALL_PRESERVING_VOID(fn, args...) for a
+ * fn that returns nothing.  Both are checked at build time against fn's
+ * prototype: a wrong argument list or result type does not compile.
+ */
+#define CALL_PRESERVING(type, fn, ...) __extension__({                                   \
+	_Static_assert(__builtin_types_compatible_p(__typeof__(fn(__VA_ARGS__)), type),     \
+		       #fn ": the type or the arguments differ from its prototype");         \
+	_Static_assert(sizeof(type) <= sizeof(struct arch_words2),                          \
+		       #fn ": returns more than two words");                                \
+	union { struct arch_words2 w; type v; } cp_u_ = {                                   \
+		.w = CALL_PRESERVING_ARGS_(fn, CALL_PRESERVING_PAD_(__VA_ARGS__)) };          \
+	cp_u_.v;                                                                             \
+})
+#define CALL_PRESERVING_VOID(fn, ...) __extension__({                                    \
+	_Static_assert(__builtin_types_compatible_p(__typeof__(fn(__VA_ARGS__)), void),     \
+		       #fn ": the arguments differ from its prototype, or it returns a value"); \
+	(void)CALL_PRESERVING_ARGS_(fn, CALL_PRESERVING_PAD_(__VA_ARGS__));                  \
+})
+/* The arguments padded to five (a macro argument is expanded before it is
+ * passed on, so ARCH_CALL_PRESERVING sees five). */
+#define CALL_PRESERVING_PAD_(...) CALL_PRESERVING_TAKE5_(__VA_ARGS__, 0, 0, 0, 0, 0)
+#define CALL_PRESERVING_TAKE5_(a, b, c, d, e, ...) a, b, c, d, e
+#define CALL_PRESERVING_ARGS_(fn, ...) ARCH_CALL_PRESERVING(fn, __VA_ARGS__)
 
 /* ---- Inline primitives (arch_defs.h must define these) ----------------------
  *
@@ -81,7 +101,9 @@ struct arch_words2 {
  *                                          ones any value) and yields fn's two
  *                                          return registers as struct
  *                                          arch_words2.  A compiler barrier, as
- *                                          a call is; changes no other register
+ *                                          a call is; changes no other register.
+ *                                          Generic code uses the typed
+ *                                          CALL_PRESERVING (below)
  */
 
 /* ---- Boot ------------------------------------------------------------------
@@ -341,6 +363,15 @@ uintptr_t arch_test_find_jump(uintptr_t start, size_t len, uintptr_t target);
  * register-preserving thunk may do, and the thunk must hide.
  */
 void arch_test_trash_caller_saved(void);
+
+/*
+ * Load every register a register-preserving thunk must keep (arm64 x2-x15
+ * and x18, x86-64 rcx, rsi, rdi, r8-r11) with a distinct value, call
+ * `thunk` (made by ARCH_PRESERVING_THUNK), and return a mask of those that
+ * changed: bit n for register n (arm64 xn; x86-64 by its encoding: rcx 1,
+ * rsi 6, rdi 7, r8-r11 8-11).  0: the thunk kept them all.
+ */
+uint64_t arch_test_preserving_call(void (*thunk)(void));
 
 /* ---- Upcalls: generic functions the arch code calls --------------------------
  *

@@ -12,6 +12,8 @@ FIGURES = [
     ("graph_call", "insns", "tcg-icount"),
     ("graph_args_retval_call", "insns", "tcg-icount"),
     ("rb_event", "insns", "tcg-icount"),
+    ("rb_event_nopreempt", "insns", "tcg-icount"),
+    ("rb_event_handle", "insns", "tcg-icount"),
     ("rb_events_per_s_cpus1", "events_per_s", "tcg"),
     ("rb_events_per_s_cpus2", "events_per_s", "tcg"),
     ("rb_scaling_2cpu", "ratio", "tcg"),

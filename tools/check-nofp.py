@@ -5,7 +5,8 @@ Usage: check-nofp.py KERNEL.nm KERNEL.asm
 
 KERNEL.nm is `nm -n` of the linked kernel, KERNEL.asm its `objdump -d`.
 Every function that starts in [__nofp_text_start, __nofp_text_end) is a root
-(trace/ftrace.h, FTRACE_HOT_NOFP).  From the roots, every function reached by
+(trace/ftrace.h, FTRACE_HOT_NOFP), and so is every register-preserving thunk
+(a symbol ending in _preserving, arch/hooks.h: it saves no FP/SIMD register).  From the roots, every function reached by
 a direct call or a branch into another function (a tail call) is checked:
 it must contain no instruction that names an FP/SIMD register (arm64 q/d/s/h/b
 and v registers, FPCR/FPSR; x86-64 xmm/ymm/zmm/mm/st registers, x87
@@ -104,8 +105,11 @@ def main():
     if not roots:
         print("check-nofp: no FTRACE_HOT_NOFP callbacks")
         return
-    path = {r: [r] for r in roots}
-    todo, seen, errors = list(roots), set(), []
+    # Register-preserving thunks (arch/hooks.h) save no FP/SIMD register, so
+    # what they call must not touch one either, whoever calls them.
+    thunks = sorted(n for n in addr if n.endswith("_preserving"))
+    path = {r: [r] for r in roots + thunks}
+    todo, seen, errors = list(roots + thunks), set(), []
     while todo:
         f = todo.pop()
         if f in seen:
@@ -126,8 +130,8 @@ def main():
             print("check-nofp: " + e, file=sys.stderr)
         sys.exit("check-nofp: FTRACE_HOT_NOFP callbacks reach FP/SIMD code or indirect calls "
                  "(%d offences)" % len(errors))
-    print("check-nofp: %d callbacks, %d functions reached, no FP/SIMD, no indirect calls (%s)"
-          % (len(roots), len(seen), ", ".join(roots)))
+    print("check-nofp: %d callbacks, %d preserving thunks, %d functions reached, no FP/SIMD, "
+          "no indirect calls (%s)" % (len(roots), len(thunks), len(seen), ", ".join(roots)))
 
 
 if __name__ == "__main__":

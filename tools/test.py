@@ -303,6 +303,46 @@ def graph_boot_options(arch):
            "apply (%d calls)" % (arch, len(lines)), out)
 
 
+def no_buffer(arch):
+    """trace_buf_size too large: the buffer cannot be made, the boot says why,
+    and every tracefs file that needs it says so (nothing crashes); nop stays
+    the tracer, the profiler (which needs no buffer) still works."""
+    script = os.path.join(LOGS, arch + "-nobuf-script.txt")
+    with open(script, "w") as f:
+        f.write("echo function > current_tracer\necho function_graph > current_tracer\n"
+                "cat current_tracer\ncat trace\necho > trace\ncat trace_pipe\n"
+                "echo hi > trace_marker\necho 0 > tracing_on\necho 100 > buffer_size_kb\n"
+                "echo 1 > function_profile_enabled\necho 0 > function_profile_enabled\n")
+    with open(script, "rb") as f:
+        rc, out, _ = run(["tools/qemu-run.sh", arch, kernel_path(arch), "trace_buf_size=300m"], 150,
+                         env={"SMP": "2", "TIMEOUT": "120"}, stdin=f)
+    save_log(arch + "-nobuf", out)
+    blocks = {}
+    for part in out.split("trace> ")[1:]:
+        cmd, _, answer = part.partition("\n")
+        blocks.setdefault(cmd, []).append(answer.rstrip("\n"))
+    want = {
+        "echo function > current_tracer": ["echo: current_tracer: no trace buffer"],
+        "echo function_graph > current_tracer": ["echo: current_tracer: no trace buffer"],
+        "cat current_tracer": ["nop"],
+        "cat trace": ["# tracer: nop\n# (no trace buffer)"],
+        "echo > trace": ["echo: trace: no trace buffer"],
+        "cat trace_pipe": ["cat: trace_pipe: no trace buffer"],
+        "echo hi > trace_marker": ["echo: trace_marker: no trace buffer"],
+        "echo 0 > tracing_on": ["echo: tracing_on: no trace buffer"],
+        "echo 100 > buffer_size_kb": ["echo: buffer_size_kb: no trace buffer"],
+        "echo 1 > function_profile_enabled": [""],
+        "echo 0 > function_profile_enabled": [""],
+    }
+    bad = [k for k, v in want.items() if blocks.get(k) != v]
+    ok = "trace: cannot create the buffer (314572800 bytes per CPU): too large: an event must fit " \
+        "in one page (4072 bytes of payload), a CPU's buffer in 65000 pages (265200000 bytes)" in out \
+        and "baretrace: demo returned 0" in out and not bad and \
+        "baretrace: script done, 7 command(s) failed" in out and rc == 1
+    report(bool(ok), "%s no trace buffer (trace_buf_size too large): said at boot and by every "
+           "file that needs it%s" % (arch, "" if not bad else ": " + ", ".join(bad)), out)
+
+
 def shell_session(arch):
     """A scripted shell session through piped stdin, checked line by line."""
     with open(os.path.join(ROOT, "tests/shell/session.txt"), "rb") as f:
@@ -460,6 +500,7 @@ def main():
             ftrace_boot(arch)
         if "shell" in only:
             shell_session(arch)
+            no_buffer(arch)
         if "graph" in only:
             graph_golden(arch)
             graph_boot_options(arch)

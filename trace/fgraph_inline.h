@@ -71,7 +71,7 @@ FGRAPH_INLINE struct fgraph_stack *fgraph_context_stack(struct cpu *c, struct fg
 {
 	if (__builtin_expect(c->irq_depth != 0, 0)) {
 		*outer = fgraph_thread_stack(c);
-		return *outer ? CALL_PRESERVING(struct fgraph_stack *, fgraph_irq_stack, c, 0, 0, 0, 0)
+		return *outer ? CALL_PRESERVING(struct fgraph_stack *, fgraph_irq_stack, c)
 			      : NULL;
 	}
 	*outer = NULL;
@@ -86,7 +86,7 @@ FGRAPH_INLINE uint64_t *fgraph_frame_push(struct fgraph_stack *st, unsigned size
 {
 	unsigned base = st->top;
 	if (__builtin_expect(base + size > FGRAPH_STACK_WORDS, 0)) {
-		CALL_PRESERVING_VOID(fgraph_count_overrun, st, mask, 0, 0, 0);
+		CALL_PRESERVING_VOID(fgraph_count_overrun, st, mask);
 		return NULL;
 	}
 	st->top = base + size;                                   /* A */

@@ -40,10 +40,13 @@ struct ftrace_ops ftrace_list_ops = { .call = ftrace_ops_list_func, .func = ftra
 
 void ftrace_kill(const char *why)
 {
-	if (__atomic_exchange_n(&ftrace_dead, true, __ATOMIC_RELAXED))
-		return;
+	/* Every CPU's byte first, by every caller: a second caller that
+	 * loses the exchange below returns at once, and its own CPU must see
+	 * the kill by then (program order), as the first caller's does. */
 	for (unsigned i = 0; i < MAX_CPUS; i++)
 		__atomic_store_n(&cpus[i].ftrace_dead, 1, __ATOMIC_RELAXED);
+	if (__atomic_exchange_n(&ftrace_dead, true, __ATOMIC_RELAXED))
+		return;
 	ksnprintf(dead_reason, sizeof(dead_reason), "%s", why);
 	kprintf("ftrace: tracing disabled: %s\n", why);
 }

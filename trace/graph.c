@@ -140,7 +140,7 @@ static inline __attribute__((always_inline)) bool graph_entry_inline(const struc
 	uint32_t inside = *e->state | *e->task_state;
 	data[0] = 0;
 	if (__builtin_expect(inside | __atomic_load_n(&graph_filters, __ATOMIC_RELAXED), 0)) {
-		int v = CALL_PRESERVING(int, graph_filter, e->func, e->state, data, inside, 0);
+		int v = CALL_PRESERVING(int, graph_filter, e->func, e->state, data, inside);
 		if (v != GRAPH_RECORD)
 			return v == GRAPH_HOOK_ONLY;
 	}

@@ -25,9 +25,9 @@
  * the writer's common path nothing -- the kernel's calls through thunks
  * that preserve every register (arch/hooks.h, ARCH_CALL_PRESERVING):
  *
- *   RB_PORT_COLD4(type, fn, a0, a1, a2, a3)   fn(a0, .., a3), its result
- *                                       as `type` (two words at most)
- *   RB_PORT_COLD1(fn, a0)               fn(a0), no result
+ *   RB_PORT_COLD(type, fn, args...)    fn(args...), its result as `type`
+ *                                       (two words at most)
+ *   RB_PORT_COLD_VOID(fn, args...)      fn(args...), no result
  *   RB_PORT_COLD_THUNK(fn);             at file scope after fn's definition:
  *                                       whatever the two above need for fn
  *

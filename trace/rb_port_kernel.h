@@ -61,7 +61,7 @@ RB_PORT_INLINE void rb_port_preempt_enable(uintptr_t token)
 /* The general paths through register-preserving thunks: a tracer callback
  * whose fast path calls nothing else is then a leaf on its common path. */
 #define RB_PORT_COLD_THUNK(fn) ARCH_PRESERVING_THUNK(fn)
-#define RB_PORT_COLD4(type, fn, a0, a1, a2, a3) CALL_PRESERVING(type, fn, a0, a1, a2, a3, 0)
-#define RB_PORT_COLD1(fn, a0) CALL_PRESERVING_VOID(fn, a0, 0, 0, 0, 0)
+#define RB_PORT_COLD(type, fn, ...) CALL_PRESERVING(type, fn, __VA_ARGS__)
+#define RB_PORT_COLD_VOID(fn, ...) CALL_PRESERVING_VOID(fn, __VA_ARGS__)
 
 #endif

@@ -140,7 +140,7 @@ RB_INLINE void rb_end_fast(struct rb_cpu *cb, uint64_t nt, uint64_t c)
 	__atomic_fetch_sub(&cb->gate, 1u, __ATOMIC_RELEASE);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (__builtin_expect(__atomic_load_n(&cb->tail, __ATOMIC_RELAXED) != nt, 0))
-		RB_PORT_COLD1(rb_end_again, cb);
+		RB_PORT_COLD_VOID(rb_end_again, cb);
 }
 
 /*
@@ -151,7 +151,7 @@ RB_INLINE void rb_end_fast(struct rb_cpu *cb, uint64_t nt, uint64_t c)
 RB_INLINE void rb_end(struct rb_cpu *cb)
 {
 	if (__atomic_load_n(&cb->gate, __ATOMIC_RELAXED) != 1) {
-		RB_PORT_COLD1(rb_end_slow, cb);
+		RB_PORT_COLD_VOID(rb_end_slow, cb);
 		return;
 	}
 	uint64_t w = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
@@ -176,7 +176,7 @@ RB_INLINE int rb_reserve_cb(struct rb_cpu *cb, uint32_t len, struct rb_resv *r)
 	uint64_t g = __atomic_fetch_add(&cb->gate, 1u, __ATOMIC_ACQUIRE);
 	if (__builtin_expect(g == 0, 1) && (r->data = rb_claim_fast(cb, len, r)))
 		return 0;
-	struct rb_slow s = RB_PORT_COLD4(struct rb_slow, rb_reserve_slow, cb, len, G_INSIDE(g),
+	struct rb_slow s = RB_PORT_COLD(struct rb_slow, rb_reserve_slow, cb, len, G_INSIDE(g),
 					 G_OFF(g));
 	r->data = s.data;
 	return (int)s.err;

@@ -21,12 +21,16 @@
 
 #define RB_RETRY 1      /* internal: start over from B */
 
+_Static_assert(RB_MAX_PAGES == 65000u && RB_MAX_PAYLOAD == 4072u && RB_DATA_SIZE == 4080u,
+	       "rb_strerror's RB_E2BIG text names these");
+
 const char *rb_strerror(int err)
 {
 	static const char *const msg[RB_NERR] = {
 		[0] = "success",
 		[RB_EINVAL] = "invalid argument (size 0, bad CPU or flag)",
-		[RB_E2BIG] = "too large: an event must fit in one page (4072 bytes of payload)",
+		[RB_E2BIG] = ("too large: an event must fit in one page (4072 bytes of payload), "
+			      "a CPU's buffer in 65000 pages (265200000 bytes)"),
 		[RB_EBUSY] = "busy: recording is on, a writer is inside or a reader is active",
 		[RB_ENOMEM] = "out of memory",
 		[RB_EOFF] = "recording is off",

@@ -151,6 +151,11 @@ int tracer_set(const char *name)
 	const struct tracer *t = tracer_find(name);
 	if (!t)
 		return -EINVAL;
+	/* Without a buffer (trace_init could not make one: trace_buf_size
+	 * too large) only nop runs: a tracer would write through a CPU's
+	 * handle that is not there. */
+	if (!trace_buffer && t->start)
+		return -ENODEV;
 	mutex_lock(&tracer_mutex);
 	const struct tracer *old = tracer_current();
 	int err = 0;

@@ -139,8 +139,10 @@ const struct tracer *tracer_find(const char *name);
 const struct tracer *tracer_current(void);
 /* Switch tracers: start `name`, stop the current one, clear the buffer (as
  * Linux does).  Setting the current tracer again changes nothing.
- * -EINVAL if unknown, or the start's error (e.g. -ENOMEM, -EBUSY): either
- * way nothing changed (the old tracer runs, the buffer keeps its events). */
+ * -EINVAL if unknown, -ENODEV for a tracer other than nop when there is
+ * no buffer (trace_init failed), or the start's error (e.g. -ENOMEM,
+ * -EBUSY): either way nothing changed (the old tracer runs, the buffer
+ * keeps its events). */
 int tracer_set(const char *name);
 void tracer_list(void (*fn)(const char *name, void *arg), void *arg);
 

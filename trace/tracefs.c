@@ -104,6 +104,10 @@ static int set_current_tracer(const char *arg, const char *value, bool append)
 		return -EINVAL;
 	}
 	int err = tracer_set(value);
+	if (err == -ENODEV) {
+		kprintf("echo: current_tracer: no trace buffer\n");
+		return err;
+	}
 	return err ? write_error(err, NULL) : 0;
 }
 

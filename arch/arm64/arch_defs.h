@@ -268,8 +268,9 @@ ARM64_INLINE uintptr_t arch_frame_address(void)
  * ARCH_CALL_PRESERVING).  The thunk saves x2-x15 and x18, the registers a C
  * call may change that are not fn's return (x0, x1); fn keeps x19-x28 as
  * any C function does.  x16/x17 (a veneer's) and x30 (the bl's) are the
- * call site's clobbers.  The frame is a real one (x29, x30 first), so a
- * backtrace from inside fn walks through it.
+ * call site's clobbers; declaring x30 also makes the compiler set up the
+ * caller's frame before the call.  The thunk's frame is a real one (x29,
+ * x30 first, with CFI), so a backtrace from inside fn walks through it.
  */
 #define ARCH_PRESERVING_THUNK(fn)                                                        \
 	__asm__(".pushsection .text." #fn "_preserving, \"ax\", %progbits\n"            \
@@ -277,8 +278,13 @@ ARM64_INLINE uintptr_t arch_frame_address(void)
 		".type " #fn "_preserving, %function\n"                                  \
 		".p2align 2\n"                                                           \
 		#fn "_preserving:\n"                                                     \
+		"	.cfi_startproc\n"                                                 \
 		"	stp x29, x30, [sp, #-144]!\n"                                     \
+		"	.cfi_def_cfa_offset 144\n"                                        \
+		"	.cfi_offset 29, -144\n"                                           \
+		"	.cfi_offset 30, -136\n"                                           \
 		"	mov x29, sp\n"                                                    \
+		"	.cfi_def_cfa_register 29\n"                                       \
 		"	stp x2, x3, [sp, #16]\n"                                          \
 		"	stp x4, x5, [sp, #32]\n"                                          \
 		"	stp x6, x7, [sp, #48]\n"                                          \
@@ -297,23 +303,28 @@ ARM64_INLINE uintptr_t arch_frame_address(void)
 		"	ldp x14, x15, [sp, #112]\n"                                       \
 		"	ldr x18, [sp, #128]\n"                                            \
 		"	ldp x29, x30, [sp], #144\n"                                       \
+		"	.cfi_def_cfa sp, 0\n"                                             \
+		"	.cfi_restore 29\n"                                                \
+		"	.cfi_restore 30\n"                                                \
 		"	ret\n"                                                            \
+		"	.cfi_endproc\n"                                                   \
 		".size " #fn "_preserving, . - " #fn "_preserving\n"                     \
 		".popsection\n")
 
 #define ARCH_CALL_PRESERVING(fn, a0, a1, a2, a3, a4) __extension__({                     \
-	uintptr_t v0_ = (uintptr_t)(a0), v1_ = (uintptr_t)(a1), v2_ = (uintptr_t)(a2);        \
-	uintptr_t v3_ = (uintptr_t)(a3), v4_ = (uintptr_t)(a4);                               \
-	register uintptr_t x0_ __asm__("x0") = v0_;                                           \
-	register uintptr_t x1_ __asm__("x1") = v1_;                                           \
-	register uintptr_t x2_ __asm__("x2") = v2_;                                           \
-	register uintptr_t x3_ __asm__("x3") = v3_;                                           \
-	register uintptr_t x4_ __asm__("x4") = v4_;                                           \
+	uintptr_t acp_v0_ = (uintptr_t)(a0), acp_v1_ = (uintptr_t)(a1);                      \
+	uintptr_t acp_v2_ = (uintptr_t)(a2), acp_v3_ = (uintptr_t)(a3);                      \
+	uintptr_t acp_v4_ = (uintptr_t)(a4);                                                  \
+	register uintptr_t acp_x0_ __asm__("x0") = acp_v0_;                                   \
+	register uintptr_t acp_x1_ __asm__("x1") = acp_v1_;                                   \
+	register uintptr_t acp_x2_ __asm__("x2") = acp_v2_;                                   \
+	register uintptr_t acp_x3_ __asm__("x3") = acp_v3_;                                   \
+	register uintptr_t acp_x4_ __asm__("x4") = acp_v4_;                                   \
 	__asm__ volatile("bl " #fn "_preserving"                                              \
-			 : "+r"(x0_), "+r"(x1_)                                               \
-			 : "r"(x2_), "r"(x3_), "r"(x4_)                                       \
+			 : "+r"(acp_x0_), "+r"(acp_x1_)                                       \
+			 : "r"(acp_x2_), "r"(acp_x3_), "r"(acp_x4_)                           \
 			 : "x16", "x17", "x30", "cc", "memory");                              \
-	(struct arch_words2){ x0_, x1_ };                                                     \
+	(struct arch_words2){ acp_x0_, acp_x1_ };                                             \
 })
 
 #endif

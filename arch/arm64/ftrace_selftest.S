@@ -197,5 +197,81 @@ arm64_st_clobber_fp:
 	ret
 	end_fn	arm64_st_clobber_fp
 
+/* uint64_t arch_test_preserving_call(void (*thunk)(void)): arch/hooks.h.
+ * x18 is saved around the test (the thunk's callee is C, which may use it). */
+	.globl	arch_test_preserving_call
+	.type	arch_test_preserving_call, %function
+arch_test_preserving_call:
+	stp	x29, x30, [sp, #-32]!
+	mov	x29, sp
+	str	x18, [sp, #16]
+	mov	x16, x0
+	mov	x2, #0x102
+	mov	x3, #0x103
+	mov	x4, #0x104
+	mov	x5, #0x105
+	mov	x6, #0x106
+	mov	x7, #0x107
+	mov	x8, #0x108
+	mov	x9, #0x109
+	mov	x10, #0x10a
+	mov	x11, #0x10b
+	mov	x12, #0x10c
+	mov	x13, #0x10d
+	mov	x14, #0x10e
+	mov	x15, #0x10f
+	mov	x18, #0x112
+	blr	x16
+	mov	x0, #0
+	cmp	x2, #0x102
+	cset	x1, ne
+	orr	x0, x0, x1, lsl #2
+	cmp	x3, #0x103
+	cset	x1, ne
+	orr	x0, x0, x1, lsl #3
+	cmp	x4, #0x104
+	cset	x1, ne
+	orr	x0, x0, x1, lsl #4
+	cmp	x5, #0x105
+	cset	x1, ne
+	orr	x0, x0, x1, lsl #5
+	cmp	x6, #0x106
+	cset	x1, ne
+	orr	x0, x0, x1, lsl #6
+	cmp	x7, #0x107
+	cset	x1, ne
+	orr	x0, x0, x1, lsl #7
+	cmp	x8, #0x108
+	cset	x1, ne
+	orr	x0, x0, x1, lsl #8
+	cmp	x9, #0x109
+	cset	x1, ne
+	orr	x0, x0, x1, lsl #9
+	cmp	x10, #0x10a
+	cset	x1, ne
+	orr	x0, x0, x1, lsl #10
+	cmp	x11, #0x10b
+	cset	x1, ne
+	orr	x0, x0, x1, lsl #11
+	cmp	x12, #0x10c
+	cset	x1, ne
+	orr	x0, x0, x1, lsl #12
+	cmp	x13, #0x10d
+	cset	x1, ne
+	orr	x0, x0, x1, lsl #13
+	cmp	x14, #0x10e
+	cset	x1, ne
+	orr	x0, x0, x1, lsl #14
+	cmp	x15, #0x10f
+	cset	x1, ne
+	orr	x0, x0, x1, lsl #15
+	cmp	x18, #0x112
+	cset	x1, ne
+	orr	x0, x0, x1, lsl #18
+	ldr	x18, [sp, #16]
+	ldp	x29, x30, [sp], #32
+	ret
+	end_fn	arch_test_preserving_call
+
 	/* No executable stack wanted (GNU ld warns without this note). */
 	.section .note.GNU-stack, "", %progbits

@@ -325,9 +325,11 @@ ARCH_INLINE uintptr_t arch_frame_address(void)
  * registers a C call may change that are not fn's return (rax, rdx); fn
  * keeps rbx, rbp and r12-r15 as any C function does.  It aligns the stack
  * for fn (the call site may be in a leaf, which keeps no alignment) and
- * keeps a frame (rbp) a backtrace walks through.  The kernel is built
- * without a red zone, so a call from the middle of a function body
- * overwrites nothing.
+ * keeps a frame (rbp, with CFI) a backtrace walks through.  The kernel is
+ * built without a red zone, so a call from the middle of a function body
+ * overwrites nothing; the call site names rsp as an operand so that the
+ * compiler sets up the caller's frame first (as Linux's
+ * ASM_CALL_CONSTRAINT does).
  */
 #define ARCH_PRESERVING_THUNK(fn)                                                        \
 	__asm__(".pushsection .text." #fn "_preserving, \"ax\", @progbits\n"            \
@@ -335,8 +337,12 @@ ARCH_INLINE uintptr_t arch_frame_address(void)
 		".type " #fn "_preserving, @function\n"                                  \
 		".p2align 4\n"                                                           \
 		#fn "_preserving:\n"                                                     \
+		"	.cfi_startproc\n"                                                 \
 		"	push %rbp\n"                                                      \
+		"	.cfi_def_cfa_offset 16\n"                                         \
+		"	.cfi_offset %rbp, -16\n"                                          \
 		"	mov %rsp, %rbp\n"                                                 \
+		"	.cfi_def_cfa_register %rbp\n"                                     \
 		"	and $-16, %rsp\n"                                                 \
 		"	push %rdi\n"                                                      \
 		"	push %rsi\n"                                                      \
@@ -356,19 +362,23 @@ ARCH_INLINE uintptr_t arch_frame_address(void)
 		"	pop %rsi\n"                                                       \
 		"	pop %rdi\n"                                                       \
 		"	leave\n"                                                          \
+		"	.cfi_def_cfa %rsp, 8\n"                                           \
 		"	ret\n"                                                            \
+		"	.cfi_endproc\n"                                                   \
 		".size " #fn "_preserving, . - " #fn "_preserving\n"                     \
 		".popsection\n")
 
 #define ARCH_CALL_PRESERVING(fn, a0, a1, a2, a3, a4) __extension__({                     \
-	uintptr_t v0_ = (uintptr_t)(a0), v1_ = (uintptr_t)(a1), v2_ = (uintptr_t)(a2);        \
-	uintptr_t v3_ = (uintptr_t)(a3), v4_ = (uintptr_t)(a4), r0_;                          \
-	register uintptr_t r8_ __asm__("r8") = v4_;                                           \
+	uintptr_t acp_v0_ = (uintptr_t)(a0), acp_v1_ = (uintptr_t)(a1);                      \
+	uintptr_t acp_v2_ = (uintptr_t)(a2), acp_v3_ = (uintptr_t)(a3);                      \
+	uintptr_t acp_v4_ = (uintptr_t)(a4), acp_r0_;                                         \
+	register uintptr_t acp_r8_ __asm__("r8") = acp_v4_;                                   \
+	register uintptr_t acp_sp_ __asm__("rsp");                                            \
 	__asm__ volatile("call " #fn "_preserving"                                            \
-			 : "=a"(r0_), "+d"(v2_)                                               \
-			 : "D"(v0_), "S"(v1_), "c"(v3_), "r"(r8_)                             \
+			 : "=a"(acp_r0_), "+d"(acp_v2_), "+r"(acp_sp_)                        \
+			 : "D"(acp_v0_), "S"(acp_v1_), "c"(acp_v3_), "r"(acp_r8_)             \
 			 : "cc", "memory");                                                   \
-	(struct arch_words2){ r0_, v2_ };                                                     \
+	(struct arch_words2){ acp_r0_, acp_v2_ };                                             \
 })
 
 #endif /* __ASSEMBLY__ */

@@ -518,3 +518,28 @@ void arch_test_trash_caller_saved(void)
 			 "mov %%rax, %%r9\n\tmov %%rax, %%r10\n\tmov %%rax, %%r11"
 			 : : : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "memory");
 }
+
+/* uint64_t arch_test_preserving_call(void (*thunk)(void)): arch/hooks.h.
+ * rbx (callee-saved) holds the thunk; pushed twice so that the call below
+ * is made with rsp 16-aligned. */
+__asm__(".text\n"
+	".balign 16\n.globl arch_test_preserving_call\narch_test_preserving_call:\n\t"
+	"pushq %rbp\n\tmovq %rsp, %rbp\n\tpushq %rbx\n\tpushq %rbx\n\t"
+	"movq %rdi, %rbx\n\t"
+	"movq $0x101, %rcx\n\t"
+	"movq $0x106, %rsi\n\t"
+	"movq $0x107, %rdi\n\t"
+	"movq $0x108, %r8\n\t"
+	"movq $0x109, %r9\n\t"
+	"movq $0x10a, %r10\n\t"
+	"movq $0x10b, %r11\n\t"
+	"call *%rbx\n\t"
+	"xorl %eax, %eax\n\t"
+	"cmpq $0x101, %rcx\n\tsetne %dl\n\tmovzbl %dl, %edx\n\tshlq $1, %rdx\n\torq %rdx, %rax\n\t"
+	"cmpq $0x106, %rsi\n\tsetne %dl\n\tmovzbl %dl, %edx\n\tshlq $6, %rdx\n\torq %rdx, %rax\n\t"
+	"cmpq $0x107, %rdi\n\tsetne %dl\n\tmovzbl %dl, %edx\n\tshlq $7, %rdx\n\torq %rdx, %rax\n\t"
+	"cmpq $0x108, %r8\n\tsetne %dl\n\tmovzbl %dl, %edx\n\tshlq $8, %rdx\n\torq %rdx, %rax\n\t"
+	"cmpq $0x109, %r9\n\tsetne %dl\n\tmovzbl %dl, %edx\n\tshlq $9, %rdx\n\torq %rdx, %rax\n\t"
+	"cmpq $0x10a, %r10\n\tsetne %dl\n\tmovzbl %dl, %edx\n\tshlq $10, %rdx\n\torq %rdx, %rax\n\t"
+	"cmpq $0x10b, %r11\n\tsetne %dl\n\tmovzbl %dl, %edx\n\tshlq $11, %rdx\n\torq %rdx, %rax\n\t"
+	"popq %rbx\n\tpopq %rbx\n\tpopq %rbp\n\tret\n");

@@ -106,7 +106,7 @@ BENCH_CASE(rb_event_cost)
 	struct bench_result h = bench_measure(events_handle, 0);
 	struct bench_result e = bench_measure(empty, 0);
 	preempt_enable();
-	/* One baseline for all three, so min <= median <= max still holds. */
+	/* One baseline for all four, so min <= median <= max still holds. */
 	r.median -= e.median;
 	r.min -= e.median;
 	r.max -= e.median;

@@ -288,7 +288,8 @@ TEST_CASE(ring_buffer, bad_input_changes_nothing)
 	EXPECT_EQ(rb_resize(b, RB_ALL_CPUS, 8 * RB_DATA_SIZE), 0);
 	EXPECT_EQ(rb_size(b, ncpus - 1), 8 * RB_DATA_SIZE);
 	EXPECT_STREQ(rb_strerror(-RB_E2BIG),
-		     "too large: an event must fit in one page (4072 bytes of payload)");
+		     "too large: an event must fit in one page (4072 bytes of payload), "
+		     "a CPU's buffer in 65000 pages (265200000 bytes)");
 	rb_destroy(b);
 }
 

@@ -39,7 +39,7 @@ static inline void rb_port_relax(void) { sched_yield(); }
 
 /* Cold calls are plain calls here. */
 #define RB_PORT_COLD_THUNK(fn) _Static_assert(1, #fn)
-#define RB_PORT_COLD4(type, fn, a0, a1, a2, a3) fn(a0, a1, a2, a3)
-#define RB_PORT_COLD1(fn, a0) fn(a0)
+#define RB_PORT_COLD(type, fn, ...) fn(__VA_ARGS__)
+#define RB_PORT_COLD_VOID(fn, ...) fn(__VA_ARGS__)
 
 #endif

@@ -6,7 +6,7 @@ the tools print for arm64 and x86-64, runs the checker and asserts its exit
 status and the offence it names: clean code passes; an FP/SIMD register in a
 callee reached through a call, a tail call (branch into another function),
 an indirect call, a jump table and x87 code fail; code outside the section
-is not looked at unless reached.
+is not looked at unless reached (or a register-preserving thunk).
 """
 import os
 import subprocess
@@ -124,6 +124,23 @@ def test_x86_x87():
     expect(rc, out, 1, "FP/SIMD: fldl")
 
 
+def test_arm_preserving_thunk_is_a_root():
+    """A register-preserving thunk saves no FP/SIMD register: what it calls
+    is checked though no callback reaches it."""
+    asm = arm("    40201000:\td65f03c0 \tret\n") + (
+        "\n0000000040204000 <other_preserving>:\n"
+        "    40204000:\t97fffc00 \tbl\t40203000 <other>\n"
+        "    40204004:\td65f03c0 \tret\n")
+    rc, out = run(NM + "0000000040204000 T other_preserving\n", asm)
+    expect(rc, out, 1, "other_preserving -> other: FP/SIMD: ldr")
+    clean = arm("    40201000:\td65f03c0 \tret\n") + (
+        "\n0000000040204000 <helper_preserving>:\n"
+        "    40204000:\t97fff800 \tbl\t40202000 <helper>\n"
+        "    40204004:\td65f03c0 \tret\n")
+    rc, out = run(NM + "0000000040204000 T helper_preserving\n", clean)
+    expect(rc, out, 0, "1 callbacks, 1 preserving thunks, 3 functions reached")
+
+
 def test_missing_section_symbols():
     rc, out = run("0000000040200000 T _text_start\n", arm("    40201000:\td65f03c0 \tret\n"))
     expect(rc, out, 1, "__nofp_text_start/__nofp_text_end missing")
@@ -132,7 +149,7 @@ def test_missing_section_symbols():
 TESTS = [test_arm_clean, test_arm_simd_in_callee, test_arm_vector_and_fmov, test_arm_tail_call,
          test_arm_indirect, test_arm_unreached_is_ignored, test_x86_clean,
          test_x86_sse_via_tail_jump, test_x86_indirect_and_jump_table, test_x86_x87,
-         test_missing_section_symbols]
+         test_arm_preserving_thunk_is_a_root, test_missing_section_symbols]
 
 
 def main():

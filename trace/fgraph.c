@@ -75,6 +75,7 @@ static uint64_t last_gen;                             /* fgraph_mutex */
 static unsigned dead_slots;                           /* fgraph_mutex */
 static struct mutex fgraph_mutex = MUTEX_INIT;
 static struct fgraph_stack *irq_stacks[MAX_CPUS];     /* written once at boot */
+const uint32_t fgraph_no_state;                        /* fgraph_inline.h */
 static uint64_t total_overrun;                        /* atomic */
 
 struct fgraph_stack *fgraph_stack_alloc(void)
@@ -132,7 +133,6 @@ FTRACE_HOT void fgraph_list_enter(uintptr_t ip, uintptr_t parent, struct ftrace_
 	if (!f)
 		return;
 	struct fgraph_ent e;
-	uint32_t none = 0;
 	fgraph_ent_init(&e, c, ip, parent, fregs, f, st, outer);
 	unsigned taken = 0;
 	uint64_t *blk = &f[FR_HEADER];
@@ -144,7 +144,7 @@ FTRACE_HOT void fgraph_list_enter(uintptr_t ip, uintptr_t parent, struct ftrace_
 		blk[FB_GEN] = g ? g->gen : 0;
 		if (!g)
 			continue;
-		fgraph_ent_state(&e, i, g->gen, st, outer, &none);
+		fgraph_ent_state(&e, i, g->gen, st, outer);
 		if (g->entryfunc(&e, g, &blk[FB_DATA]))
 			taken |= 1u << i;
 	}

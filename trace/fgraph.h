@@ -55,7 +55,8 @@ struct fgraph_ent {
 	uint64_t calltime;               /* buffer clock (arch_counter) */
 	struct ftrace_regs *fregs;       /* argument state */
 	uint32_t *state;                 /* the user's word for this context (0 at start) */
-	uint32_t *task_state;            /* in an interrupt: the thread's word; else = state */
+	const uint32_t *task_state;      /* in an interrupt: the thread's word (read only);
+					  * else = state */
 	struct cpu *cpu;                 /* the CPU running the callback (preemption is off) */
 };
 

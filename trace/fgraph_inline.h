@@ -122,12 +122,15 @@ FGRAPH_INLINE void fgraph_ent_init(struct fgraph_ent *e, struct cpu *c, uintptr_
 	e->fregs = fregs;
 }
 
+/* The task_state of an interrupt whose thread's word belongs to another
+ * registration: a 0 word (fgraph.c). */
+extern const uint32_t fgraph_no_state;
+
 /* e's state words for user slot i of registration gen: this context's
  * (reset if it belongs to another registration) and, in an interrupt, the
- * thread's (*none, a 0 word, if that belongs to another). */
+ * thread's (fgraph_no_state if that belongs to another). */
 FGRAPH_INLINE void fgraph_ent_state(struct fgraph_ent *e, unsigned i, uint64_t gen,
-				    struct fgraph_stack *st, struct fgraph_stack *outer,
-				    uint32_t *none)
+				    struct fgraph_stack *st, struct fgraph_stack *outer)
 {
 	if (__builtin_expect(st->state_gen[i] != gen, 0)) {
 		st->state[i] = 0;
@@ -136,7 +139,7 @@ FGRAPH_INLINE void fgraph_ent_state(struct fgraph_ent *e, unsigned i, uint64_t g
 	e->state = &st->state[i];
 	e->task_state = e->state;
 	if (__builtin_expect(outer != NULL, 0))
-		e->task_state = outer->state_gen[i] == gen ? &outer->state[i] : none;
+		e->task_state = outer->state_gen[i] == gen ? &outer->state[i] : &fgraph_no_state;
 }
 
 /* C: the function returns into the hook.  After B's writes: a nested
@@ -180,9 +183,8 @@ FGRAPH_INLINE void fgraph_enter_one(uintptr_t ip, uintptr_t parent, struct ftrac
 	uint64_t *blk = &f[FR_HEADER];
 	blk[FB_GEN] = gen;
 	struct fgraph_ent e;
-	uint32_t none = 0;
 	fgraph_ent_init(&e, c, ip, parent, fregs, f, st, outer);
-	fgraph_ent_state(&e, i, gen, st, outer, &none);
+	fgraph_ent_state(&e, i, gen, st, outer);
 	if ((entry ? entry : g->entryfunc)(&e, g, &blk[FB_DATA])) {
 		f[FR_USERS] = (1u << i) * 0x10001u;          /* taken, asked */
 		fgraph_redirect(fregs);                      /* C */

@@ -43,14 +43,27 @@
 
 /* set_graph_function / set_graph_notrace: published hashes, read lock-free
  * by the entry callback; replaced under graph_mutex, old ones freed after a
- * grace period.  graph_filters says which are non-empty, so that a call
- * with neither (and no open filtered call) tests one word. */
+ * grace period.  graph_filters says which are non-empty, and whether
+ * max_graph_depth is set, so that a call with none of them (and no open
+ * filtered call) tests one word. */
 static struct ftrace_hash *graph_funcs, *graph_notrace;
-static unsigned graph_filters;            /* FILTER_*; graph_mutex, read lock-free */
+static unsigned graph_filters;            /* FILTER_*: atomic or/and, read lock-free */
 #define FILTER_FUNCS    1u
 #define FILTER_NOTRACE  2u
+#define FILTER_DEPTH    4u               /* max_graph_depth is not 0 */
 static struct mutex graph_mutex = MUTEX_INIT;
-unsigned max_graph_depth;                 /* 0: no limit; written by the shell */
+unsigned max_graph_depth;                 /* 0: no limit; graph_set_max_depth */
+
+/* Set max_graph_depth, then its bit (both read lock-free: a call racing
+ * with a change is limited by the old or the new depth). */
+void graph_set_max_depth(unsigned depth)
+{
+	__atomic_store_n(&max_graph_depth, depth, __ATOMIC_RELAXED);
+	if (depth)
+		__atomic_fetch_or(&graph_filters, FILTER_DEPTH, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_and(&graph_filters, ~FILTER_DEPTH, __ATOMIC_RELAXED);
+}
 
 /* Fill an event's header on CPU c (fgraph's callbacks run with preemption
  * off, so c is stable): the preempt-depth is the traced code's, without
@@ -135,14 +148,18 @@ static inline __attribute__((always_inline)) bool graph_entry_inline(const struc
 	struct cpu *c = e->cpu;
 	if (c->irq_depth && !trace_opt(TRACE_OPT_FUNCGRAPH_IRQS))
 		return false;
-	if (max_graph_depth && e->depth >= max_graph_depth)
-		return false;
 	uint32_t inside = *e->state | *e->task_state;
 	data[0] = 0;
-	if (__builtin_expect(inside | __atomic_load_n(&graph_filters, __ATOMIC_RELAXED), 0)) {
-		int v = CALL_PRESERVING(int, graph_filter, e->func, e->state, data, inside);
-		if (v != GRAPH_RECORD)
-			return v == GRAPH_HOOK_ONLY;
+	unsigned filters = __atomic_load_n(&graph_filters, __ATOMIC_RELAXED);
+	if (__builtin_expect(inside | filters, 0)) {
+		unsigned max = __atomic_load_n(&max_graph_depth, __ATOMIC_RELAXED);
+		if (max && e->depth >= max)
+			return false;
+		if (inside | (filters & (FILTER_FUNCS | FILTER_NOTRACE))) {
+			int v = CALL_PRESERVING(int, graph_filter, e->func, e->state, data, inside);
+			if (v != GRAPH_RECORD)
+				return v == GRAPH_HOOK_ONLY;
+		}
 	}
 	if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS))
 		return graph_entry_event(c, e, data, ARCH_FTRACE_NARGS);
@@ -224,8 +241,10 @@ int graph_set_hash(bool notrace, const char *patterns, bool reset)
 		/* RELEASE: the entry callback sees the new hash complete. */
 		__atomic_store_n(hp, h, __ATOMIC_RELEASE);
 		unsigned bit = notrace ? FILTER_NOTRACE : FILTER_FUNCS;
-		__atomic_store_n(&graph_filters, hash_empty(h) ? graph_filters & ~bit :
-				 graph_filters | bit, __ATOMIC_RELAXED);
+		if (hash_empty(h))
+			__atomic_fetch_and(&graph_filters, ~bit, __ATOMIC_RELAXED);
+		else
+			__atomic_fetch_or(&graph_filters, bit, __ATOMIC_RELAXED);
 		tramp_synchronize();     /* no entry callback still reads it */
 		hash_free(old);
 	}

@@ -43,7 +43,8 @@ _Static_assert(sizeof(struct fgraph_ret_entry) == 48, "funcgraph_exit is 48 byte
 
 extern const struct tracer graph_tracer;
 extern struct fgraph_ops graph_fgraph_ops;     /* the tracer's graph user */
-extern unsigned max_graph_depth;               /* 0: no limit */
+extern unsigned max_graph_depth;               /* 0: no limit; set it with: */
+void graph_set_max_depth(unsigned depth);
 
 /* set_graph_function (notrace=false) / set_graph_notrace (true): rules of
  * ftrace_set_filter; -EINVAL (reason in ftrace_filter_error) changes

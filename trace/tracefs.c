@@ -299,7 +299,7 @@ static int set_max_graph_depth(const char *arg, const char *value, bool append)
 	unsigned long n;
 	if (!parse_ulong(value, &n, 0xffffffffu))
 		return write_error(-EINVAL, "max_graph_depth takes a number, 0 for no limit");
-	__atomic_store_n(&max_graph_depth, (unsigned)n, __ATOMIC_RELAXED);
+	graph_set_max_depth((unsigned)n);
 	return 0;
 }
 

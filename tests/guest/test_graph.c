@@ -104,7 +104,7 @@ static void restore_filters(void)
 	trace_filter_set(false, "", true);
 	graph_set_hash(false, "", true);
 	graph_set_hash(true, "", true);
-	max_graph_depth = 0;
+	graph_set_max_depth(0);
 }
 
 /* ---- differential ---- */
@@ -235,7 +235,7 @@ TEST_CASE(graph, graph_function_and_notrace)
 TEST_CASE(graph, max_depth)
 {
 	char got[512];
-	max_graph_depth = 2;
+	graph_set_max_depth(2);
 	traced_run(true, false);
 	graph_string(got, sizeof(got));
 	traced_stop();

@@ -74,11 +74,16 @@ static int cmd_help(const char *args)
 
 #define END_OF_SCRIPT -2
 
+#define LINE_TOO_LONG -3
+
 /* Read one line with editing into buf; returns its length, -1 on Ctrl-C,
- * END_OF_SCRIPT on Ctrl-D at the start of a line. */
+ * END_OF_SCRIPT on Ctrl-D at the start of a line, LINE_TOO_LONG for a line
+ * that did not fit (read to its end, and not run: a cut line could be
+ * another command). */
 static int read_line(char *buf, size_t size)
 {
 	size_t n = 0;
+	bool too_long = false;
 	for (;;) {
 		int c = console_getc();
 		if (c == 4 && n == 0)                         /* Ctrl-D */
@@ -86,7 +91,7 @@ static int read_line(char *buf, size_t size)
 		if (c == '\r' || c == '\n') {
 			kprintf("\n");
 			buf[n] = '\0';
-			return (int)n;
+			return too_long ? LINE_TOO_LONG : (int)n;
 		} else if (c == 3) {                          /* Ctrl-C */
 			kprintf("^C\n");
 			return -1;
@@ -104,6 +109,8 @@ static int read_line(char *buf, size_t size)
 			buf[n++] = (char)c;
 			char e = (char)c;
 			console_write(&e, 1);
+		} else if (c >= 32 && c < 127) {
+			too_long = true;
 		}
 	}
 }
@@ -139,8 +146,12 @@ void shell_main(bool script)
 				break;
 			continue;                             /* a terminal: not an exit */
 		}
-		if (n >= 0 && execute(line) != 0)
+		if (n == LINE_TOO_LONG) {
+			kprintf("shell: line too long (at most %d characters), not run\n", LINE_MAX - 1);
 			failed++;
+		} else if (n >= 0 && execute(line) != 0) {
+			failed++;
+		}
 	}
 	if (script)
 		kprintf("\nbaretrace: script done, %u command(s) failed\n", failed);

@@ -304,18 +304,22 @@ def graph_boot_options(arch):
 
 
 def no_buffer(arch):
-    """trace_buf_size too large: the buffer cannot be made, the boot says why,
-    and every tracefs file that needs it says so (nothing crashes); nop stays
-    the tracer, the profiler (which needs no buffer) still works."""
+    """trace_buf_size larger than the heap holds (250 MB per CPU, 4 CPUs): the
+    buffer cannot be made, the boot says why and that the boot tracer does
+    not start, and every tracefs file that needs it says so (nothing
+    crashes); nop stays the tracer, the profiler (which needs no buffer)
+    still works, and a size beyond the ring buffer's limit is a bad option."""
     script = os.path.join(LOGS, arch + "-nobuf-script.txt")
     with open(script, "w") as f:
         f.write("echo function > current_tracer\necho function_graph > current_tracer\n"
                 "cat current_tracer\ncat trace\necho > trace\ncat trace_pipe\n"
                 "echo hi > trace_marker\necho 0 > tracing_on\necho 100 > buffer_size_kb\n"
-                "echo 1 > function_profile_enabled\necho 0 > function_profile_enabled\n")
+                "cat buffer_size_kb\necho 1 > function_profile_enabled\n"
+                "echo 0 > function_profile_enabled\n")
     with open(script, "rb") as f:
-        rc, out, _ = run(["tools/qemu-run.sh", arch, kernel_path(arch), "trace_buf_size=300m"], 150,
-                         env={"SMP": "2", "TIMEOUT": "120"}, stdin=f)
+        rc, out, _ = run(["tools/qemu-run.sh", arch, kernel_path(arch),
+                          "trace_buf_size=250m ftrace=function"], 150,
+                         env={"SMP": "4", "TIMEOUT": "120"}, stdin=f)
     save_log(arch + "-nobuf", out)
     blocks = {}
     for part in out.split("trace> ")[1:]:
@@ -331,16 +335,21 @@ def no_buffer(arch):
         "echo hi > trace_marker": ["echo: trace_marker: no trace buffer"],
         "echo 0 > tracing_on": ["echo: tracing_on: no trace buffer"],
         "echo 100 > buffer_size_kb": ["echo: buffer_size_kb: no trace buffer"],
+        "cat buffer_size_kb": ["cat: buffer_size_kb: no trace buffer"],
         "echo 1 > function_profile_enabled": [""],
         "echo 0 > function_profile_enabled": [""],
     }
     bad = [k for k, v in want.items() if blocks.get(k) != v]
-    ok = "trace: cannot create the buffer (314572800 bytes per CPU): too large: an event must fit " \
-        "in one page (4072 bytes of payload), a CPU's buffer in 65000 pages (265200000 bytes)" in out \
+    ok = "trace: cannot create the buffer (262144000 bytes per CPU): out of memory; only the nop " \
+        "tracer runs\ntrace: tracer function not started: no trace buffer\n" in out \
         and "baretrace: demo returned 0" in out and not bad and \
-        "baretrace: script done, 7 command(s) failed" in out and rc == 1
+        "baretrace: script done, 8 command(s) failed" in out and rc == 1
+    rc2, out2, _ = boot(arch, "trace_buf_size=300m", timeout=60, smp=2)
+    save_log(arch + "-bigbuf", out2)
+    ok = ok and rc2 == 0 and "bad boot option 'trace_buf_size=300m', ignored" in out2
     report(bool(ok), "%s no trace buffer (trace_buf_size too large): said at boot and by every "
-           "file that needs it%s" % (arch, "" if not bad else ": " + ", ".join(bad)), out)
+           "file that needs it%s" % (arch, "" if not bad else ": " + ", ".join(bad)),
+           out + "\n" + out2)
 
 
 def shell_session(arch):
@@ -400,9 +409,16 @@ def shell_session(arch):
         ("bad glob, filter unchanged", blocks.get("echo '[x' > set_ftrace_filter") ==
          ["echo: write error: Invalid argument (invalid pattern '[x': unterminated '[' in pattern)"]
          and blocks.get("cat set_ftrace_filter", ["", ""])[1] == "kind_name\nvfs_stat"),
-        ("buffer size 0", blocks.get("echo 0 > buffer_size_kb") ==
-         ["echo: write error: Invalid argument (buffer_size_kb must be a number from 1 to 1048576)"]
-         and blocks.get("cat buffer_size_kb") == ["1408"]),
+        ("pattern longer than 127 characters, filter unchanged",
+         blocks.get("echo vfs_s" + "*" * 122 + "XYZQ > set_ftrace_filter") ==
+         ["echo: write error: Invalid argument (invalid pattern 'vfs_s" + "*" * 35 +
+          "...': longer than 127 characters)"]),
+        ("buffer size 0 and too large; the size as Linux shows it",
+         blocks.get("echo 0 > buffer_size_kb") == blocks.get("echo 300000 > buffer_size_kb") ==
+         ["echo: write error: Invalid argument (buffer_size_kb must be a number from 1 to 258984)"]
+         and blocks.get("cat buffer_size_kb") == ["1410"]),
+        ("line too long: refused, not run",
+         out.count("shell: line too long (at most 255 characters), not run") == 1),
         ("no such file", blocks.get("cat nosuchfile") == ["cat: nosuchfile: No such file or directory"]),
         ("unknown command", blocks.get("bogus") == ["bogus: command not found (try 'help')"]),
         ("set_graph_function >, >>, empty", blocks.get("cat set_graph_function") ==
@@ -432,7 +448,7 @@ def shell_session(arch):
          ["cat: trace_stat/function99: No such file or directory"] and
          blocks.get("echo 2 > function_profile_enabled") ==
          ["echo: write error: Invalid argument (function_profile_enabled takes 0 or 1)"]),
-        ("status", rc == 1 and "baretrace: script done, 14 command(s) failed" in out),
+        ("status", rc == 1 and "baretrace: script done, 17 command(s) failed" in out),
     ]
     for name, ok in checks:
         report(bool(ok), "%s shell script: %s" % (arch, name), out if not ok else "")

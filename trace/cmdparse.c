@@ -30,9 +30,24 @@ void cmdparse_line(char *line, struct shell_line *out)
 	out->args = args;
 }
 
+/* The last '>' of s outside quotes ('...' or "..."), or NULL. */
+static char *last_unquoted_gt(char *s)
+{
+	char *gt = NULL, q = 0;
+	for (; *s; s++) {
+		if (q)
+			q = *s == q ? 0 : q;
+		else if (*s == '\'' || *s == '"')
+			q = *s;
+		else if (*s == '>')
+			gt = s;
+	}
+	return gt;
+}
+
 int cmdparse_echo(char *args, struct echo_args *out, const char **why)
 {
-	char *gt = strrchr(args, '>');
+	char *gt = last_unquoted_gt(args);
 	out->file = NULL;
 	out->append = false;
 	char *vend = args + strlen(args);
@@ -43,6 +58,10 @@ int cmdparse_echo(char *args, struct echo_args *out, const char **why)
 		trim_right(file, file + strlen(file));
 		if (!*file) {
 			*why = "missing file after '>'";
+			return -1;
+		}
+		if (strpbrk(file, "'\">")) {
+			*why = "a file name has no quote or '>'";
 			return -1;
 		}
 		out->file = file;

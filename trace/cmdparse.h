@@ -8,8 +8,9 @@
  *          VALUE >> FILE         append
  *   VALUE may be quoted '...' or "..." (the quotes are dropped); blanks
  *   around '>' / '>>' are not part of VALUE or FILE.  The last '>' of the
- *   line is the redirection, so a VALUE cannot contain '>' unquoted... nor
- *   quoted: tracefs values never need one.
+ *   line outside quotes is the redirection, so a VALUE holds '>' only
+ *   quoted (echo 'a > b' > trace_marker); a FILE holds neither a quote
+ *   nor '>'.
  * The parsers cut the caller's buffer in place (NUL terminators) and point
  * into it.
  */
@@ -30,7 +31,8 @@ struct echo_args {
 };
 
 void cmdparse_line(char *line, struct shell_line *out);
-/* 0, or -1 with *why set ("missing file after '>'"). */
+/* 0, or -1 with *why set ("missing file after '>'", "a file name has no
+ * quote or '>'"). */
 int cmdparse_echo(char *args, struct echo_args *out, const char **why);
 
 #endif

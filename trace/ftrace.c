@@ -381,8 +381,9 @@ static int apply_pattern(struct ftrace_hash **hp, const char *pat, bool remove)
 	return matched;
 }
 
-/* Copy the next space-separated word of *s into buf; false at the end. */
-static bool next_word(const char **s, char *buf, size_t size)
+/* Copy the next space-separated word of *s into buf; false at the end.
+ * A word that does not fit is cut to size - 1 bytes and *too_long set. */
+static bool next_word(const char **s, char *buf, size_t size, bool *too_long)
 {
 	const char *p = *s;
 	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == ',')
@@ -392,6 +393,7 @@ static bool next_word(const char **s, char *buf, size_t size)
 	size_t n = 0;
 	while (p[n] && p[n] != ' ' && p[n] != '\t' && p[n] != '\n' && p[n] != ',')
 		n++;
+	*too_long = n >= size;
 	if (n >= size)
 		n = size - 1;
 	memcpy(buf, p, n);
@@ -424,12 +426,16 @@ int ftrace_build_hash(const struct ftrace_hash *base, const char *patterns, bool
 	if (!h)
 		return -ENOMEM;
 	ftrace_filter_error[0] = '\0';
-	while (next_word(&s, word, sizeof(word))) {
+	bool too_long;
+	while (next_word(&s, word, sizeof(word), &too_long)) {
 		bool remove = word[0] == '!';
 		const char *pat = word + remove;
-		const char *why = glob_check(pat);
+		const char *why = too_long ? "longer than 127 characters" : glob_check(pat);
 		int n = why ? -EINVAL : apply_pattern(&h, pat, remove);
-		if (why)
+		if (too_long)
+			ksnprintf(ftrace_filter_error, sizeof(ftrace_filter_error),
+				  "invalid pattern '%.40s...': %s", word, why);
+		else if (why)
 			ksnprintf(ftrace_filter_error, sizeof(ftrace_filter_error),
 				  "invalid pattern '%s': %s", word, why);
 		else if (n == 0)

@@ -20,6 +20,7 @@
 
 #define RB_MAX_NEST   8u        /* writer levels per CPU (task, irq, nmi, ...) */
 #define RB_MAX_PAGES  65000u    /* pidx is 16 bits */
+_Static_assert(RB_MAX_SIZE == (uint64_t)RB_MAX_PAGES * RB_DATA_SIZE, "RB_MAX_SIZE");
 #define RB_TRIES      64u       /* bound on a writer's retries (each one = it was interrupted) */
 #define RB_CACHELINE  64u
 

@@ -36,7 +36,10 @@ static uint32_t rb_pages_for(size_t size, int *err)
 	return n < RB_MIN_PAGES ? RB_MIN_PAGES : (uint32_t)n;
 }
 
-/* The memory of one CPU buffer: N slots, N+1 pages. */
+/* The memory of one CPU buffer: N slots, N+1 pages.  The pages are one
+ * block, pages[0] its start (pages[] never changes: slots and the reader
+ * name pages by index): one allocation, however large the buffer (one per
+ * page made a 64 MiB buffer take minutes, each one slower than the last). */
 struct rb_mem {
 	uint32_t n;
 	uint64_t *slot, *slot_c, *pstart;
@@ -46,10 +49,8 @@ struct rb_mem {
 
 static void rb_mem_free(const struct rb_allocator *a, struct rb_mem *m)
 {
-	if (m->pages)
-		for (uint32_t i = 0; i <= m->n; i++)
-			if (m->pages[i])
-				a->free(a->ctx, m->pages[i]);
+	if (m->pages && m->pages[0])
+		a->free(a->ctx, m->pages[0]);
 	void *parts[] = { m->pages, m->meta, m->pstart, m->slot_c, m->slot };
 	for (unsigned i = 0; i < 5; i++)
 		if (parts[i])
@@ -74,13 +75,13 @@ static int rb_mem_alloc(const struct rb_allocator *a, uint32_t n, struct rb_mem 
 		rb_mem_free(a, m);
 		return -RB_ENOMEM;
 	}
-	for (uint32_t i = 0; i <= n; i++) {
-		m->pages[i] = a->alloc(a->ctx, RB_PAGE_SIZE, RB_PAGE_SIZE);
-		if (!m->pages[i]) {
-			rb_mem_free(a, m);
-			return -RB_ENOMEM;
-		}
+	uint8_t *block = a->alloc(a->ctx, (size_t)(n + 1) * RB_PAGE_SIZE, RB_PAGE_SIZE);
+	if (!block) {
+		rb_mem_free(a, m);
+		return -RB_ENOMEM;
 	}
+	for (uint32_t i = 0; i <= n; i++)
+		m->pages[i] = (struct rb_page *)(block + (size_t)i * RB_PAGE_SIZE);
 	return 0;
 }
 

@@ -56,6 +56,7 @@
 #define RB_TYPE_PADDING     29u
 #define RB_TYPE_TIME_EXTEND 30u
 #define RB_TYPE_TIME_STAMP  31u
+#define RB_MAX_SIZE         265200000u   /* data bytes per CPU: 65000 pages */
 #define RB_TS_SHIFT         27u
 #define RB_DELTA_MAX        ((1u << RB_TS_SHIFT) - 1u)
 #define RB_TS_BITS          59u

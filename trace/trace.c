@@ -27,19 +27,23 @@ static const struct tracer *const tracers[] = { &nop_tracer, &function_tracer, &
 static const struct tracer *current_tracer;     /* tracer_mutex */
 static struct mutex tracer_mutex = MUTEX_INIT;
 
+/* trace_buf_size=N[kKmM]: 1 to RB_MAX_SIZE bytes per CPU; a sign, junk or
+ * anything larger is a bad option (the default stays). */
 static int opt_buf_size(const char *v)
 {
-	if (!v || !*v)
+	if (!v || *v < '0' || *v > '9')
 		return -1;
 	char *end;
+	errno = 0;
 	unsigned long long n = strtoull(v, &end, 0);
+	unsigned shift = 0;
 	if (*end == 'k' || *end == 'K')
-		n <<= 10, end++;
+		shift = 10, end++;
 	else if (*end == 'm' || *end == 'M')
-		n <<= 20, end++;
-	if (*end || n == 0)
+		shift = 20, end++;
+	if (*end || errno || n == 0 || n > RB_MAX_SIZE >> shift)
 		return -1;
-	trace_buf_size = (size_t)n;
+	trace_buf_size = (size_t)(n << shift);
 	return 0;
 }
 BT_PARAM("trace_buf_size", opt_buf_size, "ring buffer bytes per CPU (k/m suffixes)");
@@ -67,10 +71,16 @@ const struct rb_allocator rb_kernel_allocator = { page_alloc, page_free, NULL };
 
 int trace_init(void)
 {
+	/* Signatures and the filter first: neither needs the buffer (the
+	 * profiler and fprobes work without one). */
+	btf_boot_init();
+	trace_filter_boot();
 	int err = rb_create(&trace_buffer, ncpus, trace_buf_size, RB_FL_OVERWRITE, &rb_kernel_allocator);
 	if (err) {
-		kprintf("trace: cannot create the buffer (%lu bytes per CPU): %s\n",
-			(unsigned long)trace_buf_size, rb_strerror(err));
+		kprintf("trace: cannot create the buffer (%lu bytes per CPU): %s; only the nop "
+			"tracer runs\n", (unsigned long)trace_buf_size, rb_strerror(err));
+		if (boot_tracer && strcmp(boot_tracer, "nop"))
+			kprintf("trace: tracer %s not started: no trace buffer\n", boot_tracer);
 		return err;
 	}
 	/* Each CPU's handle on its buffer, for the tracers' callbacks: set
@@ -78,8 +88,6 @@ int trace_init(void)
 	 * reachable orders these stores before its loads. */
 	for (unsigned i = 0; i < MAX_CPUS; i++)
 		cpus[i].trace_rb = rb_cpu_buffer(trace_buffer, i);
-	btf_boot_init();              /* signatures before a boot tracer prints */
-	trace_filter_boot();
 	if (boot_tracer) {
 		err = tracer_set(boot_tracer);
 		if (err)

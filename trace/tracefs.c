@@ -30,6 +30,8 @@
 #include "trace/trace.h"
 #include "trace/tracefs.h"
 
+_Static_assert(RB_MAX_SIZE / 1024 == 258984, "set_buffer_size's message names the limit");
+
 static void print_line(void *ctx, const char *line)
 {
 	kprintf("%s\n", line);
@@ -185,9 +187,15 @@ static int write_marker(const char *arg, const char *value, bool append)
 	return err;
 }
 
+/* What each CPU's buffer holds, as Linux shows it: whole pages of 4080
+ * data bytes (the default 1441792 shows as 1410). */
 static int cat_buffer_size(const char *arg)
 {
-	kprintf("%lu\n", (unsigned long)(trace_buf_size / 1024));
+	if (!trace_buffer) {
+		kprintf("cat: buffer_size_kb: no trace buffer\n");
+		return -ENODEV;
+	}
+	kprintf("%lu\n", (unsigned long)(rb_size(trace_buffer, 0) / 1024));
 	return 0;
 }
 
@@ -196,8 +204,8 @@ static int set_buffer_size(const char *arg, const char *value, bool append)
 	unsigned long n;
 	if (!need_buffer("buffer_size_kb"))
 		return -ENODEV;
-	if (!parse_ulong(value, &n, 1024 * 1024) || n == 0)
-		return write_error(-EINVAL, "buffer_size_kb must be a number from 1 to 1048576");
+	if (!parse_ulong(value, &n, RB_MAX_SIZE / 1024) || n == 0)
+		return write_error(-EINVAL, "buffer_size_kb must be a number from 1 to 258984");
 	rb_record_off(trace_buffer);
 	int err = rb_errno(rb_resize(trace_buffer, RB_ALL_CPUS, n * 1024));
 	rb_record_on(trace_buffer);
@@ -313,7 +321,9 @@ static int set_trace_options(const char *arg, const char *value, bool append)
 {
 	char why[80];
 	if (trace_opt_set(value)) {
-		ksnprintf(why, sizeof(why), "no option '%s'", value);
+		/* A long value is cut, with its closing quote kept. */
+		ksnprintf(why, sizeof(why), "no option '%.*s%s'", 40, value,
+			  strlen(value) > 40 ? "..." : "");
 		return write_error(-EINVAL, why);
 	}
 	return 0;
@@ -407,8 +417,11 @@ static int set_btf(const char *arg, const char *value, bool append)
 		err = btf_load_initrd();
 	else
 		return write_error(-EINVAL, "btf takes embedded, initrd or unload");
-	/* The loader has said why on its line. */
-	return err ? write_error(err, err == -ENOENT ? "no initrd" : "blob rejected") : 0;
+	/* The loader has said why on its line.  (Not -ENOENT back: that
+	 * would read as "no such file" for btf itself.) */
+	if (err == -ENOENT)
+		return write_error(-EINVAL, "no initrd");
+	return err ? write_error(err, "blob rejected") : 0;
 }
 
 /* ---- the table ---- */

@@ -60,6 +60,10 @@ static void test_echo(void **state __attribute__((unused)))
 	echo_is("'", "'", NULL, false);                 /* a lone quote is the value */
 	echo_is("x > options/funcgraph-proc  ", "x", "options/funcgraph-proc", false);
 	echo_is("a > b > c", "a > b", "c", false);      /* the last '>' redirects */
+	echo_is("'a>b'", "a>b", NULL, false);           /* ... outside quotes */
+	echo_is("'a > b' > trace_marker", "a > b", "trace_marker", false);
+	echo_is("\"x>>y\" >> f", "x>>y", "f", true);
+	echo_is("' > trace", "' > trace", NULL, false);  /* an open quote runs to the end */
 }
 
 static void test_echo_errors(void **state __attribute__((unused)))
@@ -72,6 +76,15 @@ static void test_echo_errors(void **state __attribute__((unused)))
 		strcpy(buf, bad[i]);
 		assert_int_equal(cmdparse_echo(buf, &e, &why), -1);
 		assert_string_equal(why, "missing file after '>'");
+	}
+	static const char *badfile[] = { "x > 'f'", "x > a'b", "x > \"f" };
+	for (size_t i = 0; i < sizeof(badfile) / sizeof(badfile[0]); i++) {
+		char buf[64];
+		struct echo_args e;
+		const char *why = NULL;
+		strcpy(buf, badfile[i]);
+		assert_int_equal(cmdparse_echo(buf, &e, &why), -1);
+		assert_string_equal(why, "a file name has no quote or '>'");
 	}
 }
 

@@ -37,16 +37,27 @@
 
 static struct rb_buffer *brb;
 
-/* The event a function tracer writes: ip, parent ip, and a word of flags. */
-static inline __attribute__((always_inline)) void one_event(uint64_t i)
+/* How an event is written: the generic API, without the preemption count,
+ * or by the CPU's handle (the tracers' way). */
+enum how { GENERIC, NOPREEMPT, HANDLE };
+
+/* The event a function tracer writes: ip, parent ip, and a word of flags.
+ * Inline, with `how` a constant: each loop below is its own straight code. */
+static inline __attribute__((always_inline)) void one_event(uint64_t i, enum how how,
+							    struct rb_cpu *cb)
 {
 	struct rb_resv r;
-	if (rb_reserve(brb, 24, &r) == 0) {
+	int err = how == GENERIC ? rb_reserve(brb, 24, &r) :
+		  how == NOPREEMPT ? rb_reserve_nopreempt(brb, 24, &r) : rb_reserve_cb(cb, 24, &r);
+	if (err == 0) {
 		uint64_t *p = r.data;
 		p[0] = i;
 		p[1] = i ^ 0x5a5a;
 		p[2] = 7;
-		rb_commit(&r);
+		if (how == GENERIC)
+			rb_commit(&r);
+		else
+			rb_commit_nopreempt(&r);
 	}
 }
 
@@ -54,37 +65,21 @@ static void events(void *arg)
 {
 	(void)arg;
 	for (uint64_t i = 0; i < EVENTS_PER_ROUND; i++)
-		one_event(i);
+		one_event(i, GENERIC, NULL);
 }
 
 static void events_nopreempt(void *arg)
 {
 	(void)arg;
-	for (uint64_t i = 0; i < EVENTS_PER_ROUND; i++) {
-		struct rb_resv r;
-		if (rb_reserve_nopreempt(brb, 24, &r) == 0) {
-			uint64_t *p = r.data;
-			p[0] = i;
-			p[1] = i ^ 0x5a5a;
-			p[2] = 7;
-			rb_commit_nopreempt(&r);
-		}
-	}
+	for (uint64_t i = 0; i < EVENTS_PER_ROUND; i++)
+		one_event(i, NOPREEMPT, NULL);
 }
 
 static void events_handle(void *arg)
 {
 	struct rb_cpu *cb = rb_cpu_buffer(brb, cpu_id());    /* preemption is off */
-	for (uint64_t i = 0; i < EVENTS_PER_ROUND; i++) {
-		struct rb_resv r;
-		if (rb_reserve_cb(cb, 24, &r) == 0) {
-			uint64_t *p = r.data;
-			p[0] = i;
-			p[1] = i ^ 0x5a5a;
-			p[2] = 7;
-			rb_commit_nopreempt(&r);
-		}
-	}
+	for (uint64_t i = 0; i < EVENTS_PER_ROUND; i++)
+		one_event(i, HANDLE, cb);
 }
 
 static void empty(void *arg)
@@ -142,7 +137,7 @@ static int tp_writer(void *arg)
 			else if (tp_baseline)
 				__asm__ volatile("" : : "r"(n + k) : "memory");
 			else
-				one_event(n + k);
+				one_event(n + k, GENERIC, NULL);
 		}
 		n += 64;
 	}

@@ -124,20 +124,22 @@ def test_x86_x87():
     expect(rc, out, 1, "FP/SIMD: fldl")
 
 
+def run_with_thunk(target, word):
+    """The arm64 listing plus a thunk target_preserving that calls target."""
+    asm = arm("    40201000:\td65f03c0 \tret\n") + (
+        "\n0000000040204000 <%s_preserving>:\n"
+        "    40204000:\t%s \tbl\t4020%s000 <%s>\n"
+        "    40204004:\td65f03c0 \tret\n" % (target, word, "3" if target == "other" else "2",
+                                              target))
+    return run(NM + "0000000040204000 T %s_preserving\n" % target, asm)
+
+
 def test_arm_preserving_thunk_is_a_root():
     """A register-preserving thunk saves no FP/SIMD register: what it calls
     is checked though no callback reaches it."""
-    asm = arm("    40201000:\td65f03c0 \tret\n") + (
-        "\n0000000040204000 <other_preserving>:\n"
-        "    40204000:\t97fffc00 \tbl\t40203000 <other>\n"
-        "    40204004:\td65f03c0 \tret\n")
-    rc, out = run(NM + "0000000040204000 T other_preserving\n", asm)
+    rc, out = run_with_thunk("other", "97fffc00")
     expect(rc, out, 1, "other_preserving -> other: FP/SIMD: ldr")
-    clean = arm("    40201000:\td65f03c0 \tret\n") + (
-        "\n0000000040204000 <helper_preserving>:\n"
-        "    40204000:\t97fff800 \tbl\t40202000 <helper>\n"
-        "    40204004:\td65f03c0 \tret\n")
-    rc, out = run(NM + "0000000040204000 T helper_preserving\n", clean)
+    rc, out = run_with_thunk("helper", "97fff800")
     expect(rc, out, 0, "1 callbacks, 1 preserving thunks, 3 functions reached")
 
 

@@ -66,26 +66,24 @@ static void test_echo(void **state __attribute__((unused)))
 	echo_is("' > trace", "' > trace", NULL, false);  /* an open quote runs to the end */
 }
 
+static void echo_fails(const char *text, const char *why_expected)
+{
+	char buf[64];
+	struct echo_args e;
+	const char *why = NULL;
+	strcpy(buf, text);
+	assert_int_equal(cmdparse_echo(buf, &e, &why), -1);
+	assert_string_equal(why, why_expected);
+}
+
 static void test_echo_errors(void **state __attribute__((unused)))
 {
 	static const char *bad[] = { "x >", "x >>", "x >   ", ">", ">>" };
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		char buf[64];
-		struct echo_args e;
-		const char *why = NULL;
-		strcpy(buf, bad[i]);
-		assert_int_equal(cmdparse_echo(buf, &e, &why), -1);
-		assert_string_equal(why, "missing file after '>'");
-	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		echo_fails(bad[i], "missing file after '>'");
 	static const char *badfile[] = { "x > 'f'", "x > a'b", "x > \"f" };
-	for (size_t i = 0; i < sizeof(badfile) / sizeof(badfile[0]); i++) {
-		char buf[64];
-		struct echo_args e;
-		const char *why = NULL;
-		strcpy(buf, badfile[i]);
-		assert_int_equal(cmdparse_echo(buf, &e, &why), -1);
-		assert_string_equal(why, "a file name has no quote or '>'");
-	}
+	for (size_t i = 0; i < sizeof(badfile) / sizeof(badfile[0]); i++)
+		echo_fails(badfile[i], "a file name has no quote or '>'");
 }
 
 int main(void)

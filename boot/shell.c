@@ -96,6 +96,7 @@ static int read_line(char *buf, size_t size)
 			kprintf("^C\n");
 			return -1;
 		} else if (c == 21) {                         /* Ctrl-U */
+			too_long = false;
 			while (n) {
 				kprintf("\b \b");
 				n--;

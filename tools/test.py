@@ -319,7 +319,7 @@ def no_buffer(arch):
     with open(script, "rb") as f:
         rc, out, _ = run(["tools/qemu-run.sh", arch, kernel_path(arch),
                           "trace_buf_size=250m ftrace=function"], 150,
-                         env={"SMP": "4", "TIMEOUT": "120"}, stdin=f)
+                         env={"SMP": "4", "TIMEOUT": "120", "MEM": "512M"}, stdin=f)
     save_log(arch + "-nobuf", out)
     blocks = {}
     for part in out.split("trace> ")[1:]:

@@ -30,26 +30,40 @@ void cmdparse_line(char *line, struct shell_line *out)
 	out->args = args;
 }
 
-/* The last '>' of s outside quotes ('...' or "..."), or NULL. */
-static char *last_unquoted_gt(char *s)
+/* The last '>' of s outside quotes ('...' or "..."), or NULL; *open is
+ * the quote left open at the end, if any. */
+static char *last_unquoted_gt(char *s, const char **open)
 {
 	char *gt = NULL, q = 0;
+	*open = NULL;
 	for (; *s; s++) {
-		if (q)
+		if (q) {
 			q = *s == q ? 0 : q;
-		else if (*s == '\'' || *s == '"')
+		} else if (*s == '\'' || *s == '"') {
 			q = *s;
-		else if (*s == '>')
+			*open = s;
+		} else if (*s == '>') {
 			gt = s;
+		}
 	}
+	if (!q)
+		*open = NULL;
 	return gt;
 }
 
 int cmdparse_echo(char *args, struct echo_args *out, const char **why)
 {
-	char *gt = last_unquoted_gt(args);
+	const char *open;
+	char *gt = last_unquoted_gt(args, &open);
 	out->file = NULL;
 	out->append = false;
+	/* A '>' after a quote left open was meant as a redirection (echo
+	 * don't > f): refused, rather than printed with nothing written.  A
+	 * lone quote with no '>' after it is just the value. */
+	if (open && strchr(open, '>')) {
+		*why = "unterminated quote";
+		return -1;
+	}
 	char *vend = args + strlen(args);
 	if (gt) {
 		out->append = gt > args && gt[-1] == '>';

@@ -32,7 +32,7 @@ struct echo_args {
 
 void cmdparse_line(char *line, struct shell_line *out);
 /* 0, or -1 with *why set ("missing file after '>'", "a file name has no
- * quote or '>'"). */
+ * quote or '>'", "unterminated quote": one left open with a '>' after it). */
 int cmdparse_echo(char *args, struct echo_args *out, const char **why);
 
 #endif

@@ -432,15 +432,15 @@ int ftrace_build_hash(const struct ftrace_hash *base, const char *patterns, bool
 		const char *pat = word + remove;
 		const char *why = too_long ? "longer than 127 characters" : glob_check(pat);
 		int n = why ? -EINVAL : apply_pattern(&h, pat, remove);
-		if (too_long)
+		/* A long word is cut in the message, which keeps its quote
+		 * and its reason. */
+		const char *more = strlen(word) > 40 ? "..." : "";
+		if (why)
 			ksnprintf(ftrace_filter_error, sizeof(ftrace_filter_error),
-				  "invalid pattern '%.40s...': %s", word, why);
-		else if (why)
-			ksnprintf(ftrace_filter_error, sizeof(ftrace_filter_error),
-				  "invalid pattern '%s': %s", word, why);
+				  "invalid pattern '%.40s%s': %s", word, more, why);
 		else if (n == 0)
 			ksnprintf(ftrace_filter_error, sizeof(ftrace_filter_error),
-				  "no function matches '%s'", word);
+				  "no function matches '%.40s%s'", word, more);
 		if (why || n == 0) {
 			hash_free(h);
 			return -EINVAL;

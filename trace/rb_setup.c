@@ -67,8 +67,8 @@ static int rb_mem_alloc(const struct rb_allocator *a, uint32_t n, struct rb_mem 
 	m->pstart = a->alloc(a->ctx, (n + 1) * sizeof(uint64_t), 8);
 	m->meta = a->alloc(a->ctx, (n + 1) * sizeof(struct rb_meta), 8);
 	m->pages = a->alloc(a->ctx, (n + 1) * sizeof(struct rb_page *), 8);
-	/* Zeroed before anything can fail: rb_mem_free frees every non-NULL
-	 * entry (the allocator's memory is not zeroed). */
+	/* Zeroed before anything can fail: rb_mem_free frees pages[0] if it
+	 * is not NULL (the allocator's memory is not zeroed). */
 	if (m->pages)
 		rb_zero(m->pages, (n + 1) * sizeof(struct rb_page *));
 	if (!m->slot || !m->slot_c || !m->pstart || !m->meta || !m->pages) {

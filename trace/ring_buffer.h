@@ -88,8 +88,10 @@ const char *rb_strerror(int err);      /* accepts err or -err */
 /* ---- Creation --------------------------------------------------------------
  *
  * Pages come from the allocator: alloc(ctx, size, align) returns memory
- * aligned to `align` (RB_PAGE_SIZE for pages) or NULL.  It is called only from
- * rb_create() and rb_resize(), never while writing.
+ * aligned to `align` or NULL.  A CPU buffer's pages are one block of whole
+ * pages (align RB_PAGE_SIZE; up to RB_MAX_SIZE / RB_DATA_SIZE + 1 of them,
+ * about 266 MB), its arrays a few more.  It is called only from rb_create()
+ * and rb_resize(), never while writing.
  */
 struct rb_allocator {
 	void *(*alloc)(void *ctx, size_t size, size_t align);

@@ -420,7 +420,7 @@ static int set_btf(const char *arg, const char *value, bool append)
 	/* The loader has said why on its line.  (Not -ENOENT back: that
 	 * would read as "no such file" for btf itself.) */
 	if (err == -ENOENT)
-		return write_error(-EINVAL, "no initrd");
+		return write_error(-EINVAL, !strcmp(value, "initrd") ? "no initrd" : "none in this image");
 	return err ? write_error(err, "blob rejected") : 0;
 }
 

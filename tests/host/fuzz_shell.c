@@ -41,7 +41,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *why;
 	if (cmdparse_echo(l.args, &e, &why) == 0) {
 		if (!inside(e.value, buf, n) || (e.file && (!inside(e.file, buf, n) || !*e.file ||
-							   blank(e.file[0]) || strchr(e.file, '>'))))
+							   blank(e.file[0]) || strchr(e.file, '>') ||
+							   strpbrk(e.file, "'\"") ||
+							   blank(e.file[strlen(e.file) - 1]))))
 			abort();
 		/* The value as a filter: words, '!' removes, each a glob. */
 		char *save, *w;

@@ -63,7 +63,6 @@ static void test_echo(void **state __attribute__((unused)))
 	echo_is("'a>b'", "a>b", NULL, false);           /* ... outside quotes */
 	echo_is("'a > b' > trace_marker", "a > b", "trace_marker", false);
 	echo_is("\"x>>y\" >> f", "x>>y", "f", true);
-	echo_is("' > trace", "' > trace", NULL, false);  /* an open quote runs to the end */
 }
 
 static void echo_fails(const char *text, const char *why_expected)
@@ -84,6 +83,9 @@ static void test_echo_errors(void **state __attribute__((unused)))
 	static const char *badfile[] = { "x > 'f'", "x > a'b", "x > \"f" };
 	for (size_t i = 0; i < sizeof(badfile) / sizeof(badfile[0]); i++)
 		echo_fails(badfile[i], "a file name has no quote or '>'");
+	echo_fails("' > trace", "unterminated quote");
+	echo_fails("don't > trace_marker", "unterminated quote");
+	echo_fails("\"a > b", "unterminated quote");
 }
 
 int main(void)

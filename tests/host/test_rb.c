@@ -803,7 +803,7 @@ static void test_alloc_failure(void **state)
 		assert_true(b == NULL);
 		assert_int_equal(fa_live, 0);
 	}
-	assert_true(k > 10);                      /* pages, per-CPU arrays, the buffer */
+	assert_true(k > 10);                      /* page blocks, per-CPU arrays, the buffer */
 	fa_count = fa_live = 0;
 	fa_fail_at = ~0u;
 	struct rb_buffer *b = NULL;

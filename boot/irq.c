@@ -7,7 +7,7 @@
 #include "boot/sched.h"
 #include "patch/tramp.h"
 
-void (*volatile timer_hook)(void);
+void (*timer_hook)(void);                    /* atomic: timer_hook_set */
 
 /* cpu.trace_ctx for irq depth d: the tracer's recursion bit minus 1
  * (ftrace_internal.h): task, interrupt, nested interrupt and deeper share
@@ -40,7 +40,7 @@ void timer_interrupt(void)
 {
 	struct cpu *c = this_cpu();
 	c->ticks++;
-	void (*hook)(void) = timer_hook;
+	void (*hook)(void) = __atomic_load_n(&timer_hook, __ATOMIC_ACQUIRE);
 	if (hook)
 		hook();
 	sched_tick();

@@ -23,7 +23,13 @@ void irq_exit(void);
 void timer_interrupt(void);
 void ipi_interrupt(void);
 
-/* Hook run from every timer tick on every CPU (tests, the demo); NULL = none. */
-extern void (*volatile timer_hook)(void);
+/* Hook run from every timer tick on every CPU (tests, the demo); NULL = none.
+ * Set with timer_hook_set (RELEASE: what the hook reads, set up before, is
+ * seen by a tick that calls it). */
+extern void (*timer_hook)(void);
+static inline void timer_hook_set(void (*fn)(void))
+{
+	__atomic_store_n(&timer_hook, fn, __ATOMIC_RELEASE);
+}
 
 #endif

@@ -68,7 +68,7 @@ int demo_main(void)
 {
 	struct worker w[WORKERS];
 	struct thread *t[WORKERS];
-	timer_hook = demo_tick;
+	timer_hook_set(demo_tick);
 	for (int i = 0; i < WORKERS; i++) {
 		w[i] = (struct worker){ .id = i };
 		t[i] = thread_create("demo-worker", worker_main, &w[i], i % (int)ncpus);
@@ -79,7 +79,7 @@ int demo_main(void)
 		failed |= thread_join(t[i]) != 0;
 		bytes += w[i].found_bytes;
 	}
-	timer_hook = NULL;
+	timer_hook_set(NULL);
 	/* A tick that read the hook before it was cleared may still be in
 	 * demo_tick on another CPU: every CPU takes this call only after
 	 * leaving its interrupt handler (they run with interrupts off), so

@@ -192,9 +192,9 @@ TEST_CASE(fgraph, interrupt_inside)
 {
 	irq_hit = spinning = 0;
 	ASSERT_TRUE(rec_start("fg_spin fg_irq_work"));
-	timer_hook = timer_probe;
+	timer_hook_set(timer_probe);
 	int hit = fg_spin();
-	timer_hook = NULL;
+	timer_hook_set(NULL);
 	rec_stop();
 	ASSERT_EQ(hit, 1);
 	EXPECT_LOG("E:fg_spin:0 E:fg_irq_work:1 X:fg_irq_work:1:101 X:fg_spin:0:1");

@@ -199,7 +199,7 @@ static void torture(bool overwrite)
 		ASSERT_TRUE(t[i] != NULL);
 	}
 	unsigned hz = RB_TEST_HZ;
-	timer_hook = tick_writer;
+	timer_hook_set(tick_writer);
 	smp_call_all(set_hz, &hz);
 
 	uint64_t rng = 42, end = clock_ns() + RB_TEST_NS;
@@ -211,7 +211,7 @@ static void torture(bool overwrite)
 	rb_stop = true;
 	for (unsigned i = 0; i < ncpus; i++)
 		thread_join(t[i]);
-	timer_hook = 0;
+	timer_hook_set(NULL);
 	hz = HZ;
 	smp_call_all(set_hz, &hz);
 	unsigned idle = 0;

@@ -101,9 +101,9 @@ static bool wakes_enough(void *arg) { return irq_wakes >= 10; }
 TEST_CASE(sched, wakeup_from_interrupt)
 {
 	irq_wakes = 0;
-	timer_hook = wake_from_irq;
+	timer_hook_set(wake_from_irq);
 	waitq_wait(&irq_wq, wakes_enough, NULL);
-	timer_hook = NULL;
+	timer_hook_set(NULL);
 	EXPECT_TRUE(irq_wakes >= 10);
 }
 

@@ -24,6 +24,39 @@
 #include "trace/profile.h"
 #include "trace/trace.h"
 
+/* The event of one call: the header, ip and parent. */
+static inline __attribute__((always_inline)) void
+function_event(struct cpu *c, struct thread *t, unsigned depth, void *data, uintptr_t ip,
+	       uintptr_t parent)
+{
+	struct ftrace_entry *e = data;
+	trace_entry_fill_on(c, t, &e->ent, TRACE_FN, depth);
+	e->ip = ip;
+	e->parent_ip = parent;
+}
+
+/*
+ * function_trace_call's way when the buffer's fast path does not do: the
+ * reservation was begun (gate word g, r) and is finished here, apart from
+ * the common path, which the compiler would otherwise join to this one
+ * (a test and registers on every call).  Tail-called with preemption raised
+ * and the recursion bit held; puts both back as the callback would.
+ */
+static FTRACE_HOT_NOFP void function_trace_rest(uintptr_t ip, uintptr_t parent, struct rb_cpu *cb,
+						uint64_t g)
+{
+	struct cpu *c = arch_this_cpu();
+	struct thread *t = c->current;
+	unsigned depth = t->preempt_count - 1;       /* the traced code's */
+	struct rb_resv r = { .cb = cb };
+	if (rb_reserve_rest(sizeof(struct ftrace_entry), g, &r) == 0) {
+		function_event(c, t, depth, r.data, ip, parent);
+		rb_commit_nopreempt(&r);
+	}
+	ftrace_recursion_exit_ctx(c, 0);
+	ftrace_preempt_enable_at(t, depth);
+}
+
 static FTRACE_HOT_NOFP void function_trace_call(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
 				struct ftrace_regs *fregs)
 {
@@ -36,13 +69,12 @@ static FTRACE_HOT_NOFP void function_trace_call(uintptr_t ip, uintptr_t parent, 
 	unsigned bit = ftrace_recursion_take_on(c, 0);
 	if (bit && !ftrace_is_dead_on(c)) {
 		struct rb_resv r;
-		if (rb_reserve_cb(c->trace_rb, sizeof(struct ftrace_entry), &r) == 0) {
-			struct ftrace_entry *e = r.data;
-			trace_entry_fill_on(c, t, &e->ent, TRACE_FN, depth);
-			e->ip = ip;
-			e->parent_ip = parent;
-			rb_commit_nopreempt(&r);
-		}
+		uint64_t g;
+		if (__builtin_expect(!rb_reserve_fast(c->trace_rb, sizeof(struct ftrace_entry), &r, &g),
+				     0))
+			return function_trace_rest(ip, parent, r.cb, g);
+		function_event(c, t, depth, r.data, ip, parent);
+		rb_commit_fast(&r);
 		ftrace_recursion_exit_on(c, bit);
 	}
 	ftrace_preempt_enable_at(t, depth);

@@ -158,28 +158,48 @@ RB_INLINE void rb_end(struct rb_cpu *cb)
 	rb_end_fast(cb, w, rb_commit_word(cb, w));
 }
 
-/* See ring_buffer.h for the contract. */
-RB_INLINE int rb_reserve_cb(struct rb_cpu *cb, uint32_t len, struct rb_resv *r)
+/* See ring_buffer.h for the contract of these three. */
+RB_INLINE bool rb_reserve_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r, uint64_t *g)
 {
-	r->cb = NULL;                /* for a caller that looks after an error */
+	r->cb = cb;
 	r->data = NULL;
 	r->preempt = 0;
 	r->tail = 0;
 	r->commit = 0;
-	if (len > RB_MAX_PAYLOAD)
-		return -RB_E2BIG;
-	r->cb = cb;
+	*g = 0;
+	if (len > RB_MAX_PAYLOAD)    /* before A: rb_reserve_rest() says so */
+		return false;
 	/* A: inside, and what was there.  One word with the recording switch:
 	 * a quiescer's "off" comes before our add (we see it) or after it (it
 	 * sees us inside).  ACQUIRE: a quiescer that turned recording back on
 	 * is done with the buffer before we touch it. */
-	uint64_t g = __atomic_fetch_add(&cb->gate, 1u, __ATOMIC_ACQUIRE);
-	if (__builtin_expect(g == 0, 1) && (r->data = rb_claim_fast(cb, len, r)))
-		return 0;
-	struct rb_slow s = RB_PORT_COLD(struct rb_slow, rb_reserve_slow, cb, len, G_INSIDE(g),
+	*g = __atomic_fetch_add(&cb->gate, 1u, __ATOMIC_ACQUIRE);
+	return __builtin_expect(*g == 0, 1) && (r->data = rb_claim_fast(cb, len, r));
+}
+
+RB_INLINE int rb_reserve_rest(uint32_t len, uint64_t g, struct rb_resv *r)
+{
+	if (len > RB_MAX_PAYLOAD) {
+		r->cb = NULL;        /* for a caller that looks after an error */
+		return -RB_E2BIG;
+	}
+	struct rb_slow s = RB_PORT_COLD(struct rb_slow, rb_reserve_slow, r->cb, len, G_INSIDE(g),
 					 G_OFF(g));
 	r->data = s.data;
 	return (int)s.err;
+}
+
+RB_INLINE void rb_commit_fast(const struct rb_resv *r)
+{
+	rb_end_fast(r->cb, r->tail, r->commit);
+}
+
+RB_INLINE int rb_reserve_cb(struct rb_cpu *cb, uint32_t len, struct rb_resv *r)
+{
+	uint64_t g;
+	if (rb_reserve_fast(cb, len, r, &g))
+		return 0;
+	return rb_reserve_rest(len, g, r);
 }
 
 RB_INLINE int rb_reserve_on(struct rb_buffer *b, unsigned cpu, uint32_t len, struct rb_resv *r)

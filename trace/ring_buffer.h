@@ -180,6 +180,20 @@ static inline int rb_reserve_on(struct rb_buffer *b, unsigned cpu, uint32_t len,
 struct rb_cpu *rb_cpu_buffer(struct rb_buffer *b, unsigned cpu);
 /* rb_reserve_on() by handle: the same, one load less. */
 static inline int rb_reserve_cb(struct rb_cpu *cb, uint32_t len, struct rb_resv *r);
+/*
+ * rb_reserve_cb() in two halves, for a caller that writes the common case
+ * and the rest apart (so that the compiler does not join them, paying a
+ * test and registers on the common path for it):
+ *   rb_reserve_fast(): true, the event reserved by the fast path: fill
+ *     r->data, then rb_commit_fast(r).  False: the reservation is begun
+ *     (*g says how); rb_reserve_rest(len, *g, r) must follow, on the same
+ *     CPU in the same context, and is rb_reserve_cb() from there on (0 or
+ *     an error; commit with rb_commit_nopreempt()).
+ */
+static inline bool rb_reserve_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r,
+				   uint64_t *g);
+static inline int rb_reserve_rest(uint32_t len, uint64_t g, struct rb_resv *r);
+static inline void rb_commit_fast(const struct rb_resv *r);
 /* rb_reserve() and rb_commit() are inline (trace/rb_write.h, at the end of
  * this header): the common case costs a few dozen instructions in the
  * caller.  reserve + copy + commit: */

@@ -108,26 +108,12 @@ static FTRACE_HOT __attribute__((used, noipa)) int graph_filter(uintptr_t func, 
 /* Called only through its thunk (used, noipa: the compiler sees no call). */
 ARCH_PRESERVING_THUNK(graph_filter);
 
-/* The entry event, with nargs argument words (a constant: each caller
- * below gets its own copy, sized at build time). */
-static inline __attribute__((always_inline)) bool graph_entry_event(struct cpu *c,
-								    const struct fgraph_ent *e,
-								    uint64_t *data, unsigned nargs)
+/* The entry event's fields, with nargs argument words. */
+static inline __attribute__((always_inline)) void graph_entry_fields(struct cpu *c,
+								     const struct fgraph_ent *e,
+								     void *data, unsigned nargs)
 {
-	struct rb_resv r;
-	if (__builtin_expect(rb_reserve_cb(c->trace_rb, sizeof(struct fgraph_ent_entry) + 8 * nargs,
-					   &r) != 0, 0)) {
-		/* No entry event (recording off, or the buffer refused it):
-		 * the call is not hooked, as in Linux, since its exit alone
-		 * would print a '}' with no entry.  A call that opened a graph
-		 * function stays hooked, to close it again, and records
-		 * nothing at its exit. */
-		if (!data[0])
-			return false;
-		data[0] |= CALL_NOENT;
-		return true;
-	}
-	struct fgraph_ent_entry *ev = r.data;
+	struct fgraph_ent_entry *ev = data;
 	graph_header(c, &ev->ent, TRACE_GRAPH_ENT);
 	ev->func = e->func;
 	ev->depth = e->depth;
@@ -135,7 +121,36 @@ static inline __attribute__((always_inline)) bool graph_entry_event(struct cpu *
 #pragma GCC unroll 8
 	for (unsigned i = 0; i < nargs; i++)
 		ev->args[i] = ftrace_regs_get_argument(e->fregs, i);
-	rb_commit_nopreempt(&r);
+}
+
+/* The entry event, with nargs argument words (a constant: each caller
+ * below gets its own copy, sized at build time).  The fast path's event
+ * and the rest's are written apart (ring_buffer.h, rb_reserve_fast), so
+ * that the compiler does not join them. */
+static inline __attribute__((always_inline)) bool graph_entry_event(struct cpu *c,
+								    const struct fgraph_ent *e,
+								    uint64_t *data, unsigned nargs)
+{
+	uint32_t size = sizeof(struct fgraph_ent_entry) + 8 * nargs;
+	struct rb_resv r;
+	uint64_t gate;
+	if (__builtin_expect(rb_reserve_fast(c->trace_rb, size, &r, &gate), 1)) {
+		graph_entry_fields(c, e, r.data, nargs);
+		rb_commit_fast(&r);
+		return true;
+	}
+	if (rb_reserve_rest(size, gate, &r) == 0) {
+		graph_entry_fields(c, e, r.data, nargs);
+		rb_commit_nopreempt(&r);
+		return true;
+	}
+	/* No entry event (recording off, or the buffer refused it): the call
+	 * is not hooked, as in Linux, since its exit alone would print a '}'
+	 * with no entry.  A call that opened a graph function stays hooked,
+	 * to close it again, and records nothing at its exit. */
+	if (!data[0])
+		return false;
+	data[0] |= CALL_NOENT;
 	return true;
 }
 
@@ -175,6 +190,20 @@ static FTRACE_HOT bool graph_entry(const struct fgraph_ent *e, struct fgraph_ops
  * saves no FP/SIMD register: nothing on this path touches one). */
 FGRAPH_DEFINE_ENTRY_NOFP(graph_ops_func, graph_entry_inline)
 
+/* The exit event's fields. */
+static inline __attribute__((always_inline)) void graph_exit_event(const struct fgraph_ret *ret,
+								   void *data)
+{
+	struct fgraph_ret_entry *ev = data;
+	graph_header(ret->cpu, &ev->ent, TRACE_GRAPH_RET);
+	ev->func = ret->func;
+	ev->retval = ret->retval;
+	ev->depth = ret->depth;
+	ev->overrun = (uint32_t)ret->overrun;
+	ev->calltime = ret->calltime;
+	ev->rettime = ret->rettime;
+}
+
 /* The exit callback, inlined into the tracer's return path (below) and
  * called through retfunc when a frame has other graph users too. */
 static inline __attribute__((always_inline)) void graph_return_inline(const struct fgraph_ret *ret,
@@ -190,16 +219,16 @@ static inline __attribute__((always_inline)) void graph_return_inline(const stru
 		if (data[0] & CALL_NOENT)
 			return;
 	}
+	/* The fast path's event and the rest's apart (ring_buffer.h,
+	 * rb_reserve_fast), so that the compiler does not join them. */
 	struct rb_resv r;
-	if (rb_reserve_cb(ret->cpu->trace_rb, sizeof(struct fgraph_ret_entry), &r) == 0) {
-		struct fgraph_ret_entry *ev = r.data;
-		graph_header(ret->cpu, &ev->ent, TRACE_GRAPH_RET);
-		ev->func = ret->func;
-		ev->retval = ret->retval;
-		ev->depth = ret->depth;
-		ev->overrun = (uint32_t)ret->overrun;
-		ev->calltime = ret->calltime;
-		ev->rettime = ret->rettime;
+	uint64_t gate;
+	if (__builtin_expect(rb_reserve_fast(ret->cpu->trace_rb, sizeof(struct fgraph_ret_entry), &r,
+					     &gate), 1)) {
+		graph_exit_event(ret, r.data);
+		rb_commit_fast(&r);
+	} else if (rb_reserve_rest(sizeof(struct fgraph_ret_entry), gate, &r) == 0) {
+		graph_exit_event(ret, r.data);
 		rb_commit_nopreempt(&r);
 	}
 }

@@ -187,8 +187,10 @@ static inline int rb_reserve_cb(struct rb_cpu *cb, uint32_t len, struct rb_resv 
  *   rb_reserve_fast(): true, the event reserved by the fast path: fill
  *     r->data, then rb_commit_fast(r).  False: the reservation is begun
  *     (*g says how); rb_reserve_rest(len, *g, r) must follow, on the same
- *     CPU in the same context, and is rb_reserve_cb() from there on (0 or
- *     an error; commit with rb_commit_nopreempt()).
+ *     CPU in the same context, with r as rb_reserve_fast() left it (or
+ *     zeroed but for r->cb, when a tail call carried only cb and *g), and
+ *     is rb_reserve_cb() from there on (0 or an error; commit with
+ *     rb_commit_nopreempt()).
  */
 static inline bool rb_reserve_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r,
 				   uint64_t *g);

@@ -446,9 +446,11 @@ def shell_session(arch):
          set(prof_hits) == {"vfs_stat", "kind_name"} and prof_heads == 4 and
          blocks.get("cat trace_stat/function99") ==
          ["cat: trace_stat/function99: No such file or directory"] and
+         blocks.get("cat trace_stat/function01") ==
+         ["cat: trace_stat/function01: No such file or directory"] and
          blocks.get("echo 2 > function_profile_enabled") ==
          ["echo: write error: Invalid argument (function_profile_enabled takes 0 or 1)"]),
-        ("status", rc == 1 and "baretrace: script done, 17 command(s) failed" in out),
+        ("status", rc == 1 and "baretrace: script done, 18 command(s) failed" in out),
     ]
     for name, ok in checks:
         report(bool(ok), "%s shell script: %s" % (arch, name), out if not ok else "")

@@ -381,12 +381,13 @@ static int set_profile_enabled(const char *arg, const char *value, bool append)
 	return err ? write_error(err, NULL) : 0;
 }
 
-/* trace_stat/functionN: CPU N's profile. */
+/* trace_stat/functionN: CPU N's profile (N as Linux names it: no leading
+ * zero, so function01 is no file). */
 static int cat_trace_stat(const char *name)
 {
 	unsigned long cpu;
 	if (strncmp(name, "function", 8) || !parse_ulong(name + 8, &cpu, MAX_CPUS - 1) ||
-	    cpu >= ncpus)
+	    cpu >= ncpus || (name[8] == '0' && name[9]))
 		return -ENOENT;
 	int err = profile_print((unsigned)cpu);
 	if (err == -ENOMEM)

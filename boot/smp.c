@@ -97,6 +97,13 @@ void smp_call_all(void (*fn)(void *), void *arg)
 	preempt_enable();
 }
 
+static void sync_nothing(void *unused) { }
+
+void smp_sync_all(void)
+{
+	smp_call_all(sync_nothing, NULL);
+}
+
 void smp_stop_others(void)
 {
 	for (unsigned i = 0; i < ncpus; i++)

@@ -22,6 +22,11 @@ enum {
 void smp_boot(const struct boot_info *bi);
 void smp_send(unsigned cpu, unsigned ipi_bits);
 void smp_call_all(void (*fn)(void *), void *arg);
+/* Every other CPU takes an IPI and returns from it: each has left any
+ * interrupt handler it was in (they run with interrupts off) and passed a
+ * context synchronisation (exception return); this CPU synchronises by the
+ * call.  Thread context, interrupts on. */
+void smp_sync_all(void);
 /* Stop every other CPU (panic): best effort, does not wait long. */
 void smp_stop_others(void);
 

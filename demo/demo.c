@@ -18,7 +18,6 @@
 #include "boot/sched.h"
 #include "boot/smp.h"
 #include "demo/vfs.h"
-#include "lib/compiler.h"
 
 #define NOINLINE __attribute__((noinline))
 #define WORKERS 4
@@ -59,11 +58,6 @@ NOINLINE void demo_tick(void)
 		__atomic_fetch_add(&irq_lookups, 1, __ATOMIC_RELAXED);
 }
 
-static notrace void no_op(void *arg)          /* not in any trace of the demo */
-{
-	(void)arg;
-}
-
 int demo_main(void)
 {
 	struct worker w[WORKERS];
@@ -81,12 +75,12 @@ int demo_main(void)
 	}
 	timer_hook_set(NULL);
 	/* A tick that read the hook before it was cleared may still be in
-	 * demo_tick on another CPU: every CPU takes this call only after
-	 * leaving its interrupt handler (they run with interrupts off), so
-	 * after it the count below has every lookup a tracer saw; and a tick
-	 * after it reads NULL (smp_send's RELEASE pairs with the IPI
-	 * handler's ACQUIRE, ordering our store before its later ticks). */
-	smp_call_all(no_op, NULL);
+	 * demo_tick on another CPU: smp_sync_all returns once every CPU has
+	 * left its interrupt handler, so the count below has every lookup a
+	 * tracer saw; and a tick after it reads NULL (smp_send's RELEASE
+	 * pairs with the IPI handler's ACQUIRE, ordering our store before
+	 * its later ticks). */
+	smp_sync_all();
 	long per_pass = 0;
 	for (int p = 0; p < 8; p++)
 		per_pass += vfs_expect[p] > 0 ? vfs_expect[p] : 0;

@@ -30,14 +30,12 @@ static struct patch_site *inflight;  /* atomic; see B, D */
 static unsigned inflight_n;          /* atomic */
 static struct patch_stats stats;     /* ftrace lock */
 
-static void sync_nothing(void *unused) { }
-
 void patch_sync_cores(void)
 {
 	/* Each other CPU runs the IPI handler and returns from the exception:
 	 * a context synchronisation event on arm64, serialising (iret) on
 	 * x86-64.  This CPU synchronises by the call itself. */
-	smp_call_all(sync_nothing, NULL);
+	smp_sync_all();
 	stats.syncs++;
 }
 

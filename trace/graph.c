@@ -191,7 +191,7 @@ static FTRACE_HOT bool graph_entry(const struct fgraph_ent *e, struct fgraph_ops
 FGRAPH_DEFINE_ENTRY_NOFP(graph_ops_func, graph_entry_inline)
 
 /* The exit event's fields. */
-static inline __attribute__((always_inline)) void graph_exit_event(const struct fgraph_ret *ret,
+static inline __attribute__((always_inline)) void graph_exit_fields(const struct fgraph_ret *ret,
 								   void *data)
 {
 	struct fgraph_ret_entry *ev = data;
@@ -225,10 +225,10 @@ static inline __attribute__((always_inline)) void graph_return_inline(const stru
 	uint64_t gate;
 	if (__builtin_expect(rb_reserve_fast(ret->cpu->trace_rb, sizeof(struct fgraph_ret_entry), &r,
 					     &gate), 1)) {
-		graph_exit_event(ret, r.data);
+		graph_exit_fields(ret, r.data);
 		rb_commit_fast(&r);
 	} else if (rb_reserve_rest(sizeof(struct fgraph_ret_entry), gate, &r) == 0) {
-		graph_exit_event(ret, r.data);
+		graph_exit_fields(ret, r.data);
 		rb_commit_nopreempt(&r);
 	}
 }

@@ -69,11 +69,13 @@ static bool parse_ulong(const char *s, unsigned long *out, unsigned long max)
 	return *end == '\0' && errno == 0 && *out <= max;
 }
 
-static bool need_buffer(const char *file)
+/* Whether there is a buffer (trace_init may have made none); if not, says
+ * so for `op` ("cat", "echo") on `file`. */
+static bool need_buffer(const char *op, const char *file)
 {
 	if (trace_buffer)
 		return true;
-	kprintf("echo: %s: no trace buffer\n", file);
+	kprintf("%s: %s: no trace buffer\n", op, file);
 	return false;
 }
 
@@ -107,7 +109,7 @@ static int set_current_tracer(const char *arg, const char *value, bool append)
 	}
 	int err = tracer_set(value);
 	if (err == -ENODEV) {
-		kprintf("echo: current_tracer: no trace buffer\n");
+		need_buffer("echo", "current_tracer");
 		return err;
 	}
 	return err ? write_error(err, NULL) : 0;
@@ -124,7 +126,7 @@ static int cat_tracing_on(const char *arg)
 static int set_tracing_on(const char *arg, const char *value, bool append)
 {
 	unsigned long n;
-	if (!need_buffer("tracing_on"))
+	if (!need_buffer("echo", "tracing_on"))
 		return -ENODEV;
 	if (!parse_ulong(value, &n, 1))
 		return write_error(-EINVAL, "tracing_on takes 0 or 1");
@@ -143,7 +145,7 @@ static int cat_trace(const char *arg)
 
 static int clear_trace(const char *arg, const char *value, bool append)
 {
-	if (!need_buffer("trace"))
+	if (!need_buffer("echo", "trace"))
 		return -ENODEV;
 	rb_record_off(trace_buffer);
 	int err = rb_errno(rb_reset(trace_buffer, RB_ALL_CPUS));
@@ -161,10 +163,8 @@ static bool pipe_stop(bool empty)
 
 static int cat_trace_pipe(const char *arg)
 {
-	if (!trace_buffer) {
-		kprintf("cat: trace_pipe: no trace buffer\n");
+	if (!need_buffer("cat", "trace_pipe"))
 		return -ENODEV;
-	}
 	trace_pipe(pipe_stop);
 	return 0;
 }
@@ -191,10 +191,8 @@ static int write_marker(const char *arg, const char *value, bool append)
  * data bytes (the default 1441792 shows as 1410). */
 static int cat_buffer_size(const char *arg)
 {
-	if (!trace_buffer) {
-		kprintf("cat: buffer_size_kb: no trace buffer\n");
+	if (!need_buffer("cat", "buffer_size_kb"))
 		return -ENODEV;
-	}
 	kprintf("%lu\n", (unsigned long)(rb_size(trace_buffer, 0) / 1024));
 	return 0;
 }
@@ -202,7 +200,7 @@ static int cat_buffer_size(const char *arg)
 static int set_buffer_size(const char *arg, const char *value, bool append)
 {
 	unsigned long n;
-	if (!need_buffer("buffer_size_kb"))
+	if (!need_buffer("echo", "buffer_size_kb"))
 		return -ENODEV;
 	if (!parse_ulong(value, &n, RB_MAX_SIZE / 1024) || n == 0)
 		return write_error(-EINVAL, "buffer_size_kb must be a number from 1 to 258984");

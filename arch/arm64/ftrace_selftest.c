@@ -45,10 +45,9 @@ extern uintptr_t arm64_st_caller[2];          /* {sp, x29} at the recorded call 
 extern const uintptr_t __sites_start[], __sites_end[];
 
 /* Until patch/patch.c is linked: the same context synchronisation. */
-static void sync_nothing(void *unused) { }
 __attribute__((weak)) void patch_sync_cores(void)
 {
-	smp_call_all(sync_nothing, NULL);
+	smp_sync_all();
 }
 
 /* ---- sites the tests own ---- */

@@ -184,13 +184,13 @@ $(B)/kernel.pass1.elf: $(OBJS) $(B)/ksyms0.S.o $(LDSCRIPT)
 $(B)/ksyms.S.o: $(B)/kernel.pass1.elf tools/gen-ksyms.py
 	tools/gen-ksyms.py < $<.nm > $(B)/ksyms.S
 	$(CC) $(CFLAGS_BASE) -c $(B)/ksyms.S -o $@
-$(B)/kernel.elf: $(B)/ksyms.S.o tools/check-nofp.py
+$(B)/kernel.elf: $(B)/ksyms.S.o tools/check-nofp.py tools/sort-sites.py
 	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/ksyms.S.o --start-group $(LDLIBS) --end-group
 	$(NM) -n $@ | tools/gen-ksyms.py --check $(B)/kernel.pass1.elf.nm
-	tools/sort-sites.py $@
+	tools/sort-sites.py $@ $(B)/kernel.sites
 	$(CROSS)objdump -d $@ > $(B)/kernel.asm
 	$(NM) -n $@ > $(B)/kernel.nm
-	tools/check-nofp.py $(B)/kernel.nm $(B)/kernel.asm
+	tools/check-nofp.py $(B)/kernel.nm $(B)/kernel.asm $(B)/kernel.sites
 
 # A raw image as well: arm64 boots it as a Linux Image (the only way QEMU
 # loads -initrd and passes the DTB in x0); gdb reads the ELF.

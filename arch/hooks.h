@@ -83,6 +83,15 @@ struct arch_words2 {
  *                                          program order may even decrease; for
  *                                          callers that check (the ring buffer)
  * uintptr_t arch_frame_address(void);      caller-visible frame pointer
+ * uint32_t arch_load_relaxed8(const uint8_t *p);  __atomic_load_n(p,
+ * uint32_t arch_load_relaxed32(const uint32_t *p);  __ATOMIC_RELAXED), but
+ * uint64_t arch_load_relaxed64(const uint64_t *p);  the compiler may address
+ *                                          p as base + offset (GCC 12 on arm64
+ *                                          puts an atomic's address in a bare
+ *                                          register: one `add` each on the
+ *                                          tracers' hot paths)
+ * void arch_store_relaxed64(uint64_t *p, uint64_t v);  the same for
+ *                                          __atomic_store_n(p, v, __ATOMIC_RELAXED)
  * ARCH_NAME                                "x86_64" or "arm64"
  *
  * Register-preserving calls, for a rarely taken call on a hot path (Linux's

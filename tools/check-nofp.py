@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""check-nofp.py — prove that FTRACE_HOT_NOFP callbacks never touch FP/SIMD.
+"""check-nofp.py — prove that FTRACE_HOT_NOFP callbacks never touch FP/SIMD
+and never call a traced function.
 
-Usage: check-nofp.py KERNEL.nm KERNEL.asm
+Usage: check-nofp.py KERNEL.nm KERNEL.asm KERNEL.sites
 
-KERNEL.nm is `nm -n` of the linked kernel, KERNEL.asm its `objdump -d`.
+KERNEL.nm is `nm -n` of the linked kernel, KERNEL.asm its `objdump -d`,
+KERNEL.sites the sorted site table (tools/sort-sites.py: the compiler's
+recorded addresses, one hex number a line).
 Every function that starts in [__nofp_text_start, __nofp_text_end) is a root
 (trace/ftrace.h, FTRACE_HOT_NOFP), and so is every register-preserving thunk
 (a symbol ending in _preserving, arch/hooks.h: it saves no FP/SIMD register).  From the roots, every function reached by
@@ -11,10 +14,15 @@ a direct call or a branch into another function (a tail call) is checked:
 it must contain no instruction that names an FP/SIMD register (arm64 q/d/s/h/b
 and v registers, FPCR/FPSR; x86-64 xmm/ymm/zmm/mm/st registers, x87
 instructions) and no indirect call or branch (its target could not be
-checked).  On success prints one line; otherwise prints each offence with the
-call path that reaches it and exits 1, which fails the build: the trampolines
-of FTRACE_OPS_FL_NOFP ops do not save the FP/SIMD argument registers, so a
-callback that clobbered them would corrupt the traced function's arguments.
+checked), and it must not be a function with a patchable site (a traced
+one).  On success prints one line; otherwise prints each offence with the
+call path that reaches it and exits 1, which fails the build:
+  - the trampolines of FTRACE_OPS_FL_NOFP ops do not save the FP/SIMD
+    argument registers, so a callback that clobbered them would corrupt the
+    traced function's arguments;
+  - these callbacks only test their context's recursion bit and do not take
+    it (trace/ftrace_internal.h, ftrace_recursion_free_on), which is sound
+    only while nothing they call can reach the tracer again.
 """
 import re
 import sys
@@ -89,8 +97,14 @@ def offences(name, insns, arm):
     return bad, calls
 
 
+def parse_sites(path, arm):
+    """Addresses of the traced functions (arch_site_func: an arm64 entry
+    records the first of the two NOPs before the symbol)."""
+    return {int(line, 16) + (8 if arm else 0) for line in open(path) if line.strip()}
+
+
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) != 4:
         sys.exit(__doc__)
     syms = parse_nm(sys.argv[1])
     funcs, addr = parse_asm(sys.argv[2])
@@ -101,6 +115,7 @@ def main():
     with open(sys.argv[2]) as f:
         head = f.read(4096)
     arm = "aarch64" in head
+    traced = parse_sites(sys.argv[3], arm)
     roots = sorted(n for n, a in addr.items() if lo <= a < hi and not n.startswith("__nofp_text"))
     if not roots:
         print("check-nofp: no FTRACE_HOT_NOFP callbacks")
@@ -119,6 +134,8 @@ def main():
             errors.append("%s: no code found for %s" % (" -> ".join(path[f]), f))
             continue
         bad, calls = offences(f, funcs[f], arm)
+        if addr[f] in traced:
+            bad.append("traced function (a patchable site)")
         for b in bad:
             errors.append("%s: %s" % (" -> ".join(path[f]), b))
         for c in calls:
@@ -128,10 +145,11 @@ def main():
     if errors:
         for e in errors:
             print("check-nofp: " + e, file=sys.stderr)
-        sys.exit("check-nofp: FTRACE_HOT_NOFP callbacks reach FP/SIMD code or indirect calls "
-                 "(%d offences)" % len(errors))
+        sys.exit("check-nofp: FTRACE_HOT_NOFP callbacks reach FP/SIMD code, indirect calls or "
+                 "traced functions (%d offences)" % len(errors))
     print("check-nofp: %d callbacks, %d preserving thunks, %d functions reached, no FP/SIMD, "
-          "no indirect calls (%s)" % (len(roots), len(thunks), len(seen), ", ".join(roots)))
+          "no indirect calls, no traced function (%s)"
+          % (len(roots), len(thunks), len(seen), ", ".join(roots)))
 
 
 if __name__ == "__main__":

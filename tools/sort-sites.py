@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
-"""sort-sites.py ELF — sort the patchable-site table of a linked kernel in place.
+"""sort-sites.py ELF [LIST] — sort the patchable-site table of a linked kernel in place.
 
 The compiler emits one 64-bit address per instrumented function
 (__mcount_loc on x86-64, __patchable_function_entries on arm64) in link
 order; the linker script gathers them between __sites_start and __sites_end.
 Sorting them here, after the final link, lets the kernel build its record
 table in one pass with no sort at boot (trace/records.c checks the order).
+With LIST, also writes the sorted addresses there, one hex number a line
+(tools/check-nofp.py reads them).
 """
 import struct
 import sys
 
 
 def main():
+    if len(sys.argv) not in (2, 3):
+        sys.exit(__doc__)
     path = sys.argv[1]
+    listing = sys.argv[2] if len(sys.argv) == 3 else None
     with open(path, "r+b") as f:
         data = bytearray(f.read())
         if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
@@ -40,6 +45,8 @@ def main():
         if start is None or end is None:
             sys.exit("sort-sites: __sites_start/__sites_end not found")
         if start == end:
+            if listing:
+                open(listing, "w").close()
             return
         sec = next((s for s in sections if s[0] == 1 and s[1] <= start and end <= s[1] + s[3]), None)
         if not sec:
@@ -52,6 +59,9 @@ def main():
         struct.pack_into("<%dQ" % n, data, off, *sites)
         f.seek(0)
         f.write(data)
+    if listing:
+        with open(listing, "w") as out:
+            out.writelines("%x\n" % s for s in sites)
 
 
 main()

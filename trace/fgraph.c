@@ -219,7 +219,7 @@ return_several(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *s
 static FTRACE_HOT uintptr_t return_one(struct fgraph_ret_regs *rr, struct fgraph_stack *st,
 				       struct fgraph_stack *outer, unsigned base, struct fgraph_ops *g)
 {
-	return fgraph_return_one(rr, st, outer, base, g, g->retfunc);
+	return fgraph_return_one(rr, st, outer, base, g, g->retfunc, false);
 }
 
 /*

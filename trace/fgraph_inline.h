@@ -15,7 +15,10 @@
  * does what fgraph_return does for a frame that one user alone took — call
  * its exit callback, pop the frame — with `exitfn` (always-inline, doing
  * what the user's retfunc does) called directly; put it in the user's
- * fgraph_ops.ret_handler.
+ * fgraph_ops.ret_handler.  The _NOFP variants are the same as
+ * FTRACE_HOT_NOFP code (trace/ftrace.h): for callbacks that touch no
+ * FP/SIMD register and call no traced function, which tools/check-nofp.py
+ * proves at build time; they only test the recursion bit.
  *
  * Nothing else here is an interface: frame layout and stacks belong to
  * fgraph.c.
@@ -159,7 +162,7 @@ FGRAPH_INLINE void fgraph_redirect(struct ftrace_regs *fregs)
  * (NULL: g->entryfunc).
  */
 FGRAPH_INLINE void fgraph_enter_one(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
-				    struct ftrace_regs *fregs, fgraph_entry_t entry)
+				    struct ftrace_regs *fregs, fgraph_entry_t entry, bool nofp)
 {
 	/* FTRACE_HOT: not preempted here, so c stays this CPU (function.c). */
 	struct cpu *c = arch_this_cpu();
@@ -167,8 +170,10 @@ FGRAPH_INLINE void fgraph_enter_one(uintptr_t ip, uintptr_t parent, struct ftrac
 	if (__builtin_expect(!t, 0))
 		return;                    /* a CPU still booting */
 	ftrace_preempt_disable_on(t);
-	unsigned bit = ftrace_recursion_take_on(c, 0);
-	if (!bit || ftrace_is_dead_on(c) || !(op->flags & FTRACE_OPS_FL_ENABLED))
+	/* nofp: FTRACE_HOT_NOFP code, which only tests the bit (ftrace.h). */
+	unsigned bit = nofp ? 0 : ftrace_recursion_take_on(c, 0);
+	if ((nofp ? !ftrace_recursion_free_on(c) : !bit) || ftrace_is_dead_on(c) ||
+	    !(op->flags & FTRACE_OPS_FL_ENABLED))
 		goto out;
 	struct fgraph_ops *g = (struct fgraph_ops *)((char *)op -
 						     __builtin_offsetof(struct fgraph_ops, ops));
@@ -238,11 +243,11 @@ FGRAPH_INLINE uintptr_t fgraph_frame_pop(struct cpu *c, struct fgraph_stack *st,
  */
 FGRAPH_INLINE uintptr_t fgraph_return_one(struct fgraph_ret_regs *rr, struct fgraph_stack *st,
 					  struct fgraph_stack *outer, unsigned base,
-					  struct fgraph_ops *g, fgraph_ret_t exitfn)
+					  struct fgraph_ops *g, fgraph_ret_t exitfn, bool nofp)
 {
 	struct cpu *c = arch_this_cpu();             /* preemption is off */
-	unsigned bit = ftrace_recursion_take_on(c, 0);
-	if (bit && !ftrace_is_dead_on(c)) {
+	unsigned bit = nofp ? 0 : ftrace_recursion_take_on(c, 0);
+	if ((nofp ? ftrace_recursion_free_on(c) : bit) && !ftrace_is_dead_on(c)) {
 		uint64_t *f = &st->w[base];
 		struct fgraph_ret r;
 		fgraph_ret_init(&r, c, f, st, outer, rr);
@@ -259,24 +264,34 @@ FGRAPH_INLINE uintptr_t fgraph_return_one(struct fgraph_ret_regs *rr, struct fgr
 					 struct fgraph_stack *outer, unsigned base,     \
 					 struct fgraph_ops *g)                          \
 	{                                                                            \
-		return fgraph_return_one(rr, st, outer, base, g, exitfn);               \
+		return fgraph_return_one(rr, st, outer, base, g, exitfn, false);        \
+	}
+
+#define FGRAPH_DEFINE_RETURN_NOFP(name, exitfn)                                      \
+	static FTRACE_HOT_NOFP uintptr_t name(struct fgraph_ret_regs *rr,               \
+					      struct fgraph_stack *st,                  \
+					      struct fgraph_stack *outer, unsigned base, \
+					      struct fgraph_ops *g)                     \
+	{                                                                            \
+		return fgraph_return_one(rr, st, outer, base, g, exitfn, true);         \
 	}
 
 #define FGRAPH_DEFINE_ENTRY(name, entry)                                             \
 	static FTRACE_HOT void name(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op, \
 				    struct ftrace_regs *fregs)                          \
 	{                                                                            \
-		fgraph_enter_one(ip, parent, op, fregs, entry);                      \
+		fgraph_enter_one(ip, parent, op, fregs, entry, false);               \
 	}
 
 /* The same as FTRACE_HOT_NOFP (trace/ftrace.h): for an entry callback that
- * touches no FP/SIMD register, whose user sets FTRACE_OPS_FL_NOFP in
- * ops.flags; tools/check-nofp.py proves it at build time. */
+ * touches no FP/SIMD register and calls no traced function, whose user sets
+ * FTRACE_OPS_FL_NOFP in ops.flags; tools/check-nofp.py proves it at build
+ * time. */
 #define FGRAPH_DEFINE_ENTRY_NOFP(name, entry)                                        \
 	static FTRACE_HOT_NOFP void name(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op, \
 					 struct ftrace_regs *fregs)                     \
 	{                                                                            \
-		fgraph_enter_one(ip, parent, op, fregs, entry);                      \
+		fgraph_enter_one(ip, parent, op, fregs, entry, true);                \
 	}
 
 #endif

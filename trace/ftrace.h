@@ -56,11 +56,15 @@ typedef void (*ftrace_func_t)(uintptr_t ip, uintptr_t parent_ip, struct ftrace_o
 
 /*
  * An FTRACE_HOT callback that, with everything it calls, never touches an
- * FP/SIMD register (its file is built with -mgeneral-regs-only, and
+ * FP/SIMD register and never calls a traced function (its file is built
+ * with -mgeneral-regs-only and without patchable entries, and
  * tools/check-nofp.py walks the linked kernel's calls from every function in
- * this section and fails the build on an FP/SIMD instruction or an indirect
- * call).  Its ops may set FTRACE_OPS_FL_NOFP: the trampoline then leaves
- * the FP/SIMD argument registers alone instead of saving and restoring them.
+ * this section and fails the build on an FP/SIMD instruction, an indirect
+ * call or a function with a site).  Its ops may set FTRACE_OPS_FL_NOFP: the
+ * trampoline then leaves the FP/SIMD argument registers alone instead of
+ * saving and restoring them.  And since nothing it calls can enter the
+ * tracer again, it tests its context's recursion bit without taking it
+ * (ftrace_recursion_free_on, trace/ftrace_internal.h).
  */
 #define FTRACE_HOT_NOFP __attribute__((section(".text.tramp.nofp"), noinline))
 

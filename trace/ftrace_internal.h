@@ -9,7 +9,11 @@
  * context's bit in cpu.trace_ctx, so taking it is two loads.
  * ftrace_recursion_take_on(c, shift) returns the bit taken (shift 0: the
  * callbacks' set, FTRACE_RECURSION_LIST_SHIFT: the list function's), or 0
- * if this context is already inside the tracer.
+ * if this context is already inside the tracer.  An FTRACE_HOT_NOFP
+ * callback calls no traced function (proven at build time), so it cannot
+ * enter the tracer again by itself: ftrace_recursion_free_on(c) tests the
+ * callbacks' bit without taking it, and the callback runs only when no
+ * other callback of this context is inside (which is all the bit is for).
  */
 #ifndef TRACE_FTRACE_INTERNAL_H
 #define TRACE_FTRACE_INTERNAL_H
@@ -102,7 +106,7 @@ FTRACE_INLINE void ftrace_preempt_enable_at(struct thread *t, unsigned depth)
  * would cost its address.  ftrace_kill() sets both. */
 FTRACE_INLINE bool ftrace_is_dead_on(struct cpu *c)
 {
-	return __atomic_load_n(&c->ftrace_dead, __ATOMIC_RELAXED) != 0;
+	return arch_load_relaxed8(&c->ftrace_dead) != 0;
 }
 
 #define FTRACE_RECURSION_LIST_SHIFT 3   /* the list function's bits: 3..5 */
@@ -117,6 +121,13 @@ FTRACE_INLINE unsigned ftrace_recursion_take_on(struct cpu *c, unsigned shift)
 	c->trace_recursion = held | bit;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	return bit;
+}
+
+/* Is the callbacks' bit of this context free?  Only for FTRACE_HOT_NOFP
+ * code (see above); c is this CPU, preemption off or FTRACE_HOT. */
+FTRACE_INLINE bool ftrace_recursion_free_on(struct cpu *c)
+{
+	return !(c->trace_recursion & (c->trace_ctx + 1));
 }
 
 FTRACE_INLINE void ftrace_recursion_exit_on(struct cpu *c, unsigned bit)

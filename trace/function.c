@@ -4,8 +4,9 @@
  * Its ops guards recursion itself (FTRACE_OPS_FL_RECURSION), so the site's
  * trampoline calls function_trace_call directly: the whole per-call path is
  * trampoline -> this callback -> ring-buffer reserve/commit.  None of it
- * touches an FP/SIMD register (FTRACE_OPS_FL_NOFP, checked at build time),
- * so the trampoline does not save them.
+ * touches an FP/SIMD register or calls a traced function
+ * (FTRACE_OPS_FL_NOFP, checked at build time), so the trampoline does not
+ * save them, and the callback only tests its context's recursion bit.
  *
  * Boot options: ftrace=function, ftrace_filter=, ftrace_notrace= (Linux's
  * meanings: comma- or space-separated globs).
@@ -39,8 +40,8 @@ function_event(struct cpu *c, struct thread *t, unsigned depth, void *data, uint
  * function_trace_call's way when the buffer's fast path does not do: the
  * reservation was begun (gate word g, r) and is finished here, apart from
  * the common path, which the compiler would otherwise join to this one
- * (a test and registers on every call).  Tail-called with preemption raised
- * and the recursion bit held; puts both back as the callback would.
+ * (a test and registers on every call).  Tail-called with preemption
+ * raised; puts it back as the callback would.
  */
 static FTRACE_HOT_NOFP void function_trace_rest(uintptr_t ip, uintptr_t parent, struct rb_cpu *cb,
 						uint64_t g)
@@ -53,7 +54,6 @@ static FTRACE_HOT_NOFP void function_trace_rest(uintptr_t ip, uintptr_t parent, 
 		function_event(c, t, depth, r.data, ip, parent);
 		rb_commit_nopreempt(&r);
 	}
-	ftrace_recursion_exit_ctx(c, 0);
 	ftrace_preempt_enable_at(t, depth);
 }
 
@@ -66,8 +66,7 @@ static FTRACE_HOT_NOFP void function_trace_call(uintptr_t ip, uintptr_t parent, 
 	struct thread *t = c->current;
 	unsigned depth = t->preempt_count;          /* the traced code's */
 	ftrace_preempt_disable_at(t, depth);
-	unsigned bit = ftrace_recursion_take_on(c, 0);
-	if (bit && !ftrace_is_dead_on(c)) {
+	if (ftrace_recursion_free_on(c) && !ftrace_is_dead_on(c)) {
 		struct rb_resv r;
 		uint64_t g;
 		if (__builtin_expect(!rb_reserve_fast(c->trace_rb, sizeof(struct ftrace_entry), &r, &g),
@@ -75,7 +74,6 @@ static FTRACE_HOT_NOFP void function_trace_call(uintptr_t ip, uintptr_t parent, 
 			return function_trace_rest(ip, parent, r.cb, g);
 		function_event(c, t, depth, r.data, ip, parent);
 		rb_commit_fast(&r);
-		ftrace_recursion_exit_on(c, bit);
 	}
 	ftrace_preempt_enable_at(t, depth);
 }

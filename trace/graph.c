@@ -165,7 +165,7 @@ static inline __attribute__((always_inline)) bool graph_entry_inline(const struc
 		return false;
 	uint32_t inside = *e->state | *e->task_state;
 	data[0] = 0;
-	unsigned filters = __atomic_load_n(&graph_filters, __ATOMIC_RELAXED);
+	unsigned filters = arch_load_relaxed32(&graph_filters);
 	if (__builtin_expect(inside | filters, 0)) {
 		unsigned max = __atomic_load_n(&max_graph_depth, __ATOMIC_RELAXED);
 		if (max && e->depth >= max)
@@ -239,8 +239,9 @@ static FTRACE_HOT void graph_return(const struct fgraph_ret *ret, struct fgraph_
 	graph_return_inline(ret, g, data);
 }
 
-/* The return of a call only the tracer took. */
-FGRAPH_DEFINE_RETURN(graph_ret_handler, graph_return_inline)
+/* The return of a call only the tracer took (nothing on this path touches
+ * an FP/SIMD register or calls a traced function either). */
+FGRAPH_DEFINE_RETURN_NOFP(graph_ret_handler, graph_return_inline)
 
 struct fgraph_ops graph_fgraph_ops = {
 	.ops.func = graph_ops_func,

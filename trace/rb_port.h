@@ -19,6 +19,11 @@
  *                                       nests; returns a token for ..._enable
  *   void rb_port_preempt_enable(uintptr_t token)
  *   void rb_port_relax(void)            spin-wait hint (readers only)
+ *   uint64_t rb_port_load64(const uint64_t *p)  a relaxed atomic load and
+ *   void rb_port_store64(uint64_t *p, uint64_t v)  store, for the writers'
+ *                                       fast path (the kernel's let the
+ *                                       compiler fold an address offset:
+ *                                       arch_load_relaxed64, ..._store_...)
  *
  * and three macros for the calls the writers' inline fast path makes when it
  * leaves for the general path (rarely), so that a port can make them cost

@@ -83,8 +83,11 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r
 	 * back, is for the general path (which reads the clock again). */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	uint64_t ts = rb_port_clock();
-	uint64_t *prev = &cb->lts[RB_LTS(0u, T_GEN(t))];
-	uint64_t delta = ts - __atomic_load_n(prev, __ATOMIC_RELAXED);
+	/* Level 0's slot gen is lts[RB_LTS(0, gen)] = lts[gen]: at gb plus
+	 * lts' offset, which the compiler folds into this load and the store
+	 * below (rb_port_load64/store64). */
+	uintptr_t gb = (uintptr_t)cb + sizeof(uint64_t) * T_GEN(t);
+	uint64_t delta = ts - rb_port_load64((const uint64_t *)(gb + offsetof(struct rb_cpu, lts)));
 	if (delta >> RB_TS_SHIFT)               /* > RB_DELTA_MAX */
 		return NULL;
 	/* C: the new tail says level 0 (as t does), one more event, esz more
@@ -92,11 +95,11 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r
 	 * 4096 and nev + 1 below 512 (checked above: off + esz <= 4080, and a
 	 * page holds at most 510 events), so no field carries into the next,
 	 * and adding bit 63 flips it.  Our time goes to the slot nt points
-	 * at, level 0's other one: lts[0] and lts[1] are 16-byte aligned
-	 * (rb_internal.h), so its address is prev's with bit 3 flipped. */
+	 * at, level 0's other one, lts[1 - gen]: cb is 16-byte aligned
+	 * (rb_internal.h), so its base cb + 8 * (1 - gen) is gb with bit 3
+	 * flipped. */
 	uint64_t nt = t + (T_GEN_BIT + T_NEV_ONE + esz);
-	uint64_t *mine = (uint64_t *)((uintptr_t)prev ^ sizeof(uint64_t));
-	__atomic_store_n(mine, ts, __ATOMIC_RELAXED);
+	rb_port_store64((uint64_t *)((gb ^ sizeof(uint64_t)) + offsetof(struct rb_cpu, lts)), ts);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (!__atomic_compare_exchange_n(&cb->tail, &t, nt, false, __ATOMIC_RELAXED,
 					 __ATOMIC_RELAXED))
@@ -117,7 +120,7 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r
 		__builtin_unreachable();
 	struct rb_page *pg = rb_pg(cb, T_PIDX(t));
 	r->tail = nt;
-	r->commit = __atomic_load_n(&pg->commit, __ATOMIC_RELAXED) | T_OFF(nt);
+	r->commit = rb_port_load64(&pg->commit) | T_OFF(nt);
 	uint8_t *p = (uint8_t *)pg + T_OFF(t);
 	return rb_put_data_fast(p + offsetof(struct rb_page, data), (uint32_t)delta, len);
 }

@@ -164,8 +164,8 @@ trace_entry_fill_on(struct cpu *c, const struct thread *t, struct trace_entry *e
 	 * one). */
 	uint64_t flags = arch_irqs_disabled() * TRACE_FLAG_IRQS_OFF |
 			 (uint64_t)(c->trace_ctx & 1u) * TRACE_FLAG_HARDIRQ |
-			 (uint64_t)__atomic_load_n((const uint8_t *)&c->need_resched,
-						   __ATOMIC_RELAXED) * TRACE_FLAG_NEED_RESCHED;
+			 (uint64_t)arch_load_relaxed8((const uint8_t *)&c->need_resched) *
+				 TRACE_FLAG_NEED_RESCHED;
 	uint64_t w = type | flags << 16 | (uint64_t)(preempt_depth > 15 ? 15 : preempt_depth) << 24 |
 		     (uint64_t)t->tid << 32;
 	__builtin_memcpy(e, &w, 8);

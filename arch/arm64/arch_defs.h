@@ -258,6 +258,27 @@ ARM64_INLINE uint64_t arch_counter_relaxed(void)
 	return v;
 }
 
+/* Relaxed atomic loads through an "m" operand, which allows [base, #imm]
+ * (GCC's atomic builtins take [base] only).  An aligned LDRB/LDR is
+ * single-copy atomic (Arm ARM B2.2.1): that is all relaxed asks, and the
+ * asm is volatile, so each call is one load, as an atomic load is. */
+#define ARM64_LOAD_RELAXED(name, ret, type, insn)                              \
+	ARM64_INLINE ret name(const type *p)                                    \
+	{                                                                       \
+		ret v;                                                          \
+		__asm__ volatile(insn : "=r"(v) : "m"(*p));                     \
+		return v;                                                       \
+	}
+/* The byte comes back zero-extended in a whole register (as LDRB leaves
+ * it), so a test of it needs no mask. */
+ARM64_LOAD_RELAXED(arch_load_relaxed8, uint32_t, uint8_t, "ldrb %w0, %1")
+ARM64_LOAD_RELAXED(arch_load_relaxed32, uint32_t, uint32_t, "ldr %w0, %1")
+ARM64_LOAD_RELAXED(arch_load_relaxed64, uint64_t, uint64_t, "ldr %x0, %1")
+ARM64_INLINE void arch_store_relaxed64(uint64_t *p, uint64_t v)
+{
+	__asm__ volatile("str %x1, %0" : "=m"(*p) : "r"(v));
+}
+
 ARM64_INLINE uintptr_t arch_frame_address(void)
 {
 	return (uintptr_t)__builtin_frame_address(0);

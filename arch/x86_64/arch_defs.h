@@ -314,6 +314,12 @@ ARCH_INLINE uint64_t arch_counter_relaxed(void)
 	return v;
 }
 
+/* GCC folds offsets into x86-64 atomic loads: the builtins as they are. */
+ARCH_INLINE uint32_t arch_load_relaxed8(const uint8_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+ARCH_INLINE uint32_t arch_load_relaxed32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+ARCH_INLINE uint64_t arch_load_relaxed64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+ARCH_INLINE void arch_store_relaxed64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+
 ARCH_INLINE uintptr_t arch_frame_address(void)
 {
 	return (uintptr_t)__builtin_frame_address(0);

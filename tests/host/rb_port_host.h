@@ -36,6 +36,8 @@ static inline uint64_t rb_port_clock(void)
 static inline uintptr_t rb_port_preempt_disable(void) { return 0; }
 static inline void rb_port_preempt_enable(uintptr_t token) { (void)token; }
 static inline void rb_port_relax(void) { sched_yield(); }
+static inline uint64_t rb_port_load64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+static inline void rb_port_store64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
 
 /* Cold calls are plain calls here. */
 #define RB_PORT_COLD_THUNK(fn) _Static_assert(1, #fn)

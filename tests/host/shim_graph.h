@@ -47,6 +47,7 @@ extern unsigned ncpus;
 static inline struct cpu *arch_this_cpu(void) { return &shim_cpu; }
 static inline bool arch_irqs_enabled(void) { return true; }
 static inline uint64_t arch_irqs_disabled(void) { return 0; }
+static inline uint32_t arch_load_relaxed8(const uint8_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 
 /* ---- What the test controls and reads ---- */
 extern char shim_out[1 << 16];          /* everything kprintf wrote, NUL-terminated */

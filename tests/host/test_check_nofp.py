@@ -5,8 +5,10 @@ Each case writes an `nm -n` file and an `objdump -d` listing in the shape
 the tools print for arm64 and x86-64, runs the checker and asserts its exit
 status and the offence it names: clean code passes; an FP/SIMD register in a
 callee reached through a call, a tail call (branch into another function),
-an indirect call, a jump table and x87 code fail; code outside the section
-is not looked at unless reached (or a register-preserving thunk).
+an indirect call, a jump table and x87 code fail, and so does a call to a
+traced function (one the site table lists: on arm64 the entry is 8 bytes
+before the symbol); code outside the section is not looked at unless
+reached (or a register-preserving thunk).
 """
 import os
 import subprocess
@@ -48,12 +50,13 @@ def x86(cb_body, helper_body=""):
         "\n0000000040203000 <other>:\n  40203000:\t0f 28 c1             \tmovaps %xmm1,%xmm0\n")
 
 
-def run(nm, asm):
+def run(nm, asm, sites=""):
     with tempfile.TemporaryDirectory() as d:
-        pn, pa = os.path.join(d, "k.nm"), os.path.join(d, "k.asm")
+        pn, pa, ps = (os.path.join(d, "k." + e) for e in ("nm", "asm", "sites"))
         open(pn, "w").write(nm)
         open(pa, "w").write(asm)
-        p = subprocess.run([sys.executable, CHECK, pn, pa], stdout=subprocess.PIPE,
+        open(ps, "w").write(sites)
+        p = subprocess.run([sys.executable, CHECK, pn, pa, ps], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
         return p.returncode, p.stdout
 
@@ -143,6 +146,23 @@ def test_arm_preserving_thunk_is_a_root():
     expect(rc, out, 0, "1 callbacks, 1 preserving thunks, 3 functions reached")
 
 
+def test_arm_traced_callee():
+    """helper has a site (recorded 8 bytes before it): reaching it fails;
+    a site elsewhere does not matter."""
+    cb = "    40201000:\t94000400 \tbl\t40202000 <helper>\n"
+    rc, out = run(NM, arm(cb), "40201ff8\n")
+    expect(rc, out, 1, "cb -> helper: traced function")
+    rc, out = run(NM, arm(cb), "40202000\n40202ff8\n")
+    expect(rc, out, 0, "no traced function")
+
+
+def test_x86_traced_tail_call():
+    """x86-64 records the function's own address; a tail jump reaches it."""
+    rc, out = run(NM, x86("  40201000:\te9 fb 0f 00 00       \tjmp    40202000 <helper>\n"),
+                  "40202000\n")
+    expect(rc, out, 1, "cb -> helper: traced function")
+
+
 def test_missing_section_symbols():
     rc, out = run("0000000040200000 T _text_start\n", arm("    40201000:\td65f03c0 \tret\n"))
     expect(rc, out, 1, "__nofp_text_start/__nofp_text_end missing")
@@ -151,7 +171,8 @@ def test_missing_section_symbols():
 TESTS = [test_arm_clean, test_arm_simd_in_callee, test_arm_vector_and_fmov, test_arm_tail_call,
          test_arm_indirect, test_arm_unreached_is_ignored, test_x86_clean,
          test_x86_sse_via_tail_jump, test_x86_indirect_and_jump_table, test_x86_x87,
-         test_arm_preserving_thunk_is_a_root, test_missing_section_symbols]
+         test_arm_preserving_thunk_is_a_root, test_arm_traced_callee, test_x86_traced_tail_call,
+         test_missing_section_symbols]
 
 
 def main():

@@ -106,15 +106,20 @@ _Static_assert(__builtin_offsetof(struct ftrace_regs, q) == FR_Q0, "FR_Q0");
 _Static_assert(__builtin_offsetof(struct ftrace_regs, regs) == FR_REGS, "FR_REGS");
 _Static_assert(sizeof(struct ftrace_regs) == FR_SIZE, "FR_SIZE");
 _Static_assert(FR_Q0 % 16 == 0 && FT_FRAME % 16 == 0, "tracing frame alignment");
+_Static_assert(FT_FRAME - FT_FREGS == FR_SIZE && FT_FREGS == 16,
+	       "fregs ends the frame, right above the trampoline's record");
 
 /* The accessors of trace/ftrace.h; valid only during the callback. */
 ARM64_INLINE uintptr_t ftrace_regs_get_argument(const struct ftrace_regs *f, unsigned n)
 {
 	return n < ARCH_FTRACE_NARGS ? f->r.regs[n] : 0;
 }
+/* SP at entry and the function come from the frame's shape (frame.h), so
+ * the plain trampolines need not store them; the regs variant also stores
+ * them in r (sp, pc), for ftrace_get_regs() users. */
 ARM64_INLINE uintptr_t ftrace_regs_get_stack_pointer(const struct ftrace_regs *f)
 {
-	return f->r.sp;
+	return (uintptr_t)f + FR_SIZE;
 }
 ARM64_INLINE uintptr_t ftrace_regs_get_frame_pointer(const struct ftrace_regs *f)
 {
@@ -126,7 +131,7 @@ ARM64_INLINE uintptr_t ftrace_regs_get_return_address(const struct ftrace_regs *
 }
 ARM64_INLINE uintptr_t ftrace_regs_get_instruction_pointer(const struct ftrace_regs *f)
 {
-	return f->r.pc;
+	return ((const uintptr_t *)f)[-1] - 8;     /* the trampoline record's func + 8 */
 }
 ARM64_INLINE uintptr_t ftrace_regs_get_return_value(const struct ftrace_regs *f)
 {

@@ -43,11 +43,14 @@
  * function was entered with:
  *   sp + 0                 its own frame record {&fregs.x29, func + 8}
  *   sp + FT_FREGS          struct ftrace_regs, which starts with a struct
- *                          pt_regs: every trampoline fills x0-x8, x29, x30,
- *                          sp and pc; the regs variant fills all of it.
+ *                          pt_regs: every trampoline fills x0-x8, x29 and
+ *                          x30; the regs variant fills all of it.
  * x29/x30 of the pt_regs are adjacent: they form the traced function's
  * frame record {caller's x29, parent}, so the frame-pointer chain reads
- * callback -> trampoline -> function -> parent.
+ * callback -> trampoline -> function -> parent.  The accessors take SP at
+ * entry and the function from the frame itself, as every variant builds it
+ * (arch_defs.h): the frame ends where the function's stack began, and the
+ * trampoline's record, just below fregs, holds func + 8.
  */
 #define PT_X0      0        /* x0..x30, 8 bytes each */
 #define PT_X8      64

@@ -11,7 +11,8 @@
  * Every variant builds struct ftrace_regs (frame.h) on the stack, calls
  *     call(func, parent, op, fregs)
  * and returns into the function at func + 8 with x0-x8, v0-v7, x29 and x30
- * reloaded from fregs (what a callback wrote is what the function sees;
+ * reloaded from fregs (SP at entry and the function are not stored but
+ * found from the frame: frame.h) (what a callback wrote is what the function sees;
  * x30 = fregs' parent slot) and SP as it was.  The regs variants save every
  * general register into the pt_regs at the start of fregs, reload x10-x28
  * from it as well, and go on at its PC when a callback changed it (returning
@@ -59,14 +60,15 @@
 	str	x10, [sp, #FR(PT_PSTATE)]
 	add	x10, sp, #FR(FR_PT)
 	str	x10, [sp, #FR(FR_REGS)]         // regs = &r
+	add	x10, sp, #FT_FRAME
+	sub	x11, x30, #8
+	stp	x10, x11, [sp, #FR(PT_SP)]      // sp at entry, pc
 	.else
 	str	x8, [sp, #FR(PT_X8)]
 	str	xzr, [sp, #FR(FR_REGS)]         // regs = NULL
 	.endif
 	stp	x29, x9, [sp, #FR(PT_X29)]      // the traced function's frame record
 	sub	x0, x30, #8                     // arg 0: the function
-	add	x10, sp, #FT_FRAME
-	stp	x10, x0, [sp, #FR(PT_SP)]       // sp at entry, pc
 	.if \fp
 	stp	q0, q1, [sp, #FR(FR_Q0)]
 	stp	q2, q3, [sp, #FR(FR_Q0 + 32)]

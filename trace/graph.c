@@ -134,7 +134,8 @@ static inline __attribute__((always_inline)) bool graph_entry_event(struct cpu *
 	uint32_t size = sizeof(struct fgraph_ent_entry) + 8 * nargs;
 	struct rb_resv r;
 	uint64_t gate;
-	if (__builtin_expect(rb_reserve_fast(c->trace_rb, size, &r, &gate), 1)) {
+	/* The event's time is the call's (one clock read for both). */
+	if (__builtin_expect(rb_reserve_fast_at(c->trace_rb, size, e->calltime, &r, &gate), 1)) {
 		graph_entry_fields(c, e, r.data, nargs);
 		rb_commit_fast(&r);
 		return true;
@@ -223,8 +224,8 @@ static inline __attribute__((always_inline)) void graph_return_inline(const stru
 	 * rb_reserve_fast), so that the compiler does not join them. */
 	struct rb_resv r;
 	uint64_t gate;
-	if (__builtin_expect(rb_reserve_fast(ret->cpu->trace_rb, sizeof(struct fgraph_ret_entry), &r,
-					     &gate), 1)) {
+	if (__builtin_expect(rb_reserve_fast_at(ret->cpu->trace_rb, sizeof(struct fgraph_ret_entry),
+						ret->rettime, &r, &gate), 1)) {
 		graph_exit_fields(ret, r.data);
 		rb_commit_fast(&r);
 	} else if (rb_reserve_rest(sizeof(struct fgraph_ret_entry), gate, &r) == 0) {

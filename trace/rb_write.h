@@ -66,9 +66,12 @@ RB_INLINE void *rb_put_data_fast(uint8_t *p, uint32_t delta, uint32_t len)
  * B..D for the outermost writer, when nothing unusual happens: returns the
  * payload address, with the tail word C installed in r->tail and the commit
  * word that publishes it in r->commit; or NULL to send the writer to the
- * general path (which starts over from B).
+ * general path (which starts over from B).  given: the event's time is
+ * `given_ts`, a reading the writer took before A (rb_reserve_fast_at),
+ * instead of the clock read after the snapshot.
  */
-RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r)
+RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r, bool given,
+			      uint64_t given_ts)
 {
 	uint32_t esz = rb_ev_size(len);
 	/* B: snapshot.  The page has events (so a previous time), is not full,
@@ -79,10 +82,12 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r
 	if ((t & T_ROOM_MASK) > (uint64_t)(RB_DATA_SIZE - esz))
 		return NULL;
 	/* The clock after the snapshot (DESIGN: time stamps follow buffer
-	 * order).  A delta that needs a time extend, or a clock that went
-	 * back, is for the general path (which reads the clock again). */
+	 * order), or the writer's earlier reading, which the same checks keep
+	 * in order (DESIGN, "A time given by the writer").  A delta that needs
+	 * a time extend, or a clock that went back, is for the general path
+	 * (which reads the clock again). */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	uint64_t ts = rb_port_clock();
+	uint64_t ts = given ? given_ts : rb_port_clock();
 	/* Level 0's slot gen is lts[RB_LTS(0, gen)] = lts[gen]: at gb plus
 	 * lts' offset, which the compiler folds into this load and the store
 	 * below (rb_port_load64/store64). */
@@ -161,8 +166,9 @@ RB_INLINE void rb_end(struct rb_cpu *cb)
 	rb_end_fast(cb, w, rb_commit_word(cb, w));
 }
 
-/* See ring_buffer.h for the contract of these three. */
-RB_INLINE bool rb_reserve_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r, uint64_t *g)
+/* See ring_buffer.h for the contract of these four. */
+RB_INLINE bool rb_reserve_fast_ts(struct rb_cpu *cb, uint32_t len, struct rb_resv *r, uint64_t *g,
+				  bool given, uint64_t ts)
 {
 	r->cb = cb;
 	r->data = NULL;
@@ -177,7 +183,18 @@ RB_INLINE bool rb_reserve_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *
 	 * sees us inside).  ACQUIRE: a quiescer that turned recording back on
 	 * is done with the buffer before we touch it. */
 	*g = __atomic_fetch_add(&cb->gate, 1u, __ATOMIC_ACQUIRE);
-	return __builtin_expect(*g == 0, 1) && (r->data = rb_claim_fast(cb, len, r));
+	return __builtin_expect(*g == 0, 1) && (r->data = rb_claim_fast(cb, len, r, given, ts));
+}
+
+RB_INLINE bool rb_reserve_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r, uint64_t *g)
+{
+	return rb_reserve_fast_ts(cb, len, r, g, false, 0);
+}
+
+RB_INLINE bool rb_reserve_fast_at(struct rb_cpu *cb, uint32_t len, uint64_t ts, struct rb_resv *r,
+				  uint64_t *g)
+{
+	return rb_reserve_fast_ts(cb, len, r, g, true, ts);
 }
 
 RB_INLINE int rb_reserve_rest(uint32_t len, uint64_t g, struct rb_resv *r)

@@ -194,6 +194,14 @@ static inline int rb_reserve_cb(struct rb_cpu *cb, uint32_t len, struct rb_resv 
  */
 static inline bool rb_reserve_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r,
 				   uint64_t *g);
+/* rb_reserve_fast() for a writer that has just read the port's clock
+ * itself, on this CPU in this context (a function_graph entry or exit,
+ * whose event carries that time as well): the fast path's event gets time
+ * ts when the buffer's times stay in order with it (any ts is safe: one
+ * that would not is refused), else this returns false and rb_reserve_rest()
+ * reads the clock itself. */
+static inline bool rb_reserve_fast_at(struct rb_cpu *cb, uint32_t len, uint64_t ts,
+				      struct rb_resv *r, uint64_t *g);
 static inline int rb_reserve_rest(uint32_t len, uint64_t g, struct rb_resv *r);
 static inline void rb_commit_fast(const struct rb_resv *r);
 /* rb_reserve() and rb_commit() are inline (trace/rb_write.h, at the end of

@@ -583,6 +583,57 @@ static void test_fast_path_publishes(void **state)
 	rb_destroy(b);
 }
 
+/*
+ * rb_reserve_fast_at: a time the writer read is the event's time when it
+ * keeps the buffer's times in order; an older one than the last event's,
+ * or one an interrupt's event came after, goes to rb_reserve_rest, which
+ * reads the clock itself.  Read back: exactly those times, in order.
+ */
+static bool put_at(struct rb_buffer *b, uint32_t seq, uint64_t ts)
+{
+	struct rb_resv r;
+	uint64_t g;
+	bool fast = rb_reserve_fast_at(rb_cpu_buffer(b, 0), 8, ts, &r, &g);
+	if (!fast)
+		assert_int_equal(rb_reserve_rest(8, g, &r), 0);
+	memcpy(r.data, &seq, 4);
+	memcpy((uint8_t *)r.data + 4, &(uint32_t){ 8 }, 4);
+	if (fast)
+		rb_commit_fast(&r);
+	else
+		rb_commit_nopreempt(&r);
+	return fast;
+}
+
+static void test_given_time(void **state)
+{
+	(void)state;
+	struct rb_buffer *b = mk(1, 4 * RB_DATA_SIZE, 0);
+	fake_step = 0;
+	fake_now = 1000;
+	assert_int_equal(put(b, 0, 8), 0);              /* 1000: starts the page */
+	assert_true(put_at(b, 1, 1500));                /* later: taken */
+	assert_true(put_at(b, 2, 1500));                /* the same time: taken */
+	fake_now = 2000;
+	assert_false(put_at(b, 3, 1400));               /* older: the clock's 2000 */
+	fake_now = 3000;
+	assert_int_equal(put(b, 4, 8), 0);              /* an "interrupt" at 3000 ... */
+	fake_now = 3100;
+	assert_false(put_at(b, 5, 2500));               /* ... after our 2500: 3100 */
+	assert_false(put_at(b, 6, 3100 + (1ull << RB_TS_SHIFT)));   /* needs an extend */
+	const uint64_t want[] = { 1000, 1500, 1500, 2000, 3000, 3100, 3100 };
+	struct rb_event ev;
+	for (uint32_t i = 0; i < 7; i++) {
+		uint32_t seq;
+		assert_int_equal(rb_consume(b, 0, &ev), 0);
+		check_body(&ev, &seq);
+		assert_int_equal(seq, i);
+		assert_int_equal(ev.ts, want[i]);
+	}
+	assert_int_equal(rb_consume(b, 0, &ev), -RB_EAGAIN);
+	rb_destroy(b);
+}
+
 /* Pages for trace.dat: whole pages, missed-event flags, kbuffer agrees. */
 static void test_read_page(void **state)
 {
@@ -930,6 +981,7 @@ int main(void)
 		cmocka_unit_test_setup(test_nopreempt_variant, setup),
 		cmocka_unit_test_setup(test_nesting_limit, setup),
 		cmocka_unit_test_setup(test_fast_path_publishes, setup),
+		cmocka_unit_test_setup(test_given_time, setup),
 		cmocka_unit_test_setup(test_read_page, setup),
 		cmocka_unit_test_setup(test_bad_inputs, setup),
 		cmocka_unit_test_setup(test_record_switches, setup),

@@ -133,7 +133,8 @@ FTRACE_HOT void fgraph_list_enter(uintptr_t ip, uintptr_t parent, struct ftrace_
 	if (!f)
 		return;
 	struct fgraph_ent e;
-	fgraph_ent_init(&e, c, ip, parent, fregs, f, st, outer);
+	/* The list function raised the count by one (fgraph.h). */
+	fgraph_ent_init(&e, c, ip, parent, fregs, f, st, outer, c->current->preempt_count - 1);
 	unsigned taken = 0;
 	uint64_t *blk = &f[FR_HEADER];
 	for (unsigned m = mask; m; m &= m - 1, blk += FB_WORDS) {

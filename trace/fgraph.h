@@ -58,6 +58,8 @@ struct fgraph_ent {
 	const uint32_t *task_state;      /* in an interrupt: the thread's word (read only);
 					  * else = state */
 	struct cpu *cpu;                 /* the CPU running the callback (preemption is off) */
+	unsigned preempt;                /* the traced code's preemption count */
+	bool in_irq;                     /* the call is in an interrupt handler */
 };
 
 struct fgraph_ret {

@@ -68,17 +68,25 @@ FGRAPH_INLINE struct fgraph_stack *fgraph_thread_stack(struct cpu *c)
 	return c->current ? c->current->ret_stack : NULL;   /* NULL: a CPU coming up */
 }
 
-/* The stack of the running context, and the interrupted thread's when
- * that is a different one (for depth and task_state). */
-FGRAPH_INLINE struct fgraph_stack *fgraph_context_stack(struct cpu *c, struct fgraph_stack **outer)
+/* The stack of the running context on CPU c, whose current thread is t
+ * (NULL: a CPU coming up), and the interrupted thread's when that is a
+ * different one (for depth and task_state).  So a context with a stack
+ * is in an interrupt exactly when *outer is set. */
+FGRAPH_INLINE struct fgraph_stack *fgraph_context_stack_of(struct cpu *c, struct thread *t,
+							   struct fgraph_stack **outer)
 {
+	struct fgraph_stack *ts = t ? t->ret_stack : NULL;
 	if (__builtin_expect(c->irq_depth != 0, 0)) {
-		*outer = fgraph_thread_stack(c);
-		return *outer ? CALL_PRESERVING(struct fgraph_stack *, fgraph_irq_stack, c)
-			      : NULL;
+		*outer = ts;
+		return ts ? CALL_PRESERVING(struct fgraph_stack *, fgraph_irq_stack, c) : NULL;
 	}
 	*outer = NULL;
-	return fgraph_thread_stack(c);
+	return ts;
+}
+
+FGRAPH_INLINE struct fgraph_stack *fgraph_context_stack(struct cpu *c, struct fgraph_stack **outer)
+{
+	return fgraph_context_stack_of(c, c->current, outer);
 }
 
 /* A: reserve `size` words; B's first half: the header.  Returns the frame,
@@ -113,11 +121,15 @@ FGRAPH_INLINE void fgraph_frame_drop(struct fgraph_stack *st, uint64_t *f)
 	st->top = (unsigned)(f - st->w);
 }
 
+/* preempt: the traced code's preemption count. */
 FGRAPH_INLINE void fgraph_ent_init(struct fgraph_ent *e, struct cpu *c, uintptr_t ip,
 				   uintptr_t parent, struct ftrace_regs *fregs, const uint64_t *f,
-				   struct fgraph_stack *st, struct fgraph_stack *outer)
+				   struct fgraph_stack *st, struct fgraph_stack *outer,
+				   unsigned preempt)
 {
 	e->cpu = c;
+	e->preempt = preempt;
+	e->in_irq = outer != NULL;             /* fgraph_context_stack_of */
 	e->func = ip;
 	e->parent = parent;
 	e->depth = st->depth - 1 + (outer ? outer->depth : 0);
@@ -169,7 +181,8 @@ FGRAPH_INLINE void fgraph_enter_one(uintptr_t ip, uintptr_t parent, struct ftrac
 	struct thread *t = c->current;
 	if (__builtin_expect(!t, 0))
 		return;                    /* a CPU still booting */
-	ftrace_preempt_disable_on(t);
+	unsigned depth = t->preempt_count;          /* the traced code's */
+	ftrace_preempt_disable_at(t, depth);
 	/* nofp: FTRACE_HOT_NOFP code, which only tests the bit (ftrace.h). */
 	unsigned bit = nofp ? 0 : ftrace_recursion_take_on(c, 0);
 	if ((nofp ? !ftrace_recursion_free_on(c) : !bit) || ftrace_is_dead_on(c) ||
@@ -177,7 +190,7 @@ FGRAPH_INLINE void fgraph_enter_one(uintptr_t ip, uintptr_t parent, struct ftrac
 		goto out;
 	struct fgraph_ops *g = (struct fgraph_ops *)((char *)op -
 						     __builtin_offsetof(struct fgraph_ops, ops));
-	struct fgraph_stack *outer, *st = fgraph_context_stack(c, &outer);
+	struct fgraph_stack *outer, *st = fgraph_context_stack_of(c, t, &outer);
 	if (__builtin_expect(!st, 0))
 		goto out;                  /* a CPU still booting */
 	unsigned i = (unsigned)g->idx;
@@ -188,7 +201,7 @@ FGRAPH_INLINE void fgraph_enter_one(uintptr_t ip, uintptr_t parent, struct ftrac
 	uint64_t *blk = &f[FR_HEADER];
 	blk[FB_GEN] = gen;
 	struct fgraph_ent e;
-	fgraph_ent_init(&e, c, ip, parent, fregs, f, st, outer);
+	fgraph_ent_init(&e, c, ip, parent, fregs, f, st, outer, depth);
 	fgraph_ent_state(&e, i, gen, st, outer);
 	if ((entry ? entry : g->entryfunc)(&e, g, &blk[FB_DATA])) {
 		f[FR_USERS] = (1u << i) * 0x10001u;          /* taken, asked */
@@ -199,7 +212,7 @@ FGRAPH_INLINE void fgraph_enter_one(uintptr_t ip, uintptr_t parent, struct ftrac
 out:
 	if (bit)
 		ftrace_recursion_exit_on(c, bit);
-	ftrace_preempt_enable_on(t);
+	ftrace_preempt_enable_at(t, depth);
 }
 
 /* ---- the return (fgraph.c's fgraph_return finds the frame first) ---- */

@@ -114,7 +114,7 @@ static inline __attribute__((always_inline)) void graph_entry_fields(struct cpu 
 								     void *data, unsigned nargs)
 {
 	struct fgraph_ent_entry *ev = data;
-	graph_header(c, &ev->ent, TRACE_GRAPH_ENT);
+	trace_entry_fill_on(c, c->current, &ev->ent, TRACE_GRAPH_ENT, e->preempt);
 	ev->func = e->func;
 	ev->depth = e->depth;
 	ev->nargs = nargs;
@@ -162,7 +162,7 @@ static inline __attribute__((always_inline)) bool graph_entry_inline(const struc
 								     uint64_t *data)
 {
 	struct cpu *c = e->cpu;
-	if (c->irq_depth && !trace_opt(TRACE_OPT_FUNCGRAPH_IRQS))
+	if (e->in_irq && !trace_opt(TRACE_OPT_FUNCGRAPH_IRQS))
 		return false;
 	uint32_t inside = *e->state | *e->task_state;
 	data[0] = 0;

@@ -139,7 +139,7 @@ list_walk_all(struct cpu *c, const struct listvec *v, const struct listvec_entry
 			for (unsigned i = 0; i < e->n; i++) {
 				struct ftrace_ops *op = v->ops[e->first + i];
 				/* Unregistered since (its update failed): stopped. */
-				unsigned flags = __atomic_load_n(&op->flags, __ATOMIC_RELAXED);
+				unsigned flags = arch_load_relaxed32(&op->flags);
 				if (flags & FTRACE_OPS_FL_ENABLED)
 					list_call(&w, op, flags, ip, parent, fregs);
 			}
@@ -147,7 +147,7 @@ list_walk_all(struct cpu *c, const struct listvec *v, const struct listvec_entry
 			/* ACQUIRE: an ops published by register is seen complete. */
 			for (struct ftrace_ops *op = __atomic_load_n(&ftrace_ops_list, __ATOMIC_ACQUIRE); op;
 			     op = __atomic_load_n(&op->next, __ATOMIC_ACQUIRE)) {
-				unsigned flags = __atomic_load_n(&op->flags, __ATOMIC_RELAXED);
+				unsigned flags = arch_load_relaxed32(&op->flags);
 				if (!(flags & FTRACE_OPS_FL_ENABLED) || (flags & FTRACE_OPS_FL_DIRECT))
 					continue;
 				if (ftrace_ops_wants(__atomic_load_n(&op->filter, __ATOMIC_ACQUIRE),
@@ -200,7 +200,7 @@ FTRACE_HOT void ftrace_ops_list_func(uintptr_t ip, uintptr_t parent, struct ftra
 				struct ftrace_ops *const *run = &v->ops[e->first];
 				for (struct ftrace_ops *op; (op = *run); run++)
 					/* Unregistered since (its update failed): stopped. */
-					if (__atomic_load_n(&op->flags, __ATOMIC_RELAXED) &
+					if (arch_load_relaxed32(&op->flags) &
 					    FTRACE_OPS_FL_ENABLED)
 						op->func(ip, parent, op, fregs);
 			}

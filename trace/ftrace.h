@@ -158,7 +158,8 @@ void ftrace_kill(const char *why);
 extern bool ftrace_dead;
 static inline __attribute__((always_inline)) bool ftrace_is_dead(void)
 {
-	return __atomic_load_n(&ftrace_dead, __ATOMIC_RELAXED);   /* inline: on every call's path */
+	/* inline: on every call's path (arch_load_relaxed8: a relaxed load) */
+	return arch_load_relaxed8((const uint8_t *)&ftrace_dead) != 0;
 }
 
 #endif

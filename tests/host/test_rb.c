@@ -79,6 +79,19 @@ static void check_body(const struct rb_event *ev, uint32_t *seq)
 		assert_int_equal(p[i], (uint8_t)(*seq * 7 + i));
 }
 
+/* Consume n events of CPU 0: sequence numbers 0..n-1 at times want[]. */
+static void consume_times(struct rb_buffer *b, const uint64_t *want, uint32_t n)
+{
+	struct rb_event ev;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t seq;
+		assert_int_equal(rb_consume(b, 0, &ev), 0);
+		check_body(&ev, &seq);
+		assert_int_equal(seq, i);
+		assert_int_equal(ev.ts, want[i]);
+	}
+}
+
 /* ---- libtraceevent's kbuffer, if installed (trace-cmd reads pages with it) ---- */
 
 struct kbuffer;
@@ -299,14 +312,7 @@ static void test_time_extend_in_buffer(void **state)
 		assert_int_equal(put(b, i, 40 + (i % 3) * 60), 0);
 		fake_now += gaps[i % 6];
 	}
-	struct rb_event ev;
-	for (uint32_t i = 0; i < 60; i++) {
-		uint32_t seq;
-		assert_int_equal(rb_consume(b, 0, &ev), 0);
-		check_body(&ev, &seq);
-		assert_int_equal(seq, i);
-		assert_int_equal(ev.ts, want[i]);
-	}
+	consume_times(b, want, 60);
 	rb_destroy(b);
 }
 
@@ -622,14 +628,8 @@ static void test_given_time(void **state)
 	assert_false(put_at(b, 5, 2500));               /* ... after our 2500: 3100 */
 	assert_false(put_at(b, 6, 3100 + (1ull << RB_TS_SHIFT)));   /* needs an extend */
 	const uint64_t want[] = { 1000, 1500, 1500, 2000, 3000, 3100, 3100 };
+	consume_times(b, want, 7);
 	struct rb_event ev;
-	for (uint32_t i = 0; i < 7; i++) {
-		uint32_t seq;
-		assert_int_equal(rb_consume(b, 0, &ev), 0);
-		check_body(&ev, &seq);
-		assert_int_equal(seq, i);
-		assert_int_equal(ev.ts, want[i]);
-	}
 	assert_int_equal(rb_consume(b, 0, &ev), -RB_EAGAIN);
 	rb_destroy(b);
 }

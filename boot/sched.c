@@ -193,11 +193,11 @@ notrace void preempt_enable(void)
 notrace void preempt_check_resched(void)
 {
 	/* Not from inside a tracer callback (it holds a recursion bit; an
-	 * FTRACE_HOT_NOFP one, which does not, never gets here: its calls
-	 * reach no traced function, schedule() included, checked at build
-	 * time by tools/check-nofp.py): the thread may be running on a
-	 * trampoline's frame, and schedule() is a quiescent point that would
-	 * let that trampoline be freed. */
+	 * FTRACE_HOT_NOFP one, which does not, never gets here: what it can
+	 * reach excludes this function, preempt_enable() and schedule(),
+	 * checked at build time by tools/check-nofp.py): the thread may be
+	 * running on a trampoline's frame, and schedule() is a quiescent
+	 * point that would let that trampoline be freed. */
 	if (this_cpu()->trace_recursion == 0 &&
 	    current_thread()->preempt_count == 0 && !in_interrupt() &&
 	    __atomic_load_n(&this_cpu()->need_resched, __ATOMIC_RELAXED) &&

@@ -22,14 +22,20 @@ call path that reaches it and exits 1, which fails the build:
     traced function's arguments;
   - these callbacks only test their context's recursion bit and do not take
     it (trace/ftrace_internal.h, ftrace_recursion_free_on), which is sound
-    only while nothing they call can reach the tracer again.
+    only while nothing they call can reach the tracer again, nor the
+    scheduler (schedule, preempt_enable, preempt_check_resched: refused
+    whether traced or not; boot/sched.c relies on it).
+Functions are told apart by address (two static functions may share a
+name); a branch target or a site belongs to the function whose code holds
+it.
 """
+import bisect
 import re
 import sys
 
 FUNC = re.compile(r"^([0-9a-f]+) <([^>]+)>:$")
 INSN = re.compile(r"^\s*([0-9a-f]+):\s+(?:[0-9a-f]{2,8} )*\s*(\S+)\s*(.*)$")
-TARGET = re.compile(r"<([^>+]+)(?:\+0x[0-9a-f]+)?>")
+TARGET = re.compile(r"\b([0-9a-f]+) <[^>]+>")
 
 ARM_FP_REG = re.compile(r"(?<![\w#.])(?:[qdshb](?:[0-9]|[12][0-9]|3[01])(?![\w.])|"
                         r"v(?:[0-9]|[12][0-9]|3[01])\.)")
@@ -49,38 +55,36 @@ def parse_nm(path):
 
 
 def parse_asm(path):
-    """{function: [(mnemonic, operands), ...]}, {function: address}; a
-    function is the code from its label to the next label."""
-    funcs, addr, cur = {}, {}, None
+    """[(address, name, [(mnemonic, operands), ...]), ...] in address order;
+    a function is the code from its label to the next label.  Functions are
+    told apart by address: two static functions may share a name."""
+    funcs = []
     for line in open(path):
         line = line.rstrip("\n")
         m = FUNC.match(line)
         if m:
-            cur = m.group(2)
-            addr[cur] = int(m.group(1), 16)
-            funcs.setdefault(cur, [])
-            continue
-        if cur is None:
+            funcs.append((int(m.group(1), 16), m.group(2), []))
             continue
         m = INSN.match(line)
-        if m:
-            funcs[cur].append((m.group(2), m.group(3)))
-    return funcs, addr
+        if m and funcs:
+            funcs[-1][2].append((m.group(2), m.group(3)))
+    funcs.sort(key=lambda f: f[0])
+    return funcs
 
 
-def offences(name, insns, arm):
-    """(offending text, [called functions]) of one function."""
-    bad, calls = [], []
+def offences(insns, arm):
+    """(offending text, [branch target addresses]) of one function."""
+    bad, targets = [], []
     for mn, ops in insns:
         body = re.sub(r"\s*(//|#).*$", "", ops) if arm else ops
         m = TARGET.search(ops)
-        target = m.group(1) if m else None
+        target = int(m.group(1), 16) if m else None
         if arm:
             base = mn.split(".")[0]
             if base in ARM_INDIRECT:
                 bad.append("indirect %s %s" % (mn, ops))
-            elif (base in ARM_DIRECT or mn.startswith("b.")) and target and target != name:
-                calls.append(target)
+            elif (base in ARM_DIRECT or mn.startswith("b.")) and target is not None:
+                targets.append(target)
             if mn.startswith("f") or ARM_FP_REG.search(body) or re.search(r"\bfp(cr|sr)\b", body):
                 bad.append("FP/SIMD: %s %s" % (mn, ops))
         else:
@@ -90,11 +94,11 @@ def offences(name, insns, arm):
             if mn in ("call", "jmp", "callq", "jmpq") or mn.startswith("j"):
                 if "*" in ops:
                     bad.append("indirect %s %s" % (mn, ops))
-                elif target and target != name:
-                    calls.append(target)
+                elif target is not None:
+                    targets.append(target)
             if X86_FP_REG.search(ops) or (mn.startswith("f") and mn not in ("fs",)) or mn == "emms":
                 bad.append("FP/SIMD: %s %s" % (mn, ops))
-    return bad, calls
+    return bad, targets
 
 
 def parse_sites(path, arm):
@@ -103,11 +107,17 @@ def parse_sites(path, arm):
     return {int(line, 16) + (8 if arm else 0) for line in open(path) if line.strip()}
 
 
+# What may schedule: a callback that holds no recursion bit (they test it
+# only) must never get there, traced or not (boot/sched.c).
+SCHEDULES = {"schedule", "preempt_enable", "preempt_check_resched"}
+
+
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
     syms = parse_nm(sys.argv[1])
-    funcs, addr = parse_asm(sys.argv[2])
+    funcs = parse_asm(sys.argv[2])
+    starts = [f[0] for f in funcs]
     byname = {n: a for a, _, n in syms}
     if "__nofp_text_start" not in byname or "__nofp_text_end" not in byname:
         sys.exit("check-nofp: __nofp_text_start/__nofp_text_end missing from %s" % sys.argv[1])
@@ -115,41 +125,53 @@ def main():
     with open(sys.argv[2]) as f:
         head = f.read(4096)
     arm = "aarch64" in head
-    traced = parse_sites(sys.argv[3], arm)
-    roots = sorted(n for n, a in addr.items() if lo <= a < hi and not n.startswith("__nofp_text"))
+
+    def containing(a):
+        """Index of the function whose code holds address a, or None."""
+        i = bisect.bisect_right(starts, a) - 1
+        return i if i >= 0 else None
+
+    traced = {containing(a) for a in parse_sites(sys.argv[3], arm)} - {None}
+    roots = [i for i, (a, n, _) in enumerate(funcs) if lo <= a < hi and not n.startswith("__nofp_text")]
     if not roots:
         print("check-nofp: no FTRACE_HOT_NOFP callbacks")
         return
     # Register-preserving thunks (arch/hooks.h) save no FP/SIMD register, so
     # what they call must not touch one either, whoever calls them.
-    thunks = sorted(n for n in addr if n.endswith("_preserving"))
-    path = {r: [r] for r in roots + thunks}
+    thunks = [i for i, (_, n, _) in enumerate(funcs) if n.endswith("_preserving")]
+    path = {r: [funcs[r][1]] for r in roots + thunks}
     todo, seen, errors = list(roots + thunks), set(), []
     while todo:
-        f = todo.pop()
-        if f in seen:
+        i = todo.pop()
+        if i in seen:
             continue
-        seen.add(f)
-        if f not in funcs:
-            errors.append("%s: no code found for %s" % (" -> ".join(path[f]), f))
-            continue
-        bad, calls = offences(f, funcs[f], arm)
-        if addr[f] in traced:
+        seen.add(i)
+        name = funcs[i][1]
+        bad, targets = offences(funcs[i][2], arm)
+        if i in traced:
             bad.append("traced function (a patchable site)")
+        if name in SCHEDULES:
+            bad.append("may schedule")
         for b in bad:
-            errors.append("%s: %s" % (" -> ".join(path[f]), b))
-        for c in calls:
-            if c not in path:
-                path[c] = path[f] + [c]
-            todo.append(c)
+            errors.append("%s: %s" % (" -> ".join(path[i]), b))
+        for t in targets:
+            j = containing(t)
+            if j is None:
+                errors.append("%s: branch to %x, outside any function" % (" -> ".join(path[i]), t))
+                continue
+            if j == i:
+                continue
+            if j not in path:
+                path[j] = path[i] + [funcs[j][1]]
+            todo.append(j)
     if errors:
         for e in errors:
             print("check-nofp: " + e, file=sys.stderr)
-        sys.exit("check-nofp: FTRACE_HOT_NOFP callbacks reach FP/SIMD code, indirect calls or "
-                 "traced functions (%d offences)" % len(errors))
+        sys.exit("check-nofp: FTRACE_HOT_NOFP callbacks reach FP/SIMD code, indirect calls, "
+                 "traced functions or the scheduler (%d offences)" % len(errors))
     print("check-nofp: %d callbacks, %d preserving thunks, %d functions reached, no FP/SIMD, "
-          "no indirect calls, no traced function (%s)"
-          % (len(roots), len(thunks), len(seen), ", ".join(roots)))
+          "no indirect calls, no traced function, no scheduling (%s)"
+          % (len(roots), len(thunks), len(seen), ", ".join(funcs[r][1] for r in roots)))
 
 
 if __name__ == "__main__":

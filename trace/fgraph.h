@@ -19,8 +19,9 @@
  *
  * Callback contract: called with preemption disabled (the core raised the
  * running thread's count by exactly one) and this context's recursion bit
- * held (calls they make to traced functions are not traced);
- * must not sleep.  `data` is FGRAPH_DATA_WORDS words private to the user
+ * held (calls they make to traced functions are not traced) -- except the
+ * _NOFP instances of fgraph_inline.h, which only found the bit free: their
+ * callbacks call no traced function (tools/check-nofp.py); must not sleep.  `data` is FGRAPH_DATA_WORDS words private to the user
  * for this call: written at entry, handed back at exit.  Exit callbacks run
  * only for users still registered (a user unregistered while its frames
  * are on stacks never hears of them: those functions just return).

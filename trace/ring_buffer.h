@@ -195,11 +195,13 @@ static inline int rb_reserve_cb(struct rb_cpu *cb, uint32_t len, struct rb_resv 
 static inline bool rb_reserve_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r,
 				   uint64_t *g);
 /* rb_reserve_fast() for a writer that has just read the port's clock
- * itself, on this CPU in this context (a function_graph entry or exit,
- * whose event carries that time as well): the fast path's event gets time
- * ts when the buffer's times stay in order with it (any ts is safe: one
- * that would not is refused), else this returns false and rb_reserve_rest()
- * reads the clock itself. */
+ * itself (a function_graph entry or exit, whose event carries that time as
+ * well): ts must be a reading of this CPU's clock taken before the call
+ * (so no later writer reads an earlier time).  The fast path's event gets
+ * time ts when that keeps the buffer's times in order with the events
+ * before it; else this returns false and rb_reserve_rest() reads the clock
+ * itself.  (A ts from the future would let later events' times, and the
+ * next page's time stamp, come out before it.) */
 static inline bool rb_reserve_fast_at(struct rb_cpu *cb, uint32_t len, uint64_t ts,
 				      struct rb_resv *r, uint64_t *g);
 static inline int rb_reserve_rest(uint32_t len, uint64_t g, struct rb_resv *r);

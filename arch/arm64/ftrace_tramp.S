@@ -11,9 +11,9 @@
  * Every variant builds struct ftrace_regs (frame.h) on the stack, calls
  *     call(func, parent, op, fregs)
  * and returns into the function at func + 8 with x0-x8, v0-v7, x29 and x30
- * reloaded from fregs (SP at entry and the function are not stored but
- * found from the frame: frame.h) (what a callback wrote is what the function sees;
- * x30 = fregs' parent slot) and SP as it was.  The regs variants save every
+ * reloaded from fregs (what a callback wrote is what the function sees;
+ * x30 = fregs' parent slot) and SP as it was.  SP at entry and the function
+ * are not stored but found from the frame's shape (frame.h).  The regs variants save every
  * general register into the pt_regs at the start of fregs, reload x10-x28
  * from it as well, and go on at its PC when a callback changed it (returning
  * to func + 8 otherwise).  Callbacks are C: they keep x19-x28 and the low

@@ -5,10 +5,11 @@ Each case writes an `nm -n` file and an `objdump -d` listing in the shape
 the tools print for arm64 and x86-64, runs the checker and asserts its exit
 status and the offence it names: clean code passes; an FP/SIMD register in a
 callee reached through a call, a tail call (branch into another function),
-an indirect call, a jump table and x87 code fail, and so does a call to a
+an indirect call, a jump table and x87 code fail, and so do a call to a
 traced function (one the site table lists: on arm64 the entry is 8 bytes
-before the symbol); code outside the section is not looked at unless
-reached (or a register-preserving thunk).
+before the symbol; functions are told apart by address, so two statics of
+one name are not confused) and a path to the scheduler; code outside the
+section is not looked at unless reached (or a register-preserving thunk).
 """
 import os
 import subprocess
@@ -152,8 +153,30 @@ def test_arm_traced_callee():
     cb = "    40201000:\t94000400 \tbl\t40202000 <helper>\n"
     rc, out = run(NM, arm(cb), "40201ff8\n")
     expect(rc, out, 1, "cb -> helper: traced function")
-    rc, out = run(NM, arm(cb), "40202000\n40202ff8\n")
+    rc, out = run(NM, arm(cb), "40202ff8\n")
     expect(rc, out, 0, "no traced function")
+
+
+def test_arm_same_name_statics():
+    """Two static functions named helper: the traced one is the one called,
+    though the other comes later in the listing."""
+    asm = arm("    40201000:\t94000400 \tbl\t40202000 <helper>\n") + (
+        "\n0000000040204000 <helper>:\n    40204000:\td65f03c0 \tret\n")
+    nm = NM + "0000000040204000 t helper\n"
+    rc, out = run(nm, asm, "40201ff8\n")
+    expect(rc, out, 1, "cb -> helper: traced function")
+    rc, out = run(nm, asm, "40203ff8\n")
+    expect(rc, out, 0, "2 functions reached")
+
+
+def test_arm_scheduler_is_refused():
+    """A callback holding no recursion bit must never reach what schedules,
+    traced or not."""
+    asm = arm("    40201000:\t94000400 \tbl\t40202000 <helper>\n",
+              "    40202000:\t14000400 \tb\t40203000 <schedule>\n").replace(
+        "<other>:\n    40203000:\t3dc00000 \tldr\tq0, [x0]", "<schedule>:\n    40203000:\td65f03c0 \tret")
+    rc, out = run(NM.replace(" other", " schedule"), asm)
+    expect(rc, out, 1, "cb -> helper -> schedule: may schedule")
 
 
 def test_x86_traced_tail_call():
@@ -171,7 +194,8 @@ def test_missing_section_symbols():
 TESTS = [test_arm_clean, test_arm_simd_in_callee, test_arm_vector_and_fmov, test_arm_tail_call,
          test_arm_indirect, test_arm_unreached_is_ignored, test_x86_clean,
          test_x86_sse_via_tail_jump, test_x86_indirect_and_jump_table, test_x86_x87,
-         test_arm_preserving_thunk_is_a_root, test_arm_traced_callee, test_x86_traced_tail_call,
+         test_arm_preserving_thunk_is_a_root, test_arm_traced_callee, test_arm_same_name_statics,
+         test_arm_scheduler_is_refused, test_x86_traced_tail_call,
          test_missing_section_symbols]
 
 

@@ -19,6 +19,7 @@
 #include "patch/patch.h"
 #include "patch/tramp.h"
 #include "trace/ftrace.h"
+#include "trace/graph.h"
 #include "trace/records.h"
 #include "trace/trace.h"
 
@@ -386,6 +387,60 @@ static unsigned fn_events(uintptr_t func)
 	}
 	rb_iter_end(&it);
 	return n;
+}
+
+/* Events of type `type` for func: the function tracer's (ip) or
+ * function_graph's entries and exits (func). */
+static unsigned events_of(uint16_t type, uintptr_t func)
+{
+	struct rb_iter it;
+	struct rb_event ev;
+	unsigned n = 0;
+	if (rb_iter_start(&it, trace_buffer, RB_ALL_CPUS))
+		return 0;
+	while (rb_iter_next(&it, &ev) == 0) {
+		const struct trace_entry *ent = ev.data;
+		const uint64_t *words = ev.data;          /* ip / func: the word after the header */
+		n += ent->type == type && words[1] == func;
+	}
+	rb_iter_end(&it);
+	return n;
+}
+
+/*
+ * The function tracer and function_graph only test the callbacks'
+ * recursion bit (FTRACE_HOT_NOFP: nothing they call is traced).  A traced
+ * function called from another ops' callback finds the bit held and is not
+ * recorded, even when the tracer is the function's only ops, so that its
+ * own trampoline (not the list function) calls it.  rec_c's callback calls
+ * ft_leaf on each of ten ft_target calls; five direct calls are recorded.
+ */
+TEST_CASE(ftrace, nofp_tracers_skip_calls_made_by_callbacks)
+{
+	memset(&rec_c, 0, sizeof(rec_c));
+	rec_c.ops.func = recursing_cb;
+	ASSERT_EQ(ftrace_set_filter(&rec_c.ops, "ft_target", true), 0);
+	ASSERT_EQ(register_ftrace_function(&rec_c.ops), 0);
+	thread_migrate(current_thread(), 0);
+	ASSERT_EQ(trace_filter_set(false, "ft_leaf", true), 0);
+	const char *tracers[] = { "function", "function_graph" };
+	const uint16_t types[] = { TRACE_FN, TRACE_GRAPH_ENT };
+	for (int k = 0; k < 2; k++) {
+		ASSERT_EQ(tracer_set(tracers[k]), 0);     /* clears the buffer */
+		EXPECT_EQ(rec_find((uintptr_t)ft_leaf)->flags & (FREC_TRAMP_EN | FREC_REF_MASK),
+			  FREC_TRAMP_EN | 1);
+		ft_caller(10);
+		for (int i = 0; i < 5; i++)
+			ft_leaf(i);
+		EXPECT_EQ(events_of(types[k], (uintptr_t)ft_leaf), 5);
+		if (k == 1)
+			EXPECT_EQ(events_of(TRACE_GRAPH_RET, (uintptr_t)ft_leaf), 5);
+		ASSERT_EQ(tracer_set("nop"), 0);
+	}
+	EXPECT_EQ(rec_c.hits, 20);
+	trace_filter_set(false, "", true);
+	thread_migrate(current_thread(), -1);
+	ASSERT_EQ(unregister_ftrace_function(&rec_c.ops), 0);
 }
 
 /*

@@ -374,21 +374,6 @@ TEST_CASE(ftrace, fp_arguments_survive_callbacks)
 }
 
 /* Events of the function tracer for func in the buffer (all CPUs). */
-static unsigned fn_events(uintptr_t func)
-{
-	struct rb_iter it;
-	struct rb_event ev;
-	unsigned n = 0;
-	if (rb_iter_start(&it, trace_buffer, RB_ALL_CPUS))
-		return 0;
-	while (rb_iter_next(&it, &ev) == 0) {
-		const struct ftrace_entry *e = ev.data;
-		n += e->ent.type == TRACE_FN && e->ip == func;
-	}
-	rb_iter_end(&it);
-	return n;
-}
-
 /* Events of type `type` for func: the function tracer's (ip) or
  * function_graph's entries and exits (func). */
 static unsigned events_of(uint16_t type, uintptr_t func)
@@ -405,6 +390,11 @@ static unsigned events_of(uint16_t type, uintptr_t func)
 	}
 	rb_iter_end(&it);
 	return n;
+}
+
+static unsigned fn_events(uintptr_t func)
+{
+	return events_of(TRACE_FN, func);
 }
 
 /*

@@ -623,14 +623,32 @@ static void test_given_time(void **state)
 	fake_now = 2000;
 	assert_false(put_at(b, 3, 1400));               /* older: the clock's 2000 */
 	fake_now = 3000;
-	assert_int_equal(put(b, 4, 8), 0);              /* an "interrupt" at 3000 ... */
+	assert_int_equal(put(b, 4, 8), 0);   /* an interrupt before our A, at 3000 ... */
 	fake_now = 3100;
 	assert_false(put_at(b, 5, 2500));               /* ... after our 2500: 3100 */
 	assert_false(put_at(b, 6, 3100 + (1ull << RB_TS_SHIFT)));   /* needs an extend */
-	const uint64_t want[] = { 1000, 1500, 1500, 2000, 3000, 3100, 3100 };
-	consume_times(b, want, 7);
+	/* Inside another writer (an interrupt after its A): the general path. */
+	struct rb_resv outer;
+	fake_now = 4000;
+	must_reserve(b, 8, &outer);
+	memcpy(outer.data, &(uint32_t){ 7 }, 4);
+	memcpy((uint8_t *)outer.data + 4, &(uint32_t){ 8 }, 4);
+	fake_now = 4100;
+	assert_false(put_at(b, 8, 4200));               /* nested: the clock's 4100 */
+	rb_commit(&outer);
+	fake_now = 4400;
+	assert_false(put_at(b, 9, 4300));   /* the last event is level 1's: 4400 */
+	const uint64_t want[] = { 1000, 1500, 1500, 2000, 3000, 3100, 3100, 4000, 4100, 4400 };
+	consume_times(b, want, 10);
 	struct rb_event ev;
 	assert_int_equal(rb_consume(b, 0, &ev), -RB_EAGAIN);
+	/* A cleared buffer has no previous time: the general path starts the page. */
+	rb_record_off(b);
+	assert_int_equal(rb_reset(b, 0), 0);
+	rb_record_on(b);
+	fake_now = 5100;
+	assert_false(put_at(b, 0, 5000));
+	consume_times(b, (const uint64_t[]){ 5100 }, 1);
 	rb_destroy(b);
 }
 

@@ -20,9 +20,12 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "boot/clock.h"
 #include "boot/console.h"
+#include "boot/irq.h"
 #include "boot/ksyms.h"
 #include "boot/sched.h"
+#include "boot/smp.h"
 #include "boot/test.h"
 #include "trace/fgraph.h"
 #include "trace/graph.h"
@@ -310,6 +313,131 @@ TEST_CASE(graph, call_begun_while_off_leaves_no_exit)
 	graph_string(got, sizeof(got));
 	traced_stop();
 	EXPECT_STREQ(got, "gw_mid:0 gw_leaf:1 gw_str:1");
+}
+
+/* ---- funcgraph-irqs, and the preemption count in the events' headers ---- */
+
+/* The timer interrupt calls gi_irq_work once while this test's thread is
+ * inside gi_spin (on CPU 0, which it is pinned to). */
+static volatile int gi_hit, gi_spinning;
+static struct thread *gi_thread;
+T int gi_irq_work(int x) { gw_sink = x; return x + 1; }
+static void gi_probe(void)
+{
+	if (gi_spinning && this_cpu()->current == gi_thread && !gi_hit) {
+		gi_irq_work(1);
+		gi_hit = 1;
+	}
+}
+T int gi_spin(void)
+{
+	uint64_t end = clock_ns() + 2000000000ull;
+	gi_spinning = 1;
+	while (!gi_hit && clock_ns() < end)
+		KEEP();
+	gi_spinning = 0;
+	return gi_hit;
+}
+
+struct seen {
+	unsigned entries, exits, depth;     /* depth: of the first entry */
+	unsigned pc_min, pc_max;            /* the entries' header preemption counts */
+};
+
+static struct seen graph_seen(uintptr_t func)
+{
+	struct seen s = { .pc_min = ~0u };
+	struct rb_iter it;
+	struct rb_event ev;
+	if (rb_iter_start(&it, trace_buffer, RB_ALL_CPUS))
+		return s;
+	while (rb_iter_next(&it, &ev) == 0) {
+		const struct fgraph_ent_entry *e = ev.data;
+		if (e->ent.type == TRACE_GRAPH_ENT && e->func == func) {
+			if (!s.entries++)
+				s.depth = e->depth;
+			s.pc_min = e->ent.preempt_count < s.pc_min ? e->ent.preempt_count : s.pc_min;
+			s.pc_max = e->ent.preempt_count > s.pc_max ? e->ent.preempt_count : s.pc_max;
+		}
+		s.exits += e->ent.type == TRACE_GRAPH_RET && e->func == func;
+	}
+	rb_iter_end(&it);
+	return s;
+}
+
+static bool gi_empty_entry(const struct fgraph_ent *e, struct fgraph_ops *g, uint64_t *data)
+{
+	return true;
+}
+
+/*
+ * With funcgraph-irqs on, the interrupt's call is recorded one level below
+ * the call it interrupted; off, it is not recorded at all.  Each event's
+ * header carries the traced code's preemption count (as Linux's does),
+ * whether the tracer's own entry ran (one graph user on gw_leaf) or the
+ * list function's (a second user there): 0, then 1 inside
+ * preempt_disable().
+ */
+TEST_CASE(graph, irqs_option_and_preempt_count)
+{
+	static struct fgraph_ops other = { .entryfunc = gi_empty_entry, .idx = -1 };
+	thread_migrate(current_thread(), 0);
+	gi_thread = current_thread();
+	ASSERT_EQ(trace_filter_set(false, "gi_spin gi_irq_work gw_leaf", true), 0);
+	for (int on = 1; on >= 0; on--) {
+		ASSERT_EQ(trace_opt_set(on ? "funcgraph-irqs" : "nofuncgraph-irqs"), 0);
+		ASSERT_EQ(tracer_set("function_graph"), 0);      /* clears the buffer */
+		gi_hit = gi_spinning = 0;
+		timer_hook_set(gi_probe);
+		int hit = gi_spin();
+		timer_hook_set(NULL);
+		smp_sync_all();                /* no CPU is left in gi_probe */
+		gw_leaf(1, 0);
+		preempt_disable();
+		gw_leaf(2, 0);
+		preempt_enable();
+		if (on) {                      /* gw_leaf through the list function */
+			ASSERT_EQ(ftrace_set_filter(&other.ops, "gw_leaf", true), 0);
+			ASSERT_EQ(register_fgraph(&other), 0);
+			preempt_disable();
+			gw_leaf(3, 0);
+			preempt_enable();
+			gw_leaf(4, 0);
+			EXPECT_EQ(unregister_fgraph(&other), 0);
+		}
+		ASSERT_EQ(hit, 1);
+		struct seen s = graph_seen((uintptr_t)gi_irq_work);
+		EXPECT_EQ(s.entries, on ? 1u : 0u);
+		EXPECT_EQ(s.exits, on ? 1u : 0u);
+		if (on)
+			EXPECT_EQ(s.depth, 1u);
+		s = graph_seen((uintptr_t)gi_spin);
+		EXPECT_EQ(s.entries, 1u);
+		EXPECT_EQ(s.depth, 0u);
+		EXPECT_EQ(s.pc_max, 0u);
+		s = graph_seen((uintptr_t)gw_leaf);
+		EXPECT_EQ(s.entries, on ? 4u : 2u);
+		EXPECT_EQ(s.pc_min, 0u);
+		EXPECT_EQ(s.pc_max, 1u);
+		if (on) {                      /* the list's two: 1, then 0 */
+			unsigned pcs[4] = { 0 }, n = 0;
+			struct rb_iter it;
+			struct rb_event ev;
+			ASSERT_EQ(rb_iter_start(&it, trace_buffer, RB_ALL_CPUS), 0);
+			while (rb_iter_next(&it, &ev) == 0) {
+				const struct fgraph_ent_entry *e = ev.data;
+				if (e->ent.type == TRACE_GRAPH_ENT && e->func == (uintptr_t)gw_leaf && n < 4)
+					pcs[n++] = e->ent.preempt_count;
+			}
+			rb_iter_end(&it);
+			EXPECT_EQ(n, 4u);
+			EXPECT_EQ(pcs[0] * 1000 + pcs[1] * 100 + pcs[2] * 10 + pcs[3], 110u);
+		}
+		ASSERT_EQ(tracer_set("nop"), 0);
+	}
+	trace_opt_set("funcgraph-irqs");
+	restore_filters();
+	thread_migrate(current_thread(), -1);
 }
 
 /* ---- golden text (host-checked) ---- */

@@ -63,7 +63,10 @@ def parse_asm(path):
         line = line.rstrip("\n")
         m = FUNC.match(line)
         if m:
-            funcs.append((int(m.group(1), 16), m.group(2), []))
+            a = int(m.group(1), 16)
+            if funcs and funcs[-1][0] == a and not funcs[-1][2]:
+                funcs.pop()       # a marker label (e.g. __nofp_text_start) on the same code
+            funcs.append((a, m.group(2), []))
             continue
         m = INSN.match(line)
         if m and funcs:

@@ -23,8 +23,9 @@ call path that reaches it and exits 1, which fails the build:
   - these callbacks only test their context's recursion bit and do not take
     it (trace/ftrace_internal.h, ftrace_recursion_free_on), which is sound
     only while nothing they call can reach the tracer again, nor the
-    scheduler (schedule, preempt_enable, preempt_check_resched: refused
-    whether traced or not; boot/sched.c relies on it).
+    scheduler (schedule, preempt_enable, preempt_check_resched,
+    arch_switch, or a compiler's copy of one: refused whether traced or not;
+    boot/sched.c relies on it).
 Functions are told apart by address (two static functions may share a
 name); a branch target or a site belongs to the function whose code holds
 it.
@@ -34,7 +35,12 @@ import re
 import sys
 
 FUNC = re.compile(r"^([0-9a-f]+) <([^>]+)>:$")
-INSN = re.compile(r"^\s*([0-9a-f]+):\s+(?:[0-9a-f]{2,8} )*\s*(\S+)\s*(.*)$")
+# An instruction line: address, tab, bytes, tab, mnemonic.  (x86-64 objdump
+# puts a long instruction's further bytes on a line of their own, with no
+# second tab: not an instruction.)
+INSN = re.compile(r"^\s*([0-9a-f]+):\t(?:[0-9a-f]{2,8} )+\s*\t(\S+)\s*(.*)$")
+# Section markers (__nofp_text_start, __tramp_text_end, ...): labels, not code.
+MARKER = re.compile(r"^__\w+_(?:start|end)$")
 TARGET = re.compile(r"\b([0-9a-f]+) <[^>]+>")
 
 ARM_FP_REG = re.compile(r"(?<![\w#.])(?:[qdshb](?:[0-9]|[12][0-9]|3[01])(?![\w.])|"
@@ -63,10 +69,14 @@ def parse_asm(path):
         line = line.rstrip("\n")
         m = FUNC.match(line)
         if m:
-            a = int(m.group(1), 16)
+            a, name = int(m.group(1), 16), m.group(2)
             if funcs and funcs[-1][0] == a and not funcs[-1][2]:
-                funcs.pop()       # a marker label (e.g. __nofp_text_start) on the same code
-            funcs.append((a, m.group(2), []))
+                # Two labels on the same code: it is the function's, not
+                # a section marker's, whichever objdump prints first.
+                if MARKER.match(name) and not MARKER.match(funcs[-1][1]):
+                    continue
+                funcs.pop()
+            funcs.append((a, name, []))
             continue
         m = INSN.match(line)
         if m and funcs:
@@ -112,7 +122,8 @@ def parse_sites(path, arm):
 
 # What may schedule: a callback that holds no recursion bit (they test it
 # only) must never get there, traced or not (boot/sched.c).
-SCHEDULES = {"schedule", "preempt_enable", "preempt_check_resched"}
+# (A compiler's copy, e.g. schedule.part.0, counts as the function.)
+SCHEDULES = {"schedule", "preempt_enable", "preempt_check_resched", "arch_switch"}
 
 
 def main():
@@ -137,6 +148,9 @@ def main():
     traced = {containing(a) for a in parse_sites(sys.argv[3], arm)} - {None}
     roots = [i for i, (a, n, _) in enumerate(funcs) if lo <= a < hi and not n.startswith("__nofp_text")]
     if not roots:
+        if lo < hi:
+            sys.exit("check-nofp: code in [__nofp_text_start, __nofp_text_end) but no function "
+                     "found there in %s" % sys.argv[2])
         print("check-nofp: no FTRACE_HOT_NOFP callbacks")
         return
     # Register-preserving thunks (arch/hooks.h) save no FP/SIMD register, so
@@ -153,7 +167,7 @@ def main():
         bad, targets = offences(funcs[i][2], arm)
         if i in traced:
             bad.append("traced function (a patchable site)")
-        if name in SCHEDULES:
+        if name.split(".")[0] in SCHEDULES:
             bad.append("may schedule")
         for b in bad:
             errors.append("%s: %s" % (" -> ".join(path[i]), b))

@@ -197,11 +197,13 @@ static inline bool rb_reserve_fast(struct rb_cpu *cb, uint32_t len, struct rb_re
 /* rb_reserve_fast() for a writer that has just read the port's clock
  * itself (a function_graph entry or exit, whose event carries that time as
  * well): ts must be a reading of this CPU's clock taken before the call
- * (so no later writer reads an earlier time).  The fast path's event gets
- * time ts when that keeps the buffer's times in order with the events
- * before it; else this returns false and rb_reserve_rest() reads the clock
- * itself.  (A ts from the future would let later events' times, and the
- * next page's time stamp, come out before it.) */
+ * (so no later writer reads an earlier time).  When the fast path takes
+ * the event, its time is ts; it refuses whatever rb_reserve_fast() refuses
+ * (another writer inside, a last event from a nested writer, an empty or
+ * full page, a delta needing a time extend) and a ts before the last
+ * event's time: then this returns false and rb_reserve_rest() reads the
+ * clock itself.  (A ts from the future would let later events' times, and
+ * the next page's time stamp, come out before it.) */
 static inline bool rb_reserve_fast_at(struct rb_cpu *cb, uint32_t len, uint64_t ts,
 				      struct rb_resv *r, uint64_t *g);
 static inline int rb_reserve_rest(uint32_t len, uint64_t g, struct rb_resv *r);

@@ -82,8 +82,8 @@ struct pt_regs {
  * trampoline fills r.regs[0..8] and r.regs[29..30], and q unless it is a
  * NOFP one; the regs variant fills all of r (r.sp and r.pc included) and
  * sets regs = &r.  SP at entry and the function come from the frame's
- * shape (the accessors below).  On the way back the
- * trampoline reloads x0-x8, x29, x30 and v0-v7 from here (and x10-x28 and
+ * shape (the accessors below).  On the way back the trampoline reloads
+ * x0-x8, x29, x30 and (but in a NOFP one) v0-v7 from here (and x10-x28 and
  * the PC from r in the regs variant), so what callbacks write is what the
  * function sees; r.sp and r.pstate are for reading only.
  */

@@ -10,14 +10,16 @@
  *
  * Every variant builds struct ftrace_regs (frame.h) on the stack, calls
  *     call(func, parent, op, fregs)
- * and returns into the function at func + 8 with x0-x8, v0-v7, x29 and x30
- * reloaded from fregs (what a callback wrote is what the function sees;
- * x30 = fregs' parent slot) and SP as it was.  SP at entry and the function
- * are not stored but found from the frame's shape (frame.h).  The regs variants save every
+ * and returns into the function at func + 8 with x0-x8, v0-v7 (not in the
+ * NOFP template, which leaves v0-v7 alone), x29 and x30 reloaded from fregs
+ * (what a callback wrote is what the function sees; x30 = fregs' parent
+ * slot) and SP as it was.  SP at entry and the function are not stored but
+ * found from the frame's shape (frame.h).  The regs variants save every
  * general register into the pt_regs at the start of fregs, reload x10-x28
- * from it as well, and go on at its PC when a callback changed it (returning
- * to func + 8 otherwise).  Callbacks are C: they keep x19-x28 and the low
- * halves of v8-v15; v0-v7 and the integer argument registers are saved here.
+ * from it as well, and go on at its PC when a callback changed it
+ * (returning to func + 8 otherwise).  Callbacks are C: they keep x19-x28 and
+ * the low halves of v8-v15; v0-v7 (but in the NOFP template) and the
+ * integer argument registers are saved here.
  *
  * Frame records (AAPCS64): {caller's x29, parent} inside fregs stands for the
  * traced function's own record, and {&that, func + 8} at the bottom of the

@@ -186,6 +186,43 @@ def test_x86_traced_tail_call():
     expect(rc, out, 1, "cb -> helper: traced function")
 
 
+def test_arm_scheduler_copy_is_refused():
+    """A compiler's copy of the scheduler (schedule.part.0) is the scheduler."""
+    asm = arm("    40201000:\t14000800 \tb\t40203000 <schedule.part.0>\n").replace(
+        "<other>:\n    40203000:\t3dc00000 \tldr\tq0, [x0]", "<schedule.part.0>:\n    40203000:\td65f03c0 \tret")
+    rc, out = run(NM.replace(" other", " schedule.part.0"), asm)
+    expect(rc, out, 1, "cb -> schedule.part.0: may schedule")
+
+
+def test_arm_marker_label_after_the_callback():
+    """objdump may print the section marker's label after the callback's on
+    the same address: the code is still the callback's, and checked."""
+    asm = arm("    40201000:\t94000400 \tbl\t40202000 <helper>\n",
+              "    40202000:\t3dc00000 \tldr\tq0, [x0]\n").replace(
+        "\n0000000040201000 <__nofp_text_start>:\n\n0000000040201000 <cb>:\n",
+        "\n0000000040201000 <cb>:\n\n0000000040201000 <__nofp_text_start>:\n")
+    rc, out = run(NM, asm)
+    expect(rc, out, 1, "cb -> helper: FP/SIMD: ldr")
+
+
+def test_nofp_section_without_functions():
+    """Code in the section but no function label for it: an error, not
+    "no callbacks"."""
+    asm = ARM_HEAD + ("\n0000000040201000 <__nofp_text_start>:\n"
+                      "    40201000:\td65f03c0 \tret\n")
+    rc, out = run(NM, asm)
+    expect(rc, out, 1, "no function found there")
+
+
+def test_x86_continuation_line():
+    """A long x86-64 instruction's further bytes on a line of their own (no
+    mnemonic) are not an instruction: `ff` there is no x87 opcode."""
+    rc, out = run(NM, x86("  40201000:\t48 c7 40 08 ff ff ff \tmovq   $0xffffffffffffffff,0x8(%rax)\n"
+                          "  40201007:\tff \n"
+                          "  40201008:\tc3                   \tret\n"))
+    expect(rc, out, 0, "1 functions reached")
+
+
 def test_missing_section_symbols():
     rc, out = run("0000000040200000 T _text_start\n", arm("    40201000:\td65f03c0 \tret\n"))
     expect(rc, out, 1, "__nofp_text_start/__nofp_text_end missing")
@@ -195,7 +232,9 @@ TESTS = [test_arm_clean, test_arm_simd_in_callee, test_arm_vector_and_fmov, test
          test_arm_indirect, test_arm_unreached_is_ignored, test_x86_clean,
          test_x86_sse_via_tail_jump, test_x86_indirect_and_jump_table, test_x86_x87,
          test_arm_preserving_thunk_is_a_root, test_arm_traced_callee, test_arm_same_name_statics,
-         test_arm_scheduler_is_refused, test_x86_traced_tail_call,
+         test_arm_scheduler_is_refused, test_arm_scheduler_copy_is_refused,
+         test_arm_marker_label_after_the_callback, test_nofp_section_without_functions,
+         test_x86_continuation_line, test_x86_traced_tail_call,
          test_missing_section_symbols]
 
 

@@ -16,12 +16,12 @@
 #include "boot/fault.h"
 #include "boot/console.h"
 #include "boot/cpu.h"
-#include "boot/irq.h"
 #include "boot/ksyms.h"
 #include "boot/panic.h"
 #include "boot/sched.h"
 #include "boot/smp.h"
 #include "boot/test.h"
+#include "tests/guest/irq_probe.h"
 #include "trace/fgraph.h"
 #include "trace/trace.h"
 #include "lib/compiler.h"
@@ -166,38 +166,16 @@ TEST_CASE(fgraph, recursion_100)
 }
 
 /* An interrupt arriving inside a traced function: the handler's traced
- * calls nest one level deeper, on the per-CPU interrupt stack.  The probe
- * acts only once fg_spin is running (a tick between setting the hook and
- * the call would otherwise work at depth 0). */
-static volatile int irq_hit, spinning;
-T int fg_irq_work(int x) { sink = x; return x + 100; }
-static void timer_probe(void)
-{
-	if (spinning && this_cpu()->current == log_thread && !irq_hit) {
-		fg_irq_work(1);
-		irq_hit = 1;
-	}
-}
-T int fg_spin(void)
-{
-	uint64_t end = clock_ns() + 2000000000ull;
-	spinning = 1;
-	while (!irq_hit && clock_ns() < end)
-		KEEP();
-	spinning = 0;
-	return irq_hit;
-}
-
+ * calls nest one level deeper, on the per-CPU interrupt stack
+ * (tests/guest/irq_probe.h). */
 TEST_CASE(fgraph, interrupt_inside)
 {
-	irq_hit = spinning = 0;
-	ASSERT_TRUE(rec_start("fg_spin fg_irq_work"));
-	timer_hook_set(timer_probe);
-	int hit = fg_spin();
-	timer_hook_set(NULL);
+	ASSERT_TRUE(rec_start("irq_probe_spin irq_probe_work"));
+	int hit = irq_probe_run(current_thread());
 	rec_stop();
 	ASSERT_EQ(hit, 1);
-	EXPECT_LOG("E:fg_spin:0 E:fg_irq_work:1 X:fg_irq_work:1:101 X:fg_spin:0:1");
+	EXPECT_LOG("E:irq_probe_spin:0 E:irq_probe_work:1 X:irq_probe_work:1:101 "
+		   "X:irq_probe_spin:0:1");
 }
 
 /* Entered on one CPU, migrated (preempted away and resumed elsewhere),

@@ -20,13 +20,11 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "boot/clock.h"
 #include "boot/console.h"
-#include "boot/irq.h"
 #include "boot/ksyms.h"
 #include "boot/sched.h"
-#include "boot/smp.h"
 #include "boot/test.h"
+#include "tests/guest/irq_probe.h"
 #include "trace/fgraph.h"
 #include "trace/graph.h"
 #include "trace/options.h"
@@ -317,28 +315,6 @@ TEST_CASE(graph, call_begun_while_off_leaves_no_exit)
 
 /* ---- funcgraph-irqs, and the preemption count in the events' headers ---- */
 
-/* The timer interrupt calls gi_irq_work once while this test's thread is
- * inside gi_spin (on CPU 0, which it is pinned to). */
-static volatile int gi_hit, gi_spinning;
-static struct thread *gi_thread;
-T int gi_irq_work(int x) { gw_sink = x; return x + 1; }
-static void gi_probe(void)
-{
-	if (gi_spinning && this_cpu()->current == gi_thread && !gi_hit) {
-		gi_irq_work(1);
-		gi_hit = 1;
-	}
-}
-T int gi_spin(void)
-{
-	uint64_t end = clock_ns() + 2000000000ull;
-	gi_spinning = 1;
-	while (!gi_hit && clock_ns() < end)
-		KEEP();
-	gi_spinning = 0;
-	return gi_hit;
-}
-
 struct seen {
 	unsigned entries, exits, depth;     /* depth: of the first entry */
 	unsigned pc_min, pc_max;            /* the entries' header preemption counts */
@@ -382,18 +358,12 @@ TEST_CASE(graph, irqs_option_and_preempt_count)
 {
 	static struct fgraph_ops other = { .entryfunc = gi_empty_entry, .idx = -1 };
 	thread_migrate(current_thread(), 0);
-	gi_thread = current_thread();
 	/* EXPECT only: every path ends in the cleanup below. */
-	EXPECT_EQ(trace_filter_set(false, "gi_spin gi_irq_work gw_leaf", true), 0);
+	EXPECT_EQ(trace_filter_set(false, "irq_probe_spin irq_probe_work gw_leaf", true), 0);
 	for (int on = 1; on >= 0; on--) {
 		EXPECT_EQ(trace_opt_set(on ? "funcgraph-irqs" : "nofuncgraph-irqs"), 0);
 		EXPECT_EQ(tracer_set("function_graph"), 0);      /* clears the buffer */
-		gi_hit = gi_spinning = 0;
-		timer_hook_set(gi_probe);
-		int hit = gi_spin();
-		timer_hook_set(NULL);
-		smp_sync_all();                /* no CPU is left in gi_probe */
-		EXPECT_EQ(hit, 1);
+		EXPECT_EQ(irq_probe_run(current_thread()), 1);
 		gw_leaf(1, 0);
 		preempt_disable();
 		gw_leaf(2, 0);
@@ -409,12 +379,12 @@ TEST_CASE(graph, irqs_option_and_preempt_count)
 			if (listed)
 				EXPECT_EQ(unregister_fgraph(&other), 0);
 		}
-		struct seen s = graph_seen((uintptr_t)gi_irq_work);
+		struct seen s = graph_seen((uintptr_t)irq_probe_work);
 		EXPECT_EQ(s.entries, on ? 1u : 0u);
 		EXPECT_EQ(s.exits, on ? 1u : 0u);
 		if (on)
 			EXPECT_EQ(s.depth, 1u);
-		s = graph_seen((uintptr_t)gi_spin);
+		s = graph_seen((uintptr_t)irq_probe_spin);
 		EXPECT_EQ(s.entries, 1u);
 		EXPECT_EQ(s.depth, 0u);
 		EXPECT_EQ(s.pc_max, 0u);

@@ -21,10 +21,11 @@
  * running thread's count by exactly one) and this context's recursion bit
  * held (calls they make to traced functions are not traced) -- except the
  * _NOFP instances of fgraph_inline.h, which only found the bit free: their
- * callbacks call no traced function (tools/check-nofp.py); must not sleep.  `data` is FGRAPH_DATA_WORDS words private to the user
- * for this call: written at entry, handed back at exit.  Exit callbacks run
- * only for users still registered (a user unregistered while its frames
- * are on stacks never hears of them: those functions just return).
+ * callbacks call no traced function (tools/check-nofp.py); must not sleep.
+ * `data` is FGRAPH_DATA_WORDS words private to the user for this call:
+ * written at entry, handed back at exit.  Exit callbacks run only for users
+ * still registered (a user unregistered while its frames are on stacks
+ * never hears of them: those functions just return).
  *
  * Registration: thread context; at most FGRAPH_MAX_USERS users at once.
  * ops.func is left NULL (the core fills it in), or set to a callback made

@@ -66,13 +66,13 @@ void graph_set_max_depth(unsigned depth)
 }
 
 /* Fill an event's header on CPU c (fgraph's callbacks run with preemption
- * off, so c is stable): the preempt-depth is the traced code's, without
- * fgraph's own raise by one (fgraph.h). */
+ * off, so c is stable); preempt: the traced code's preemption count --
+ * fgraph_ent.preempt at entry, the count without fgraph's own raise by one
+ * (fgraph.h) at exit. */
 static inline __attribute__((always_inline)) void graph_header(struct cpu *c, struct trace_entry *ent,
-							       uint16_t type)
+							       uint16_t type, unsigned preempt)
 {
-	struct thread *t = c->current;
-	trace_entry_fill_on(c, t, ent, type, t->preempt_count - 1);
+	trace_entry_fill_on(c, c->current, ent, type, preempt);
 }
 
 enum { GRAPH_SKIP, GRAPH_RECORD, GRAPH_HOOK_ONLY };
@@ -114,7 +114,7 @@ static inline __attribute__((always_inline)) void graph_entry_fields(struct cpu 
 								     void *data, unsigned nargs)
 {
 	struct fgraph_ent_entry *ev = data;
-	trace_entry_fill_on(c, c->current, &ev->ent, TRACE_GRAPH_ENT, e->preempt);
+	graph_header(c, &ev->ent, TRACE_GRAPH_ENT, e->preempt);
 	ev->func = e->func;
 	ev->depth = e->depth;
 	ev->nargs = nargs;
@@ -196,7 +196,7 @@ static inline __attribute__((always_inline)) void graph_exit_fields(const struct
 								   void *data)
 {
 	struct fgraph_ret_entry *ev = data;
-	graph_header(ret->cpu, &ev->ent, TRACE_GRAPH_RET);
+	graph_header(ret->cpu, &ev->ent, TRACE_GRAPH_RET, ret->cpu->current->preempt_count - 1);
 	ev->func = ret->func;
 	ev->retval = ret->retval;
 	ev->depth = ret->depth;

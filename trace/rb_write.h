@@ -166,7 +166,9 @@ RB_INLINE void rb_end(struct rb_cpu *cb)
 	rb_end_fast(cb, w, rb_commit_word(cb, w));
 }
 
-/* See ring_buffer.h for the contract of these four. */
+/* See ring_buffer.h for the contract of rb_reserve_fast, rb_reserve_fast_at,
+ * rb_reserve_rest and rb_commit_fast.  rb_reserve_fast_ts is the first two,
+ * told apart by `given` (a constant at every call). */
 RB_INLINE bool rb_reserve_fast_ts(struct rb_cpu *cb, uint32_t len, struct rb_resv *r, uint64_t *g,
 				  bool given, uint64_t ts)
 {

@@ -8,6 +8,7 @@
 #ifndef TESTS_RB_CHECK_H
 #define TESTS_RB_CHECK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct hdr {
@@ -32,6 +33,24 @@ static inline uint64_t checksum(const uint8_t *p, uint32_t len, const struct hdr
 	for (uint32_t i = sizeof(*h); i < len; i++)
 		s = (s ^ p[i]) * 1099511628211ull;
 	return s;
+}
+
+/* A page from rb_read_page (with `lost` its count of events lost before
+ * it) says what Linux's page says: RB_MISSED_EVENTS exactly when events
+ * were lost, and when RB_MISSED_STORED is set too, that count stored right
+ * after the data.  Needs trace/ring_buffer.h. */
+static inline bool page_lost_consistent(const struct rb_page *pg, uint64_t lost)
+{
+	uint32_t end = (uint32_t)(pg->commit & RB_COMMIT_MASK);
+	if (!(pg->commit & RB_MISSED_EVENTS))
+		return lost == 0 && !(pg->commit & RB_MISSED_STORED);
+	if (lost == 0)
+		return false;
+	if (!(pg->commit & RB_MISSED_STORED))
+		return end + 8u > RB_DATA_SIZE;     /* no room for it (as Linux) */
+	uint64_t stored;
+	__builtin_memcpy(&stored, pg->data + end, 8);
+	return stored == lost;
 }
 
 #endif

@@ -308,7 +308,9 @@ def no_buffer(arch):
     buffer cannot be made, the boot says why and that the boot tracer does
     not start, and every tracefs file that needs it says so (nothing
     crashes); nop stays the tracer, the profiler (which needs no buffer)
-    still works, and a size beyond the ring buffer's limit is a bad option."""
+    still works.  Then sizes that are not sizes (0, junk, a sign, a
+    fraction, beyond the ring buffer's limit, overflowing) are each a bad
+    option, and the default size stays."""
     script = os.path.join(LOGS, arch + "-nobuf-script.txt")
     with open(script, "w") as f:
         f.write("echo function > current_tracer\necho function_graph > current_tracer\n"
@@ -344,9 +346,23 @@ def no_buffer(arch):
         "tracer runs\ntrace: tracer function not started: no trace buffer\n" in out \
         and "baretrace: demo returned 0" in out and not bad and \
         "baretrace: script done, 8 command(s) failed" in out and rc == 1
-    rc2, out2, _ = boot(arch, "trace_buf_size=300m", timeout=60, smp=2)
+    # Bad sizes, each refused with the default kept: 1441792 bytes, which
+    # is ceil(1441792 / 4080) = 354 pages of 4080 data bytes = 1410 KiB.
+    bad_sizes = ["300m", "0", "0k", "abc", "-1", "4k2", "1.5m", "", "1g",
+                 "99999999999999999999", "18446744073709551616k"]
+    script2 = os.path.join(LOGS, arch + "-badbuf-script.txt")
+    with open(script2, "w") as f:
+        f.write("cat buffer_size_kb\n")
+    with open(script2, "rb") as f:
+        rc2, out2, _ = run(["tools/qemu-run.sh", arch, kernel_path(arch),
+                            " ".join("trace_buf_size=" + v for v in bad_sizes)], 90,
+                           env={"SMP": "2", "TIMEOUT": "60"}, stdin=f)
     save_log(arch + "-bigbuf", out2)
-    ok = ok and rc2 == 0 and "bad boot option 'trace_buf_size=300m', ignored" in out2
+    missing = [v for v in bad_sizes
+               if "bad boot option 'trace_buf_size=%s', ignored" % v not in out2]
+    ok = ok and rc2 == 0 and not missing and "trace> cat buffer_size_kb\n1410\n" in out2
+    if missing:
+        bad = bad + ["trace_buf_size=%s accepted" % v for v in missing]
     report(bool(ok), "%s no trace buffer (trace_buf_size too large): said at boot and by every "
            "file that needs it%s" % (arch, "" if not bad else ": " + ", ".join(bad)),
            out + "\n" + out2)

@@ -132,7 +132,8 @@ struct rb_cpu {
 	uint64_t commit __attribute__((aligned(RB_CACHELINE)));   /* atomic, see C_* */
 	uint64_t overrun;                       /* atomic counters, writers add */
 	uint64_t dropped;
-	uint64_t unplaced;
+	uint64_t unplaced;                      /* drops beyond the tail word's dp: the
+						   next move takes them (exchange) */
 	uint64_t *slot;                         /* [N] atomic, see S_* */
 	uint64_t *slot_c;                       /* [N] atomic: C(page that left the slot
 						   when the writer entered it), see DESIGN */

@@ -318,7 +318,8 @@ static int rb_cursor_page(struct rb_cpu *cb, struct rb_cursor *c, void *dst, boo
 	return (int)n;
 }
 
-int rb_read_page(struct rb_buffer *b, unsigned cpu, void *dst, unsigned *events)
+int rb_read_page(struct rb_buffer *b, unsigned cpu, void *dst, unsigned *events,
+		 uint64_t *lost)
 {
 	if (cpu >= b->ncpus || !dst)
 		return -RB_EINVAL;
@@ -326,13 +327,15 @@ int rb_read_page(struct rb_buffer *b, unsigned cpu, void *dst, unsigned *events)
 	if (!rb_reader_trylock(cb))
 		return -RB_EBUSY;
 	unsigned nev;
-	uint64_t lost;
-	int r = rb_cursor_page(cb, &cb->rd, dst, true, &nev, &lost);
+	uint64_t l;
+	int r = rb_cursor_page(cb, &cb->rd, dst, true, &nev, &l);
 	if (r > 0)
-		rb_account(cb, nev, lost);
+		rb_account(cb, nev, l);
 	rb_reader_unlock(cb);
 	if (events)
-		*events = nev;
+		*events = r > 0 ? nev : 0;
+	if (lost)
+		*lost = r > 0 ? l : 0;
 	return r;
 }
 

@@ -182,7 +182,11 @@ __attribute__((noinline)) static int rb_move(struct rb_buffer *b, struct rb_cpu 
 	om->entries = T_NEV(t);
 	if (T_OFF(t) < RB_DATA_SIZE)
 		rb_put_padding(rb_pg(cb, cur)->data + T_OFF(t), RB_DATA_SIZE - T_OFF(t), 0);
-	cb->meta[np].drops_before = T_DP(t);
+	/* The drops the tail word counted, and those beyond its count
+	 * (rb_drop, rb_drop_unplaced): all are before our event but for one
+	 * that a writer nested in us dropped since our C step (DESIGN, "Lost
+	 * events"). */
+	cb->meta[np].drops_before = T_DP(t) + __atomic_exchange_n(&cb->unplaced, 0, __ATOMIC_RELAXED);
 	pg->time_stamp = ts;
 	r->data = rb_put_data_fast(pg->data, 0, len);
 	return 0;

@@ -239,9 +239,12 @@ int rb_consume_merged(struct rb_buffer *b, struct rb_event *ev);
  * data bytes | RB_MISSED_EVENTS if events were lost before it
  * | RB_MISSED_STORED with the count stored as a u64 right after the data when
  * it fits.  Returns the data bytes copied (0 if nothing to read), or -err.
- * `events` (may be NULL) receives the number of events in it.
+ * `events` and `lost` (either may be NULL) receive the number of events in
+ * it and the number lost before it (the count, also when the page had no
+ * room to store it).
  */
-int rb_read_page(struct rb_buffer *b, unsigned cpu, void *dst, unsigned *events);
+int rb_read_page(struct rb_buffer *b, unsigned cpu, void *dst, unsigned *events,
+		 uint64_t *lost);
 
 /* ---- Non-consuming iteration ----------------------------------------------
  * rb_iter_start() stops recording on the CPUs concerned (one CPU or
@@ -294,7 +297,8 @@ struct rb_stats {
 	uint64_t read;           /* events consumed */
 	uint64_t lost_reported;  /* sum of rb_event.lost handed to the consuming reader */
 	uint64_t pending_drops;  /* drops not yet followed by a page (reported later) */
-	uint64_t unplaced;       /* drops that could not be placed in the stream */
+	uint64_t unplaced;       /* drops beyond the tail word's count: reported at
+				    the next page too */
 	uint32_t pages;          /* ring pages (plus one reader page) */
 };
 int rb_stats(const struct rb_buffer *b, unsigned cpu, struct rb_stats *s);

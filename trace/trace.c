@@ -27,8 +27,9 @@ static const struct tracer *const tracers[] = { &nop_tracer, &function_tracer, &
 static const struct tracer *current_tracer;     /* tracer_mutex */
 static struct mutex tracer_mutex = MUTEX_INIT;
 
-/* trace_buf_size=N[kKmM]: 1 to RB_MAX_SIZE bytes per CPU; a sign, junk or
- * anything larger is a bad option (the default stays). */
+/* trace_buf_size=N[kKmM]: 1 to RB_MAX_SIZE bytes per CPU, N in C's bases as
+ * Linux's memparse reads it (decimal, 0x hex, 0 octal); 0, a sign, junk,
+ * an overflow or anything larger is a bad option (the default stays). */
 static int opt_buf_size(const char *v)
 {
 	if (!v || *v < '0' || *v > '9')

@@ -83,7 +83,7 @@ static struct {
 	uint64_t nread[MAXCPU * LEVELS];
 	uint64_t last_ts[MAXCPU];
 	uint64_t read[MAXCPU], lost[MAXCPU];
-	uint64_t bad_sum, bad_order, bad_ts, bad_wid, errors, unknown_lost_pages;
+	uint64_t bad_sum, bad_order, bad_ts, bad_wid, errors;
 	uint64_t pages, merged, single;
 } R;
 
@@ -238,21 +238,14 @@ static int read_page(unsigned cpu)
 {
 	static struct rb_page pg;
 	unsigned nev;
-	int n = rb_read_page(B, cpu, &pg, &nev);
+	uint64_t lost;
+	int n = rb_read_page(B, cpu, &pg, &nev, &lost);
 	if (n <= 0)
 		return n ? n : -RB_EAGAIN;
 	uint32_t end = (uint32_t)(pg.commit & RB_COMMIT_MASK);
-	if ((int)end != n)
+	if ((int)end != n || !page_lost_consistent(&pg, lost))
 		R.errors++;
-	if (pg.commit & RB_MISSED_EVENTS) {
-		if (pg.commit & RB_MISSED_STORED) {
-			uint64_t lost;
-			memcpy(&lost, pg.data + end, 8);
-			R.lost[cpu] += lost;
-		} else {
-			R.unknown_lost_pages++;
-		}
-	}
+	R.lost[cpu] += lost;
 	uint64_t ts = pg.time_stamp;
 	unsigned seen = 0;
 	for (uint32_t off = 0; off < end;) {
@@ -349,7 +342,8 @@ static void parse(int argc, char **argv)
 	}
 }
 
-static void check_cpu(unsigned cpu, bool *inv, bool *lost_ok, bool *share_ok)
+static void check_cpu(unsigned cpu, bool *inv, bool *lost_ok, bool *share_ok, bool *nest_ok,
+		      bool *loss_seen)
 {
 	struct rb_stats s;
 	rb_stats(B, cpu, &s);
@@ -367,8 +361,14 @@ static void check_cpu(unsigned cpu, bool *inv, bool *lost_ok, bool *share_ok)
 	if (unread_ok != s.overrun)
 		*share_ok = false;
 	if (s.lost_reported != s.overrun + s.dropped - s.pending_drops - s.unplaced ||
-	    (!R.unknown_lost_pages && R.lost[cpu] != s.lost_reported))
+	    R.lost[cpu] != s.lost_reported)
 		*lost_ok = false;
+	/* An interrupt inside the task's reservation, an NMI inside one, and
+	 * a writer three levels deep, on every CPU. */
+	if (!K[cpu][1].inside || !K[cpu][2].inside || !W[cpu][2].attempts)
+		*nest_ok = false;
+	if (!(overwrite ? s.overrun : s.dropped))
+		*loss_seen = false;
 	printf("# cpu%u: written %" PRIu64 " read %" PRIu64 " overrun %" PRIu64 " dropped %" PRIu64
 	       " (pending %" PRIu64 ", unplaced %" PRIu64 ") lost reported %" PRIu64
 	       "; nested irq %" PRIu64 " nmi %" PRIu64 " (inside a reservation: %" PRIu64 ")\n",
@@ -412,10 +412,10 @@ int main(int argc, char **argv)
 
 	printf("# reader: %" PRIu64 " single, %" PRIu64 " merged, %" PRIu64 " pages\n", R.single,
 	       R.merged, R.pages);
-	bool inv = true, lost_ok = true, share_ok = true;
+	bool inv = true, lost_ok = true, share_ok = true, nest_ok = true, loss_seen = true;
 	uint64_t inside = 0, total = 0;
 	for (unsigned c = 0; c < ncpus; c++) {
-		check_cpu(c, &inv, &lost_ok, &share_ok);
+		check_cpu(c, &inv, &lost_ok, &share_ok, &nest_ok, &loss_seen);
 		inside += K[c][1].inside + K[c][2].inside;
 		total += R.read[c];
 	}
@@ -427,8 +427,11 @@ int main(int argc, char **argv)
 	tap(!R.bad_ts, "each CPU's time stamps never go back (%" PRIu64 " violations)", R.bad_ts);
 	tap(inv, "written == read + overrun + dropped on every CPU");
 	tap(share_ok, "per writer, written and unread == its overwritten events");
-	tap(lost_ok, "lost events reported == overrun + dropped - pending");
-	tap(inside > 0, "nested writers ran inside open reservations (%" PRIu64 " times)", inside);
+	tap(lost_ok, "lost events reported == overrun + dropped - pending, and as each page said");
+	tap(nest_ok, "on every CPU, writers nested three deep inside open reservations (%" PRIu64
+	    " times in all)", inside);
+	tap(loss_seen, "on every CPU the buffer filled: events were %s",
+	    overwrite ? "overwritten" : "dropped");
 	rb_record_off(B);
 	rb_destroy(B);
 	return tap_fail;

@@ -438,6 +438,60 @@ static void test_pc_drop_exact(void **state)
 	rb_destroy(b);
 }
 
+/* More drops at one page boundary than the tail word's 22-bit count holds
+ * (4,194,303): the rest go through `unplaced`, and the reader is told them
+ * all with the first event after the gap, by event and by page. */
+static void test_drops_beyond_tail_count(void **state)
+{
+	(void)state;
+	for (unsigned how = 0; how < 2; how++) {
+		struct rb_buffer *b = mk(1, 2 * RB_DATA_SIZE, 0);
+		uint32_t w = 0;
+		while (put(b, w, 8) == 0)
+			w++;
+		const uint64_t drops = 5000000;          /* the failed put above is one */
+		for (uint64_t i = 1; i < drops; i++)
+			assert_int_equal(put(b, w + 1, 8), -RB_EDROPPED);
+		struct rb_stats s;
+		rb_stats(b, 0, &s);
+		assert_int_equal(s.dropped, drops);
+		assert_int_equal(s.pending_drops + s.unplaced, drops);
+		assert_int_equal(s.pending_drops, (1u << 22) - 1u);
+		/* Read all but the last page's events, so a page is free. */
+		struct rb_event ev;
+		uint32_t seq;
+		for (uint32_t i = 0; i < w; i++) {
+			assert_int_equal(rb_consume(b, 0, &ev), 0);
+			check_body(&ev, &seq);
+			assert_int_equal(seq, i);
+			assert_int_equal(ev.lost, 0);
+		}
+		assert_int_equal(put(b, 77, 8), 0);       /* into a new page */
+		rb_stats(b, 0, &s);
+		assert_int_equal(s.pending_drops + s.unplaced, 0);
+		if (how == 0) {
+			assert_int_equal(rb_consume(b, 0, &ev), 0);
+			check_body(&ev, &seq);
+			assert_int_equal(seq, 77);
+			assert_int_equal(ev.lost, drops);
+		} else {
+			static struct rb_page out;
+			unsigned nev;
+			uint64_t lost;
+			assert_int_equal(rb_read_page(b, 0, &out, &nev, &lost), rb_event_size(8));
+			assert_int_equal(nev, 1);
+			assert_int_equal(lost, drops);
+			uint64_t stored;
+			assert_true(out.commit & RB_MISSED_STORED);
+			memcpy(&stored, out.data + (out.commit & RB_COMMIT_MASK), 8);
+			assert_int_equal(stored, drops);
+		}
+		rb_stats(b, 0, &s);
+		assert_int_equal(s.lost_reported, drops);
+		rb_destroy(b);
+	}
+}
+
 /* Commits become visible in order: a nested writer's event stays invisible
  * until the writer it interrupted commits, and timestamps follow position. */
 static void test_nested_commit_order(void **state)
@@ -664,7 +718,7 @@ static void test_read_page(void **state)
 		w++;
 	assert_int_equal(put(b, w + 1, 8), -RB_EDROPPED);    /* 2 drops so far */
 	int n;
-	while ((n = rb_read_page(b, 0, &out, &nev)) > 0) {
+	while ((n = rb_read_page(b, 0, &out, &nev, NULL)) > 0) {
 		assert_int_equal(out.commit & (RB_MISSED_EVENTS | RB_MISSED_STORED), 0);
 		assert_int_equal(out.commit & RB_COMMIT_MASK, n);
 		assert_int_equal(kb_check_page(&out), nev);
@@ -675,7 +729,9 @@ static void test_read_page(void **state)
 	fake_now += 1ull << 35;    /* a long pause: the next page starts a new base */
 	for (uint32_t i = 0; i < 10; i++)
 		assert_int_equal(put(b, w + 2 + i, 40), 0);
-	assert_int_equal(rb_read_page(b, 0, &out, &nev), 10 * rb_event_size(40));
+	uint64_t lost;
+	assert_int_equal(rb_read_page(b, 0, &out, &nev, &lost), 10 * rb_event_size(40));
+	assert_int_equal(lost, 2);
 	if (kb.ok)
 		print_message("# pages cross-checked with libtraceevent's kbuffer\n");
 	assert_int_equal(nev, 10);
@@ -697,7 +753,9 @@ static void test_read_page(void **state)
 	struct rb_event ev;
 	assert_int_equal(rb_consume(b, 0, &ev), 0);
 	uint64_t second_ts = ev.ts + 10;
-	assert_int_equal(rb_read_page(b, 0, &out, &nev), 5 * rb_event_size(40));
+	assert_int_equal(rb_read_page(b, 0, &out, &nev, &lost), 5 * rb_event_size(40));
+	assert_int_equal(lost, 0);
+	assert_int_equal(out.commit & (RB_MISSED_EVENTS | RB_MISSED_STORED), 0);
 	struct rb_decoded d;
 	assert_int_equal(rb_decode(out.data, 4096, &d), 0);
 	assert_int_equal(rb_ts_apply(out.time_stamp, &d), second_ts);
@@ -799,6 +857,23 @@ static void test_resize(void **state)
 	assert_int_equal(rb_size(b, 0), 4 * RB_DATA_SIZE);
 	struct rb_event ev;
 	assert_int_equal(rb_peek(b, 0, &ev), 0);    /* still there */
+	/* more pages than a page index holds: refused */
+	assert_int_equal(rb_resize(b, 0, (size_t)RB_DATA_SIZE * 70000), -RB_E2BIG);
+	assert_int_equal(rb_size(b, 0), 4 * RB_DATA_SIZE);
+	/* a writer still inside (recording off since it reserved): refused
+	 * after a bounded wait */
+	rb_record_on(b);
+	struct rb_resv open;
+	must_reserve(b, 8, &open);
+	rb_record_off(b);
+	assert_int_equal(rb_resize(b, 0, 10 * RB_DATA_SIZE), -RB_EBUSY);
+	assert_int_equal(rb_reset(b, 0), -RB_EBUSY);
+	assert_int_equal(rb_size(b, 0), 4 * RB_DATA_SIZE);
+	rb_commit(&open);
+	uint32_t seq;
+	assert_int_equal(rb_peek(b, 0, &ev), 0);
+	check_body(&ev, &seq);
+	assert_int_equal(seq, 7);
 	/* a reader active: refused */
 	struct rb_iter it;
 	rb_record_on(b);
@@ -905,17 +980,29 @@ static void test_reset(void **state)
 	struct rb_buffer *b = mk(1, 2 * RB_DATA_SIZE, RB_FL_OVERWRITE);
 	for (uint32_t i = 0; i < 1000; i++)
 		assert_int_equal(put(b, i, 40), 0);
+	struct rb_event ev;
+	uint32_t seq, oldest;
+	struct rb_stats s0, s1;
+	assert_int_equal(rb_peek(b, 0, &ev), 0);
+	check_body(&ev, &oldest);
+	rb_stats(b, 0, &s0);
 	assert_int_equal(rb_reset(b, 0), -RB_EBUSY);
+	assert_int_equal(rb_peek(b, 0, &ev), 0);       /* refused: nothing changed */
+	check_body(&ev, &seq);
+	assert_int_equal(seq, oldest);
+	rb_stats(b, 0, &s1);
+	assert_int_equal(s1.overrun, s0.overrun);
+	assert_int_equal(s1.read, s0.read);
+	assert_int_equal(s1.pages, s0.pages);
+	assert_true(s0.overrun > 0);
 	rb_record_off(b);
 	assert_int_equal(rb_reset(b, 0), 0);
 	rb_record_on(b);
 	struct rb_stats s;
 	rb_stats(b, 0, &s);
 	assert_int_equal(s.overrun, 0);
-	struct rb_event ev;
 	assert_int_equal(rb_consume(b, 0, &ev), -RB_EAGAIN);
 	assert_int_equal(put(b, 5, 40), 0);
-	uint32_t seq;
 	assert_int_equal(rb_consume(b, 0, &ev), 0);
 	check_body(&ev, &seq);
 	assert_int_equal(seq, 5);
@@ -943,7 +1030,14 @@ static void test_iterators(void **state)
 		struct rb_iter it;
 		assert_int_equal(rb_iter_start(&it, b, RB_ALL_CPUS), 0);
 		assert_int_equal(put(b, 9999, 8), -RB_EOFF);   /* paused while iterating */
+		/* One reader per CPU buffer: every other reader is refused. */
+		static struct rb_page pg;
+		struct rb_iter it2;
 		assert_int_equal(rb_consume(b, 0, &ev), -RB_EBUSY);
+		assert_int_equal(rb_consume_merged(b, &ev), -RB_EBUSY);
+		assert_int_equal(rb_read_page(b, 2, &pg, NULL, NULL), -RB_EBUSY);
+		assert_int_equal(rb_iter_start(&it2, b, 1), -RB_EBUSY);
+		assert_int_equal(rb_iter_start(&it2, b, RB_ALL_CPUS), -RB_EBUSY);
 		uint32_t seen = 0, seq, last = 0;
 		while (rb_iter_next(&it, &ev) == 0) {
 			check_body(&ev, &seq);
@@ -995,6 +1089,7 @@ int main(void)
 		cmocka_unit_test_setup(test_reader_swap_tail_page, setup),
 		cmocka_unit_test_setup(test_overwrite_loss_exact, setup),
 		cmocka_unit_test_setup(test_pc_drop_exact, setup),
+		cmocka_unit_test_setup(test_drops_beyond_tail_count, setup),
 		cmocka_unit_test_setup(test_nested_commit_order, setup),
 		cmocka_unit_test_setup(test_nopreempt_variant, setup),
 		cmocka_unit_test_setup(test_nesting_limit, setup),

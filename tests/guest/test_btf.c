@@ -117,16 +117,18 @@ TEST_CASE(btf, probe_signature_and_text)
 	expect_param(s, 3, "m", FSIG_ENUM, 4);
 	expect_param(s, 4, "p", FSIG_PTR, 8);
 	expect_param(s, 5, "ok", FSIG_BOOL, 1);
-	expect_param(s, 6, "pr", FSIG_OTHER, 16);
+	expect_param(s, 6, "pr", FSIG_STRUCT, 16);
 	expect_param(s, 7, "d", FSIG_FLOAT, 8);
 	EXPECT_EQ(s->ret.kind, FSIG_INT);
 	EXPECT_EQ(s->ret.size, 8);
 
 	fsig_format_args(buf, sizeof(buf), s, w, 8, false);
-	EXPECT_STREQ(buf, "a=-22, flags=0x3, s=0x40001000, m=-3, p=0xdead0000, ok=1, "
-			  "pr=[0x11:0x22], d=(float)");
+	/* As Linux prints them: bool (not BTF_INT_SIGNED) in hex, a struct
+	 * by value as its raw words with its kind. */
+	EXPECT_STREQ(buf, "a=-22, flags=0x3, s=0x40001000, m=-3, p=0xdead0000, ok=0x1, "
+			  "pr=(STRUCT)[0x11:0x22], d=(float)");
 	fsig_format_args(buf, sizeof(buf), s, w, 6, false);   /* x86-64's six words */
-	EXPECT_STREQ(buf, "a=-22, flags=0x3, s=0x40001000, m=-3, p=0xdead0000, ok=1");
+	EXPECT_STREQ(buf, "a=-22, flags=0x3, s=0x40001000, m=-3, p=0xdead0000, ok=0x1, ...");
 	fsig_format_ret(buf, sizeof(buf), s, (uint64_t)-22, false);
 	EXPECT_STREQ(buf, "ret=-22");
 	fsig_format_ret(buf, sizeof(buf), s, 0, false);
@@ -154,10 +156,10 @@ TEST_CASE(btf, strings_fault_safe)
 	EXPECT_STREQ(buf, "start=0x0, path=\"/etc/passwd\", depth=0, out=0x0");
 	w[1] = (uintptr_t)long_str;
 	fsig_format_args(buf, sizeof(buf), s, w, 2, true);
-	EXPECT_STREQ(buf, "start=0x0, path=\"0123456789abcdef0123456789abcdef\"...");
+	EXPECT_STREQ(buf, "start=0x0, path=\"0123456789abcdef0123456789abcdef\"..., ...");
 	w[1] = 8;                                  /* below RAM */
 	fsig_format_args(buf, sizeof(buf), s, w, 2, true);
-	EXPECT_STREQ(buf, "start=0x0, path=0x8");
+	EXPECT_STREQ(buf, "start=0x0, path=0x8, ...");
 	w[1] = boot_info.heap_end - 4;             /* the last bytes of RAM: no NUL */
 	fsig_format_args(buf, sizeof(buf), s, w, 2, true);
 	EXPECT_TRUE(starts_with(buf, "start=0x0, path="));

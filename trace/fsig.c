@@ -228,12 +228,29 @@ static void log_line(const char *fmt, const char *source, const char *reason)
 
 int btf_load(const void *blob, size_t size, const char *source)
 {
+	return btf_load_as(blob, size, source, NULL);
+}
+
+/* Parse first, so that a malformed blob is reported as such; the identity
+ * check is for blobs that are well-formed but not this image's. */
+int btf_load_as(const void *blob, size_t size, const char *source, const struct btf_ident *want)
+{
 	struct btf b;
 	char err[BTF_ERR_SIZE];
 	int rc = btf_parse(&b, blob, size, err, sizeof(err));
 	if (rc) {
 		log_line("btf: %s: rejected: %s", source, err);
 		return rc;
+	}
+	uint32_t crc = want ? btf_crc32(blob, size) : 0;
+	if (want && (size != want->size || crc != want->crc)) {
+		btf_release(&b);
+		ksnprintf(err, sizeof(err),
+			  "not this image's BTF (%zu bytes, CRC-32 0x%08x; the image's: %llu bytes, "
+			  "CRC-32 0x%08x)", size, (unsigned)crc, (unsigned long long)want->size,
+			  (unsigned)want->crc);
+		log_line("btf: %s: rejected: %s", source, err);
+		return -EINVAL;
 	}
 	struct fsig_table *t = build_table(&b);
 	btf_release(&b);
@@ -577,6 +594,7 @@ int fsig_port_read_str(char *dst, uintptr_t src, size_t max, size_t *len)
 }
 
 extern const char __btf_start[], __btf_end[];
+extern const struct btf_ident btf_image_ident;   /* the build's record (Makefile) */
 
 int btf_load_embedded(void)
 {
@@ -594,7 +612,8 @@ int btf_load_initrd(void)
 		kprintf("btf: initrd: none (boot with QEMU's -initrd FILE)\n");
 		return -ENOENT;
 	}
-	return btf_load((const void *)boot_info.initrd_start, boot_info.initrd_size, "initrd");
+	return btf_load_as((const void *)boot_info.initrd_start, boot_info.initrd_size, "initrd",
+			   &btf_image_ident);
 }
 
 static enum { BTF_EMBEDDED, BTF_INITRD, BTF_OFF } btf_source;

@@ -4,7 +4,8 @@
  *
  * The embedded blob loads; demo/vfs.c functions and a local probe with a
  * prototype of every kind get their exact signatures and text; corrupted
- * and truncated heap copies are rejected and leave the table in place;
+ * and truncated heap copies are rejected and leave the table in place, and
+ * so is a well-formed blob that is not this image's (btf_image_ident);
  * unload drops it, a reload brings it back.  With QEMU's -initrd holding
  * build/ARCH/kernel.btf, the initrd case loads that too (skipped without).
  * Cases run in order and leave the embedded table loaded.
@@ -196,6 +197,39 @@ TEST_CASE(btf, corrupt_copy_rejected)
 
 	EXPECT_STREQ(btf_status_line(), before);
 	EXPECT_EQ(path_walk_sig_ip(), (uintptr_t)path_walk);
+}
+
+/*
+ * A well-formed blob that is not this image's (one byte of a name changed:
+ * it parses, and matching by name alone would take it) is rejected by the
+ * identity the build recorded (btf_image_ident), with its reason, and the
+ * table stays; the image's own blob matches that record.
+ */
+TEST_CASE(btf, other_image_rejected)
+{
+	extern const char __btf_start[], __btf_end[];
+	extern const struct btf_ident btf_image_ident;
+	size_t size = (size_t)(__btf_end - __btf_start);
+	char before[96];
+	strcpy(before, btf_status_line());
+	EXPECT_EQ(btf_image_ident.size, size);
+	EXPECT_EQ(btf_image_ident.crc, btf_crc32(__btf_start, size));
+	unsigned char *copy = malloc(size);
+	ASSERT_TRUE(copy != NULL);
+	memcpy(copy, __btf_start, size);
+	copy[size - 2] ^= 0x01;            /* the last name's last character */
+	EXPECT_EQ(btf_load(copy, size, "renamed"), 0);      /* well-formed */
+	ASSERT_EQ(btf_load_embedded(), 0);
+	strcpy(before, btf_status_line());
+	EXPECT_EQ(btf_load_as(copy, size, "renamed", &btf_image_ident), -EINVAL);
+	EXPECT_EQ(btf_load_as(copy, size - 1, "short", &btf_image_ident), -EINVAL);
+	EXPECT_STREQ(btf_status_line(), before);
+	EXPECT_EQ(path_walk_sig_ip(), (uintptr_t)path_walk);
+	memcpy(copy, __btf_start, size);
+	EXPECT_EQ(btf_load_as(copy, size, "copy", &btf_image_ident), 0);
+	EXPECT_TRUE(starts_with(btf_status_line(), "copy: "));
+	free(copy);
+	ASSERT_EQ(btf_load_embedded(), 0);
 }
 
 TEST_CASE(btf, unload_and_reload)

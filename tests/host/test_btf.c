@@ -586,6 +586,38 @@ static void handmade_bad(void **state __attribute__((unused)))
 	}
 }
 
+/* btf_load_as: a blob that parses but is not the expected one (size or
+ * CRC-32) is rejected with both identities, and the table stays. */
+static void identity(void **state __attribute__((unused)))
+{
+	struct bb b;
+	char line[256];
+	assert_int_equal(btf_crc32("123456789", 9), 0xcbf43926);   /* zlib's check value */
+	assert_int_equal(btf_crc32("", 0), 0);
+	size_t size = build(&b, V_GOOD);
+	struct btf_ident want = { size, btf_crc32(b.blob, size), 0 };
+	load_sample();
+	((char *)b.blob)[size - 2] ^= 1;   /* "good" -> "gooe": still well-formed */
+	uint32_t crc = btf_crc32(b.blob, size);
+	assert_int_equal(btf_load_as(b.blob, size, "other", &want), -EINVAL);
+	snprintf(line, sizeof(line), "btf: other: rejected: not this image's BTF (%zu bytes, CRC-32 "
+		 "0x%08x; the image's: %zu bytes, CRC-32 0x%08x)", size, crc, size, want.crc);
+	assert_string_equal(last_log, line);
+	assert_non_null(sig("f"));         /* the sample's table stays */
+	want.size++;
+	((char *)b.blob)[size - 2] ^= 1;   /* the right bytes, the wrong size */
+	assert_int_equal(btf_load_as(b.blob, size, "other", &want), -EINVAL);
+	assert_non_null(sig("f"));
+	want.size--;
+	assert_int_equal(btf_load_as(b.blob, size, "same", &want), 0);
+	assert_non_null(sig("good"));
+	assert_null(sig("f"));
+	/* a malformed blob is reported as such, whatever the identity */
+	size = build(&b, V_BAD_MAGIC);
+	assert_int_equal(btf_load_as(b.blob, size, "bad", &want), -EINVAL);
+	assert_string_equal(last_log, "btf: bad: rejected: bad magic 0x1234 (expected 0xeb9f)");
+}
+
 static void truncated_and_misaligned(void **state __attribute__((unused)))
 {
 	struct bb b;
@@ -668,6 +700,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(unload),
 		cmocka_unit_test(handmade_good),
 		cmocka_unit_test(handmade_bad),
+		cmocka_unit_test(identity),
 		cmocka_unit_test(truncated_and_misaligned),
 		cmocka_unit_test(kernel_blobs),
 	};

@@ -147,7 +147,8 @@ $(B)/bench_funcs.o: $(B)/bench_funcs.c $(FLAGS_STAMP)
 # and the benchmark's generated functions are left out.  The blob is linked
 # into both passes below as read-only .BTF (__btf_start, __btf_end), at the
 # same size, so pass 2 keeps every address; $(B)/kernel.btf is also the
-# module form, for QEMU's -initrd.
+# module form, for QEMU's -initrd.  The blob's size and CRC-32 go into the
+# image as btf_image_ident (trace/btf.h): a module must be this blob.
 BTF_OBJ := $(B)/btf.S.o
 $(B)/kernel.btf: $(filter-out $(B)/bench_funcs.o,$(OBJS))
 	$(LD) -r -o $(B)/btf-input.o $^
@@ -155,7 +156,11 @@ $(B)/kernel.btf: $(filter-out $(B)/bench_funcs.o,$(OBJS))
 	rm -f $(B)/btf-input.o
 	mv $@.tmp $@
 $(BTF_OBJ): $(B)/kernel.btf
-	printf '.section .BTF,"a"\n.balign 8\n.incbin "%s"\n' $< > $(B)/btf.S
+	{ printf '.section .BTF,"a"\n.balign 8\n.incbin "%s"\n' $<; \
+	  printf '.section .rodata.btf_ident,"a"\n.balign 8\n.globl btf_image_ident\n'; \
+	  printf 'btf_image_ident:\n.quad %s\n.long %s\n.long 0\n' $$(stat -c %s $<) \
+		$$(python3 -c 'import sys, zlib; print(zlib.crc32(open(sys.argv[1], "rb").read()))' $<); \
+	} > $(B)/btf.S
 	$(CC) $(CFLAGS_BASE) -c $(B)/btf.S -o $@
 OBJS += $(BTF_OBJ)
 

@@ -27,6 +27,7 @@ import re
 import subprocess
 import sys
 import time
+import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
@@ -277,6 +278,49 @@ def btf_module(arch):
         ["echo: write error: Invalid argument (btf takes embedded, initrd or unload)"]
     report(bool(ok) and rc == 1, "%s truncated BTF module refused, raw words, shell reload/unload" % arch,
            out)
+    # A well-formed blob that is not this image's (one byte of its last name
+    # changed: it parses, and matching functions by name would take it): the
+    # image's recorded size and CRC-32 reject it, the tracer prints raw words.
+    with open(btf, "rb") as f:
+        good = f.read()
+    other = bytearray(good)
+    other[-2] ^= 1
+    renamed = os.path.join(LOGS, arch + "-renamed.btf")
+    with open(renamed, "wb") as g:
+        g.write(other)
+    with open(script, "w") as f:
+        f.write("cat btf\n")
+    with open(script, "rb") as f:
+        rc, out, _ = run(["tools/qemu-run.sh", arch, kernel_path(arch),
+                          "btf=initrd ftrace=function_graph ftrace_filter=kind_name "
+                          "trace_options=funcgraph-args,funcgraph-retval"], 150,
+                         env={"SMP": "2", "TIMEOUT": "120", "INITRD": renamed}, stdin=f)
+    save_log(arch + "-btf-renamed", out)
+    want = ("btf: initrd: rejected: not this image's BTF (%d bytes, CRC-32 0x%08x; the image's: "
+            "%d bytes, CRC-32 0x%08x)" % (len(other), zlib.crc32(bytes(other)), len(good),
+                                           zlib.crc32(good)))
+    ok = want in out.splitlines() and \
+        "# no BTF loaded: arguments and return values are raw words" in out and \
+        re.search(r"^ \d\) [ +!#*@$] +[0-9.]+ us +\|  kind_name\(0x[0-9a-f]+(, 0x[0-9a-f]+){%d}\); "
+                  r"/\* ret=0x[0-9a-f]+ \*/$" % ({"arm64": 7, "x86_64": 5}[arch]), out, re.M) and \
+        "kind_name(k=" not in out and out.split("trace> cat btf\n", 1)[-1].startswith("none\n")
+    report(bool(ok) and rc == 0, "%s another image's BTF module refused (exact message), raw words"
+           % arch, out)
+    # btf=off: return values without a type, by Linux's rule (an int error
+    # in a 64-bit register, upper half clear, is still an error: "ret=-2").
+    # Interrupts off: exactly the workers' 4 x 50 x 8 calls, 200 per path
+    # (demo/vfs.c: vfs_paths and vfs_expect; newlib's ELOOP is 92).
+    rc, out, _ = boot(arch, "btf=off ftrace=function_graph ftrace_filter=vfs_stat "
+                            "trace_options=funcgraph-retval,nofuncgraph-irqs", timeout=120, smp=2)
+    save_log(arch + "-btf-off", out)
+    rets = {}
+    for v in re.findall(r"^ \d\) [ +!#*@$] +[0-9.]+ us +\|  (?:vfs_stat\(\);|\}) /\* (?:vfs_stat )?"
+                        r"ret=(\S+) \*/$", out, re.M):
+        rets[v] = rets.get(v, 0) + 1
+    want = {v: 200 for v in ("0x4ba", "0xbb", "0x40", "0x1000", "-2", "-20", "-92", "0x0")}
+    ok = rc == 0 and rets == want and "btf: off (btf=off): no function signatures" in out and \
+        "# no BTF loaded: arguments and return values are raw words" in out
+    report(ok, "%s btf=off: untyped return values as Linux prints them (%s)" % (arch, rets), out)
 
 
 def graph_boot_options(arch):
@@ -301,6 +345,34 @@ def graph_boot_options(arch):
         len(lines) == 1600 + int(irq.group(1)) and all(l[2] == "vfs_stat" for l in lines)
     report(bool(ok), "%s function_graph boot options: bad ones reported and ignored, the rest "
            "apply (%d calls)" % (arch, len(lines)), out)
+    # ftrace_graph_max_depth= (Linux's name): 2 applies; the bad values after
+    # it are each reported with the reason and leave it at 2.  Interrupts
+    # off (nofuncgraph-irqs), each worker vfs_stat (depth 0) calls path_walk
+    # (depth 1) once; the path_walk a symlink nests (depth 2) is cut.
+    bad = ["-1", "2x", "4294967296", ""]
+    script = os.path.join(LOGS, arch + "-maxdepth-script.txt")
+    with open(script, "w") as f:
+        f.write("cat max_graph_depth\n")
+    with open(script, "rb") as f:
+        rc, out, _ = run(["tools/qemu-run.sh", arch, kernel_path(arch),
+                          "ftrace=function_graph ftrace_filter=vfs_stat,path_walk "
+                          "trace_options=nofuncgraph-irqs ftrace_graph_max_depth=2 " +
+                          " ".join("ftrace_graph_max_depth=" + v for v in bad)], 150,
+                         env={"SMP": "2", "TIMEOUT": "120"}, stdin=f)
+    save_log(arch + "-graph-maxdepth", out)
+    calls = {}
+    for indent, name in re.findall(r"^ \d\) [ +!#*@$0-9.us]*\|( +)(\w+)\(\)(?:;| \{)$", out, re.M):
+        key = (name, (len(indent) - 2) // 2)
+        calls[key] = calls.get(key, 0) + 1
+    lines = out.splitlines()
+    ok = rc == 0 and calls == {("vfs_stat", 0): 1600, ("path_walk", 1): 1600} and \
+        all(("ftrace_graph_max_depth: '%s' is not a depth (a number up to 4294967295, 0 for no "
+             "limit)" % v) in lines and
+            ("baretrace: bad boot option 'ftrace_graph_max_depth=%s', ignored" % v) in lines
+            for v in bad) and \
+        "trace> cat max_graph_depth\n2\n" in out
+    report(ok, "%s ftrace_graph_max_depth=2: exactly depths 0 and 1 (%s); bad values reported, "
+           "depth kept" % (arch, calls), out)
 
 
 def no_buffer(arch):

@@ -360,3 +360,17 @@ uint32_t btf_skip_modifiers(const struct btf *b, uint32_t id)
 	}
 	return id;                /* unreachable after btf_parse's pass 4 */
 }
+
+/* Bitwise, not table-driven: it runs once per module load, and this file
+ * also builds for the host tests (trace/dump.c has the kernel's fast one). */
+uint32_t btf_crc32(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint32_t c = 0xffffffffu;
+	while (n--) {
+		c ^= *b++;
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+	}
+	return ~c;
+}

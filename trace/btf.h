@@ -20,6 +20,13 @@
  * table from its functions and replaces the current one only if all of
  * that succeeded; the blob is not referenced afterwards.  Thread context
  * only (it allocates and takes fsig_lock()).
+ *
+ * Identity: BTF names types, not addresses — signatures are tied to
+ * functions by name — so a well-formed blob of another image (the other
+ * arch's, an older build's, Linux's) would parse and give wrong
+ * prototypes.  The build records the size and CRC-32 of the image's own
+ * blob in the image (btf_image_ident, Makefile); a module (-initrd) must
+ * match them or it is rejected like a malformed one.
  */
 #ifndef TRACE_BTF_H
 #define TRACE_BTF_H
@@ -88,6 +95,9 @@ struct btf {
 	uint32_t *offs;           /* offs[id - 1]: record offset in the type section */
 };
 
+/* CRC-32 (IEEE 802.3, zlib's crc32()) of p[0, n). */
+uint32_t btf_crc32(const void *p, size_t n);
+
 /* Parse and check blob[0, size); 0, -EINVAL (message in err) or -ENOMEM. */
 int btf_parse(struct btf *b, const void *blob, size_t size, char *err, size_t errsize);
 void btf_release(struct btf *b);
@@ -109,8 +119,20 @@ static inline const void *btf_type_data(const struct btf_type *t) { return t + 1
  *   "btf: <source>: rejected: <reason>"
  * A rejected blob leaves the current table in place. */
 int btf_load(const void *blob, size_t size, const char *source);
+/* A blob's identity: its size and btf_crc32() (8-byte aligned, as the
+ * build emits btf_image_ident). */
+struct btf_ident {
+	uint64_t size;
+	uint32_t crc;
+	uint32_t zero;
+};
+/* btf_load(), and once the blob parsed, reject it unless it is exactly
+ * `want` (NULL: any): "rejected: not this image's BTF (N bytes, CRC-32
+ * 0x...; the image's: M bytes, CRC-32 0x...)", -EINVAL, nothing changed. */
+int btf_load_as(const void *blob, size_t size, const char *source, const struct btf_ident *want);
 int btf_load_embedded(void);      /* [__btf_start, __btf_end) of the image */
-int btf_load_initrd(void);        /* QEMU's -initrd; -ENOENT if none */
+int btf_load_initrd(void);        /* QEMU's -initrd, if it is btf_image_ident's blob;
+				   * -ENOENT if none */
 void btf_unload(void);            /* no signatures from now on */
 /* One line: "<source>: N types, M functions", or "none". */
 void btf_status(void (*out)(void *ctx, const char *line), void *ctx);

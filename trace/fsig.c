@@ -24,9 +24,15 @@
  *     reference.  SysV x86-64 passes it on the stack instead, taking no
  *     register, so on x86-64 the words after one are misattributed; such
  *     parameters are rare in this kernel, and the raw value printed for it
- *     says "[...]" so it is not mistaken for a scalar;
+ *     is bracketed ("(STRUCT)[0x...]") so it is not mistaken for a scalar;
  *   - floating point takes no integer word and prints as "(float)".
- * Printing stops at the first parameter whose words are not all recorded.
+ * Printing stops at the first parameter whose words are not all recorded
+ * and prints "..." for it, as Linux does past its recorded registers (a
+ * two-word aggregate with one register left goes wholly on the stack, so
+ * it gets "..." too, where Linux would print the stray register).
+ * Linux prints every argument register whole; we cut an integer to its
+ * type's size first (both ABIs leave the upper bits of a narrower
+ * argument undefined), so an int -1 reads -1, not 4294967295.
  *
  * The kernel-only pieces (locking, symbols, fault-safe reads, the boot
  * option, where the embedded and initrd blobs are) are at the end under
@@ -95,8 +101,10 @@ static struct fsig_type map_type(const struct btf *b, uint32_t id)
 		return (struct fsig_type){ FSIG_ENUM, size8(size) };
 	case BTF_KIND_FLOAT:
 		return (struct fsig_type){ FSIG_FLOAT, size8(size) };
-	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
-		return (struct fsig_type){ FSIG_OTHER, size8(size) };
+	case BTF_KIND_STRUCT:
+		return (struct fsig_type){ FSIG_STRUCT, size8(size) };
+	case BTF_KIND_UNION:
+		return (struct fsig_type){ FSIG_UNION, size8(size) };
 	case BTF_KIND_ARRAY: {
 		const struct btf_array *a = btf_type_data(t);
 		struct fsig_type e = map_type(b, a->type);
@@ -220,12 +228,29 @@ static void log_line(const char *fmt, const char *source, const char *reason)
 
 int btf_load(const void *blob, size_t size, const char *source)
 {
+	return btf_load_as(blob, size, source, NULL);
+}
+
+/* Parse first, so that a malformed blob is reported as such; the identity
+ * check is for blobs that are well-formed but not this image's. */
+int btf_load_as(const void *blob, size_t size, const char *source, const struct btf_ident *want)
+{
 	struct btf b;
 	char err[BTF_ERR_SIZE];
 	int rc = btf_parse(&b, blob, size, err, sizeof(err));
 	if (rc) {
 		log_line("btf: %s: rejected: %s", source, err);
 		return rc;
+	}
+	uint32_t crc = want ? btf_crc32(blob, size) : 0;
+	if (want && (size != want->size || crc != want->crc)) {
+		btf_release(&b);
+		ksnprintf(err, sizeof(err),
+			  "not this image's BTF (%zu bytes, CRC-32 0x%08x; the image's: %llu bytes, "
+			  "CRC-32 0x%08x)", size, (unsigned)crc, (unsigned long long)want->size,
+			  (unsigned)want->crc);
+		log_line("btf: %s: rejected: %s", source, err);
+		return -EINVAL;
 	}
 	struct fsig_table *t = build_table(&b);
 	btf_release(&b);
@@ -386,11 +411,16 @@ static void put_str(struct out *o, uint64_t p)
 		put_s(o, "...");
 }
 
+static bool is_aggregate(struct fsig_type t)
+{
+	return t.kind == FSIG_OTHER || t.kind == FSIG_STRUCT || t.kind == FSIG_UNION;
+}
+
 static unsigned words_for(struct fsig_type t)
 {
 	if (t.kind == FSIG_FLOAT)
 		return 0;
-	if (t.kind == FSIG_OTHER && t.size > WORD && t.size <= 2 * WORD)
+	if (is_aggregate(t) && t.size > WORD && t.size <= 2 * WORD)
 		return 2;
 	return 1;
 }
@@ -401,11 +431,8 @@ static void put_value(struct out *o, struct fsig_type t, const uint64_t *w, bool
 	case FSIG_INT: case FSIG_ENUM:
 		put_dec(o, cut_signed(w[0], t.size));
 		break;
-	case FSIG_UINT:
+	case FSIG_UINT: case FSIG_BOOL:           /* Linux: not BTF_INT_SIGNED, hex */
 		put_hex(o, cut(w[0], t.size));
-		break;
-	case FSIG_BOOL:
-		put_dec(o, (int64_t)cut(w[0], t.size));
 		break;
 	case FSIG_STR:
 		if (strings) {
@@ -417,7 +444,11 @@ static void put_value(struct out *o, struct fsig_type t, const uint64_t *w, bool
 	case FSIG_FLOAT:
 		put_s(o, "(float)");
 		break;
-	case FSIG_OTHER:          /* Linux's raw form for aggregates: [w0:w1] */
+	case FSIG_STRUCT: case FSIG_UNION: case FSIG_OTHER:
+		/* Linux's raw form for aggregates: (KIND)[w0:w1], KIND its
+		 * BTF kind's name; OTHER (__int128...) has no such name. */
+		if (t.kind != FSIG_OTHER)
+			put_s(o, t.kind == FSIG_STRUCT ? "(STRUCT)" : "(UNION)");
 		put_c(o, '[');
 		put_hex(o, t.size <= WORD ? cut(w[0], t.size) : w[0]);
 		for (unsigned i = 1; i < words_for(t); i++) {
@@ -448,10 +479,12 @@ size_t fsig_format_args(char *buf, size_t size, const struct fsig *s, const uint
 	for (unsigned i = 0; i < s->nparams; i++) {
 		const struct fsig_param *p = &s->params[i];
 		unsigned need = words_for(p->type);
-		if (need > nwords - w)
-			break;
 		if (i)
 			put_s(&o, ", ");
+		if (need > nwords - w) {
+			put_s(&o, "...");
+			break;
+		}
 		if (p->name[0]) {
 			put_s(&o, p->name);
 			put_c(&o, '=');
@@ -469,7 +502,13 @@ size_t fsig_format_ret(char *buf, size_t size, const struct fsig *s, uint64_t ra
 		return finish(&o);
 	put_s(&o, "ret=");
 	if (!s) {
-		put_hex(&o, raw);
+		/* Linux's guess for an untyped register: a set bit 31 with
+		 * the upper half clear is an int, sign-extended. */
+		int64_t v = (raw >> 31) == 1 ? (int64_t)(int32_t)(uint32_t)raw : (int64_t)raw;
+		if (!hex && v >= -4095 && v <= -1)
+			put_dec(&o, v);
+		else
+			put_hex(&o, raw);
 		return finish(&o);
 	}
 	struct fsig_type t = s->ret;
@@ -555,6 +594,7 @@ int fsig_port_read_str(char *dst, uintptr_t src, size_t max, size_t *len)
 }
 
 extern const char __btf_start[], __btf_end[];
+extern const struct btf_ident btf_image_ident;   /* the build's record (Makefile) */
 
 int btf_load_embedded(void)
 {
@@ -572,7 +612,8 @@ int btf_load_initrd(void)
 		kprintf("btf: initrd: none (boot with QEMU's -initrd FILE)\n");
 		return -ENOENT;
 	}
-	return btf_load((const void *)boot_info.initrd_start, boot_info.initrd_size, "initrd");
+	return btf_load_as((const void *)boot_info.initrd_start, boot_info.initrd_size, "initrd",
+			   &btf_image_ident);
 }
 
 static enum { BTF_EMBEDDED, BTF_INITRD, BTF_OFF } btf_source;

@@ -10,16 +10,23 @@
  * argument words and the exit event the raw return register; types are
  * applied when the trace is printed.
  *
- * Formatting (Linux's funcgraph-args / funcgraph-retval):
+ * Formatting (Linux's funcgraph-args / funcgraph-retval, as its
+ * print_function_args and print_graph_retval print them):
  *   args, with a signature:  "a=1, flags=0x3, p=0xffff0000401000"
- *       signed integers in decimal, unsigned ones in hex, pointers in hex,
- *       enums by value (decimal), bool as 0/1, `char *` as a pointer — or,
- *       with strings=true, as a bounded, fault-safe quoted string
+ *       signed integers in decimal, unsigned ones (bool included: BTF does
+ *       not mark it signed) in hex, pointers in hex, enums by value
+ *       (decimal), a struct or union by value as its raw words
+ *       "(STRUCT)[0x1:0x2]" / "(UNION)[0x1]", `char *` as a pointer — or,
+ *       with strings=true, as a bounded, fault-safe quoted string; "..."
+ *       in place of the first parameter whose words were not recorded
  *   args, without one:       the raw words "0x1, 0x3, ..." (all nwords)
  *   return value:            "ret=-22" for an error value (-4095..-1 in a
  *       signed or pointer-sized type), "ret=0x0" otherwise; cut to the return
  *       type's size and sign first; hex=true forces hex; void prints nothing
- *       (0 returned) — without a signature the raw word is printed.
+ *       (0 returned) — without a signature, Linux's rule for an untyped
+ *       register: -4095..-1 in decimal, either as the whole register or as
+ *       its low half with the upper half clear (an int error returned
+ *       through a 32-bit write), anything else in hex.
  */
 #ifndef TRACE_FSIG_H
 #define TRACE_FSIG_H
@@ -36,9 +43,11 @@ enum fsig_kind {
 	FSIG_ENUM,      /* printed by value */
 	FSIG_PTR,       /* any pointer but char * */
 	FSIG_STR,       /* char * / const char * */
-	FSIG_OTHER,     /* struct/union/array...: printed raw, "[0x1:0x2]" */
+	FSIG_OTHER,     /* __int128 and what C cannot pass: printed raw, "[0x1:0x2]" */
 	FSIG_FLOAT,     /* float/double: in FP registers, takes no argument
 			 * word; printed "(float)" */
+	FSIG_STRUCT,    /* by value: printed raw, "(STRUCT)[0x1:0x2]" */
+	FSIG_UNION,     /* by value: printed raw, "(UNION)[0x1]" */
 };
 
 struct fsig_type {
@@ -71,7 +80,8 @@ bool fsig_loaded(void);
  * Parameters are separated by ", " and printed "name=value" ("value" alone
  * if BTF has no name); words map to parameters as trace/fsig.c's header
  * says, and printing stops at the first parameter whose words were not
- * all recorded.  A string is read at most 32 bytes, fault-safely, when
+ * all recorded, with "..." in its place (Linux's mark for arguments past
+ * the recorded registers).  A string is read at most 32 bytes, fault-safely, when
  * printing (not when recorded): "s=\"text\"", then "..." if no NUL was
  * in them; bytes outside 0x20..0x7e, '"' and '\\' print as \xNN; a read
  * that faults prints the pointer. */

@@ -19,9 +19,12 @@
  * per-call data word remembers which of the two this call opened.
  *
  * Boot options: ftrace=function_graph, ftrace_graph_filter=,
- * ftrace_graph_notrace= (globs, Linux's meanings).
+ * ftrace_graph_notrace= (globs, Linux's meanings), ftrace_graph_max_depth=
+ * (max_graph_depth at boot; a number as Linux's kstrtouint reads it:
+ * decimal, 0x hex or 0 octal, 0 for no limit).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "boot/cmdline.h"
@@ -296,6 +299,28 @@ static int opt_graph_notrace(const char *v)
 }
 BT_PARAM("ftrace_graph_filter", opt_graph_filter, "function_graph: trace only these calls' graphs");
 BT_PARAM("ftrace_graph_notrace", opt_graph_notrace, "function_graph: never trace these calls' graphs");
+
+/* Set at once (max_graph_depth is read lock-free, any time); a bad value
+ * says why and leaves the depth as it was. */
+static int opt_graph_max_depth(const char *v)
+{
+	char *end;
+	unsigned long n = 0;
+	bool ok = v && *v >= '0' && *v <= '9';
+	if (ok) {
+		errno = 0;
+		n = strtoul(v, &end, 0);
+		ok = *end == '\0' && errno == 0 && n <= 0xffffffffu;
+	}
+	if (!ok) {
+		kprintf("ftrace_graph_max_depth: '%s' is not a depth (a number up to 4294967295, "
+			"0 for no limit)\n", v ? v : "");
+		return -1;
+	}
+	graph_set_max_depth((unsigned)n);
+	return 0;
+}
+BT_PARAM("ftrace_graph_max_depth", opt_graph_max_depth, "function_graph: max_graph_depth at boot");
 
 static int graph_start(void)
 {

@@ -9,35 +9,47 @@
 #include "boot/console.h"
 #include "trace/options.h"
 
-static const struct {
-	const char *name;
-	bool on;                          /* Linux's default */
-} opts[TRACE_OPT_COUNT] = {
-	[TRACE_OPT_PRINT_PARENT]        = { "print-parent", true },
-	[TRACE_OPT_SYM_OFFSET]          = { "sym-offset", false },
-	[TRACE_OPT_FUNCGRAPH_OVERRUN]   = { "funcgraph-overrun", false },
-	[TRACE_OPT_FUNCGRAPH_CPU]       = { "funcgraph-cpu", true },
-	[TRACE_OPT_FUNCGRAPH_OVERHEAD]  = { "funcgraph-overhead", true },
-	[TRACE_OPT_FUNCGRAPH_PROC]      = { "funcgraph-proc", false },
-	[TRACE_OPT_FUNCGRAPH_DURATION]  = { "funcgraph-duration", true },
-	[TRACE_OPT_FUNCGRAPH_ABSTIME]   = { "funcgraph-abstime", false },
-	[TRACE_OPT_FUNCGRAPH_IRQS]      = { "funcgraph-irqs", true },
-	[TRACE_OPT_FUNCGRAPH_TAIL]      = { "funcgraph-tail", false },
-	[TRACE_OPT_FUNCGRAPH_RETVAL]    = { "funcgraph-retval", false },
-	[TRACE_OPT_FUNCGRAPH_RETVAL_HEX]= { "funcgraph-retval-hex", false },
-	[TRACE_OPT_FUNCGRAPH_ARGS]      = { "funcgraph-args", false },
-	[TRACE_OPT_FUNCGRAPH_ARGS_STR]  = { "funcgraph-args-string", false },
-};
+/* Every option once: its enum value, its name, Linux's default.  The names
+ * and the initial trace_opts both come from this one list, so they cannot
+ * disagree; the asserts below check that every enum value is listed
+ * (a value listed twice is a duplicate designated initializer, an error
+ * under -Werror=override-init, part of -Wextra). */
+#define TRACE_OPTS(X)                                                   \
+	X(TRACE_OPT_PRINT_PARENT,         "print-parent",          1)   \
+	X(TRACE_OPT_SYM_OFFSET,           "sym-offset",            0)   \
+	X(TRACE_OPT_FUNCGRAPH_OVERRUN,    "funcgraph-overrun",     0)   \
+	X(TRACE_OPT_FUNCGRAPH_CPU,        "funcgraph-cpu",         1)   \
+	X(TRACE_OPT_FUNCGRAPH_OVERHEAD,   "funcgraph-overhead",    1)   \
+	X(TRACE_OPT_FUNCGRAPH_PROC,       "funcgraph-proc",        0)   \
+	X(TRACE_OPT_FUNCGRAPH_DURATION,   "funcgraph-duration",    1)   \
+	X(TRACE_OPT_FUNCGRAPH_ABSTIME,    "funcgraph-abstime",     0)   \
+	X(TRACE_OPT_FUNCGRAPH_IRQS,       "funcgraph-irqs",        1)   \
+	X(TRACE_OPT_FUNCGRAPH_TAIL,       "funcgraph-tail",        0)   \
+	X(TRACE_OPT_FUNCGRAPH_RETVAL,     "funcgraph-retval",      0)   \
+	X(TRACE_OPT_FUNCGRAPH_RETVAL_HEX, "funcgraph-retval-hex",  0)   \
+	X(TRACE_OPT_FUNCGRAPH_ARGS,       "funcgraph-args",        0)   \
+	X(TRACE_OPT_FUNCGRAPH_ARGS_STR,   "funcgraph-args-string", 0)
 
-/* Linux's defaults; must agree with the table's `on` column (checked by the
- * options test in tests/guest/test_fgraph.c). */
-unsigned long trace_opts = 1ul << TRACE_OPT_PRINT_PARENT | 1ul << TRACE_OPT_FUNCGRAPH_CPU |
-			   1ul << TRACE_OPT_FUNCGRAPH_OVERHEAD | 1ul << TRACE_OPT_FUNCGRAPH_DURATION |
-			   1ul << TRACE_OPT_FUNCGRAPH_IRQS;
+#define OPT_NAME(o, name, on)    [o] = name,
+#define OPT_DEFAULT(o, name, on) | ((unsigned long)(on) << (o))
+#define OPT_ONE(o, name, on)     + 1
+
+static const char *const names[TRACE_OPT_COUNT] = { TRACE_OPTS(OPT_NAME) };
+#define TRACE_OPTS_DEFAULT (0ul TRACE_OPTS(OPT_DEFAULT))
+
+_Static_assert(0 TRACE_OPTS(OPT_ONE) == TRACE_OPT_COUNT,
+	       "TRACE_OPTS must list every enum trace_opt value once");
+_Static_assert(TRACE_OPT_COUNT <= 8 * sizeof(unsigned long), "trace_opts has a bit per option");
+/* Spot checks of Linux's defaults (Documentation/trace/ftrace.rst). */
+_Static_assert((TRACE_OPTS_DEFAULT >> TRACE_OPT_PRINT_PARENT & 1) &&
+	       (TRACE_OPTS_DEFAULT >> TRACE_OPT_FUNCGRAPH_IRQS & 1) &&
+	       !(TRACE_OPTS_DEFAULT >> TRACE_OPT_FUNCGRAPH_RETVAL & 1), "Linux's defaults");
+
+unsigned long trace_opts = TRACE_OPTS_DEFAULT;
 
 bool trace_opt_default(enum trace_opt o)
 {
-	return (unsigned)o < TRACE_OPT_COUNT && opts[o].on;
+	return (unsigned)o < TRACE_OPT_COUNT && (TRACE_OPTS_DEFAULT >> o & 1);
 }
 
 static int lookup(const char *word, bool *on)
@@ -45,11 +57,11 @@ static int lookup(const char *word, bool *on)
 	*on = strncmp(word, "no", 2) != 0;
 	const char *name = *on ? word : word + 2;
 	for (int i = 0; i < TRACE_OPT_COUNT; i++)
-		if (!strcmp(name, opts[i].name))
+		if (!strcmp(name, names[i]))
 			return i;
 	/* "nosomething" may also be an option whose name starts with "no". */
 	for (int i = 0; i < TRACE_OPT_COUNT && !*on; i++)
-		if (!strcmp(word, opts[i].name)) {
+		if (!strcmp(word, names[i])) {
 			*on = true;
 			return i;
 		}
@@ -71,14 +83,14 @@ int trace_opt_set(const char *word)
 
 const char *trace_opt_name(enum trace_opt o)
 {
-	return (unsigned)o < TRACE_OPT_COUNT ? opts[o].name : NULL;
+	return (unsigned)o < TRACE_OPT_COUNT ? names[o] : NULL;
 }
 
 void trace_opt_list(void (*out)(void *ctx, const char *line), void *ctx)
 {
 	char line[64];
 	for (unsigned i = 0; i < TRACE_OPT_COUNT; i++) {
-		ksnprintf(line, sizeof(line), "%s%s", trace_opt(i) ? "" : "no", opts[i].name);
+		ksnprintf(line, sizeof(line), "%s%s", trace_opt(i) ? "" : "no", names[i]);
 		out(ctx, line);
 	}
 }

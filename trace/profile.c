@@ -317,14 +317,42 @@ static size_t put_usecs(char *buf, size_t size, uint64_t ns)
 	return n;
 }
 
-/* Linux's s^2 column value: the sample variance in ns^2, over 1000. */
-static uint64_t variance_col(const struct profile_rec *r)
+/* The sample variance in ns^2, (n*sum(x^2) - sum(x)^2) / (n*(n-1)), in 128
+ * bits; 0 for one hit (or a sum of squares that wrapped: nothing better). */
+static unsigned __int128 variance_ns2(const struct profile_rec *r)
 {
 	if (r->hits <= 1)
 		return 0;
 	unsigned __int128 n = r->hits, sum = r->total_ns;
 	unsigned __int128 a = n * r->s2, b = sum * sum;
-	return a > b ? (uint64_t)((a - b) / (n * (n - 1) * 1000)) : 0;
+	return a > b ? (a - b) / (n * (n - 1)) : 0;
+}
+
+/* Linux's s^2 column value: the variance over 1000, printed as
+ * microseconds (so in us^2). */
+static uint64_t variance_col(const struct profile_rec *r)
+{
+	unsigned __int128 v = variance_ns2(r) / 1000;
+	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
+/* The standard deviation in ns: the integer square root of the variance
+ * (floor), bit by bit (at most 64 steps). */
+static uint64_t stddev_ns(const struct profile_rec *r)
+{
+	unsigned __int128 v = variance_ns2(r), root = 0;
+	unsigned __int128 bit = (unsigned __int128)1 << 126;
+	while (bit > v)
+		bit >>= 2;
+	for (; bit; bit >>= 2) {
+		if (v >= root + bit) {
+			v -= root + bit;
+			root = (root >> 1) + bit;
+		} else {
+			root >>= 1;
+		}
+	}
+	return root > UINT64_MAX ? UINT64_MAX : (uint64_t)root;
 }
 
 void profile_format(char *buf, size_t size, const struct profile_rec *r)
@@ -335,12 +363,14 @@ void profile_format(char *buf, size_t size, const struct profile_rec *r)
 		ksnprintf(name, sizeof(name), "0x%lx", (unsigned long)r->func);
 		sym = name;
 	}
-	uint64_t cols[3] = { r->total_ns, r->hits ? r->total_ns / r->hits : 0, variance_col(r) };
+	/* Linux's three, then ours: min, max, standard deviation. */
+	uint64_t cols[PROFILE_COLS] = { r->total_ns, r->hits ? r->total_ns / r->hits : 0,
+					variance_col(r), r->min_ns, r->max_ns, stddev_ns(r) };
 	size_t n = (size_t)ksnprintf(buf, size, "  %-30.30s  %10llu    ", sym,
 				     (unsigned long long)r->hits);
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < PROFILE_COLS; i++) {
 		n += put_usecs(buf + (n < size ? n : size), n < size ? size - n : 0, cols[i]);
-		if (i < 2)
+		if (i < PROFILE_COLS - 1)
 			n += (size_t)ksnprintf(buf + (n < size ? n : size),
 					       n < size ? size - n : 0, "    ");
 	}
@@ -355,10 +385,12 @@ int profile_show(unsigned cpu, void (*out)(void *ctx, const char *line), void *c
 	mutex_unlock(&profile_mutex);
 	if (n < 0)
 		return n;
-	out(ctx, "  Function                               Hit    Time            Avg             s^2\n");
-	out(ctx, "  --------                               ---    ----            ---             ---\n");
+	out(ctx, "  Function                               Hit    Time            Avg             s^2"
+		 "             Min             Max             Stddev\n");
+	out(ctx, "  --------                               ---    ----            ---             ---"
+		 "             ---             ---             ------\n");
 	for (int i = 0; i < n; i++) {
-		char line[160];
+		char line[PROFILE_LINE_MAX];
 		profile_format(line, sizeof(line), &v[i]);
 		out(ctx, line);
 	}

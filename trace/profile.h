@@ -67,13 +67,19 @@ uint64_t profile_dropped(unsigned cpu);
  * trace_stat/functionN: Linux's header, then one line per function hit on
  * `cpu`, by total time (profile_sorted's order):
  *   "  %-30.30s  %10llu    " name, hits; then total, average and s^2
- * each as the graph tracer's microseconds (at most 7 digits, " us ",
- * padded to 8), the first two followed by 4 spaces.  s^2 is Linux's sample
- * variance (n*sum(x^2) - sum(x)^2) / (n*(n-1)) in ns^2 divided by 1000 and
- * printed as microseconds, i.e. in us^2; 0 for a single hit.
+ * (Linux's columns), then min, max and the standard deviation (ours, after
+ * Linux's so that a reader of Linux's columns is not disturbed), each as
+ * the graph tracer's microseconds (at most 7 digits, " us ", padded to 8),
+ * all but the last followed by 4 spaces.  s^2 is Linux's sample variance
+ * (n*sum(x^2) - sum(x)^2) / (n*(n-1)) in ns^2 divided by 1000 and printed
+ * as microseconds, i.e. in us^2; the standard deviation is the floor of
+ * that variance's square root in ns, printed as microseconds; both 0 for a
+ * single hit.
  * profile_show() hands each line (with its '\n') to out(); profile_print()
  * writes them to the console.  -EINVAL if no such CPU, -ENOMEM.
  */
+#define PROFILE_COLS     6
+#define PROFILE_LINE_MAX 224      /* a line with every column at 20 digits */
 int profile_show(unsigned cpu, void (*out)(void *ctx, const char *line), void *ctx);
 int profile_print(unsigned cpu);
 /* One line of that table for r (for tests and callers with their own records). */

@@ -4,7 +4,8 @@
  *
  * The embedded blob loads; demo/vfs.c functions and a local probe with a
  * prototype of every kind get their exact signatures and text; corrupted
- * and truncated heap copies are rejected and leave the table in place;
+ * and truncated heap copies are rejected and leave the table in place, and
+ * so is a well-formed blob that is not this image's (btf_image_ident);
  * unload drops it, a reload brings it back.  With QEMU's -initrd holding
  * build/ARCH/kernel.btf, the initrd case loads that too (skipped without).
  * Cases run in order and leave the embedded table loaded.
@@ -117,16 +118,18 @@ TEST_CASE(btf, probe_signature_and_text)
 	expect_param(s, 3, "m", FSIG_ENUM, 4);
 	expect_param(s, 4, "p", FSIG_PTR, 8);
 	expect_param(s, 5, "ok", FSIG_BOOL, 1);
-	expect_param(s, 6, "pr", FSIG_OTHER, 16);
+	expect_param(s, 6, "pr", FSIG_STRUCT, 16);
 	expect_param(s, 7, "d", FSIG_FLOAT, 8);
 	EXPECT_EQ(s->ret.kind, FSIG_INT);
 	EXPECT_EQ(s->ret.size, 8);
 
 	fsig_format_args(buf, sizeof(buf), s, w, 8, false);
-	EXPECT_STREQ(buf, "a=-22, flags=0x3, s=0x40001000, m=-3, p=0xdead0000, ok=1, "
-			  "pr=[0x11:0x22], d=(float)");
+	/* As Linux prints them: bool (not BTF_INT_SIGNED) in hex, a struct
+	 * by value as its raw words with its kind. */
+	EXPECT_STREQ(buf, "a=-22, flags=0x3, s=0x40001000, m=-3, p=0xdead0000, ok=0x1, "
+			  "pr=(STRUCT)[0x11:0x22], d=(float)");
 	fsig_format_args(buf, sizeof(buf), s, w, 6, false);   /* x86-64's six words */
-	EXPECT_STREQ(buf, "a=-22, flags=0x3, s=0x40001000, m=-3, p=0xdead0000, ok=1");
+	EXPECT_STREQ(buf, "a=-22, flags=0x3, s=0x40001000, m=-3, p=0xdead0000, ok=0x1, ...");
 	fsig_format_ret(buf, sizeof(buf), s, (uint64_t)-22, false);
 	EXPECT_STREQ(buf, "ret=-22");
 	fsig_format_ret(buf, sizeof(buf), s, 0, false);
@@ -154,10 +157,10 @@ TEST_CASE(btf, strings_fault_safe)
 	EXPECT_STREQ(buf, "start=0x0, path=\"/etc/passwd\", depth=0, out=0x0");
 	w[1] = (uintptr_t)long_str;
 	fsig_format_args(buf, sizeof(buf), s, w, 2, true);
-	EXPECT_STREQ(buf, "start=0x0, path=\"0123456789abcdef0123456789abcdef\"...");
+	EXPECT_STREQ(buf, "start=0x0, path=\"0123456789abcdef0123456789abcdef\"..., ...");
 	w[1] = 8;                                  /* below RAM */
 	fsig_format_args(buf, sizeof(buf), s, w, 2, true);
-	EXPECT_STREQ(buf, "start=0x0, path=0x8");
+	EXPECT_STREQ(buf, "start=0x0, path=0x8, ...");
 	w[1] = boot_info.heap_end - 4;             /* the last bytes of RAM: no NUL */
 	fsig_format_args(buf, sizeof(buf), s, w, 2, true);
 	EXPECT_TRUE(starts_with(buf, "start=0x0, path="));
@@ -194,6 +197,39 @@ TEST_CASE(btf, corrupt_copy_rejected)
 
 	EXPECT_STREQ(btf_status_line(), before);
 	EXPECT_EQ(path_walk_sig_ip(), (uintptr_t)path_walk);
+}
+
+/*
+ * A well-formed blob that is not this image's (one byte of a name changed:
+ * it parses, and matching by name alone would take it) is rejected by the
+ * identity the build recorded (btf_image_ident), with its reason, and the
+ * table stays; the image's own blob matches that record.
+ */
+TEST_CASE(btf, other_image_rejected)
+{
+	extern const char __btf_start[], __btf_end[];
+	extern const struct btf_ident btf_image_ident;
+	size_t size = (size_t)(__btf_end - __btf_start);
+	char before[96];
+	strcpy(before, btf_status_line());
+	EXPECT_EQ(btf_image_ident.size, size);
+	EXPECT_EQ(btf_image_ident.crc, btf_crc32(__btf_start, size));
+	unsigned char *copy = malloc(size);
+	ASSERT_TRUE(copy != NULL);
+	memcpy(copy, __btf_start, size);
+	copy[size - 2] ^= 0x01;            /* the last name's last character */
+	EXPECT_EQ(btf_load(copy, size, "renamed"), 0);      /* well-formed */
+	ASSERT_EQ(btf_load_embedded(), 0);
+	strcpy(before, btf_status_line());
+	EXPECT_EQ(btf_load_as(copy, size, "renamed", &btf_image_ident), -EINVAL);
+	EXPECT_EQ(btf_load_as(copy, size - 1, "short", &btf_image_ident), -EINVAL);
+	EXPECT_STREQ(btf_status_line(), before);
+	EXPECT_EQ(path_walk_sig_ip(), (uintptr_t)path_walk);
+	memcpy(copy, __btf_start, size);
+	EXPECT_EQ(btf_load_as(copy, size, "copy", &btf_image_ident), 0);
+	EXPECT_TRUE(starts_with(btf_status_line(), "copy: "));
+	free(copy);
+	ASSERT_EQ(btf_load_embedded(), 0);
 }
 
 TEST_CASE(btf, unload_and_reload)

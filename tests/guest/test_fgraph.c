@@ -23,6 +23,7 @@
 #include "boot/test.h"
 #include "tests/guest/irq_probe.h"
 #include "trace/fgraph.h"
+#include "trace/fgraph_inline.h"
 #include "trace/trace.h"
 #include "lib/compiler.h"
 
@@ -178,13 +179,24 @@ TEST_CASE(fgraph, interrupt_inside)
 		   "X:irq_probe_spin:0:1");
 }
 
-/* Entered on one CPU, migrated (preempted away and resumed elsewhere),
- * returns on the other: the shadow stack travels with the thread. */
-T int fg_migrate(int to)
+/* Entered on one CPU, preempted by the timer and resumed on another,
+ * returns there: the shadow stack travels with the thread.  The thread
+ * never yields: it re-pins itself to `to` (the field only, as
+ * thread_migrate does before it yields) and spins until the timer tick
+ * sees it on the wrong CPU and the preemption at irq_exit moves it.
+ * Returns the CPU it returned on, or -1 if it did not move within 5 s;
+ * *switches the switches it went through while the frame was open. */
+T int fg_migrate(int to, uint64_t *switches)
 {
-	thread_migrate(current_thread(), to);
+	struct thread *t = current_thread();
+	unsigned from = cpu_id();
+	uint64_t before = t->switches_in, end = clock_ns() + 5000000000ull;
+	__atomic_store_n(&t->pinned, to, __ATOMIC_RELAXED);
+	while (cpu_id() == from && clock_ns() < end)
+		arch_cpu_relax();
+	*switches = t->switches_in - before;
 	KEEP();
-	return (int)cpu_id();
+	return cpu_id() == from ? -1 : (int)cpu_id();
 }
 
 TEST_CASE(fgraph, migrate_inside)
@@ -192,18 +204,22 @@ TEST_CASE(fgraph, migrate_inside)
 	if (ncpus < 2)
 		TEST_SKIP("needs two CPUs");
 	unsigned from = cpu_id(), to = (from + 1) % ncpus;
+	thread_migrate(current_thread(), (int)from);       /* no balancer moves meanwhile */
+	uint64_t switches = 0;
 	ASSERT_TRUE(rec_start("fg_migrate"));
-	int ran = fg_migrate((int)to);
+	int ran = fg_migrate((int)to, &switches);
 	rec_stop();
 	thread_migrate(current_thread(), (int)from);
 	thread_migrate(current_thread(), -1);
 	EXPECT_EQ(ran, to);
+	EXPECT_TRUE(switches >= 1);                /* preempted with the frame open */
 	char want[96];
 	ksnprintf(want, sizeof(want), "E:fg_migrate:0 X:fg_migrate:0:%u", to);
 	EXPECT_LOG(want);
 	ASSERT_EQ(log_n, 2);
 	EXPECT_EQ(log_[0].cpu, from);
 	EXPECT_EQ(log_[1].cpu, to);
+	EXPECT_EQ(data_bad, 0);
 }
 
 /* A thread inside fg_outer while a user is registered or unregistered. */
@@ -377,18 +393,26 @@ TEST_CASE(fgraph, eight_users)
 }
 
 /* A recursion deeper than the shadow stack: the calls that do not fit are
- * counted and not hooked; everything returns right. */
+ * counted and not hooked; everything returns right.  The test thread's
+ * stack starts empty and each of rec's frames is a one-user frame, so
+ * exactly FGRAPH_STACK_WORDS / FR_WORDS(1) calls fit (fgraph_inline.h). */
 TEST_CASE(fgraph, overflow)
 {
+	enum { CALLS = 301, FIT = FGRAPH_STACK_WORDS / FR_WORDS(1) };
+	_Static_assert(FIT < CALLS, "fg_rec(300) must overflow the shadow stack");
 	struct fgraph_stats before, after;
 	fgraph_stats(&before);
+	ASSERT_EQ(before.depth, 0);
 	ASSERT_TRUE(rec_start("fg_rec"));
-	EXPECT_EQ(fg_rec(300), 45150);
+	EXPECT_EQ(fg_rec(CALLS - 1), 45150);
+	uint64_t missed = __atomic_load_n(&rec.nmissed, __ATOMIC_RELAXED);
 	rec_stop();
 	fgraph_stats(&after);
 	unsigned hooked = log_n / 2;
-	EXPECT_TRUE(hooked > 150 && hooked < 301);
-	EXPECT_EQ(after.overrun - before.overrun, 301 - hooked);
+	EXPECT_EQ(hooked, FIT);
+	EXPECT_EQ(log_n, 2 * FIT);
+	EXPECT_EQ(missed, CALLS - FIT);
+	EXPECT_EQ(after.overrun - before.overrun, CALLS - FIT);
 	EXPECT_EQ(after.depth, before.depth);
 	/* The outermost calls were hooked, the innermost were not. */
 	EXPECT_EQ(log_[0].depth, 0);

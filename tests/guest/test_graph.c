@@ -404,6 +404,11 @@ TEST_CASE(graph, irqs_option_and_preempt_count)
 TEST_CASE_FLAGS(graph_golden, print, TEST_MANUAL)
 {
 	static const char *opts[] = { "funcgraph-args", "funcgraph-retval", "funcgraph-args-string" };
+	/* The golden's tail call is one: gw_tail jumps to gw_leaf (else the
+	 * golden would show an ordinary call and prove nothing). */
+	uintptr_t off, size;
+	ASSERT_TRUE(ksym_lookup((uintptr_t)gw_tail, &off, &size) != NULL);
+	EXPECT_TRUE(arch_test_find_jump((uintptr_t)gw_tail, size, (uintptr_t)gw_leaf) != 0);
 	unsigned long saved = trace_opts;
 	for (unsigned i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
 		ASSERT_EQ(trace_opt_set(opts[i]), 0);

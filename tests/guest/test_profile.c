@@ -157,7 +157,7 @@ TEST_CASE(profile, children_included)
 #define SHOW_MAX 16
 struct capture {
 	unsigned n;
-	char line[SHOW_MAX][160];
+	char line[SHOW_MAX][PROFILE_LINE_MAX];
 };
 
 static void capture_line(void *ctx, const char *line)
@@ -201,11 +201,13 @@ TEST_CASE(profile, sorted_by_total)
 	ASSERT_EQ(profile_show(0, capture_line, &c), 0);
 	ASSERT_EQ(c.n, 2 + 5);
 	EXPECT_STREQ(c.line[0], "  Function                               Hit    Time"
-				"            Avg             s^2\n");
+				"            Avg             s^2             Min"
+				"             Max             Stddev\n");
 	EXPECT_STREQ(c.line[1], "  --------                               ---    ----"
-				"            ---             ---\n");
+				"            ---             ---             ---"
+				"             ---             ------\n");
 	for (int i = 0; i < n; i++) {
-		char want[160];
+		char want[PROFILE_LINE_MAX];
 		profile_format(want, sizeof(want), &v[i]);
 		EXPECT_STREQ(c.line[2 + i], want);
 	}
@@ -216,23 +218,38 @@ TEST_CASE(profile, sorted_by_total)
 /* The line layout, on numbers chosen by hand. */
 TEST_CASE(profile, line_format)
 {
-	char buf[160];
-	/* Calls of 1, 2, 3 and 6 us: s^2 = (4*50e6 - 12000^2) / (4*3) / 1000. */
+	char buf[PROFILE_LINE_MAX];
+	/* Calls of 1, 2, 3 and 6 us: s^2 = (4*50e6 - 12000^2) / (4*3) / 1000;
+	 * min 1 us, max 6 us; stddev: floor(sqrt(4666666 ns^2)) = 2160 ns. */
 	struct profile_rec r = { (uintptr_t)profw_leaf, 4, 12000, 1000, 6000, 50000000 };
 	profile_format(buf, sizeof(buf), &r);
 	EXPECT_STREQ(buf, "  profw_leaf                               4    12.000 us   "
-			  "    3.000 us        4.666 us    \n");
-	/* A name cut at 30; 8 digits of microseconds leave no fraction. */
+			  "    3.000 us        4.666 us        1.000 us        6.000 us    "
+			  "    2.160 us    \n");
+	/* A name cut at 30; 8 digits of microseconds leave no fraction; one
+	 * hit has no deviation. */
 	r = (struct profile_rec){ (uintptr_t)profw_a_function_with_a_long_name_beyond_thirty, 1,
-				  12345678901ull, 0, 0, 0 };
+				  12345678901ull, 12345678901ull, 12345678901ull,
+				  0 };
 	profile_format(buf, sizeof(buf), &r);
 	EXPECT_STREQ(buf, "  profw_a_function_with_a_long_n           1    12345678 us "
-			  "    12345678 us     0.000 us    \n");
+			  "    12345678 us     0.000 us        12345678 us     12345678 us "
+			  "    0.000 us    \n");
+	/* Two calls of 1 s and 3 s: n*sum(x^2) = 2e19 needs more than 64 bits;
+	 * s^2 = 2e18 ns^2 / 1000 (13 digits of "us", no padding left),
+	 * stddev floor(sqrt(2e18)) = 1414213562 ns. */
+	r = (struct profile_rec){ (uintptr_t)profw_leaf, 2, 4000000000ull, 1000000000ull,
+				  3000000000ull, 10000000000000000000ull };
+	profile_format(buf, sizeof(buf), &r);
+	EXPECT_STREQ(buf, "  profw_leaf                               2    4000000 us  "
+			  "    2000000 us      2000000000000 us     1000000 us      3000000 us  "
+			  "    1414213 us  \n");
 	/* 6 digits leave one fraction digit. */
 	r = (struct profile_rec){ (uintptr_t)profw_leaf, 12345, 123456789, 0, 0, 0 };
 	profile_format(buf, sizeof(buf), &r);
 	EXPECT_STREQ(buf, "  profw_leaf                           12345    123456.7 us "
-			  "    10.000 us       0.000 us    \n");
+			  "    10.000 us       0.000 us        0.000 us        0.000 us    "
+			  "    0.000 us    \n");
 }
 
 /* ---- control ---- */

@@ -1,16 +1,19 @@
 /*
  * shim_graph.c — host definitions of what trace/graph_output.c calls
- * (see shim_graph.h for the list).  The fsig stubs follow trace/fsig.h's
- * formatting rules closely enough to show that the printer places their
- * text right; trace/fsig.c has its own tests.
+ * (see shim_graph.h for the list).  Signatures and their text come from
+ * the real trace/fsig.c (built with FSIG_HOST), whose environment is here;
+ * shim_load_sigs() loads graph_sample.c's BTF for the functions below.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "boot/clock.h"
 #include "boot/console.h"
 #include "boot/ksyms.h"
+#include "trace/btf.h"
 #include "trace/fsig.h"
 #include "trace/options.h"
 #include "trace/trace.h"
@@ -18,7 +21,6 @@
 struct cpu shim_cpu;
 unsigned ncpus = 4;
 unsigned long trace_opts;
-bool shim_fsig_loaded;
 
 char shim_out[1 << 16];
 size_t shim_out_len;
@@ -112,75 +114,56 @@ void trace_iter_skip(struct trace_iter *ti, unsigned cpu)
 	rb_iter_drop_cpu(&ti->it, cpu);
 }
 
-/* ---- trace/fsig.h stubs ---- */
+/* ---- trace/fsig.c's environment (FSIG_HOST; trace/btf.h) ---- */
 
-static const struct fsig_param do_work_params[] = {
-	{ "a", { FSIG_INT, 4 } }, { "flags", { FSIG_UINT, 4 } },
-};
-static const struct fsig_param leaf_a_params[] = { { "x", { FSIG_INT, 8 } } };
-static const struct fsig sigs[] = {
-	{ 0x1000, "do_work", 2, { FSIG_INT, 4 }, do_work_params },
-	{ 0x2000, "leaf_a", 1, { FSIG_INT, 8 }, leaf_a_params },
-	{ 0x5000, "void_fn", 0, { FSIG_VOID, 0 }, NULL },
-};
+const char *shim_btf_path;
+char shim_btf_log[256];
 
 void fsig_lock(void) {}
 void fsig_unlock(void) {}
-bool fsig_loaded(void) { return shim_fsig_loaded; }
 
-const struct fsig *fsig_find(uintptr_t ip)
+void fsig_port_log(const char *line)
 {
-	for (size_t i = 0; shim_fsig_loaded && i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (sigs[i].ip == ip)
-			return &sigs[i];
-	return NULL;
+	snprintf(shim_btf_log, sizeof(shim_btf_log), "%s", line);
 }
 
-static int64_t cut_signed(uint64_t v, unsigned size)
+/* The symbol table above: each name is one function. */
+int fsig_port_address(const char *name, uintptr_t *addr)
 {
-	if (size >= 8 || size == 0)
-		return (int64_t)v;
-	unsigned shift = 64 - 8 * size;
-	return (int64_t)(v << shift) >> shift;
-}
-
-size_t fsig_format_args(char *buf, size_t size, const struct fsig *s, const uint64_t *words,
-			unsigned nwords, bool strings)
-{
-	(void)strings;
-	size_t len = 0;
-	unsigned n = s ? (s->nparams < nwords ? s->nparams : nwords) : nwords;
-	buf[0] = '\0';
-	for (unsigned i = 0; i < n; i++) {
-		const char *sep = i ? ", " : "";
-		int w;
-		if (!s)
-			w = snprintf(buf + len, size - len, "%s0x%llx", sep,
-				     (unsigned long long)words[i]);
-		else if (s->params[i].type.kind == FSIG_INT)
-			w = snprintf(buf + len, size - len, "%s%s=%lld", sep, s->params[i].name,
-				     (long long)cut_signed(words[i], s->params[i].type.size));
-		else
-			w = snprintf(buf + len, size - len, "%s%s=0x%llx", sep, s->params[i].name,
-				     (unsigned long long)words[i]);
-		len += (size_t)w;
-		if (len >= size)
-			return len;
+	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
+		if (strcmp(syms[i].name, name) == 0) {
+			*addr = syms[i].addr;
+			return 0;
+		}
 	}
-	return len;
+	return -ENOENT;
 }
 
-size_t fsig_format_ret(char *buf, size_t size, const struct fsig *s, uint64_t raw, bool hex)
+/* Host memory, read as it is (the tests pass no string arguments). */
+int fsig_port_read_str(char *dst, uintptr_t src, size_t max, size_t *len)
 {
-	if (s && s->ret.kind == FSIG_VOID) {
-		buf[0] = '\0';
-		return 0;
+	if (src < 4096)
+		return -EFAULT;
+	const char *s = (const char *)src;
+	size_t n = 0;
+	while (n < max) {
+		dst[n] = s[n];
+		if (!s[n++])
+			break;
 	}
-	/* Without a type, Linux's guess: a 32-bit negative value in a 64-bit
-	 * register is an int. */
-	unsigned bytes = s ? s->ret.size : (raw >> 31) == 1 ? 4 : 8;
-	int64_t v = cut_signed(raw, bytes);
-	if (!hex && v < 0 && v >= -4095)
-		return (size_t)snprintf(buf, size, "ret=%lld", (long long)v);
-	return (size_t)snprintf(buf, size, "ret=0x%llx", (unsigned long long)raw);
+	*len = n;
+	return 0;
+}
+
+void shim_load_sigs(void)
+{
+	FILE *f = fopen(shim_btf_path, "rb");
+	static char blob[1 << 16] __attribute__((aligned(8)));
+	size_t n = f ? fread(blob, 1, sizeof(blob), f) : 0;
+	if (f)
+		fclose(f);
+	if (!n || btf_load(blob, n, "graph_sample") != 0) {
+		fprintf(stderr, "shim_load_sigs: %s: %s\n", shim_btf_path, shim_btf_log);
+		abort();
+	}
 }

@@ -12,8 +12,8 @@
  *   ksym_lookup        a small table (shim_syms)
  *   clock_cycles_to_ns identity: cycles are nanoseconds
  *   trace_comm         a small table
- *   fsig_*             stubs with the contract's formatting rules, a table
- *                      of signatures switched on by shim_fsig_loaded
+ *   fsig_port_*        trace/fsig.c's environment (it is built with
+ *                      FSIG_HOST): addresses from the symbol table
  *   trace_iter_peek/skip, trace_opts, ncpus
  */
 #ifndef TESTS_HOST_SHIM_GRAPH_H
@@ -54,6 +54,9 @@ extern char shim_out[1 << 16];          /* everything kprintf wrote, NUL-termina
 extern size_t shim_out_len;
 void shim_out_reset(void);
 
-extern bool shim_fsig_loaded;           /* fsig_loaded() and fsig_find() */
+/* Signatures: none until shim_load_sigs() loads shim_btf_path (the BTF
+ * of graph_sample.c) through trace/fsig.c; btf_unload() drops them. */
+extern const char *shim_btf_path;
+void shim_load_sigs(void);
 
 #endif

@@ -222,11 +222,11 @@ static void sample_signatures(void **state __attribute__((unused)))
 
 	s = sig("aggregates");
 	assert_int_equal(s->nparams, 6);
-	check_param(s, 0, "p", FSIG_OTHER, 16);
-	check_param(s, 1, "b", FSIG_OTHER, 32);
+	check_param(s, 0, "p", FSIG_STRUCT, 16);
+	check_param(s, 1, "b", FSIG_STRUCT, 32);
 	check_param(s, 2, "d", FSIG_FLOAT, 8);
 	check_param(s, 3, "after", FSIG_INT, 4);
-	check_param(s, 4, "u", FSIG_OTHER, 4);
+	check_param(s, 4, "u", FSIG_UNION, 4);
 	check_param(s, 5, "x", FSIG_FLOAT, 4);
 	check_ret(s, FSIG_INT, 8);
 
@@ -237,7 +237,7 @@ static void sample_signatures(void **state __attribute__((unused)))
 	check_ret(sig("ret_char"), FSIG_INT, 1);     /* x86-64 host: char is signed */
 	check_ret(sig("ret_ulong"), FSIG_UINT, 8);
 	check_ret(sig("ret_bool"), FSIG_BOOL, 1);
-	check_ret(sig("ret_pair"), FSIG_OTHER, 16);
+	check_ret(sig("ret_pair"), FSIG_STRUCT, 16);
 
 	btf_status(save_line, status_line);
 	assert_true(strncmp(status_line, "sample: ", 8) == 0);
@@ -257,28 +257,34 @@ static void args_text(void **state __attribute__((unused)))
 	w[3] = 0xfffffffe;                 /* MODE_NEG */
 	assert_string_equal(args(f, w, 5, false),
 			    "a=-5, flags=0x3, s=0x1000, v=-2, p=0xffff000040001000");
-	assert_string_equal(args(f, w, 2, false), "a=-5, flags=0x3");   /* words run out */
-	assert_string_equal(args(f, w, 0, false), "");
+	/* words run out: "..." for the first parameter left (Linux's mark) */
+	assert_string_equal(args(f, w, 2, false), "a=-5, flags=0x3, ...");
+	assert_string_equal(args(f, w, 0, false), "...");
 	assert_string_equal(args(NULL, w, 3, false), "0xfffffffb, 0x3, 0x1000");  /* no BTF */
 	assert_string_equal(args(NULL, w, 0, false), "");
 
 	uint64_t k[7] = { 1, 0xff, 0xfffe, 0xff, (uint64_t)-7, 0xffff, 1 };
+	/* bool is not BTF_INT_SIGNED: hex, as Linux prints it */
 	assert_string_equal(args(sig("kinds"), k, 7, false),
-			    "b=1, c=-1, h=-2, uc=0xff, ll=-7, us=0xffff, e=1");
+			    "b=0x1, c=-1, h=-2, uc=0xff, ll=-7, us=0xffff, e=1");
 	k[0] = 0x100;                      /* bool: only its byte counts */
-	assert_string_equal(args(sig("kinds"), k, 1, false), "b=0");
+	assert_string_equal(args(sig("kinds"), k, 1, false), "b=0x0, ...");
 
 	const struct fsig *g = sig("aggregates");
 	uint64_t a[5] = { 0x11, 0x22, 0x33, 7, 0x44 };
+	/* Linux's raw aggregates: "(KIND)[w0:w1]" */
 	assert_string_equal(args(g, a, 5, false),
-			    "p=[0x11:0x22], b=[0x33], d=(float), after=7, u=[0x44], x=(float)");
-	assert_string_equal(args(g, a, 3, false), "p=[0x11:0x22], b=[0x33], d=(float)");
-	assert_string_equal(args(g, a, 1, false), "");   /* p needs two words */
+			    "p=(STRUCT)[0x11:0x22], b=(STRUCT)[0x33], d=(float), after=7, "
+			    "u=(UNION)[0x44], x=(float)");
+	assert_string_equal(args(g, a, 3, false),
+			    "p=(STRUCT)[0x11:0x22], b=(STRUCT)[0x33], d=(float), ...");
+	assert_string_equal(args(g, a, 1, false), "...");   /* p needs two words */
 
 	uint64_t v[3] = { 3, 4, 5 };
 	assert_string_equal(args(sig("varargs"), v, 3, false), "n=3");
 	assert_string_equal(args(sig("nothing"), v, 3, false), "");
-	assert_string_equal(args(sig("typedefs"), v, 2, false), "x=0x3, s=0x4");
+	assert_string_equal(args(sig("nothing"), v, 0, false), "");       /* nothing missing */
+	assert_string_equal(args(sig("typedefs"), v, 2, false), "x=0x3, s=0x4, ...");
 }
 
 static void string_args(void **state __attribute__((unused)))
@@ -297,22 +303,22 @@ static void string_args(void **state __attribute__((unused)))
 		 (unsigned long)w[2]);
 	assert_string_equal(args(f, w, 5, false), expect);   /* char * as a pointer */
 	w[2] = (uintptr_t)odd;
-	assert_string_equal(args(f, w, 3, true), "a=1, flags=0x2, s=\"a\\x22b\\x5cc\\x0a\\xff\"");
+	assert_string_equal(args(f, w, 3, true), "a=1, flags=0x2, s=\"a\\x22b\\x5cc\\x0a\\xff\", ...");
 	w[2] = (uintptr_t)s31;
 	assert_string_equal(args(f, w, 3, true),
-			    "a=1, flags=0x2, s=\"0123456789abcdef0123456789abcde\"");
+			    "a=1, flags=0x2, s=\"0123456789abcdef0123456789abcde\", ...");
 	w[2] = (uintptr_t)s32;             /* no NUL in the 32 bytes read */
 	assert_string_equal(args(f, w, 3, true),
-			    "a=1, flags=0x2, s=\"0123456789abcdef0123456789abcdef\"...");
+			    "a=1, flags=0x2, s=\"0123456789abcdef0123456789abcdef\"..., ...");
 	w[2] = (uintptr_t)s40;
 	assert_string_equal(args(f, w, 3, true),
-			    "a=1, flags=0x2, s=\"0123456789abcdef0123456789abcdef\"...");
+			    "a=1, flags=0x2, s=\"0123456789abcdef0123456789abcdef\"..., ...");
 	w[2] = (uintptr_t)"";
-	assert_string_equal(args(f, w, 3, true), "a=1, flags=0x2, s=\"\"");
+	assert_string_equal(args(f, w, 3, true), "a=1, flags=0x2, s=\"\", ...");
 	w[2] = FAULT_AT + 0x10;            /* the read faults: the pointer */
-	assert_string_equal(args(f, w, 3, true), "a=1, flags=0x2, s=0xfff0000000000010");
+	assert_string_equal(args(f, w, 3, true), "a=1, flags=0x2, s=0xfff0000000000010, ...");
 	w[2] = 0;
-	assert_string_equal(args(f, w, 3, true), "a=1, flags=0x2, s=0x0");
+	assert_string_equal(args(f, w, 3, true), "a=1, flags=0x2, s=0x0, ...");
 	uint64_t t[5] = { 9, (uintptr_t)"x", 0, (uintptr_t)"cs", (uintptr_t)"cvs" };
 	assert_string_equal(args(sig("typedefs"), t, 5, true),
 			    "x=0x9, s=\"x\", vp=0x0, cs=\"cs\", cvs=\"cvs\"");
@@ -359,7 +365,15 @@ static void ret_text(void **state __attribute__((unused)))
 	assert_string_equal(ret(sig("ret_enum"), 0xfffffffe, false), "ret=-2");
 	assert_string_equal(ret(sig("ret_float"), 0x3f800000, false), "ret=(float)");
 	assert_string_equal(ret(sig("ret_pair"), 0x11, false), "ret=0x11");
-	assert_string_equal(ret(NULL, (uint64_t)-22, false), "ret=0xffffffffffffffea");
+	/* No signature: Linux's rule for an untyped register (an error is
+	 * -4095..-1, whole or as an int whose upper half is clear). */
+	assert_string_equal(ret(NULL, (uint64_t)-22, false), "ret=-22");
+	assert_string_equal(ret(NULL, 0xfffffffe, false), "ret=-2");
+	assert_string_equal(ret(NULL, 0xfffff001, false), "ret=-4095");
+	assert_string_equal(ret(NULL, 0xfffff000, false), "ret=0xfffff000");
+	assert_string_equal(ret(NULL, (uint64_t)-4096, false), "ret=0xfffffffffffff000");
+	assert_string_equal(ret(NULL, 0x1fffffffe, false), "ret=0x1fffffffe");
+	assert_string_equal(ret(NULL, 0xfffffffe, true), "ret=0xfffffffe");
 	assert_string_equal(ret(NULL, 0, false), "ret=0x0");
 }
 
@@ -572,6 +586,38 @@ static void handmade_bad(void **state __attribute__((unused)))
 	}
 }
 
+/* btf_load_as: a blob that parses but is not the expected one (size or
+ * CRC-32) is rejected with both identities, and the table stays. */
+static void identity(void **state __attribute__((unused)))
+{
+	struct bb b;
+	char line[256];
+	assert_int_equal(btf_crc32("123456789", 9), 0xcbf43926);   /* zlib's check value */
+	assert_int_equal(btf_crc32("", 0), 0);
+	size_t size = build(&b, V_GOOD);
+	struct btf_ident want = { size, btf_crc32(b.blob, size), 0 };
+	load_sample();
+	((char *)b.blob)[size - 2] ^= 1;   /* "good" -> "gooe": still well-formed */
+	uint32_t crc = btf_crc32(b.blob, size);
+	assert_int_equal(btf_load_as(b.blob, size, "other", &want), -EINVAL);
+	snprintf(line, sizeof(line), "btf: other: rejected: not this image's BTF (%zu bytes, CRC-32 "
+		 "0x%08x; the image's: %zu bytes, CRC-32 0x%08x)", size, crc, size, want.crc);
+	assert_string_equal(last_log, line);
+	assert_non_null(sig("f"));         /* the sample's table stays */
+	want.size++;
+	((char *)b.blob)[size - 2] ^= 1;   /* the right bytes, the wrong size */
+	assert_int_equal(btf_load_as(b.blob, size, "other", &want), -EINVAL);
+	assert_non_null(sig("f"));
+	want.size--;
+	assert_int_equal(btf_load_as(b.blob, size, "same", &want), 0);
+	assert_non_null(sig("good"));
+	assert_null(sig("f"));
+	/* a malformed blob is reported as such, whatever the identity */
+	size = build(&b, V_BAD_MAGIC);
+	assert_int_equal(btf_load_as(b.blob, size, "bad", &want), -EINVAL);
+	assert_string_equal(last_log, "btf: bad: rejected: bad magic 0x1234 (expected 0xeb9f)");
+}
+
 static void truncated_and_misaligned(void **state __attribute__((unused)))
 {
 	struct bb b;
@@ -654,6 +700,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(unload),
 		cmocka_unit_test(handmade_good),
 		cmocka_unit_test(handmade_bad),
+		cmocka_unit_test(identity),
 		cmocka_unit_test(truncated_and_misaligned),
 		cmocka_unit_test(kernel_blobs),
 	};

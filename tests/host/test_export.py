@@ -27,7 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, HERE)
 import taplib  # noqa: E402
-from btlib import chrome, events, frames, text, tracedat  # noqa: E402
+from btlib import chrome, events, frames, fsig, text, tracedat  # noqa: E402
 from export_checks import nesting_errors  # noqa: E402
 
 EXPORT = os.path.join(ROOT, "tools", "bt-export")
@@ -334,6 +334,32 @@ def test_tsc2nsec():
     check(exact and (12345 * m) >> s == 12345, (m, s))
 
 
+def test_fsig_text():
+    """btlib/fsig.py prints what trace/fsig.c prints (the cases of
+    tests/host/test_btf.c): untyped return values by Linux's rule, bool in
+    hex, raw aggregates with their kind, "..." where the words run out."""
+    F = fsig
+    for raw, hex_only, want in [(-22, False, "ret=-22"), (0xfffffffe, False, "ret=-2"),
+                                (0xfffff001, False, "ret=-4095"), (0xfffff000, False, "ret=0xfffff000"),
+                                (-4096, False, "ret=0xfffffffffffff000"),
+                                (0x1fffffffe, False, "ret=0x1fffffffe"),
+                                (0xfffffffe, True, "ret=0xfffffffe"), (0, False, "ret=0x0")]:
+        got = F.format_ret(None, raw & (2 ** 64 - 1), hex_only)
+        check(got == want, "format_ret(None, %#x): %s, want %s" % (raw, got, want))
+    kinds = frames.Signature(1, [("b", F.BOOL, 1), ("c", F.INT, 1), ("us", F.UINT, 2)], (F.BOOL, 1))
+    check(F.format_args(kinds, [1, 0xff, 0xffff]) == "b=0x1, c=-1, us=0xffff",
+          F.format_args(kinds, [1, 0xff, 0xffff]))
+    check(F.format_args(kinds, [0x100]) == "b=0x0, ...", F.format_args(kinds, [0x100]))
+    agg = frames.Signature(2, [("p", F.STRUCT, 16), ("b", F.STRUCT, 32), ("d", F.FLOAT, 8),
+                               ("after", F.INT, 4), ("u", F.UNION, 4), ("x", F.FLOAT, 4)], (F.INT, 8))
+    a = [0x11, 0x22, 0x33, 7, 0x44]
+    want = "p=(STRUCT)[0x11:0x22], b=(STRUCT)[0x33], d=(float), after=7, u=(UNION)[0x44], x=(float)"
+    check(F.format_args(agg, a) == want, F.format_args(agg, a))
+    check(F.format_args(agg, a[:3]) == "p=(STRUCT)[0x11:0x22], b=(STRUCT)[0x33], d=(float), ...",
+          F.format_args(agg, a[:3]))
+    check(F.format_args(agg, a[:1]) == "...", F.format_args(agg, a[:1]))
+
+
 def test_captured_dumps():
     """Dumps captured from the guests: the host's text equals the guest's
     `cat trace` printed just before `dump` in the same log."""
@@ -360,7 +386,7 @@ def test_captured_dumps():
 TESTS = [test_good_dump, test_dropped_frame, test_corrupted_crc, test_truncated_last_frame,
          test_garbage_interleaved, test_two_dumps, test_nothing_usable, test_text,
          test_text_function_tracer, test_trace_cmd_report, test_json, test_tsc2nsec,
-         test_captured_dumps]
+         test_fsig_text, test_captured_dumps]
 
 
 def main():

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "rb_host.h"
+#include "trace/btf.h"
 #include "trace/graph.h"
 #include "trace/options.h"
 
@@ -53,7 +54,7 @@ static int setup(void **state)
 	assert_int_equal(rb_create(&buf, 16, 64 * 1024, 0, &rb_host_allocator), 0);
 	trace_opts = DEFAULT_OPTS;
 	ncpus = 4;
-	shim_fsig_loaded = false;
+	btf_unload();
 	shim_out_reset();
 	return 0;
 }
@@ -183,7 +184,7 @@ static void test_header_raw_notice(void **state)
 	opt_off(TRACE_OPT_FUNCGRAPH_ARGS);
 	opt_on(TRACE_OPT_FUNCGRAPH_RETVAL);
 	assert_memory_equal(header(), notice, strlen(notice));
-	shim_fsig_loaded = true;
+	shim_load_sigs();
 	assert_string_equal(header(),
 		"# CPU  DURATION                  FUNCTION CALLS\n"
 		"# |     |   |                     |   |   |   |\n");
@@ -355,11 +356,45 @@ static void test_retval_raw(void **state)
 		" 0)   9.000 us    |  } /* do_work ret=-22 */\n");
 }
 
+/* No BTF, Linux's rule for an untyped register, through trace/fsig.c:
+ * -4095..-1 as the whole register or as an int (bit 31 set, upper half
+ * clear) in decimal; everything else, and everything with
+ * funcgraph-retval-hex, in hex. */
+static void test_retval_raw_errors(void **state)
+{
+	(void)state;
+	static const uint64_t raws[] = {
+		0xfffffffe, 0xfffffffffffffffeull, 0xfffff001, 0xfffff000, 0xfffffffffffff000ull,
+		0x80000000, 0x1fffffffe, 1,
+	};
+	opt_on(TRACE_OPT_FUNCGRAPH_RETVAL);
+	uint64_t t = 1000;
+	for (size_t i = 0; i < sizeof(raws) / sizeof(raws[0]); i++, t += 1000) {
+		ent(0, t, 12, 0, LEAF_A, 0);
+		ret_full(0, t + 100, 12, 0, LEAF_A, 0, t, raws[i], 0);
+	}
+	assert_string_equal(print_all(),
+		" 0)   0.100 us    |  leaf_a(); /* ret=-2 */\n"
+		" 0)   0.100 us    |  leaf_a(); /* ret=-2 */\n"
+		" 0)   0.100 us    |  leaf_a(); /* ret=-4095 */\n"
+		" 0)   0.100 us    |  leaf_a(); /* ret=0xfffff000 */\n"
+		" 0)   0.100 us    |  leaf_a(); /* ret=0xfffffffffffff000 */\n"
+		" 0)   0.100 us    |  leaf_a(); /* ret=0x80000000 */\n"
+		" 0)   0.100 us    |  leaf_a(); /* ret=0x1fffffffe */\n"
+		" 0)   0.100 us    |  leaf_a(); /* ret=0x1 */\n");
+	opt_on(TRACE_OPT_FUNCGRAPH_RETVAL_HEX);
+	const char *out = print_all();
+	assert_memory_equal(out,
+		" 0)   0.100 us    |  leaf_a(); /* ret=0xfffffffe */\n"
+		" 0)   0.100 us    |  leaf_a(); /* ret=0xfffffffffffffffe */\n",
+		2 * strlen(" 0)   0.100 us    |  leaf_a(); /* ret=0xfffffffe */\n") + 8);
+}
+
 static void test_retval_btf(void **state)
 {
 	(void)state;
 	opt_on(TRACE_OPT_FUNCGRAPH_RETVAL);
-	shim_fsig_loaded = true;
+	shim_load_sigs();
 	write_retvals();
 	/* do_work returns int: -22; void_fn is void: nothing after its name. */
 	assert_string_equal(print_all(),
@@ -395,7 +430,7 @@ static void test_args_btf(void **state)
 {
 	(void)state;
 	opt_on(TRACE_OPT_FUNCGRAPH_ARGS);
-	shim_fsig_loaded = true;
+	shim_load_sigs();
 	write_args();
 	assert_string_equal(print_all(),
 		" 0)               |  do_work(a=1, flags=0x3) {\n"
@@ -406,6 +441,19 @@ static void test_args_btf(void **state)
 		" 0)               |  do_work(a=1, flags=0x3) {\n"
 		" 0)   0.500 us    |    leaf_a(x=-5); /* ret=0x7 */\n"
 		" 0)   8.000 us    |  } /* do_work ret=0x0 */\n");
+}
+
+/* Fewer words recorded than parameters: "..." in place of the first
+ * missing one, as Linux prints past its recorded registers. */
+static void test_args_ellipsis(void **state)
+{
+	(void)state;
+	static const uint64_t one[] = { 0xffffffff };
+	opt_on(TRACE_OPT_FUNCGRAPH_ARGS);
+	shim_load_sigs();
+	ent_args(0, 1000, 12, 0, DO_WORK, 0, one, 1);
+	ret(0, 2000, 12, 0, DO_WORK, 0, 1000);
+	assert_string_equal(print_all(), " 0)   1.000 us    |  do_work(a=-1, ...);\n");
 }
 
 static void test_args_raw(void **state)
@@ -568,8 +616,13 @@ static void test_other_events(void **state)
 	assert_string_equal(shim_out, " 0)   0.100 us    |  leaf_a();\n");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s GRAPH_SAMPLE.btf\n", argv[0]);
+		return 2;
+	}
+	shim_btf_path = argv[1];
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_header_default, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_header_columns, setup, teardown),
@@ -583,8 +636,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_abstime, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_retval_raw, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_retval_raw_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_retval_btf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_args_btf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_args_ellipsis, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_args_raw, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_overrun, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exit_without_entry, setup, teardown),

@@ -5,7 +5,8 @@ The one difference: a `char *` argument with funcgraph-args-string prints
 as its pointer here (the guest reads the string from its memory when it
 prints; the host has only the dump).
 """
-VOID, INT, UINT, BOOL, ENUM, PTR, STR, OTHER, FLOAT = range(9)
+VOID, INT, UINT, BOOL, ENUM, PTR, STR, OTHER, FLOAT, STRUCT, UNION = range(11)
+AGGREGATES = (OTHER, STRUCT, UNION)
 WORD = 8
 M64 = 2 ** 64 - 1
 
@@ -28,7 +29,7 @@ def _cut_signed(v, size):
 def _words_for(kind, size):
     if kind == FLOAT:
         return 0
-    if kind == OTHER and WORD < size <= 2 * WORD:
+    if kind in AGGREGATES and WORD < size <= 2 * WORD:
         return 2
     return 1
 
@@ -36,16 +37,15 @@ def _words_for(kind, size):
 def _value(kind, size, w):
     if kind in (INT, ENUM):
         return str(_cut_signed(w[0], size))
-    if kind == UINT:
+    if kind in (UINT, BOOL):          # Linux: not BTF_INT_SIGNED, hex
         return _hex(_cut(w[0], size))
-    if kind == BOOL:
-        return str(_cut(w[0], size))
     if kind == FLOAT:
         return "(float)"
-    if kind == OTHER:
+    if kind in AGGREGATES:
         parts = [_hex(_cut(w[0], size) if size <= WORD else w[0])]
         parts += [_hex(w[i]) for i in range(1, _words_for(kind, size))]
-        return "[" + ":".join(parts) + "]"
+        prefix = {STRUCT: "(STRUCT)", UNION: "(UNION)"}.get(kind, "")
+        return prefix + "[" + ":".join(parts) + "]"
     return _hex(w[0])                 # PTR, STR (no guest memory here)
 
 
@@ -57,6 +57,7 @@ def format_args(sig, words):
     for name, kind, size in sig.params:
         need = _words_for(kind, size)
         if need > len(words) - w:
+            out.append("...")          # Linux's mark past the recorded registers
             break
         out.append((name + "=" if name else "") + _value(kind, size, words[w:w + need]))
         w += need
@@ -68,6 +69,12 @@ def format_ret(sig, raw, hex_only):
     if sig is not None and sig.ret[0] == VOID:
         return ""
     if sig is None:
+        # Linux's guess for an untyped register: bit 31 set with the upper
+        # half clear is an int, sign-extended.
+        v = raw & M64
+        v = v - 2 ** 32 if v >> 31 == 1 else (v - 2 ** 64 if v >> 63 else v)
+        if not hex_only and -4095 <= v <= -1:
+            return "ret=%d" % v
         return "ret=" + _hex(raw)
     kind, size = sig.ret
     if kind == FLOAT:

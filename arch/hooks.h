@@ -231,9 +231,10 @@ __attribute__((noreturn)) void arch_halt(void);
  *   change once the site is initialised, each by one aligned store.
  *
  * ARCH_SITE_SIZE, ARCH_SITE_HAS_DATA (1: a data word precedes each site,
- * else 0), ARCH_FTRACE_NARGS, struct ftrace_regs, struct pt_regs and
- * the ftrace_regs accessors are in arch_defs.h (see trace/ftrace.h for the
- * accessor list).
+ * else 0), ARCH_INSN_ALIGN (the alignment of every instruction, so of
+ * every call target), ARCH_FTRACE_NARGS, struct ftrace_regs, struct pt_regs
+ * and the ftrace_regs accessors are in arch_defs.h (see trace/ftrace.h for
+ * the accessor list).
  */
 
 /* Function address for an entry of the compiler's site table (__sites_*):

@@ -408,9 +408,10 @@ int unregister_ftrace_function(struct ftrace_ops *op)
 /*
  * Can the site of every function a direct ops with these hashes takes call
  * addr (arch_site_reaches: in range of the site's call, and a valid target
- * there)?  0, or -ERANGE with the first one that cannot named on the
- * console.  Checked before anything changes, so that the update never
- * meets a target its site cannot encode (it would refuse the update).
+ * there)?  0, or -ERANGE with the first one that cannot named in
+ * ftrace_filter_error and on the console.  Checked before anything
+ * changes, so that the update never meets a target its site cannot encode
+ * (it would refuse the update).
  */
 static int direct_reach_check(const struct ftrace_hash *filter, const struct ftrace_hash *notrace,
 			      uintptr_t addr)
@@ -419,9 +420,11 @@ static int direct_reach_check(const struct ftrace_hash *filter, const struct ftr
 		uintptr_t ip = rec_ip(&ftrace_recs[i]);
 		if (!ftrace_ops_wants(filter, notrace, ip) || arch_site_reaches(ip, addr))
 			continue;
-		kprintf("ftrace: direct trampoline %lx cannot be called from the site of %s at %lx "
-			"(out of the call's reach, or misaligned): ERANGE\n",
-			(unsigned long)addr, rec_name(&ftrace_recs[i]), (unsigned long)ip);
+		ksnprintf(ftrace_filter_error, sizeof(ftrace_filter_error),
+			  "direct trampoline %lx cannot be called from the site of %.40s at %lx "
+			  "(out of reach, or misaligned)",
+			  (unsigned long)addr, rec_name(&ftrace_recs[i]), (unsigned long)ip);
+		kprintf("ftrace: %s: ERANGE\n", ftrace_filter_error);
 		return -ERANGE;
 	}
 	return 0;

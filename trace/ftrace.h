@@ -137,8 +137,9 @@ int ftrace_set_filter_ops(struct ftrace_ops *const *ops, unsigned n, bool notrac
  * body.  One direct trampoline per function; -EBUSY otherwise.  Every
  * function it takes must be able to call addr (in reach of the site's
  * call, and aligned as an instruction): -ERANGE otherwise, with the first
- * that cannot named on the console and nothing changed (a filter change of
- * a registered direct ops is refused the same way).  A function that also
+ * that cannot named (ftrace_filter_error, and on the console) and nothing
+ * changed (a filter change of a registered direct ops is refused the same
+ * way).  A function that also
  * has callback ops calls the regs list caller, which calls them and then
  * enters addr in the same state as the site would have: the direct
  * trampoline runs on every call either way.

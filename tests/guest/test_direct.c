@@ -25,6 +25,7 @@
 #include "boot/test.h"
 #include "patch/patch.h"
 #include "trace/ftrace.h"
+#include "trace/ftrace_internal.h"
 #include "trace/records.h"
 
 #define T __attribute__((noinline))
@@ -299,7 +300,10 @@ TEST_CASE(direct, unreachable_address_refused)
 			     (uintptr_t)arch_test_direct_tramp + ARCH_INSN_ALIGN / 2 };
 	unsigned nbad = ARCH_INSN_ALIGN > 1 ? 3 : 2;
 	for (unsigned i = 0; i < nbad; i++) {
+		ftrace_filter_error[0] = '\0';
 		EXPECT_EQ(register_ftrace_direct(&d, bad[i]), -ERANGE);
+		/* Refused by the registration itself, which names the site. */
+		EXPECT_TRUE(strstr(ftrace_filter_error, "the site of dt_reach at") != NULL);
 		EXPECT_EQ(d.flags & (FTRACE_OPS_FL_ENABLED | FTRACE_OPS_FL_DIRECT), 0);
 		EXPECT_EQ(memcmp((void *)f, site, sizeof(site)), 0);
 		EXPECT_EQ(r->flags, flags);
@@ -349,8 +353,14 @@ TEST_CASE(direct, filter_change_out_of_reach_refused)
 	ASSERT_EQ(register_ftrace_direct(&d, edge), 0);
 	struct ftrace_hash *filter = d.filter;
 	ksnprintf(both, sizeof(both), "%s %s", hi_name, lo_name);
+	char named[64];
+	ksnprintf(named, sizeof(named), "the site of %s at", lo_name);
+	ftrace_filter_error[0] = '\0';
 	EXPECT_EQ(ftrace_set_filter(&d, both, true), -ERANGE);
+	EXPECT_TRUE(strstr(ftrace_filter_error, named) != NULL);
+	ftrace_filter_error[0] = '\0';
 	EXPECT_EQ(ftrace_set_filter(&d, lo_name, false), -ERANGE);
+	EXPECT_TRUE(strstr(ftrace_filter_error, named) != NULL);
 	EXPECT_TRUE(d.filter == filter);
 	EXPECT_EQ(memcmp((void *)lo, site, sizeof(site)), 0);
 	EXPECT_EQ(rec_find(lo)->flags, 0);

@@ -470,16 +470,27 @@ TEST_CASE(direct, switching_under_fire)
  * what its record's state says is refused like altered instruction bytes:
  * nothing of the batch written (the word and the instruction stay as they
  * are, the other site of the batch untouched), the record DISABLED,
- * -EILSEQ, tracing killed with the reason.  Kills tracing: run only when
- * named (bt.test=ftrace_refuse_data; tools/test.py checks the reason).
+ * -EILSEQ, tracing killed with the reason.  Both ways the update judges a
+ * site: the shortcut (dt_lit had nothing attached) and the general path
+ * (`shared`: an ops with its own trampoline was attached first).  Each
+ * kills tracing, so each is a suite that runs only when named
+ * (bt.test=ftrace_refuse_data / ftrace_refuse_data_shared; tools/test.py
+ * checks the reason printed).
  */
-TEST_CASE_FLAGS(ftrace_refuse_data, corrupt_data_word_is_refused, TEST_MANUAL)
+static void corrupt_data_word(bool shared)
 {
 	if (!ARCH_SITE_HAS_DATA)
 		TEST_SKIP("no per-site data word on this arch");
-	static struct dcount c;
+	static struct dcount c, first;
 	uintptr_t f = (uintptr_t)dt_lit;
 	uint8_t site[ARCH_SITE_SIZE], other[ARCH_SITE_SIZE];
+	if (shared) {
+		dcount_init(&first, "dt_lit", f, 0);
+		ASSERT_EQ(register_ftrace_function(&first.ops), 0);
+		EXPECT_EQ(dt_lit(1), 12);
+		EXPECT_EQ(first.hits, 1);
+	}
+	uint32_t flags = rec_find(f)->flags;
 	uintptr_t other_word = arch_site_data((uintptr_t)dt_lit_other);
 	/* A stray write: the word names an ops the site's state does not. */
 	uint64_t stray = (uint64_t)(uintptr_t)&c.ops;
@@ -492,7 +503,7 @@ TEST_CASE_FLAGS(ftrace_refuse_data, corrupt_data_word_is_refused, TEST_MANUAL)
 	dcount_init(&c, "dt_lit dt_lit_other", f, 0);
 	EXPECT_EQ(register_ftrace_function(&c.ops), -EILSEQ);
 	EXPECT_TRUE(ftrace_is_dead());
-	EXPECT_TRUE(rec_find(f)->flags & FREC_DISABLED);
+	EXPECT_EQ(rec_find(f)->flags, flags | FREC_DISABLED);
 	EXPECT_EQ(arch_site_data(f), stray);
 	EXPECT_EQ(memcmp((void *)f, site, sizeof(site)), 0);
 	EXPECT_EQ(memcmp((void *)dt_lit_other, other, sizeof(other)), 0);
@@ -500,4 +511,15 @@ TEST_CASE_FLAGS(ftrace_refuse_data, corrupt_data_word_is_refused, TEST_MANUAL)
 	EXPECT_EQ(rec_find((uintptr_t)dt_lit_other)->flags, 0);
 	EXPECT_EQ(dt_lit(1) + dt_lit_other(1), 25);
 	EXPECT_EQ(c.hits, 0);
+	EXPECT_EQ(first.hits, shared ? 1 : 0);    /* dead: no callback runs */
+}
+
+TEST_CASE_FLAGS(ftrace_refuse_data, corrupt_data_word_is_refused, TEST_MANUAL)
+{
+	corrupt_data_word(false);
+}
+
+TEST_CASE_FLAGS(ftrace_refuse_data_shared, corrupt_data_word_is_refused, TEST_MANUAL)
+{
+	corrupt_data_word(true);
 }

@@ -267,6 +267,8 @@ uintptr_t arch_site_data(uintptr_t func);
  *   uint64_t arch_site_word(func, target)  the site's bytes for target, as
  *                                          one word
  *   uint64_t arch_site_read(func)          the site's bytes now, the same way
+ *   uint64_t arch_site_read_data(func)     its data word now (arch_site_data,
+ *                                          inline; 0 without data words)
  *   bool arch_site_holds(func, target)     target in reach and its encoding
  *                                          at the site
  */

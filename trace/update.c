@@ -337,7 +337,7 @@ static inline __attribute__((always_inline)) bool site_ok(struct update *u, uint
 {
 	if (!arch_site_holds(ip, ot))
 		refuse(u, ip, REFUSED_BYTES, 0);
-	else if (ARCH_SITE_HAS_DATA && arch_site_data(ip) != od)
+	else if (ARCH_SITE_HAS_DATA && arch_site_read_data(ip) != od)
 		refuse(u, ip, REFUSED_DATA, 0);
 	else if (!arch_site_reaches(ip, nt))
 		refuse(u, ip, REFUSED_REACH, nt);
@@ -450,7 +450,7 @@ static inline __attribute__((always_inline)) bool known_rec(struct update *u, co
 			refuse(u, ip, REFUSED_BYTES, 0);
 			return false;
 		}
-		if (ARCH_SITE_HAS_DATA && arch_site_data(ip) != was) {
+		if (ARCH_SITE_HAS_DATA && arch_site_read_data(ip) != was) {
 			refuse(u, ip, REFUSED_DATA, 0);
 			return false;
 		}

@@ -231,9 +231,10 @@ __attribute__((noreturn)) void arch_halt(void);
  *   change once the site is initialised, each by one aligned store.
  *
  * ARCH_SITE_SIZE, ARCH_SITE_HAS_DATA (1: a data word precedes each site,
- * else 0), ARCH_FTRACE_NARGS, struct ftrace_regs, struct pt_regs and
- * the ftrace_regs accessors are in arch_defs.h (see trace/ftrace.h for the
- * accessor list).
+ * else 0), ARCH_INSN_ALIGN (the alignment of every instruction, so of
+ * every call target), ARCH_FTRACE_NARGS, struct ftrace_regs, struct pt_regs
+ * and the ftrace_regs accessors are in arch_defs.h (see trace/ftrace.h for
+ * the accessor list).
  */
 
 /* Function address for an entry of the compiler's site table (__sites_*):
@@ -266,6 +267,8 @@ uintptr_t arch_site_data(uintptr_t func);
  *   uint64_t arch_site_word(func, target)  the site's bytes for target, as
  *                                          one word
  *   uint64_t arch_site_read(func)          the site's bytes now, the same way
+ *   uint64_t arch_site_read_data(func)     its data word now (arch_site_data,
+ *                                          inline; 0 without data words)
  *   bool arch_site_holds(func, target)     target in reach and its encoding
  *                                          at the site
  */

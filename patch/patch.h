@@ -43,7 +43,9 @@ int patch_apply(struct patch_site *sites, unsigned n, unsigned *bad);
  * arch_site_reaches(func, new_target) (arch/hooks.h; the ftrace update
  * checks a target's reach once for the whole record table, since reach is
  * an interval and records are sorted, in text and aligned from boot), and
- * the data word read from the site as old_data when it changes.  A caller that finds a site refused
+ * the data word equal to old_data when it changes.  (The ftrace update
+ * checks more: every site it changes holds the data word its record's
+ * state says, whether the word changes or not.)  A caller that finds a site refused
  * does not call it: it calls patch_note_refused() (counted with
  * patch_apply's refusals) and kills tracing.
  */

@@ -11,7 +11,10 @@
 #include "trace/site_state.h"
 
 /* One enabled_functions line for r, in Linux's layout:
- * "name (refs) R  D O \ttramp: ADDR (callback)" or "... ->caller". */
+ * "name (refs) R  D O \ttramp: ADDR (callback)" or "... ->caller", then
+ * "\n\tdirect-->TRAMPOLINE" with a direct trampoline.  refs counts every
+ * attached ops, the direct one too (Linux's count); a site with a direct
+ * trampoline and callbacks shows the regs list caller it calls. */
 static void describe(struct ftrace_rec *r, char *buf, size_t size)
 {
 	uint32_t f = r->flags;
@@ -27,7 +30,7 @@ static void describe(struct ftrace_rec *r, char *buf, size_t size)
 		ksym_format(sym, sizeof(sym), (uintptr_t)w.single->func);
 		n += (size_t)ksnprintf(buf + n, size - n, "\ttramp: 0x%lx (%s)",
 				       (unsigned long)w.single->tramp, sym);
-	} else if (n < size && (f & FREC_ENABLED) && !(f & FREC_DIRECT_EN) &&
+	} else if (n < size && (f & FREC_ENABLED) && (!(f & FREC_DIRECT_EN) || w.count) &&
 		   (!(f & FREC_TRAMP_EN) || w.single)) {
 		ksym_format(sym, sizeof(sym), target_of(enabled_as_wanted(f), &w));
 		n += (size_t)ksnprintf(buf + n, size - n, " ->%s", sym);

@@ -105,8 +105,9 @@ list_call(struct list_walk *w, struct ftrace_ops *op, unsigned flags, uintptr_t 
 	  uintptr_t parent, struct ftrace_regs *fregs)
 {
 	/* An ops that asked for registers gets them only when the site went
-	 * through the regs caller. */
-	if ((flags & FTRACE_OPS_FL_SAVE_REGS) && !ftrace_get_regs(fregs))
+	 * through the regs caller; a direct ops is no callback (list_direct). */
+	if (((flags & FTRACE_OPS_FL_SAVE_REGS) && !ftrace_get_regs(fregs)) ||
+	    (flags & FTRACE_OPS_FL_DIRECT))
 		return;
 	if (flags & FTRACE_OPS_FL_GRAPH) {
 		w->graph |= op->graph_mask;
@@ -123,13 +124,57 @@ list_call(struct list_walk *w, struct ftrace_ops *op, unsigned flags, uintptr_t 
 	}
 }
 
+/*
+ * A site with a direct trampoline and callbacks calls the regs list caller,
+ * which enters the direct trampoline after the callbacks when told so here
+ * (ftrace_regs_set_direct).  The direct ops is in the function's run (the
+ * update lists it, which makes the run not plain), or, without a run, found
+ * by the full walk's rule.  Unlike the callbacks it is not subject to the
+ * recursion guard or to a killed tracer: a site that calls a direct
+ * trampoline alone calls it whatever happens, and a direct trampoline may
+ * be part of what the function does (arch_test_direct_tramp_body).
+ * During an update a call may see the state before or after, each
+ * complete: an ops is listed as long as it is ENABLED, and the full walk
+ * serves a site that still calls the regs list caller after the update
+ * took it off the table (back to the direct trampoline alone).
+ */
+static FTRACE_HOT void list_direct(const struct listvec *v, const struct listvec_entry *e,
+				   uintptr_t ip, struct ftrace_regs *fregs)
+{
+	if (e) {
+		for (struct ftrace_ops *const *run = &v->ops[e->first], *op; (op = *run); run++)
+			if ((arch_load_relaxed32(&op->flags) &
+			     (FTRACE_OPS_FL_DIRECT | FTRACE_OPS_FL_ENABLED)) ==
+			    (FTRACE_OPS_FL_DIRECT | FTRACE_OPS_FL_ENABLED)) {
+				ftrace_regs_set_direct(fregs, op->direct);
+				return;
+			}
+		return;
+	}
+	/* ACQUIRE: as list_walk_all's walk (op->direct is set before the ops
+	 * is published, and stays while it is ENABLED). */
+	for (struct ftrace_ops *op = __atomic_load_n(&ftrace_ops_list, __ATOMIC_ACQUIRE); op;
+	     op = __atomic_load_n(&op->next, __ATOMIC_ACQUIRE)) {
+		unsigned flags = arch_load_relaxed32(&op->flags);
+		if ((flags & FTRACE_OPS_FL_DIRECT) && (flags & FTRACE_OPS_FL_ENABLED) &&
+		    ftrace_ops_wants(__atomic_load_n(&op->filter, __ATOMIC_ACQUIRE),
+				     __atomic_load_n(&op->notrace, __ATOMIC_ACQUIRE), ip)) {
+			ftrace_regs_set_direct(fregs, op->direct);
+			return;
+		}
+	}
+}
+
 /* Everything but the plain case: the list bit, then each ops as list_call
  * says; the full walk when the function has no run in the table (v, e as
- * ftrace_ops_list_func found them). */
+ * ftrace_ops_list_func found them).  Through the regs list caller, the
+ * function's direct trampoline first (list_direct). */
 static FTRACE_HOT __attribute__((noinline)) void
 list_walk_all(struct cpu *c, const struct listvec *v, const struct listvec_entry *e, uintptr_t ip,
 	  uintptr_t parent, struct ftrace_regs *fregs)
 {
+	if (ftrace_get_regs(fregs))
+		list_direct(v, e, ip, fregs);
 	unsigned bit = ftrace_recursion_take_on(c, FTRACE_RECURSION_LIST_SHIFT);
 	if (!bit)
 		return;
@@ -358,6 +403,33 @@ int unregister_ftrace_function(struct ftrace_ops *op)
 	return err;
 }
 
+/* ---- direct trampolines: reach ---- */
+
+/*
+ * Can the site of every function a direct ops with these hashes takes call
+ * addr (arch_site_reaches: in range of the site's call, and a valid target
+ * there)?  0, or -ERANGE with the first one that cannot named in
+ * ftrace_filter_error and on the console.  Checked before anything
+ * changes, so that the update never meets a target its site cannot encode
+ * (it would refuse the update).
+ */
+static int direct_reach_check(const struct ftrace_hash *filter, const struct ftrace_hash *notrace,
+			      uintptr_t addr)
+{
+	for (unsigned i = 0; i < ftrace_nrecs; i++) {
+		uintptr_t ip = rec_ip(&ftrace_recs[i]);
+		if (!ftrace_ops_wants(filter, notrace, ip) || arch_site_reaches(ip, addr))
+			continue;
+		ksnprintf(ftrace_filter_error, sizeof(ftrace_filter_error),
+			  "direct trampoline %lx cannot be called from the site of %.40s at %lx "
+			  "(out of reach, or misaligned)",
+			  (unsigned long)addr, rec_name(&ftrace_recs[i]), (unsigned long)ip);
+		kprintf("ftrace: %s: ERANGE\n", ftrace_filter_error);
+		return -ERANGE;
+	}
+	return 0;
+}
+
 /* ---- filters ---- */
 
 /* Apply one pattern (no '!') to *hp: add or remove every matching record.
@@ -487,8 +559,16 @@ static int set_hashes(struct ftrace_ops *const *ops, unsigned n, bool notrace,
 	const struct ftrace_ops *changed = NULL;
 	for (; built < n && !err; built++)
 		err = ftrace_build_hash(*hash_slot(ops[built], notrace), patterns, reset, &h[built]);
+	if (err)
+		built--;                                     /* the last one failed */
+	/* A registered direct ops must reach every function it would take. */
+	for (unsigned i = 0; i < n && !err; i++)
+		if ((ops[i]->flags & (FTRACE_OPS_FL_DIRECT | FTRACE_OPS_FL_ENABLED)) ==
+		    (FTRACE_OPS_FL_DIRECT | FTRACE_OPS_FL_ENABLED))
+			err = direct_reach_check(notrace ? ops[i]->filter : h[i],
+						 notrace ? h[i] : ops[i]->notrace, ops[i]->direct);
 	if (err) {
-		for (unsigned i = 0; i + 1 < built; i++)     /* the last one failed */
+		for (unsigned i = 0; i < built; i++)
 			hash_free(h[i]);
 		mutex_unlock(&ftrace_mutex);
 		return err;
@@ -559,7 +639,8 @@ int register_ftrace_direct(struct ftrace_ops *op, uintptr_t addr)
 	if (!addr || hash_empty(op->filter))
 		return -EINVAL;
 	mutex_lock(&ftrace_mutex);
-	int err = 0;
+	int err = (op->flags & FTRACE_OPS_FL_ENABLED) ? -EBUSY :
+		  direct_reach_check(op->filter, op->notrace, addr);
 	/* One direct trampoline per function. */
 	for (struct ftrace_ops *p = ftrace_ops_list; p && !err; p = p->next) {
 		if (!(p->flags & FTRACE_OPS_FL_DIRECT) || !(p->flags & FTRACE_OPS_FL_ENABLED))

@@ -23,6 +23,8 @@
  *   ftrace_regs_get_instruction_pointer(f)= ip
  *   ftrace_regs_get_return_value(f)       (meaningful at a function's exit only)
  *   ftrace_get_regs(f)                    struct pt_regs * for SAVE_REGS ops, else NULL
+ * and, for the core's list function only (the regs list caller reads it):
+ *   ftrace_regs_set_direct(f, addr)       enter direct trampoline addr on the way out
  *
  * Locking: all control functions take ftrace_lock (a sleeping-free spinlock
  * held with preemption disabled, interrupts enabled); thread context only.
@@ -132,7 +134,15 @@ int ftrace_set_filter_ops(struct ftrace_ops *const *ops, unsigned n, bool notrac
  * Direct trampolines: make the sites of the functions in ops' filter call
  * `addr` with nothing in between.  The code at addr follows the site's
  * calling convention (arch/<arch>/DIRECT.md) and may call the function's
- * body.  One direct trampoline per function; -EBUSY otherwise.
+ * body.  One direct trampoline per function; -EBUSY otherwise.  Every
+ * function it takes must be able to call addr (in reach of the site's
+ * call, and aligned as an instruction): -ERANGE otherwise, with the first
+ * that cannot named (ftrace_filter_error, and on the console) and nothing
+ * changed (a filter change of a registered direct ops is refused the same
+ * way).  A function that also
+ * has callback ops calls the regs list caller, which calls them and then
+ * enters addr in the same state as the site would have: the direct
+ * trampoline runs on every call either way.
  */
 int register_ftrace_direct(struct ftrace_ops *ops, uintptr_t addr);
 int unregister_ftrace_direct(struct ftrace_ops *ops);

@@ -41,7 +41,7 @@ void listvec_add(struct listvec *v, uintptr_t ip, struct ftrace_ops *const *ops,
 	uint16_t plain = 1;
 	for (unsigned k = 0; k < n; k++)
 		if (ops[k]->flags & (FTRACE_OPS_FL_GRAPH | FTRACE_OPS_FL_RECURSION |
-				     FTRACE_OPS_FL_SAVE_REGS))
+				     FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_DIRECT))
 			plain = 0;
 	memcpy(&v->ops[v->nops], ops, n * sizeof(*ops));
 	v->ops[v->nops + n] = NULL;             /* calloc'd; said for the reader */

@@ -35,8 +35,10 @@ struct listvec_entry {
 	uint32_t first;                 /* its ops: ops[first .. first + n), then NULL */
 	uint16_t n;
 	uint16_t plain;                 /* 1: every one of them is a plain callback
-					   (no GRAPH, RECURSION or SAVE_REGS flag,
-					   which never change while registered) */
+					   (no GRAPH, RECURSION, SAVE_REGS or DIRECT
+					   flag, which never change while registered;
+					   a DIRECT one is listed for its address,
+					   not called: ftrace.c list_direct) */
 };
 
 struct listvec {

@@ -7,7 +7,8 @@
  *   31   30  29       28       27          26       25        24      23       22     21      20     19..0
  *   -    -   DISABLED ENABLED  CALL_OPS_EN CALL_OPS DIRECT_EN DIRECT  TRAMP_EN TRAMP  REGS_EN REGS   refcount
  *
- * refcount: ops attached to the function (filter matches, notrace does not).
+ * refcount: ops attached to the function (filter matches, notrace does not),
+ * a direct ops included (Linux's count).
  * Each feature has a "wanted" bit, recomputed from the attached ops, and an
  * "_EN" bit saying what the site does now; the update patches every record
  * whose wanted state differs from its enabled state, then copies wanted into
@@ -15,7 +16,8 @@
  * were not what they should be; it is never touched again.
  *   REGS      some attached ops wants SAVE_REGS
  *   TRAMP     exactly one ops attached and it has its own trampoline
- *   DIRECT    a direct trampoline is attached
+ *   DIRECT    a direct trampoline is attached (the site calls it when it is
+ *             alone, else the regs list caller, which enters it)
  *   CALL_OPS  the per-site data word points to one ops (arm64)
  *
  * The table is built once at boot (records_init) from the compiler's site

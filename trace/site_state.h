@@ -22,12 +22,21 @@
 
 #define SITE_INLINE static inline __attribute__((always_inline))
 
+/* Callback ops attached in (new or stored) flags f: the count less the
+ * direct trampoline, which records.h counts as Linux does. */
+SITE_INLINE uint32_t callers_of(uint32_t f)
+{
+	return (f & FREC_REF_MASK) - ((f & FREC_DIRECT) ? 1 : 0);
+}
+
 /* Does a record with (new or stored) flags f have its site call the list
- * function? */
+ * function?  Several callbacks, one without a trampoline of its own, or
+ * callbacks and a direct trampoline (the regs list caller enters it after
+ * them). */
 SITE_INLINE bool calls_list(uint32_t f)
 {
-	return (f & FREC_ENABLED) && (f & FREC_REF_MASK) &&
-	       !(f & (FREC_TRAMP | FREC_DIRECT | FREC_CALL_OPS | FREC_DISABLED));
+	return (f & FREC_ENABLED) && callers_of(f) &&
+	       !(f & (FREC_TRAMP | FREC_CALL_OPS | FREC_DISABLED));
 }
 
 /* New (wanted) state of one record under the current hashes. */
@@ -58,9 +67,11 @@ SITE_INLINE void want_of(uintptr_t ip, struct site_want *w, bool applied)
 	}
 }
 
+/* The count is every attached ops, the direct one included (Linux's
+ * enabled_functions count); DIRECT with callbacks as well is a list site. */
 SITE_INLINE uint32_t flags_of(const struct site_want *w)
 {
-	uint32_t f = w->count & FREC_REF_MASK;
+	uint32_t f = (w->count + (w->direct ? 1 : 0)) & FREC_REF_MASK;
 	if (w->regs)
 		f |= FREC_REGS;
 	if (w->direct)
@@ -74,24 +85,29 @@ SITE_INLINE uint32_t flags_of(const struct site_want *w)
 	return f;
 }
 
-/* What a site with wanted/enabled flags f calls, given its ops. */
+/* What a site with wanted/enabled flags f calls, given its ops (f may
+ * come without its count: the callers are w's).  A direct trampoline alone
+ * is called by the site itself; with callbacks the site calls the regs
+ * list caller, which calls them through the list function and then enters
+ * the direct trampoline as the site would have (ftrace.c list_direct). */
 SITE_INLINE uintptr_t target_of(uint32_t f, const struct site_want *w)
 {
 	if (!(f & FREC_ENABLED))
 		return 0;
 	if (f & FREC_DIRECT)
-		return w->direct;
+		return w->count ? (uintptr_t)arch_ftrace_regs_list_caller : w->direct;
 	if (f & FREC_TRAMP)        /* 0 if no single ops: the site check refuses */
 		return w->single ? w->single->tramp : 0;
 	return (f & FREC_REGS) ? (uintptr_t)arch_ftrace_regs_list_caller
 			       : (uintptr_t)arch_ftrace_list_caller;
 }
 
-/* Does a site in wanted state f call a list caller, the only code that
- * reads the site's data word (arm64: ftrace_tramp.S)? */
+/* Does a site in wanted state f (with its count) call a list caller, the
+ * only code that reads the site's data word (arm64: ftrace_tramp.S)? */
 SITE_INLINE bool reads_data(uint32_t f)
 {
-	return ARCH_SITE_HAS_DATA && (f & FREC_ENABLED) && !(f & (FREC_TRAMP | FREC_DIRECT));
+	return ARCH_SITE_HAS_DATA && (f & FREC_ENABLED) && !(f & FREC_TRAMP) &&
+	       (!(f & FREC_DIRECT) || callers_of(f));
 }
 
 /*
@@ -104,13 +120,19 @@ SITE_INLINE bool reads_data(uint32_t f)
  * B): it may call through the previous value.  So a state that does not
  * read the word (disabled, a trampoline, a direct target) gives it back
  * ftrace_list_ops, which is a store only when leaving CALL_OPS (rare: an
- * ops without a trampoline), and otherwise keeps it.
+ * ops without a trampoline), and otherwise keeps it.  So the word is a
+ * function of the state alone: the one ops in CALL_OPS, else
+ * ftrace_list_ops (a list site, direct trampoline or not, calls the list
+ * function through it) -- which is what the update checks a site's word
+ * against before it changes the site (update.c).  f may come without its
+ * count.
  */
 SITE_INLINE uintptr_t data_of(uint32_t f, const struct site_want *w)
 {
 	if (!ARCH_SITE_HAS_DATA)
 		return 0;                      /* no data word: arch_site_data says 0 */
-	return reads_data(f) && w->count == 1 ? (uintptr_t)w->single : (uintptr_t)&ftrace_list_ops;
+	return (f & FREC_ENABLED) && (f & FREC_CALL_OPS) && w->single ? (uintptr_t)w->single :
+									(uintptr_t)&ftrace_list_ops;
 }
 
 /* The enabled-state flags moved to wanted positions, to compare with wanted. */

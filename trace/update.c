@@ -43,12 +43,14 @@ static struct listvec *retired_table;          /* replaced by the last update, t
 
 /* ---- the list function's table ---- */
 
-/* Is op, as registered now (current hashes), a callback of the function at
- * ip?  (Direct ops are not callbacks.)  ftrace_mutex held. */
+/* Is op, as registered now (current hashes), attached to the function at
+ * ip?  A direct ops is listed too: it is not called, but the list function
+ * finds in the run the direct trampoline that the regs list caller enters
+ * after the callbacks (ftrace.c list_direct; listvec_add then marks the run
+ * not plain).  ftrace_mutex held. */
 static bool ops_calls(const struct ftrace_ops *op, uintptr_t ip)
 {
-	return (op->flags & FTRACE_OPS_FL_ENABLED) && !(op->flags & FTRACE_OPS_FL_DIRECT) &&
-	       ftrace_ops_wants(op->filter, op->notrace, ip);
+	return (op->flags & FTRACE_OPS_FL_ENABLED) && ftrace_ops_wants(op->filter, op->notrace, ip);
 }
 
 /* A record whose stored flags an update changes: ftrace_recs[idx].flags
@@ -103,9 +105,12 @@ static struct listvec *list_table_build(const struct rec_change *ch, unsigned nc
  *      the batch and the flag changes;
  *   2  fast_setup(): whether the shortcut applies, and its per-batch state;
  *   3  update_scan(): each candidate's new state and site change, each
- *      site checked against its old state's bytes (patch.h,
- *      patch_apply_checked); a refused site ends the update here (DISABLED,
- *      tracing killed, nothing written, no flag changed);
+ *      site checked against its old state's bytes and data word and its new
+ *      target's reach (patch.h, patch_apply_checked); a refused site ends
+ *      the update here with nothing written and no flag changed: bytes or
+ *      data word not as the record says -> DISABLED, tracing killed
+ *      (-EILSEQ); a target out of the site's reach -> the update alone is
+ *      refused (-ERANGE; the site is intact, tracing goes on);
  *   4  the list function's table if a list site changed, then the batch
  *      (patch_apply_checked), then the new flags.
  * patch/DESIGN.md, "Cost of an update", says where the time goes.
@@ -142,8 +147,10 @@ struct update {
 	unsigned nch;
 	unsigned nch_general;            /* ... of them from update_general() */
 	void *mem;                       /* the one allocation (map, batch, ch) */
-	uintptr_t refused;               /* a site not holding its old state's
-					    bytes (nothing is written), or 0 */
+	uintptr_t refused;               /* a site refused (nothing is written),
+					    or 0; why: */
+	enum { REFUSED_BYTES, REFUSED_DATA, REFUSED_REACH } why;
+	uintptr_t unreached;             /* REFUSED_REACH: the target */
 	int nlist;                       /* list_sites after the update */
 	bool list_changed;               /* a list site came, went or changed */
 };
@@ -309,6 +316,36 @@ static void fast_setup(struct update *u)
 	u->was = !was ? 0 : u->only ? op->applied_notrace != u->only : -1;
 }
 
+/* Refuse the site at ip (the scan stops; nothing is written). */
+static __attribute__((noinline, cold)) void refuse(struct update *u, uintptr_t ip, int why,
+						   uintptr_t target)
+{
+	u->refused = ip;
+	u->why = why;
+	u->unreached = target;
+}
+
+/*
+ * The checks patch_apply_checked() requires of a site the update changes
+ * from target ot to nt, its data word to be od now (data_of of the state
+ * the record says the site is in): the bytes first (an altered site is
+ * refused whatever its new target), then the word, then the reach.  true:
+ * the site may be written.
+ */
+static inline __attribute__((always_inline)) bool site_ok(struct update *u, uintptr_t ip,
+							  uintptr_t ot, uintptr_t nt, uintptr_t od)
+{
+	if (!arch_site_holds(ip, ot))
+		refuse(u, ip, REFUSED_BYTES, 0);
+	else if (ARCH_SITE_HAS_DATA && arch_site_read_data(ip) != od)
+		refuse(u, ip, REFUSED_DATA, 0);
+	else if (!arch_site_reaches(ip, nt))
+		refuse(u, ip, REFUSED_REACH, nt);
+	else
+		return true;
+	return false;
+}
+
 /* Record i by the general path: both states from every ops' hashes.  Its
  * site is checked as patch_apply_checked() requires (u->refused). */
 static __attribute__((noinline)) void update_general(struct update *u, unsigned i)
@@ -318,21 +355,17 @@ static __attribute__((noinline)) void update_general(struct update *u, unsigned 
 	struct site_want now, before;
 	want_of(ip, &now, false);
 	want_of(ip, &before, true);
-	uint32_t nf = flags_of(&now), sf = stored_flags(nf);
-	uintptr_t cur = ARCH_SITE_HAS_DATA ? arch_site_data(ip) : 0;
-	uintptr_t ot = target_of(enabled_as_wanted(r->flags), &before);
+	uint32_t nf = flags_of(&now), sf = stored_flags(nf), of = enabled_as_wanted(r->flags);
+	uintptr_t ot = target_of(of, &before), od = data_of(of, &before);
 	uintptr_t nt = target_of(nf & ~FREC_REF_MASK, &now), nd = data_of(nf, &now);
 	if (calls_list(nf) || calls_list(r->flags)) {
 		u->nlist += (int)calls_list(nf) - (int)calls_list(r->flags);
 		u->list_changed = true;      /* (its ops may differ, too) */
 	}
-	if (ot != nt || cur != nd) {
-		/* patch_apply_checked's checks (the data word is read here). */
-		if (!arch_site_holds(ip, ot) || !arch_site_reaches(ip, nt)) {
-			u->refused = ip;
+	if (ot != nt || od != nd) {
+		if (!site_ok(u, ip, ot, nt, od))
 			return;
-		}
-		u->batch[u->n++] = (struct patch_site){ ip, ot, nt, cur, nd };
+		u->batch[u->n++] = (struct patch_site){ ip, ot, nt, od, nd };
 	}
 	if (sf != r->flags) {
 		u->ch[u->nch++] = (struct rec_change){ i, sf };
@@ -389,10 +422,10 @@ static inline __attribute__((always_inline)) uint64_t scan_word(const uint64_t *
  * the constants folded in (and few enough values live to stay in
  * registers).
  *
- * Its check of a site (patch_apply_checked) is one load and one compare:
- * t1's reach was checked once for the whole table (scan_known: the records
- * lie between the first and the last, and a BL's or call's reach is an
- * interval).
+ * Its check of a site (patch_apply_checked) is one load and one compare,
+ * and one more for the data word where sites have one: t1's reach was
+ * checked once for the whole table (scan_known: the records lie between
+ * the first and the last, and a BL's or call's reach is an interval).
  */
 struct known {
 	const struct ftrace_rec *recs;   /* ftrace_recs */
@@ -410,12 +443,19 @@ static inline __attribute__((always_inline)) bool known_rec(struct update *u, co
 	if (f == (join ? 0 : kn->f1)) {
 		uintptr_t ip = kn->base + r->off, od = 0, nd = 0;   /* patch.h */
 		uintptr_t ot = join ? 0 : kn->t1, nt = join ? kn->t1 : 0;
+		/* The word the old state says (a state that does not read it
+		 * holds d0, data_of). */
+		uintptr_t was = rd && !join ? kn->d1 : kn->d0;
 		if (arch_site_read(ip) != arch_site_word(ip, ot)) {
-			u->refused = ip;
+			refuse(u, ip, REFUSED_BYTES, 0);
+			return false;
+		}
+		if (ARCH_SITE_HAS_DATA && arch_site_read_data(ip) != was) {
+			refuse(u, ip, REFUSED_DATA, 0);
 			return false;
 		}
 		if (rd) {                /* op alone's state reads the word */
-			od = arch_site_data(ip);
+			od = was;
 			nd = join ? kn->d1 : kn->d0;
 		}
 		*k->s++ = (struct patch_site){ ip, ot, nt, od, nd };
@@ -485,12 +525,11 @@ static inline __attribute__((always_inline)) bool any_rec(struct update *u, unsi
 		if (f == (was ? u->f1 : 0)) {
 			uintptr_t od = 0, nd = 0;        /* unchanged: patch.h */
 			uintptr_t ot = was ? u->t1 : 0, nt = is ? u->t1 : 0;
-			if (!arch_site_holds(ip, ot) || !arch_site_reaches(ip, nt)) {
-				u->refused = ip;
+			uintptr_t wd = was ? u->d1 : u->d0;   /* the word now (data_of) */
+			if (!site_ok(u, ip, ot, nt, wd))
 				return false;
-			}
 			if (u->data1) {          /* op alone's state reads the word */
-				od = arch_site_data(ip);
+				od = wd;
 				nd = is ? u->d1 : u->d0;
 			}
 			*k->s++ = (struct patch_site){ ip, ot, nt, od, nd };
@@ -564,6 +603,35 @@ static void list_table_update(const struct update *u)
 	retired_table = ftrace_list_table_swap(table);
 }
 
+/*
+ * A site was refused; nothing is written.  A target out of the site's reach
+ * is a request the site cannot carry out (register_ftrace_direct and the
+ * filters refuse such a direct address first, so it takes a bug to get
+ * here): the site is intact, so only this update is refused, and the caller
+ * puts its state back.  Bytes or a data word other than the record's state
+ * say are an impossible state: the site is marked DISABLED (never touched
+ * again) and tracing is killed, with the reason.
+ */
+static int update_refused(const struct update *u)
+{
+	char why[112];
+	struct ftrace_rec *r = rec_find(u->refused);
+	if (!r)
+		panic("ftrace: refused site %lx has no record", (unsigned long)u->refused);
+	if (u->why == REFUSED_REACH) {
+		kprintf("ftrace: update refused: site of %s at %lx cannot reach %lx (ERANGE)\n",
+			rec_name(r), (unsigned long)rec_ip(r), (unsigned long)u->unreached);
+		return -ERANGE;
+	}
+	r->flags |= FREC_DISABLED;
+	patch_note_refused();
+	ksnprintf(why, sizeof(why), "site of %s at %lx holds %s (EILSEQ)", rec_name(r),
+		  (unsigned long)rec_ip(r),
+		  u->why == REFUSED_DATA ? "an unexpected data word" : "unexpected bytes");
+	ftrace_kill(why);
+	return -EILSEQ;
+}
+
 int ftrace_update(const struct ftrace_ops *changed)
 {
 	if (ftrace_is_dead())
@@ -575,17 +643,7 @@ int ftrace_update(const struct ftrace_ops *changed)
 	fast_setup(&u);
 	update_scan(&u);                 /* computes and checks every change */
 	if (u.refused) {
-		/* Nothing written: mark the site, stop tracing. */
-		char why[96];
-		struct ftrace_rec *r = rec_find(u.refused);
-		if (!r)
-			panic("ftrace: refused site %lx has no record", (unsigned long)u.refused);
-		r->flags |= FREC_DISABLED;
-		patch_note_refused();
-		ksnprintf(why, sizeof(why), "site of %s at %lx holds unexpected bytes (EILSEQ)",
-			  rec_name(r), (unsigned long)rec_ip(r));
-		ftrace_kill(why);
-		err = -EILSEQ;
+		err = update_refused(&u);
 	} else {
 		/* The batch is in address order, as patch_apply_checked (and
 		 * x86-64's int3 handler, which searches it) needs: the scans

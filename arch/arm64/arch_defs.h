@@ -62,6 +62,7 @@ _Static_assert(TF_SIZE % 16 == 0 && TF_Q0 % 16 == 0, "trap frame alignment");
  */
 #define ARCH_SITE_SIZE      8
 #define ARCH_SITE_HAS_DATA  1
+#define ARCH_INSN_ALIGN     4       /* every instruction, so every call target */
 #define ARCH_FTRACE_NARGS   8
 #define ARCH_TRAMP_SIZE     512
 /* arch_patch_sites() stores every changed instruction a second time after
@@ -91,7 +92,9 @@ struct ftrace_regs {
 	struct pt_regs r;
 	uint64_t q[8][2];          /* v0..v7 as {low, high} halves */
 	struct pt_regs *regs;      /* &r when all registers were saved, else NULL */
-	uint64_t pad;
+	uint64_t direct;           /* regs list caller only: 0, or the direct
+				      trampoline to enter on the way out
+				      (ftrace_regs_set_direct) */
 } __attribute__((aligned(16)));
 
 _Static_assert(__builtin_offsetof(struct pt_regs, regs[8]) == PT_X8, "PT_X8");
@@ -106,6 +109,7 @@ _Static_assert(sizeof(struct pt_regs) == PT_SIZE, "PT_SIZE");
 _Static_assert(__builtin_offsetof(struct ftrace_regs, r) == FR_PT, "FR_PT");
 _Static_assert(__builtin_offsetof(struct ftrace_regs, q) == FR_Q0, "FR_Q0");
 _Static_assert(__builtin_offsetof(struct ftrace_regs, regs) == FR_REGS, "FR_REGS");
+_Static_assert(__builtin_offsetof(struct ftrace_regs, direct) == FR_DIRECT, "FR_DIRECT");
 _Static_assert(sizeof(struct ftrace_regs) == FR_SIZE, "FR_SIZE");
 _Static_assert(FR_Q0 % 16 == 0 && FT_FRAME % 16 == 0, "tracing frame alignment");
 _Static_assert(FT_FRAME - FT_FREGS == FR_SIZE && FT_FREGS == 16,
@@ -142,6 +146,15 @@ ARM64_INLINE uintptr_t ftrace_regs_get_return_value(const struct ftrace_regs *f)
 ARM64_INLINE struct pt_regs *ftrace_get_regs(const struct ftrace_regs *f)
 {
 	return f->regs;
+}
+/* The list function, called by the regs list caller for a site with a
+ * direct trampoline and callbacks: enter `addr` on the way out, as the site
+ * would have called it (DIRECT.md's state: x9 the parent, x30 where the
+ * function goes on).  Only the regs list caller reads the field (it clears
+ * it on entry); a write from any other caller is dead. */
+ARM64_INLINE void ftrace_regs_set_direct(struct ftrace_regs *f, uintptr_t addr)
+{
+	f->direct = addr;
 }
 
 /* fgraph: the trampoline reloads x30 from the parent slot on its way back

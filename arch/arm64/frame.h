@@ -66,6 +66,7 @@
 #define FR_PT      0        /* struct pt_regs r */
 #define FR_Q0      272      /* v0..v7, 16 bytes each, 16-aligned */
 #define FR_REGS    400      /* struct pt_regs *: &r in the regs variant, else 0 */
+#define FR_DIRECT  408      /* regs list caller: a direct trampoline to enter, or 0 */
 #define FR_SIZE    416
 
 #define FT_FREGS   16       /* struct ftrace_regs, above the trampoline's record */

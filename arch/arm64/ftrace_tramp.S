@@ -84,7 +84,14 @@
 	add	x3, sp, #FT_FREGS               // arg 3: fregs
 .endm
 
-.macro tramp_exit regs, fp=1
+/* direct=1 (the regs list caller only): when the list function named a
+ * direct trampoline in fregs->direct (ftrace_regs_set_direct: a site with a
+ * direct trampoline and callbacks), enter it instead of the function, in
+ * the state the site's own `bl` would have left (DIRECT.md): x9 = the
+ * parent (the possibly changed x30), x30 = where the function goes on
+ * (func + 8, or the PC a callback set), everything else as returning into
+ * the function.  x16/x17 are dead at an entry (IP0/IP1). */
+.macro tramp_exit regs, fp=1, direct=0
 	.if \fp
 	ldp	q0, q1, [sp, #FR(FR_Q0)]
 	ldp	q2, q3, [sp, #FR(FR_Q0 + 32)]
@@ -113,22 +120,39 @@
 	ldp	x4, x5, [sp, #FR(PT_X0 + 32)]
 	ldp	x6, x7, [sp, #FR(PT_X0 + 48)]
 	ldr	x8, [sp, #FR(PT_X8)]
+	.if \direct
+	ldr	x16, [sp, #FR(FR_DIRECT)]
+	.endif
 	ldp	x29, x30, [sp, #FR(PT_X29)]     // x30 = the (possibly changed) parent
 	add	sp, sp, #FT_FRAME
+	.if \direct
+	cbnz	x16, 1f
+	.endif
 	ret	x9                              // pairs with the site's bl
+	.if \direct
+1:	mov	x17, x30
+	mov	x30, x9
+	mov	x9, x17
+	br	x16
+	.endif
 .endm
 
-/* Static callers: op = the site's literal, call = op->call (offset 0). */
+/* Static callers: op = the site's literal, call = op->call (offset 0).
+ * The regs one also serves sites with a direct trampoline and callbacks:
+ * no direct trampoline unless the list function names one. */
 .macro list_caller name, regs
 	.globl	\name
 	.type	\name, %function
 	.balign	16
 \name:
 	tramp_entry \regs
+	.if \regs
+	str	xzr, [sp, #FR(FR_DIRECT)]
+	.endif
 	ldur	x2, [x30, #-16]                 // arg 2: the literal at func - 8
 	ldr	x16, [x2]
 	blr	x16
-	tramp_exit \regs
+	tramp_exit \regs, 1, \regs
 	.size	\name, . - \name
 .endm
 

@@ -57,6 +57,13 @@ static inline __attribute__((always_inline)) uint64_t arch_site_read(uintptr_t f
 	return *(const uint64_t *)func;
 }
 
+/* The data word (the literal at func - 8) as it is; func initialised, as
+ * for arch_site_read.  Inline for the update's per-site check. */
+static inline __attribute__((always_inline)) uint64_t arch_site_read_data(uintptr_t func)
+{
+	return __atomic_load_n((const uint64_t *)(func - 8), __ATOMIC_RELAXED);
+}
+
 static inline __attribute__((always_inline)) bool arch_site_holds(uintptr_t func, uintptr_t target)
 {
 	return arch_site_reaches(func, target) && arch_site_read(func) == arch_site_word(func, target);

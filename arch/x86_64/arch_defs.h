@@ -49,6 +49,7 @@
  */
 #define ARCH_SITE_SIZE      5
 #define ARCH_SITE_HAS_DATA  0       /* no per-site data word */
+#define ARCH_INSN_ALIGN     1       /* every instruction, so every call target */
 #define ARCH_FTRACE_NARGS   6
 #define ARCH_TRAMP_SIZE     512
 #define X86_TRAMP_POOL_SIZE 0x10000    /* 64 KiB: 128 slots */
@@ -113,7 +114,7 @@
 #define FR_RAX        176      /* vector-register count of a varargs call; return value */
 #define FR_R10        184      /* static chain (GNU C nested functions) */
 #define FR_REGS       192      /* struct pt_regs *, or 0 */
-#define FR_PAD        200
+#define FR_DIRECT     200      /* regs list caller: a direct trampoline to enter, or 0 */
 #define FR_TRAMP_FP   208
 #define FR_FN_RET     216
 #define FR_FP         224
@@ -153,7 +154,9 @@ struct ftrace_regs {
 	uint64_t args[ARCH_FTRACE_NARGS];          /* rdi, rsi, rdx, rcx, r8, r9 */
 	uint64_t rax, r10;
 	struct pt_regs *regs;                      /* SAVE_REGS trampolines only */
-	uint64_t pad;
+	uint64_t direct;                           /* regs list caller only: 0, or the
+						      direct trampoline to enter on the
+						      way out (ftrace_regs_set_direct) */
 	uint64_t tramp_fp, fn_ret;                 /* trampoline's frame record */
 	uint64_t fp, parent;                       /* the function's frame record */
 };
@@ -186,6 +189,15 @@ ARCH_INLINE uintptr_t ftrace_regs_get_return_value(const struct ftrace_regs *f)
 ARCH_INLINE struct pt_regs *ftrace_get_regs(const struct ftrace_regs *f)
 {
 	return f->regs;
+}
+/* The list function, called by the regs list caller for a site with a
+ * direct trampoline and callbacks: enter `addr` on the way out, as the site
+ * would have called it (DIRECT.md's state: [rsp] = where the function goes
+ * on, the parent above).  Only the regs list caller reads the field (it
+ * clears it on entry); a write from any other caller is dead. */
+ARCH_INLINE void ftrace_regs_set_direct(struct ftrace_regs *f, uintptr_t addr)
+{
+	f->direct = addr;
 }
 
 /* fgraph: the traced function's return address is its stack slot itself

@@ -49,7 +49,7 @@ _Static_assert(offsetof(struct ftrace_regs, args[5]) == FR_R9, "FR_R9");
 _Static_assert(offsetof(struct ftrace_regs, rax) == FR_RAX, "FR_RAX");
 _Static_assert(offsetof(struct ftrace_regs, r10) == FR_R10, "FR_R10");
 _Static_assert(offsetof(struct ftrace_regs, regs) == FR_REGS, "FR_REGS");
-_Static_assert(offsetof(struct ftrace_regs, pad) == FR_PAD, "FR_PAD");
+_Static_assert(offsetof(struct ftrace_regs, direct) == FR_DIRECT, "FR_DIRECT");
 _Static_assert(offsetof(struct ftrace_regs, tramp_fp) == FR_TRAMP_FP, "FR_TRAMP_FP");
 _Static_assert(offsetof(struct ftrace_regs, fn_ret) == FR_FN_RET, "FR_FN_RET");
 _Static_assert(offsetof(struct ftrace_regs, fp) == FR_FP, "FR_FP");

@@ -139,6 +139,14 @@
  * GPRs come back from pt_regs (a callback may change them); a changed
  * pt_regs rip replaces fn_ret, so the trampoline returns there with the
  * function's entry stack instead of into func + 5.
+ *
+ * The static one (tmpl=0) also serves sites with a direct trampoline and
+ * callbacks: fregs->direct starts 0, and when the list function names a
+ * direct trampoline there (ftrace_regs_set_direct) the way out enters it
+ * instead of returning into the function, in the state the site's own
+ * call would have left (DIRECT.md): [rsp] = fn_ret (func + 5, or the rip a
+ * callback set), the parent above, every register as returning into the
+ * function but r11 and the flags, which are dead at an entry.
  */
 .macro FTRACE_REGS_CALLER name, tmpl
 \name:
@@ -169,6 +177,9 @@
 	movq	%ss, %rax
 	movq	%rax, PT_SS(%rsp)
 	movq	%rsp, PT_SIZE+FR_REGS(%rsp)
+	.if !\tmpl
+	movq	$0, PT_SIZE+FR_DIRECT(%rsp)
+	.endif
 	LOAD_IP_PARENT
 	movq	%rdi, PT_RIP(%rsp)
 	leaq	PT_SIZE(%rsp), %rcx
@@ -195,7 +206,22 @@
 	movq	PT_RSI(%rsp), %rsi
 	movq	PT_RDI(%rsp), %rdi
 	RESTORE_XMM PT_SIZE
+	.if !\tmpl
+	movq	PT_SIZE+FR_DIRECT(%rsp), %r11
+	testq	%r11, %r11
+	jnz	2f
+	.endif
 	TRAMP_LEAVE
+	.if !\tmpl
+	/* TRAMP_LEAVE without its ret: fn_ret moves up onto the word that
+	 * held the caller's rbp (a pop to (%rsp) addresses the slot above
+	 * the popped one), leaving {fn_ret, parent} at rsp as the site's
+	 * call would have. */
+2:	leaq	8(%rbp), %rsp
+	movq	8(%rsp), %rbp
+	popq	(%rsp)
+	jmp	*%r11
+	.endif
 \name\()_end:
 .endm
 

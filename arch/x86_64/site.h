@@ -49,6 +49,12 @@ static inline __attribute__((always_inline)) uint64_t arch_site_read(uintptr_t f
 	return lo | (uint64_t)((const uint8_t *)func)[4] << 32;
 }
 
+/* No data word (ARCH_SITE_HAS_DATA 0): always 0, as arch_site_data. */
+static inline __attribute__((always_inline)) uint64_t arch_site_read_data(uintptr_t func)
+{
+	return 0;
+}
+
 /* Does the site at func hold target's encoding, target in reach? */
 static inline __attribute__((always_inline)) bool arch_site_holds(uintptr_t func, uintptr_t target)
 {

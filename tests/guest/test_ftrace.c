@@ -754,7 +754,7 @@ TEST_CASE(ftrace, listings)
 	ASSERT_EQ(ftrace_set_filter(&d, "ft_direct_target", true), 0);
 	ASSERT_EQ(register_ftrace_direct(&d, (uintptr_t)arch_test_direct_tramp), 0);
 	ksym_format(sym, sizeof(sym), (uintptr_t)arch_test_direct_tramp);
-	ksnprintf(want, sizeof(want), "ft_direct_target (0)     D     \n\tdirect-->%s\n", sym);
+	ksnprintf(want, sizeof(want), "ft_direct_target (1)     D     \n\tdirect-->%s\n", sym);
 	memset(&cap, 0, sizeof(cap));
 	ftrace_list_enabled(capture_line, &cap);
 	EXPECT_STREQ(cap.text, want);

@@ -458,11 +458,12 @@ def enabled_lines():
         one = w["single"]
         if f & FREC_TRAMP_EN and one:
             line += "\ttramp: 0x%x (%s)" % (one["tramp"], ks.format(one["func"]))
-        elif f & FREC_ENABLED and not f & FREC_DIRECT_EN and (not f & FREC_TRAMP_EN or one):
+        elif f & FREC_ENABLED and (not f & FREC_DIRECT_EN or w["count"]) and \
+                (not f & FREC_TRAMP_EN or one):
             if f & FREC_TRAMP_EN:
                 target = one["tramp"]
-            else:
-                target = callers[1] if f & FREC_REGS_EN else callers[0]
+            else:   # a direct trampoline with callbacks: the regs list caller enters it
+                target = callers[1] if f & (FREC_REGS_EN | FREC_DIRECT_EN) else callers[0]
             line += " ->%s" % ks.format(target)
         if f & FREC_CALL_OPS_EN and one:
             line += "\tops: 0x%x (%s)" % (one["addr"], ks.format(one["func"]))

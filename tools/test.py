@@ -9,7 +9,8 @@ Checks, each a line "ok - NAME" or "not ok - NAME" (with the evidence):
               then the slow ring-buffer tortures (bt.test_slow), both modes
   ARCH demo   `make qemu-ARCH </dev/null` runs the demo and exits 0
   ARCH app    APP=tests/apps/ok exits 0, APP=tests/apps/fail exits non-zero
-  ARCH crash  a fatal exception and a panic print their report and exit 3
+  ARCH crash  a fatal exception, a panic and a call into a freed trampoline
+              print their report and exit 3
   ARCH ftrace the function tracer from the command line: exact events; the
               ftrace suite under single-threaded TCG; a corrupted site refused
   ARCH shell a scripted shell session (tests/shell/session.txt) through piped stdin
@@ -174,6 +175,18 @@ def crash(arch):
     ok = rc == 3 and "PANIC on CPU 0: deliberate panic, value 42" in out and \
         re.search(r"\] test_crash_panic_panic\+0x", out)
     report(bool(ok), "%s panic: message, backtrace, exit 3 (got %d)" % (arch, rc), out)
+    # A freed trampoline's slot is trap fill after its grace period: a late
+    # call into it is a fatal exception that names the trap, at the slot.
+    rc, out, _ = boot(arch, "bt.test=crash_tramp", timeout=120)
+    save_log(arch + "-crash-tramp", out)
+    m = re.search(r"^crash_tramp: calling the freed trampoline at 0x([0-9a-f]+)$", out, re.M)
+    ok = rc == 3 and m and re.search(
+        r"^FATAL EXCEPTION on CPU \d+: trampoline trap fill executed \(freed or unused pool "
+        r"slot\) \(undefined instruction\) at __tramp_pool_start\+0x[0-9a-f]+/0x[0-9a-f]+\n"
+        r"  pc 0*%s " % m.group(1), out, re.M) and "Backtrace:" in out and \
+        re.search(r"\] test_run\+0x", out) and "---[ end of panic ]---" in out
+    report(bool(ok), "%s call into a freed trampoline: the trap fill fires, named, at the slot, "
+           "exit 3 (got %d)" % (arch, rc), out)
 
 
 LINE_RE = re.compile(r"^ {0,15}\S+-(\d+) +\[(\d{3})\] [d.][N.][h.][.0-9a-f]\. +\d+\.\d{6}: (\S+) <-(\S+)$")

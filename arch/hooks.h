@@ -231,9 +231,12 @@ __attribute__((noreturn)) void arch_halt(void);
  *   change once the site is initialised, each by one aligned store.
  *
  * ARCH_SITE_SIZE, ARCH_SITE_HAS_DATA (1: a data word precedes each site,
- * else 0), ARCH_FTRACE_NARGS, struct ftrace_regs, struct pt_regs and
+ * else 0), ARCH_FTRACE_NARGS, ARCH_CALL_PUSH (bytes a call instruction
+ * pushes: the SP at a function's entry is the caller's SP at the call
+ * minus this, the compiler's CFA minus this), struct ftrace_regs, struct pt_regs and
  * the ftrace_regs accessors are in arch_defs.h (see trace/ftrace.h for the
- * accessor list).
+ * accessor list; ftrace_regs_set_regs() is the list function's, which shows
+ * a regs site's frame to SAVE_REGS ops only).
  */
 
 /* Function address for an entry of the compiler's site table (__sites_*):

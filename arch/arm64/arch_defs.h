@@ -63,6 +63,7 @@ _Static_assert(TF_SIZE % 16 == 0 && TF_Q0 % 16 == 0, "trap frame alignment");
 #define ARCH_SITE_SIZE      8
 #define ARCH_SITE_HAS_DATA  1
 #define ARCH_FTRACE_NARGS   8
+#define ARCH_CALL_PUSH      0       /* bl leaves the return address in x30 */
 #define ARCH_TRAMP_SIZE     512
 /* arch_patch_sites() stores every changed instruction a second time after
  * its sync and syncs again (the QEMU multi-threaded TCG stale-translation
@@ -142,6 +143,12 @@ ARM64_INLINE uintptr_t ftrace_regs_get_return_value(const struct ftrace_regs *f)
 ARM64_INLINE struct pt_regs *ftrace_get_regs(const struct ftrace_regs *f)
 {
 	return f->regs;
+}
+/* The list function's: what ftrace_get_regs() answers for the next
+ * callback (the frame itself stays where the trampoline put it). */
+ARM64_INLINE void ftrace_regs_set_regs(struct ftrace_regs *f, struct pt_regs *r)
+{
+	f->regs = r;
 }
 
 /* fgraph: the trampoline reloads x30 from the parent slot on its way back

@@ -232,9 +232,14 @@ __attribute__((noreturn)) void arch_halt(void);
  *
  * ARCH_SITE_SIZE, ARCH_SITE_HAS_DATA (1: a data word precedes each site,
  * else 0), ARCH_INSN_ALIGN (the alignment of every instruction, so of
- * every call target), ARCH_FTRACE_NARGS, struct ftrace_regs, struct pt_regs
- * and the ftrace_regs accessors are in arch_defs.h (see trace/ftrace.h for
- * the accessor list).
+ * every call target), ARCH_FTRACE_NARGS, ARCH_CALL_PUSH (bytes a call
+ * instruction pushes: the SP at a function's entry is the caller's SP at
+ * the call minus this, the compiler's CFA minus this), struct ftrace_regs,
+ * struct pt_regs and the ftrace_regs accessors are in arch_defs.h (see
+ * trace/ftrace.h for the accessor list; ftrace_regs_set_regs() and
+ * ftrace_regs_set_direct() are the list function's: the first shows a regs
+ * site's frame to SAVE_REGS ops only, the second sends the regs list caller
+ * on into a direct trampoline).
  */
 
 /* Function address for an entry of the compiler's site table (__sites_*):

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "boot/console.h"
+#include "boot/sched.h"
 #include "boot/smp.h"
 #include "patch/patch.h"
 #include "trace/ftrace.h"
@@ -80,11 +81,17 @@ static void refresh(const struct patch_site *sites, unsigned n)
 }
 
 /* The batch, validated: publish it (B), write it (C), withdraw it (D, E),
- * refresh it (F). */
+ * refresh it (F).  On one CPU from start to end, preemption disabled: the
+ * ftrace lock is a sleeping mutex, and a caller preempted between two
+ * steps (each sync enables preemption again on its way out) could be moved
+ * by the load balancer, while the arch protocol keeps per-CPU state across
+ * its steps (x86-64's batch keeps this CPU's text alias mapped,
+ * text_poke.c, and panics when a step runs elsewhere). */
 static void apply(struct patch_site *sites, unsigned n)
 {
 	if (!n)
 		return;
+	preempt_disable();
 	/* B: publish (the array is complete: A). */
 	__atomic_store_n(&inflight, sites, __ATOMIC_RELEASE);
 	__atomic_store_n(&inflight_n, n, __ATOMIC_RELEASE);
@@ -95,6 +102,7 @@ static void apply(struct patch_site *sites, unsigned n)
 		refresh(sites, n);                            /* F */
 	stats.batches++;
 	stats.sites += n;
+	preempt_enable();
 }
 
 /*

@@ -9,7 +9,7 @@
  * for the whole batch.
  *
  * Thread context, interrupts enabled; callers hold the ftrace lock (one
- * batch at a time).  While a batch is in flight, patch_find_inflight() lets
+ * batch at a time).  The batch runs with preemption disabled, on one CPU.  While a batch is in flight, patch_find_inflight() lets
  * an exception handler on any CPU find a site's entry (x86-64 int3).
  */
 #ifndef PATCH_PATCH_H

@@ -9,7 +9,8 @@ Checks, each a line "ok - NAME" or "not ok - NAME" (with the evidence):
               then the slow ring-buffer tortures (bt.test_slow), both modes
   ARCH demo   `make qemu-ARCH </dev/null` runs the demo and exits 0
   ARCH app    APP=tests/apps/ok exits 0, APP=tests/apps/fail exits non-zero
-  ARCH crash  a fatal exception and a panic print their report and exit 3
+  ARCH crash  a fatal exception, a panic and a call into a freed trampoline
+              print their report and exit 3
   ARCH ftrace the function tracer from the command line: exact events; the
               ftrace suite under single-threaded TCG; a corrupted site refused
   ARCH shell a scripted shell session (tests/shell/session.txt) through piped stdin
@@ -175,6 +176,18 @@ def crash(arch):
     ok = rc == 3 and "PANIC on CPU 0: deliberate panic, value 42" in out and \
         re.search(r"\] test_crash_panic_panic\+0x", out)
     report(bool(ok), "%s panic: message, backtrace, exit 3 (got %d)" % (arch, rc), out)
+    # A freed trampoline's slot is trap fill after its grace period: a late
+    # call into it is a fatal exception that names the trap, at the slot.
+    rc, out, _ = boot(arch, "bt.test=crash_tramp", timeout=120)
+    save_log(arch + "-crash-tramp", out)
+    m = re.search(r"^crash_tramp: calling the freed trampoline at 0x([0-9a-f]+)$", out, re.M)
+    ok = rc == 3 and m and re.search(
+        r"^FATAL EXCEPTION on CPU \d+: trampoline trap fill executed \(freed or unused pool "
+        r"slot\) \(undefined instruction\) at __tramp_pool_start\+0x[0-9a-f]+/0x[0-9a-f]+\n"
+        r"  pc 0*%s " % m.group(1), out, re.M) and "Backtrace:" in out and \
+        re.search(r"\] test_run\+0x", out) and "---[ end of panic ]---" in out
+    report(bool(ok), "%s call into a freed trampoline: the trap fill fires, named, at the slot, "
+           "exit 3 (got %d)" % (arch, rc), out)
 
 
 LINE_RE = re.compile(r"^ {0,15}\S+-(\d+) +\[(\d{3})\] [d.][N.][h.][.0-9a-f]\. +\d+\.\d{6}: (\S+) <-(\S+)$")
@@ -228,9 +241,29 @@ def ftrace_boot(arch):
     rc, out, _ = boot(arch, "ftrace=nosuch ftrace_filter=[oops", timeout=120)
     save_log(arch + "-ftrace-bad", out)
     ok = rc == 0 and "bad boot option 'ftrace=nosuch', ignored" in out and \
-        "bad boot option 'ftrace_filter=[oops', ignored" in out and \
+        "ftrace_filter: invalid pattern '[oops': unterminated '[' in pattern, ignored\n" \
+        "baretrace: bad boot option 'ftrace_filter=[oops', ignored\n" in out and \
         "# tracer:" not in out and "baretrace: demo returned 0" in out
-    report(ok, "%s bad ftrace= option reported and ignored" % arch, out)
+    report(ok, "%s bad ftrace= option reported and ignored, a bad glob with its reason" % arch, out)
+    # Each pattern on its own (Linux's rule): the bad ones are reported,
+    # with the reason, and skipped; vfs_stat alone is traced.
+    rc, out, _ = boot(arch, "ftrace=function ftrace_filter=vfs_stat,nosuchfn,[oops "
+                            "ftrace_notrace=nosuch2,[x", timeout=120)
+    save_log(arch + "-ftrace-bad-token", out)
+    calls = {}
+    for m in filter(None, (LINE_RE.match(l) for l in out.splitlines())):
+        calls[m.group(3)] = calls.get(m.group(3), 0) + 1
+    irq = re.search(r"(\d+) lookups from the timer interrupt", out)
+    msgs = ["ftrace_filter: invalid pattern '[oops': unterminated '[' in pattern, ignored",
+            "ftrace_notrace: invalid pattern '[x': unterminated '[' in pattern, ignored",
+            "ftrace_filter: no function matches 'nosuchfn', ignored",
+            "ftrace_notrace: no function matches 'nosuch2', ignored"]
+    missing = [m for m in msgs if not re.search("^" + re.escape(m) + "$", out, re.M)]
+    ok = rc == 0 and irq and not missing and "bad boot option" not in out and \
+        calls == {"vfs_stat": 1600 + int(irq.group(1))}
+    report(bool(ok), "%s ftrace_filter=vfs_stat,nosuchfn,[oops: each pattern on its own, the bad "
+           "ones reported (%s)%s" % (arch, calls, "" if not missing else "; missing: %s" % missing),
+           out)
 
 
 def mask_durations(text):
@@ -341,9 +374,12 @@ def btf_module(arch):
 def graph_boot_options(arch):
     """function_graph from the command line with every graph option, bad ones
     among them: each bad one is reported and ignored, the rest apply."""
+    # kind_name runs once, outside vfs_stat: it is traced unless the graph
+    # filter's good pattern (vfs_stat) applies.
     rc, out, _ = boot(arch, "ftrace=function_graph ftrace_filter=vfs_stat,kind_name "
-                            "ftrace_graph_filter=vfs_stat,[bad trace_options=funcgraph-proc,nosuchopt "
-                            "ftrace_graph_notrace=kind_name ftrace_dump_on_oops=maybe "
+                            "ftrace_graph_filter=vfs_stat,nosuchfn,[bad "
+                            "trace_options=funcgraph-proc,nosuchopt "
+                            "ftrace_graph_notrace=nosuch2 ftrace_dump_on_oops=maybe "
                             "traceoff_on_warning=2", timeout=120, smp=2)
     save_log(arch + "-graph-boot", out)
     # Any depth: a timer interrupt's lookup that lands inside a worker's
@@ -351,7 +387,10 @@ def graph_boot_options(arch):
     lines = re.findall(r"^ \d\) +(\S+)-(\d+) +\| [ +!#*@$0-9.us]*\|  +(\w+)\(\)(;| \{)$", out, re.M)
     irq = re.search(r"(\d+) lookups from the timer interrupt", out)
     ok = rc == 0 and irq and \
-        "bad boot option 'ftrace_graph_filter=vfs_stat,[bad', ignored" in out and \
+        "\nftrace_graph_filter: invalid pattern '[bad': unterminated '[' in pattern, ignored\n" in out and \
+        "\nftrace_graph_filter: no function matches 'nosuchfn', ignored\n" in out and \
+        "\nftrace_graph_notrace: no function matches 'nosuch2', ignored\n" in out and \
+        "bad boot option 'ftrace_graph" not in out and \
         "trace_options: unknown option 'nosuchopt', ignored" in out and \
         "bad boot option 'trace_options" not in out and \
         "bad boot option 'ftrace_dump_on_oops=maybe', ignored" in out and \

@@ -98,6 +98,10 @@ struct list_walk {
 	 * each kind finds the bit as on a site of its own. */
 	unsigned cb;
 	bool cb_busy;                    /* the bit was already held: skip them */
+	/* The site's full frame (it went through the regs caller), or NULL.
+	 * Only SAVE_REGS ops see it (ftrace.h): for the others
+	 * ftrace_get_regs() says NULL, as on a site of their own. */
+	struct pt_regs *regs;
 };
 
 static inline __attribute__((always_inline)) void
@@ -106,9 +110,10 @@ list_call(struct list_walk *w, struct ftrace_ops *op, unsigned flags, uintptr_t 
 {
 	/* An ops that asked for registers gets them only when the site went
 	 * through the regs caller; a direct ops is no callback (list_direct). */
-	if (((flags & FTRACE_OPS_FL_SAVE_REGS) && !ftrace_get_regs(fregs)) ||
-	    (flags & FTRACE_OPS_FL_DIRECT))
+	if (((flags & FTRACE_OPS_FL_SAVE_REGS) && !w->regs) || (flags & FTRACE_OPS_FL_DIRECT))
 		return;
+	if (w->regs)
+		ftrace_regs_set_regs(fregs, (flags & FTRACE_OPS_FL_SAVE_REGS) ? w->regs : NULL);
 	if (flags & FTRACE_OPS_FL_GRAPH) {
 		w->graph |= op->graph_mask;
 	} else if (flags & FTRACE_OPS_FL_RECURSION) {
@@ -179,7 +184,7 @@ list_walk_all(struct cpu *c, const struct listvec *v, const struct listvec_entry
 	if (!bit)
 		return;
 	if (!ftrace_is_dead()) {
-		struct list_walk w = { .c = c };
+		struct list_walk w = { .c = c, .regs = ftrace_get_regs(fregs) };
 		if (e) {
 			for (unsigned i = 0; i < e->n; i++) {
 				struct ftrace_ops *op = v->ops[e->first + i];
@@ -205,10 +210,14 @@ list_walk_all(struct cpu *c, const struct listvec *v, const struct listvec_entry
 		if (w.graph) {
 			unsigned gbit = ftrace_recursion_take_on(c, 0);
 			if (gbit) {
+				if (w.regs)                 /* graph users: no SAVE_REGS */
+					ftrace_regs_set_regs(fregs, NULL);
 				fgraph_list_enter(ip, parent, fregs, w.graph);
 				ftrace_recursion_exit_on(c, gbit);
 			}
 		}
+		if (w.regs)                             /* the trampoline's again */
+			ftrace_regs_set_regs(fregs, w.regs);
 	}
 	ftrace_recursion_exit_on(c, bit);
 }
@@ -242,12 +251,19 @@ FTRACE_HOT void ftrace_ops_list_func(uintptr_t ip, uintptr_t parent, struct ftra
 	if (__builtin_expect(e && e->plain, 1)) {
 		if (ftrace_recursion_take_on(arch_this_cpu(), 0)) {
 			if (!ftrace_is_dead()) {
+				/* No SAVE_REGS ops in a plain run; a regs site
+				 * can still call one while an update moves it. */
+				struct pt_regs *regs = ftrace_get_regs(fregs);
+				if (__builtin_expect(regs != NULL, 0))
+					ftrace_regs_set_regs(fregs, NULL);
 				struct ftrace_ops *const *run = &v->ops[e->first];
 				for (struct ftrace_ops *op; (op = *run); run++)
 					/* Unregistered since (its update failed): stopped. */
 					if (arch_load_relaxed32(&op->flags) &
 					    FTRACE_OPS_FL_ENABLED)
 						op->func(ip, parent, op, fregs);
+				if (__builtin_expect(regs != NULL, 0))
+					ftrace_regs_set_regs(fregs, regs);
 			}
 			ftrace_recursion_exit_ctx(arch_this_cpu(), 0);
 		}

@@ -9,7 +9,8 @@
  * save them, and the callback only tests its context's recursion bit.
  *
  * Boot options: ftrace=function, ftrace_filter=, ftrace_notrace= (Linux's
- * meanings: comma- or space-separated globs).
+ * meanings: comma- or space-separated globs, each applied on its own: a bad
+ * one is reported and skipped, the others apply).
  */
 #include <string.h>
 
@@ -87,31 +88,72 @@ struct ftrace_ops function_ops = {
 
 static const char *boot_filter, *boot_notrace;
 
-/* Patterns are checked at boot (so a typo is reported then); whether they
- * match functions is known when they are applied. */
-bool trace_globs_valid(const char *v)
+/* The next pattern of a boot option's value (separated by commas or
+ * spaces, as ftrace_build_hash splits them) into word; its length, which
+ * is >= size when it did not fit (word then holds nothing useful); 0 at
+ * the end.  *v moves past it. */
+static size_t boot_glob_next(const char **v, char *word, size_t size)
 {
-	char word[128];
-	if (!v || !*v)
-		return false;
-	while (*v) {
-		size_t n = strcspn(v, ", ");
-		if (n >= sizeof(word))
-			return false;
-		if (n) {
-			memcpy(word, v, n);
-			word[n] = '\0';
-			if (glob_check(word[0] == '!' ? word + 1 : word))
-				return false;
-		}
-		v += n + (v[n] != '\0');
+	const char *p = *v + strspn(*v, ", \t\n");
+	size_t n = strcspn(p, ", \t\n");
+	if (n && n < size) {
+		memcpy(word, p, n);
+		word[n] = '\0';
 	}
-	return true;
+	*v = p + n;
+	return n;
 }
 
+/* Why one pattern of a boot option cannot be applied, or NULL. */
+static const char *boot_glob_why(const char *word, size_t n, size_t size)
+{
+	if (n >= size)
+		return "longer than 127 characters";
+	return glob_check(word[0] == '!' ? word + 1 : word);
+}
+
+unsigned trace_boot_globs_check(const char *opt, const char *v)
+{
+	char word[128];
+	unsigned good = 0;
+	size_t n;
+	while (v && (n = boot_glob_next(&v, word, sizeof(word)))) {
+		const char *why = boot_glob_why(word, n, sizeof(word));
+		if (why)
+			kprintf("%s: invalid pattern '%.40s%s': %s, ignored\n", opt,
+				n < sizeof(word) ? word : v - n, n > 40 ? "..." : "", why);
+		else
+			good++;
+	}
+	return good;
+}
+
+void trace_boot_globs_apply(const char *opt, const char *v, bool notrace,
+			    int (*set)(bool notrace, const char *patterns, bool reset))
+{
+	char word[128];
+	bool applied = false;
+	size_t n;
+	while ((n = boot_glob_next(&v, word, sizeof(word)))) {
+		if (boot_glob_why(word, n, sizeof(word)))
+			continue;              /* reported by trace_boot_globs_check */
+		/* The first pattern that applies replaces what was there, the
+		 * others add to it (or, with '!', take from it). */
+		if (set(notrace, word, !applied) == 0)
+			applied = true;
+		else
+			kprintf("%s: %s, ignored\n", opt, ftrace_filter_error);
+	}
+	if (!applied && !notrace)
+		kprintf("%s: no pattern applies: the filter stays empty (every function)\n", opt);
+}
+
+/* Each pattern is checked now (a typo is reported at boot with its reason);
+ * whether it matches a function is known when it is applied.  The option is
+ * refused as a whole only when no pattern in it is well formed. */
 static int opt_filter(const char *v)
 {
-	if (!trace_globs_valid(v))
+	if (!trace_boot_globs_check("ftrace_filter", v))
 		return -1;
 	boot_filter = v;
 	return 0;
@@ -119,7 +161,7 @@ static int opt_filter(const char *v)
 
 static int opt_notrace(const char *v)
 {
-	if (!trace_globs_valid(v))
+	if (!trace_boot_globs_check("ftrace_notrace", v))
 		return -1;
 	boot_notrace = v;
 	return 0;
@@ -143,10 +185,10 @@ const struct ftrace_hash *trace_filter_hash(bool notrace)
 
 void trace_filter_boot(void)
 {
-	if (boot_filter && trace_filter_set(false, boot_filter, true))
-		kprintf("ftrace_filter=%s: %s, ignored\n", boot_filter, ftrace_filter_error);
-	if (boot_notrace && trace_filter_set(true, boot_notrace, true))
-		kprintf("ftrace_notrace=%s: %s, ignored\n", boot_notrace, ftrace_filter_error);
+	if (boot_filter)
+		trace_boot_globs_apply("ftrace_filter", boot_filter, false, trace_filter_set);
+	if (boot_notrace)
+		trace_boot_globs_apply("ftrace_notrace", boot_notrace, true, trace_filter_set);
 	boot_filter = boot_notrace = NULL;
 }
 

@@ -288,14 +288,15 @@ int graph_set_hash(bool notrace, const char *patterns, bool reset)
 
 static const char *boot_graph[2];
 
+/* As ftrace_filter= (trace/function.c): each pattern on its own. */
 static int opt_graph_filter(const char *v)
 {
-	return trace_globs_valid(v) ? (boot_graph[0] = v, 0) : -1;
+	return trace_boot_globs_check("ftrace_graph_filter", v) ? (boot_graph[0] = v, 0) : -1;
 }
 
 static int opt_graph_notrace(const char *v)
 {
-	return trace_globs_valid(v) ? (boot_graph[1] = v, 0) : -1;
+	return trace_boot_globs_check("ftrace_graph_notrace", v) ? (boot_graph[1] = v, 0) : -1;
 }
 BT_PARAM("ftrace_graph_filter", opt_graph_filter, "function_graph: trace only these calls' graphs");
 BT_PARAM("ftrace_graph_notrace", opt_graph_notrace, "function_graph: never trace these calls' graphs");
@@ -325,10 +326,9 @@ BT_PARAM("ftrace_graph_max_depth", opt_graph_max_depth, "function_graph: max_gra
 static int graph_start(void)
 {
 	for (int k = 0; k < 2; k++)
-		if (boot_graph[k] && graph_set_hash(k == 1, boot_graph[k], true))
-			kprintf("%s=%s: %s, ignored\n",
-				k ? "ftrace_graph_notrace" : "ftrace_graph_filter", boot_graph[k],
-				ftrace_filter_error);
+		if (boot_graph[k])
+			trace_boot_globs_apply(k ? "ftrace_graph_notrace" : "ftrace_graph_filter",
+					       boot_graph[k], k == 1, graph_set_hash);
 	boot_graph[0] = boot_graph[1] = NULL;
 	return register_fgraph(&graph_fgraph_ops);
 }

@@ -132,8 +132,21 @@ extern struct ftrace_ops function_ops;     /* the function tracer's ops */
 int trace_filter_set(bool notrace, const char *patterns, bool reset);
 const struct ftrace_hash *trace_filter_hash(bool notrace);
 void trace_filter_boot(void);
-/* A boot option's comma/space-separated globs are well formed. */
-bool trace_globs_valid(const char *v);
+/*
+ * Boot options that take globs (ftrace_filter=, ftrace_notrace=,
+ * ftrace_graph_filter=, ftrace_graph_notrace=), Linux's rule: each
+ * comma/space-separated pattern on its own.  trace_boot_globs_check(), when
+ * the option is parsed, reports each malformed pattern with lib/glob's
+ * reason ("OPT: invalid pattern 'P': WHY, ignored") and returns how many are
+ * well formed.  trace_boot_globs_apply() applies the well-formed ones in
+ * order through set() (the first that applies replaces, the rest add),
+ * reports each one set() refuses ("OPT: no function matches 'P', ignored")
+ * and goes on; when none applies to a filter it says the filter stays empty.
+ * Boot CPU or thread context; set() is trace_filter_set or graph_set_hash.
+ */
+unsigned trace_boot_globs_check(const char *opt, const char *v);
+void trace_boot_globs_apply(const char *opt, const char *v, bool notrace,
+			    int (*set)(bool notrace, const char *patterns, bool reset));
 
 const struct tracer *tracer_find(const char *name);
 const struct tracer *tracer_current(void);

@@ -64,6 +64,7 @@ _Static_assert(TF_SIZE % 16 == 0 && TF_Q0 % 16 == 0, "trap frame alignment");
 #define ARCH_SITE_HAS_DATA  1
 #define ARCH_INSN_ALIGN     4       /* every instruction, so every call target */
 #define ARCH_FTRACE_NARGS   8
+#define ARCH_CALL_PUSH      0       /* bl leaves the return address in x30 */
 #define ARCH_TRAMP_SIZE     512
 /* arch_patch_sites() stores every changed instruction a second time after
  * its sync and syncs again (the QEMU multi-threaded TCG stale-translation
@@ -155,6 +156,13 @@ ARM64_INLINE struct pt_regs *ftrace_get_regs(const struct ftrace_regs *f)
 ARM64_INLINE void ftrace_regs_set_direct(struct ftrace_regs *f, uintptr_t addr)
 {
 	f->direct = addr;
+}
+
+/* The list function's: what ftrace_get_regs() answers for the next
+ * callback (the frame itself stays where the trampoline put it). */
+ARM64_INLINE void ftrace_regs_set_regs(struct ftrace_regs *f, struct pt_regs *r)
+{
+	f->regs = r;
 }
 
 /* fgraph: the trampoline reloads x30 from the parent slot on its way back

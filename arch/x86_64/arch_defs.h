@@ -51,6 +51,7 @@
 #define ARCH_SITE_HAS_DATA  0       /* no per-site data word */
 #define ARCH_INSN_ALIGN     1       /* every instruction, so every call target */
 #define ARCH_FTRACE_NARGS   6
+#define ARCH_CALL_PUSH      8       /* a call pushes the return address */
 #define ARCH_TRAMP_SIZE     512
 #define X86_TRAMP_POOL_SIZE 0x10000    /* 64 KiB: 128 slots */
 /* patch_apply() needs no refresh pass after arch_patch_sites() (step F
@@ -198,6 +199,13 @@ ARCH_INLINE struct pt_regs *ftrace_get_regs(const struct ftrace_regs *f)
 ARCH_INLINE void ftrace_regs_set_direct(struct ftrace_regs *f, uintptr_t addr)
 {
 	f->direct = addr;
+}
+
+/* The list function's: what ftrace_get_regs() answers for the next
+ * callback (the frame itself stays where the trampoline put it). */
+ARCH_INLINE void ftrace_regs_set_regs(struct ftrace_regs *f, struct pt_regs *r)
+{
+	f->regs = r;
 }
 
 /* fgraph: the traced function's return address is its stack slot itself

@@ -27,6 +27,7 @@
 #include "boot/irq.h"
 #include "boot/ksyms.h"
 #include "boot/panic.h"
+#include "patch/tramp.h"
 
 _Static_assert(offsetof(struct trap_frame, link_rbp) == TF_LINK_RBP, "TF_LINK_RBP");
 _Static_assert(offsetof(struct trap_frame, link_rip) == TF_LINK_RIP, "TF_LINK_RIP");
@@ -77,6 +78,10 @@ static void breakpoint(struct fault_info *fi, struct trap_frame *tf)
 	if (!x86_bp_inflight(tf)) {
 		fi->kind = FAULT_UNDEF;
 		fi->pc = tf->rip - 1;
+		/* The pool's only int3s are its trap fill (tramp.c): templates
+		 * hold none. */
+		if (fi->pc >= (uintptr_t)__tramp_pool_start && fi->pc < (uintptr_t)__tramp_pool_end)
+			fi->what = "trampoline trap fill executed (freed or unused pool slot)";
 		fault_handle(fi, tf);
 	}
 	xc->bp_depth--;

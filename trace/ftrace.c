@@ -251,19 +251,19 @@ FTRACE_HOT void ftrace_ops_list_func(uintptr_t ip, uintptr_t parent, struct ftra
 	if (__builtin_expect(e && e->plain, 1)) {
 		if (ftrace_recursion_take_on(arch_this_cpu(), 0)) {
 			if (!ftrace_is_dead()) {
-				/* No SAVE_REGS ops in a plain run; a regs site
-				 * can still call one while an update moves it. */
-				struct pt_regs *regs = ftrace_get_regs(fregs);
-				if (__builtin_expect(regs != NULL, 0))
-					ftrace_regs_set_regs(fregs, NULL);
+				/* No SAVE_REGS ops in a plain run, so its site
+				 * calls the plain list caller (fregs->regs NULL)
+				 * but in one window: a site the update is moving
+				 * off the regs list caller may still call it, and
+				 * its callbacks then find a frame they did not ask
+				 * for (a valid one).  Not hidden here: that would
+				 * cost every plain call a test. */
 				struct ftrace_ops *const *run = &v->ops[e->first];
 				for (struct ftrace_ops *op; (op = *run); run++)
 					/* Unregistered since (its update failed): stopped. */
 					if (arch_load_relaxed32(&op->flags) &
 					    FTRACE_OPS_FL_ENABLED)
 						op->func(ip, parent, op, fregs);
-				if (__builtin_expect(regs != NULL, 0))
-					ftrace_regs_set_regs(fregs, regs);
 			}
 			ftrace_recursion_exit_ctx(arch_this_cpu(), 0);
 		}

@@ -402,7 +402,8 @@ def shell_session(arch):
     for part in out.split("trace> ")[1:]:
         cmd, _, answer = part.partition("\n")
         blocks.setdefault(cmd, []).append(answer.rstrip("\n"))
-    fn = re.compile(r"^(kind_name|vfs_stat) \(1\) {11}\ttramp: 0x[0-9a-f]+ \(function_trace_call\+0x0/0x[0-9a-f]+\)$")
+    fn = re.compile(r"^(kind_name|vfs_stat) \(1\) {11}\ttramp: 0x[0-9a-f]+ \(function_trace_call\+0x0/0x[0-9a-f]+\) "
+                    r"->function_trace_call\+0x0/0x[0-9a-f]+$")
     enabled = blocks.get("cat enabled_functions", ["", ""])
     trace = blocks.get("cat trace", [""])[0]
     graph = blocks.get("cat trace", ["", ""])[-1]

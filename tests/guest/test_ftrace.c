@@ -1198,37 +1198,52 @@ static void capture_line(void *ctx, const char *line)
 	c->lines++;
 }
 
+/* The start of an enabled_functions line: name, count and flag columns
+ * (R, Linux's I, D, O, Linux's M), as Linux's layout has them. */
+static void enabled_prefix(char *buf, size_t size, const char *name, unsigned refs, bool regs,
+			   bool direct, bool call_ops)
+{
+	ksnprintf(buf, size, "%s (%u)%s  %s%s   ", name, refs, regs ? " R" : "  ",
+		  direct ? " D" : "  ", call_ops ? " O" : "  ");
+}
+
 TEST_CASE(ftrace, listings)
 {
 	static struct capture cap;
 	memset(&cap, 0, sizeof(cap));
 	ftrace_list_available(capture_line, &cap);
 	EXPECT_EQ(cap.lines, ftrace_nrecs);
+	/* One ops, not guarding itself: its own trampoline, which calls the
+	 * assist wrapper (Linux's x86-64: "tramp: ADDR (func) ->what it calls"). */
 	static struct counter c;
 	counter_init(&c, "ft_target ft_a");
 	ASSERT_EQ(register_ftrace_function(&c.ops), 0);
 	memset(&cap, 0, sizeof(cap));
 	ftrace_list_enabled(capture_line, &cap);
-	char want[256], sym[96];
+	char want[512], line[256], pre[96], sym[96], call[96], list_sym[96];
 	ksym_format(sym, sizeof(sym), (uintptr_t)count_cb);
-	ksnprintf(want, sizeof(want), "ft_a (1)           \ttramp: 0x%lx (%s)\n"
-		  "ft_target (1)           \ttramp: 0x%lx (%s)\n",
-		  (unsigned long)c.ops.tramp, sym, (unsigned long)c.ops.tramp, sym);
-	if ((uintptr_t)ft_target < (uintptr_t)ft_a)
-		ksnprintf(want, sizeof(want), "ft_target (1)           \ttramp: 0x%lx (%s)\n"
-			  "ft_a (1)           \ttramp: 0x%lx (%s)\n",
-			  (unsigned long)c.ops.tramp, sym, (unsigned long)c.ops.tramp, sym);
+	ksym_format(call, sizeof(call), (uintptr_t)c.ops.call);
+	const char *first = (uintptr_t)ft_target < (uintptr_t)ft_a ? "ft_target" : "ft_a";
+	const char *second = first[3] == 't' ? "ft_a" : "ft_target";
+	enabled_prefix(pre, sizeof(pre), first, 1, false, false, false);
+	int len = ksnprintf(want, sizeof(want), "%s\ttramp: 0x%lx (%s) ->%s\n", pre,
+			    (unsigned long)c.ops.tramp, sym, call);
+	enabled_prefix(pre, sizeof(pre), second, 1, false, false, false);
+	ksnprintf(want + len, sizeof(want) - (size_t)len, "%s\ttramp: 0x%lx (%s) ->%s\n", pre,
+		  (unsigned long)c.ops.tramp, sym, call);
 	EXPECT_TRUE(c.ops.tramp != 0);
+	const char *assist = ksym_lookup((uintptr_t)c.ops.call, NULL, NULL);
+	EXPECT_STREQ(assist ? assist : "?", "ftrace_ops_assist_func");
 	EXPECT_STREQ(cap.text, want);
-	/* Two ops on ft_target: the list caller, count 2. */
+	/* Two ops on ft_target: the list caller, which calls the list function. */
 	static struct counter c2;
 	counter_init(&c2, "ft_target");
 	ASSERT_EQ(register_ftrace_function(&c2.ops), 0);
-	char list_sym[96], line[256];
-	ksym_format(list_sym, sizeof(list_sym), (uintptr_t)arch_ftrace_list_caller);
+	ksym_format(list_sym, sizeof(list_sym), (uintptr_t)ftrace_ops_list_func);
 	memset(&cap, 0, sizeof(cap));
 	ftrace_list_enabled(capture_line, &cap);
-	ksnprintf(line, sizeof(line), "ft_target (2)            ->%s\n", list_sym);
+	enabled_prefix(pre, sizeof(pre), "ft_target", 2, false, false, false);
+	ksnprintf(line, sizeof(line), "%s ->%s\n", pre, list_sym);
 	EXPECT_TRUE(strstr(cap.text, line) != NULL);
 	ASSERT_EQ(unregister_ftrace_function(&c2.ops), 0);
 	ASSERT_EQ(unregister_ftrace_function(&c.ops), 0);
@@ -1237,8 +1252,9 @@ TEST_CASE(ftrace, listings)
 	ASSERT_EQ(ftrace_set_filter(&r, "ft_args3", true), 0);
 	ASSERT_EQ(register_ftrace_function(&r), 0);
 	ksym_format(sym, sizeof(sym), (uintptr_t)regs_cb);
-	ksnprintf(want, sizeof(want), "ft_args3 (1) R         \ttramp: 0x%lx (%s)\n",
-		  (unsigned long)r.tramp, sym);
+	enabled_prefix(pre, sizeof(pre), "ft_args3", 1, true, false, false);
+	ksnprintf(want, sizeof(want), "%s\ttramp: 0x%lx (%s) ->%s\n", pre, (unsigned long)r.tramp,
+		  sym, call);
 	memset(&cap, 0, sizeof(cap));
 	ftrace_list_enabled(capture_line, &cap);
 	EXPECT_STREQ(cap.text, want);
@@ -1248,11 +1264,67 @@ TEST_CASE(ftrace, listings)
 	ASSERT_EQ(ftrace_set_filter(&d, "ft_direct_target", true), 0);
 	ASSERT_EQ(register_ftrace_direct(&d, (uintptr_t)arch_test_direct_tramp), 0);
 	ksym_format(sym, sizeof(sym), (uintptr_t)arch_test_direct_tramp);
-	ksnprintf(want, sizeof(want), "ft_direct_target (0)     D     \n\tdirect-->%s\n", sym);
+	enabled_prefix(pre, sizeof(pre), "ft_direct_target", 0, false, true, false);
+	ksnprintf(want, sizeof(want), "%s\n\tdirect-->%s\n", pre, sym);
 	memset(&cap, 0, sizeof(cap));
 	ftrace_list_enabled(capture_line, &cap);
 	EXPECT_STREQ(cap.text, want);
 	ASSERT_EQ(unregister_ftrace_direct(&d), 0);
+	memset(&cap, 0, sizeof(cap));
+	ftrace_list_enabled(capture_line, &cap);
+	EXPECT_EQ(cap.lines, 0);
+}
+
+/*
+ * One ops with no trampoline (the pool is full): the list caller serves it.
+ * Where sites carry a data word that is CALL_OPS: the O flag, " ->" the
+ * ops' call (the caller calls it straight) and "\tops: OPS (callback)"
+ * (Linux's %pS of an ops: it has no symbol, so hex).  Elsewhere the list
+ * caller runs the list function for it.
+ */
+TEST_CASE(ftrace, listings_call_ops)
+{
+	struct tramp_stats ts;
+	tramp_get_stats(&ts);
+	struct ftrace_ops *fill = calloc(ts.slots + 1, sizeof(*fill));
+	ASSERT_TRUE(fill != NULL);
+	unsigned n = 0;
+	for (; n <= ts.slots; n++) {
+		fill[n].func = empty_cb;
+		ASSERT_EQ(ftrace_set_filter(&fill[n], "ft_b", true), 0);
+		ASSERT_EQ(register_ftrace_function(&fill[n]), 0);
+		if (!fill[n].tramp) {
+			EXPECT_EQ(unregister_ftrace_function(&fill[n]), 0);
+			break;
+		}
+	}
+	static struct counter c;
+	counter_init(&c, "ft_target");
+	/* EXPECT only from here: the pool is emptied below on every path. */
+	EXPECT_EQ(register_ftrace_function(&c.ops), 0);
+	EXPECT_EQ(c.ops.tramp, 0);
+	static struct capture cap;
+	memset(&cap, 0, sizeof(cap));
+	ftrace_list_enabled(capture_line, &cap);
+	char want[320], pre[96], sym[96], call[96], ops[64];
+	enabled_prefix(pre, sizeof(pre), "ft_target", 1, false, false, ARCH_SITE_HAS_DATA);
+	if (ARCH_SITE_HAS_DATA) {
+		ksym_format(sym, sizeof(sym), (uintptr_t)count_cb);
+		ksym_format(call, sizeof(call), (uintptr_t)c.ops.call);
+		ksym_format(ops, sizeof(ops), (uintptr_t)&c.ops);
+		ksnprintf(want, sizeof(want), "%s ->%s\tops: %s (%s)\n", pre, call, ops, sym);
+	} else {
+		ksym_format(call, sizeof(call), (uintptr_t)ftrace_ops_list_func);
+		ksnprintf(want, sizeof(want), "%s ->%s\n", pre, call);
+	}
+	const char *at = strstr(cap.text, "ft_target (");
+	EXPECT_TRUE(at != NULL && strncmp(at, want, strlen(want)) == 0);
+	if (!at || strncmp(at, want, strlen(want)) != 0)
+		kprintf("    # want: %s    # got:  %s\n", want, at ? at : "(no ft_target line)\n");
+	EXPECT_EQ(unregister_ftrace_function(&c.ops), 0);
+	for (unsigned i = 0; i < n; i++)
+		EXPECT_EQ(unregister_ftrace_function(&fill[i]), 0);
+	free(fill);
 	memset(&cap, 0, sizeof(cap));
 	ftrace_list_enabled(capture_line, &cap);
 	EXPECT_EQ(cap.lines, 0);

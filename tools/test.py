@@ -6,7 +6,8 @@ Checks, each a line "ok - NAME" or "not ok - NAME" (with the evidence):
   ARCH build  the kernel builds (both link passes agree)
   ARCH guest  every in-guest KTAP case (bt.test=all), one check per case;
               a crash, hang or missing case fails and shows the serial log;
-              then the slow ring-buffer tortures (bt.test_slow), both modes
+              then the slow ring-buffer tortures (bt.test_slow), both modes,
+              and the ftrace suite with its slow case
   ARCH demo   `make qemu-ARCH </dev/null` runs the demo and exits 0
   ARCH app    APP=tests/apps/ok exits 0, APP=tests/apps/fail exits non-zero
   ARCH crash  a fatal exception, a panic and a call into a freed trampoline
@@ -138,6 +139,21 @@ def rb_torture(arch):
         report(rc == 0 and m is not None and m.group(1) == "ok",
                "%s guest ring_buffer/%s on %d CPUs (%.0fs)" % (arch, mode, SMP, secs),
                out if not (m and m.group(1) == "ok") else "")
+
+
+def ftrace_slow(arch):
+    """The whole ftrace suite with its slow case (live switching under fire
+    for bt.live_rounds, 180 by default: under a minute per arch with 4 vCPUs
+    under TCG; 1000 rounds take about five)."""
+    rc, out, secs = boot(arch, "bt.test=ftrace bt.test_slow", timeout=300)
+    save_log(arch + "-ftrace-slow", out)
+    cases = re.findall(r"^    (not ok|ok) \d+ (\S+)(.*)$", out, re.M)
+    bad = [c[1] for c in cases if c[0] != "ok" or "SKIP" in c[2]]
+    many = re.search(r"^    ok \d+ live_switching_many_rounds$", out, re.M)
+    report(rc == 0 and cases and not bad and many is not None,
+           "%s guest ftrace with bt.test_slow: %d cases, live switching for 180 rounds (%.0fs)%s"
+           % (arch, len(cases), secs, "" if not bad else "; failed: " + ", ".join(bad)),
+           out if bad or not many or rc else "")
 
 
 def demo(arch):
@@ -505,7 +521,8 @@ def shell_session(arch):
     for part in out.split("trace> ")[1:]:
         cmd, _, answer = part.partition("\n")
         blocks.setdefault(cmd, []).append(answer.rstrip("\n"))
-    fn = re.compile(r"^(kind_name|vfs_stat) \(1\) {11}\ttramp: 0x[0-9a-f]+ \(function_trace_call\+0x0/0x[0-9a-f]+\)$")
+    fn = re.compile(r"^(kind_name|vfs_stat) \(1\) {11}\ttramp: 0x[0-9a-f]+ \(function_trace_call\+0x0/0x[0-9a-f]+\) "
+                    r"->function_trace_call\+0x0/0x[0-9a-f]+$")
     enabled = blocks.get("cat enabled_functions", ["", ""])
     trace = blocks.get("cat trace", [""])[0]
     graph = blocks.get("cat trace", ["", ""])[-1]
@@ -652,6 +669,7 @@ def main():
         if "guest" in only:
             guest_tests(arch)
             rb_torture(arch)
+            ftrace_slow(arch)
         if "demo" in only:
             demo(arch)
         if "crash" in only:

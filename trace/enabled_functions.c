@@ -10,35 +10,58 @@
 #include "trace/records.h"
 #include "trace/site_state.h"
 
-/* One enabled_functions line for r, in Linux's layout:
- * "name (refs) R  D O \ttramp: ADDR (callback)" or "... ->caller", then
- * "\n\tdirect-->TRAMPOLINE" with a direct trampoline.  refs counts every
- * attached ops, the direct one too (Linux's count); a site with a direct
- * trampoline and callbacks shows the regs list caller it calls. */
+/*
+ * One enabled_functions line for r, in Linux's layout:
+ *   "name (refs) R  D O   " then, as Linux's x86-64 prints it:
+ *   an ops' own trampoline   "\ttramp: 0xADDR (callback) ->what it calls"
+ *                            (the callback itself, or ftrace_ops_assist_func;
+ *                            a pool address has no symbol: hex, as %pS)
+ *   the list caller          " ->what it calls" (ftrace_ops_list_func, or
+ *                            with CALL_OPS the one ops' call)
+ *   CALL_OPS                 "\tops: OPS (callback)"
+ *   a direct trampoline      "\n\tdirect-->TARGET"; refs counts every
+ *                            attached ops, the direct one too (Linux's count)
+ * (Linux's arm64 prints no " ->": its arch hook for it returns nothing.)
+ * A state the records cannot have (TRAMP or CALL_OPS without a single ops)
+ * prints Linux's "ERROR!".
+ */
 static void describe(struct ftrace_rec *r, char *buf, size_t size)
 {
 	uint32_t f = r->flags;
 	uintptr_t ip = rec_ip(r);
-	char sym[96];
+	char sym[96], sym2[96];
 	size_t n = (size_t)ksnprintf(buf, size, "%s (%u)%s  %s%s%s", rec_name(r),
 				     f & FREC_REF_MASK, (f & FREC_REGS_EN) ? " R" : "  ",
 				     (f & FREC_DIRECT_EN) ? " D" : "  ",
 				     (f & FREC_CALL_OPS_EN) ? " O" : "  ", "   ");
 	struct site_want w;
 	want_of(ip, &w, true);
-	if (n < size && (f & FREC_TRAMP_EN) && w.single) {
-		ksym_format(sym, sizeof(sym), (uintptr_t)w.single->func);
-		n += (size_t)ksnprintf(buf + n, size - n, "\ttramp: 0x%lx (%s)",
-				       (unsigned long)w.single->tramp, sym);
-	} else if (n < size && (f & FREC_ENABLED) && (!(f & FREC_DIRECT_EN) || w.count) &&
-		   (!(f & FREC_TRAMP_EN) || w.single)) {
-		ksym_format(sym, sizeof(sym), target_of(enabled_as_wanted(f), &w));
+	if (n < size && (f & FREC_TRAMP_EN)) {
+		if (w.single) {
+			ksym_format(sym, sizeof(sym), (uintptr_t)w.single->func);
+			ksym_format(sym2, sizeof(sym2), (uintptr_t)w.single->call);
+			n += (size_t)ksnprintf(buf + n, size - n, "\ttramp: 0x%lx (%s) ->%s",
+					       (unsigned long)w.single->tramp, sym, sym2);
+		} else {
+			n += (size_t)ksnprintf(buf + n, size - n, "\ttramp: ERROR!");
+		}
+	} else if (n < size && (!(f & FREC_DIRECT_EN) || w.count)) {
+		/* The list caller calls the site's ops (CALL_OPS) or the list
+		 * function (the regs list caller too, before a direct
+		 * trampoline that shares the function with callbacks). */
+		uintptr_t next = (f & FREC_CALL_OPS_EN) && w.single ? (uintptr_t)w.single->call
+								    : (uintptr_t)ftrace_ops_list_func;
+		ksym_format(sym, sizeof(sym), next);
 		n += (size_t)ksnprintf(buf + n, size - n, " ->%s", sym);
 	}
-	if (n < size && (f & FREC_CALL_OPS_EN) && w.single) {
-		ksym_format(sym, sizeof(sym), (uintptr_t)w.single->func);
-		n += (size_t)ksnprintf(buf + n, size - n, "\tops: 0x%lx (%s)",
-				       (unsigned long)w.single, sym);
+	if (n < size && (f & FREC_CALL_OPS_EN)) {
+		if (w.single) {
+			ksym_format(sym, sizeof(sym), (uintptr_t)w.single);
+			ksym_format(sym2, sizeof(sym2), (uintptr_t)w.single->func);
+			n += (size_t)ksnprintf(buf + n, size - n, "\tops: %s (%s)", sym, sym2);
+		} else {
+			n += (size_t)ksnprintf(buf + n, size - n, "\tops: ERROR!");
+		}
 	}
 	if (n < size && (f & FREC_DIRECT_EN)) {
 		ksym_format(sym, sizeof(sym), w.direct);

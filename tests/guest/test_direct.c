@@ -95,12 +95,12 @@ static const char *enabled(struct listing *l)
 
 /* The enabled_functions line of `name` with a direct trampoline: alone
  * ("(1) D"), or with callbacks (the count of all, R if one saves
- * registers, the regs list caller the site calls). */
+ * registers, and what the regs list caller the site calls calls). */
 static const char *direct_line(char *buf, size_t size, const char *name, unsigned count,
 			       bool regs, void (*direct)(void))
 {
 	char caller[96], d[96];
-	ksym_format(caller, sizeof(caller), (uintptr_t)arch_ftrace_regs_list_caller);
+	ksym_format(caller, sizeof(caller), (uintptr_t)ftrace_ops_list_func);
 	ksym_format(d, sizeof(d), (uintptr_t)direct);
 	if (count == 1)
 		ksnprintf(buf, size, "%s (1)     D     \n\tdirect-->%s\n", name, d);
@@ -185,7 +185,7 @@ TEST_CASE(direct, direct_body_and_two_ops)
 	/* Two ops first (one saving registers): the regs list caller. */
 	ASSERT_EQ(register_ftrace_function(&a.ops), 0);
 	ASSERT_EQ(register_ftrace_function(&b.ops), 0);
-	ksym_format(caller, sizeof(caller), (uintptr_t)arch_ftrace_regs_list_caller);
+	ksym_format(caller, sizeof(caller), (uintptr_t)ftrace_ops_list_func);
 	ksnprintf(want, sizeof(want), "dt_two (2) R          ->%s\n", caller);
 	EXPECT_STREQ(enabled(&l), want);
 	EXPECT_EQ(calls(dt_two, 5, 5, 1), 0);
@@ -225,8 +225,9 @@ TEST_CASE(direct, direct_body_and_two_ops)
 	EXPECT_EQ(b.hits, 15);
 	ASSERT_EQ(unregister_ftrace_direct(&d), 0);
 	ksym_format(sym, sizeof(sym), (uintptr_t)dcount_cb);
-	ksnprintf(want, sizeof(want), "dt_two (1) R         \ttramp: 0x%lx (%s)\n",
-		  (unsigned long)b.ops.tramp, sym);
+	ksym_format(caller, sizeof(caller), (uintptr_t)b.ops.call);   /* the assist function */
+	ksnprintf(want, sizeof(want), "dt_two (1) R         \ttramp: 0x%lx (%s) ->%s\n",
+		  (unsigned long)b.ops.tramp, sym, caller);
 	EXPECT_STREQ(enabled(&l), want);
 	EXPECT_EQ(calls(dt_two, 5, 5, 1), 0);
 	EXPECT_EQ(b.hits, 20);

@@ -442,7 +442,7 @@ def enabled_lines():
     ks = Ksyms.get()
     ops = ops_list()
     fl = {"DIRECT": _enum("FTRACE_OPS_FL_DIRECT"), "SAVE_REGS": _enum("FTRACE_OPS_FL_SAVE_REGS")}
-    callers = (msym("arch_ftrace_list_caller"), msym("arch_ftrace_regs_list_caller"))
+    list_func = msym("ftrace_ops_list_func")
     out = []
     for r in recs:
         f = r["flags"]
@@ -456,17 +456,18 @@ def enabled_lines():
                                       " O" if f & FREC_CALL_OPS_EN else "  ", "   ")
         w = want_of(ip, ops, fl)
         one = w["single"]
-        if f & FREC_TRAMP_EN and one:
-            line += "\ttramp: 0x%x (%s)" % (one["tramp"], ks.format(one["func"]))
-        elif f & FREC_ENABLED and (not f & FREC_DIRECT_EN or w["count"]) and \
-                (not f & FREC_TRAMP_EN or one):
-            if f & FREC_TRAMP_EN:
-                target = one["tramp"]
-            else:   # a direct trampoline with callbacks: the regs list caller enters it
-                target = callers[1] if f & (FREC_REGS_EN | FREC_DIRECT_EN) else callers[0]
-            line += " ->%s" % ks.format(target)
-        if f & FREC_CALL_OPS_EN and one:
-            line += "\tops: 0x%x (%s)" % (one["addr"], ks.format(one["func"]))
+        if f & FREC_TRAMP_EN:
+            if one:
+                line += "\ttramp: 0x%x (%s) ->%s" % (one["tramp"], ks.format(one["func"]),
+                                                     ks.format(one["call"]))
+            else:
+                line += "\ttramp: ERROR!"
+        elif not f & FREC_DIRECT_EN or w["count"]:   # a direct with callbacks: the regs list caller
+            nxt = one["call"] if f & FREC_CALL_OPS_EN and one else list_func
+            line += " ->%s" % ks.format(nxt)
+        if f & FREC_CALL_OPS_EN:
+            line += ("\tops: %s (%s)" % (ks.format(one["addr"]), ks.format(one["func"]))
+                     if one else "\tops: ERROR!")
         if f & FREC_DIRECT_EN:
             line += "\n\tdirect-->%s" % ks.format(w["direct"])
         out.append(line[:ENABLED_LINE_MAX - 1])

@@ -262,14 +262,13 @@ TEST_CASE(ftrace, list_nested_calls_are_not_traced)
 	ASSERT_EQ(unregister_ftrace_function(&rec_c.ops), 0);
 }
 
-/*
- * An ops that finds the trampoline pool full is served by the list caller
- * (CALL_OPS where sites carry a data word: the word names the ops).  Its
- * calls are counted exactly, and once it leaves, the site's data word is
- * ftrace_list_ops again, never a pointer to an ops that may be freed.
- */
-TEST_CASE(ftrace, pool_full_ops_uses_the_list_caller)
+/* Take every slot of the trampoline pool with empty ops on ft_b, so that
+ * the next ops finds none: *fill holds the *n registered ones (the one that
+ * found the pool empty is unregistered again); NULL if that failed. */
+static void pool_fill(struct ftrace_ops **fill_out, unsigned *n_out)
 {
+	*fill_out = NULL;
+	*n_out = 0;
 	struct tramp_stats ts;
 	tramp_get_stats(&ts);
 	struct ftrace_ops *fill = calloc(ts.slots + 1, sizeof(*fill));
@@ -285,6 +284,30 @@ TEST_CASE(ftrace, pool_full_ops_uses_the_list_caller)
 		}
 	}
 	EXPECT_TRUE(n <= ts.slots);            /* the pool did run out */
+	*fill_out = fill;
+	*n_out = n;
+}
+
+/* Undo pool_fill. */
+static void pool_release(struct ftrace_ops *fill, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		EXPECT_EQ(unregister_ftrace_function(&fill[i]), 0);
+	free(fill);
+}
+
+/*
+ * An ops that finds the trampoline pool full is served by the list caller
+ * (CALL_OPS where sites carry a data word: the word names the ops).  Its
+ * calls are counted exactly, and once it leaves, the site's data word is
+ * ftrace_list_ops again, never a pointer to an ops that may be freed.
+ */
+TEST_CASE(ftrace, pool_full_ops_uses_the_list_caller)
+{
+	struct ftrace_ops *fill;
+	unsigned n;
+	pool_fill(&fill, &n);
+	ASSERT_TRUE(fill != NULL);
 
 	static struct counter c;
 	counter_init(&c, "ft_target");
@@ -305,10 +328,8 @@ TEST_CASE(ftrace, pool_full_ops_uses_the_list_caller)
 		  ARCH_SITE_HAS_DATA ? (uintptr_t)&ftrace_list_ops : 0);
 	ft_caller(3);
 	EXPECT_EQ(c.hits, 7);
-	for (unsigned i = 0; i < n; i++)
-		EXPECT_EQ(unregister_ftrace_function(&fill[i]), 0);
+	pool_release(fill, n);
 	EXPECT_EQ(rec_find((uintptr_t)ft_b)->flags, 0);
-	free(fill);
 }
 
 static long seen_args[3];
@@ -1321,20 +1342,10 @@ TEST_CASE(ftrace, listings)
  */
 TEST_CASE(ftrace, listings_call_ops)
 {
-	struct tramp_stats ts;
-	tramp_get_stats(&ts);
-	struct ftrace_ops *fill = calloc(ts.slots + 1, sizeof(*fill));
+	struct ftrace_ops *fill;
+	unsigned n;
+	pool_fill(&fill, &n);
 	ASSERT_TRUE(fill != NULL);
-	unsigned n = 0;
-	for (; n <= ts.slots; n++) {
-		fill[n].func = empty_cb;
-		ASSERT_EQ(ftrace_set_filter(&fill[n], "ft_b", true), 0);
-		ASSERT_EQ(register_ftrace_function(&fill[n]), 0);
-		if (!fill[n].tramp) {
-			EXPECT_EQ(unregister_ftrace_function(&fill[n]), 0);
-			break;
-		}
-	}
 	static struct counter c;
 	counter_init(&c, "ft_target");
 	/* EXPECT only from here: the pool is emptied below on every path. */
@@ -1359,9 +1370,7 @@ TEST_CASE(ftrace, listings_call_ops)
 	if (!at || strncmp(at, want, strlen(want)) != 0)
 		kprintf("    # want: %s    # got:  %s\n", want, at ? at : "(no ft_target line)\n");
 	EXPECT_EQ(unregister_ftrace_function(&c.ops), 0);
-	for (unsigned i = 0; i < n; i++)
-		EXPECT_EQ(unregister_ftrace_function(&fill[i]), 0);
-	free(fill);
+	pool_release(fill, n);
 	memset(&cap, 0, sizeof(cap));
 	ftrace_list_enabled(capture_line, &cap);
 	EXPECT_EQ(cap.lines, 0);

@@ -14,23 +14,12 @@
 #include <stdint.h>
 
 #include "boot/console.h"
+#include "lib/outbuf.h"
 
-struct out {
-	char *buf;
-	size_t size, len;      /* len counts every byte, even past size */
-};
-
-static void put(struct out *o, char c)
-{
-	if (o->len + 1 < o->size)
-		o->buf[o->len] = c;
-	o->len++;
-}
-
-static void pad(struct out *o, char c, int n)
+static void pad(struct outbuf *o, char c, int n)
 {
 	while (n-- > 0)
-		put(o, c);
+		outbuf_putc(o, c);
 }
 
 struct spec {
@@ -38,7 +27,7 @@ struct spec {
 	int width, prec;       /* prec < 0: none */
 };
 
-static void put_str(struct out *o, const char *s, const struct spec *sp)
+static void put_str(struct outbuf *o, const char *s, const struct spec *sp)
 {
 	size_t n = 0;
 	if (!s)
@@ -48,12 +37,12 @@ static void put_str(struct out *o, const char *s, const struct spec *sp)
 	if (!sp->left)
 		pad(o, ' ', sp->width - (int)n);
 	for (size_t i = 0; i < n; i++)
-		put(o, s[i]);
+		outbuf_putc(o, s[i]);
 	if (sp->left)
 		pad(o, ' ', sp->width - (int)n);
 }
 
-static void put_num(struct out *o, uint64_t v, bool neg, unsigned base, bool upper,
+static void put_num(struct outbuf *o, uint64_t v, bool neg, unsigned base, bool upper,
 		    const struct spec *sp)
 {
 	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
@@ -85,10 +74,10 @@ static void put_num(struct out *o, uint64_t v, bool neg, unsigned base, bool upp
 	if (!sp->left)
 		pad(o, ' ', sp->width - body);
 	for (int i = 0; i < plen; i++)
-		put(o, prefix[i]);
+		outbuf_putc(o, prefix[i]);
 	pad(o, '0', zeros);
 	while (n)
-		put(o, tmp[--n]);
+		outbuf_putc(o, tmp[--n]);
 	if (sp->left)
 		pad(o, ' ', sp->width - body);
 }
@@ -179,12 +168,12 @@ static int64_t fetch_signed(va_list *ap, int size)
 
 int kvsnprintf(char *buf, size_t size, const char *f, va_list ap0)
 {
-	struct out o = { buf, size, 0 };
+	struct outbuf o = { buf, size, 0 };
 	va_list ap;
 	va_copy(ap, ap0);
 	for (; *f; f++) {
 		if (*f != '%') {
-			put(&o, *f);
+			outbuf_putc(&o, *f);
 			continue;
 		}
 		f++;
@@ -210,15 +199,13 @@ int kvsnprintf(char *buf, size_t size, const char *f, va_list ap0)
 			put_str(&o, c, &sp);
 			break;
 		}
-		case '%': put(&o, '%'); break;
+		case '%': outbuf_putc(&o, '%'); break;
 		case '\0': f--; break;
-		default: put(&o, '%'); put(&o, *f); break;
+		default: outbuf_putc(&o, '%'); outbuf_putc(&o, *f); break;
 		}
 	}
 	va_end(ap);
-	if (size)
-		buf[o.len < size ? o.len : size - 1] = '\0';
-	return (int)o.len;
+	return (int)outbuf_end(&o);
 }
 
 int ksnprintf(char *buf, size_t size, const char *fmt, ...)

@@ -45,6 +45,7 @@
 
 #include "boot/console.h"
 #include "boot/panic.h"
+#include "lib/outbuf.h"
 #include "trace/btf.h"
 #include "trace/fsig.h"
 
@@ -320,55 +321,30 @@ bool fsig_loaded(void)
 
 /* ---- text ---- */
 
-struct out {
-	char *buf;
-	size_t size, len;         /* len counts every byte, even past size */
-};
-
-static void put_c(struct out *o, char c)
-{
-	if (o->len + 1 < o->size)
-		o->buf[o->len] = c;
-	o->len++;
-}
-
-static void put_s(struct out *o, const char *s)
-{
-	while (*s)
-		put_c(o, *s++);
-}
-
-static void put_hex(struct out *o, uint64_t v)
+static void put_hex(struct outbuf *o, uint64_t v)
 {
 	char d[16];
 	int n = 0;
 	do
 		d[n++] = "0123456789abcdef"[v & 15];
 	while (v >>= 4);
-	put_s(o, "0x");
+	outbuf_puts(o, "0x");
 	while (n)
-		put_c(o, d[--n]);
+		outbuf_putc(o, d[--n]);
 }
 
-static void put_dec(struct out *o, int64_t sv)
+static void put_dec(struct outbuf *o, int64_t sv)
 {
 	char d[20];
 	int n = 0;
 	uint64_t v = sv < 0 ? -(uint64_t)sv : (uint64_t)sv;
 	if (sv < 0)
-		put_c(o, '-');
+		outbuf_putc(o, '-');
 	do
 		d[n++] = (char)('0' + v % 10);
 	while (v /= 10);
 	while (n)
-		put_c(o, d[--n]);
-}
-
-static size_t finish(struct out *o)
-{
-	if (o->size)
-		o->buf[o->len < o->size ? o->len : o->size - 1] = '\0';
-	return o->len;
+		outbuf_putc(o, d[--n]);
 }
 
 static uint64_t cut(uint64_t v, unsigned size)
@@ -386,7 +362,7 @@ static int64_t cut_signed(uint64_t v, unsigned size)
 
 /* `"text"` of at most STR_MAX bytes, `...` after it if no NUL in them;
  * non-printables, `"` and `\` as \xNN.  The raw pointer if the read faults. */
-static void put_str(struct out *o, uint64_t p)
+static void put_str(struct outbuf *o, uint64_t p)
 {
 	char s[STR_MAX];
 	size_t len = 0;
@@ -395,20 +371,20 @@ static void put_str(struct out *o, uint64_t p)
 		return;
 	}
 	bool cut_off = len == 0 || s[len - 1] != '\0';
-	put_c(o, '"');
+	outbuf_putc(o, '"');
 	for (size_t i = 0; i < len && s[i]; i++) {
 		unsigned char c = (unsigned char)s[i];
 		if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
-			put_s(o, "\\x");
-			put_c(o, "0123456789abcdef"[c >> 4]);
-			put_c(o, "0123456789abcdef"[c & 15]);
+			outbuf_puts(o, "\\x");
+			outbuf_putc(o, "0123456789abcdef"[c >> 4]);
+			outbuf_putc(o, "0123456789abcdef"[c & 15]);
 		} else {
-			put_c(o, (char)c);
+			outbuf_putc(o, (char)c);
 		}
 	}
-	put_c(o, '"');
+	outbuf_putc(o, '"');
 	if (cut_off)
-		put_s(o, "...");
+		outbuf_puts(o, "...");
 }
 
 static bool is_aggregate(struct fsig_type t)
@@ -425,7 +401,7 @@ static unsigned words_for(struct fsig_type t)
 	return 1;
 }
 
-static void put_value(struct out *o, struct fsig_type t, const uint64_t *w, bool strings)
+static void put_value(struct outbuf *o, struct fsig_type t, const uint64_t *w, bool strings)
 {
 	switch (t.kind) {
 	case FSIG_INT: case FSIG_ENUM:
@@ -442,20 +418,20 @@ static void put_value(struct out *o, struct fsig_type t, const uint64_t *w, bool
 		put_hex(o, w[0]);
 		break;
 	case FSIG_FLOAT:
-		put_s(o, "(float)");
+		outbuf_puts(o, "(float)");
 		break;
 	case FSIG_STRUCT: case FSIG_UNION: case FSIG_OTHER:
 		/* Linux's raw form for aggregates: (KIND)[w0:w1], KIND its
 		 * BTF kind's name; OTHER (__int128...) has no such name. */
 		if (t.kind != FSIG_OTHER)
-			put_s(o, t.kind == FSIG_STRUCT ? "(STRUCT)" : "(UNION)");
-		put_c(o, '[');
+			outbuf_puts(o, t.kind == FSIG_STRUCT ? "(STRUCT)" : "(UNION)");
+		outbuf_putc(o, '[');
 		put_hex(o, t.size <= WORD ? cut(w[0], t.size) : w[0]);
 		for (unsigned i = 1; i < words_for(t); i++) {
-			put_c(o, ':');
+			outbuf_putc(o, ':');
 			put_hex(o, w[i]);
 		}
-		put_c(o, ']');
+		outbuf_putc(o, ']');
 		break;
 	default:                  /* FSIG_PTR */
 		put_hex(o, w[0]);
@@ -466,41 +442,41 @@ static void put_value(struct out *o, struct fsig_type t, const uint64_t *w, bool
 size_t fsig_format_args(char *buf, size_t size, const struct fsig *s, const uint64_t *words,
 			unsigned nwords, bool strings)
 {
-	struct out o = { buf, size, 0 };
+	struct outbuf o = { buf, size, 0 };
 	if (!s) {
 		for (unsigned i = 0; i < nwords; i++) {
 			if (i)
-				put_s(&o, ", ");
+				outbuf_puts(&o, ", ");
 			put_hex(&o, words[i]);
 		}
-		return finish(&o);
+		return outbuf_end(&o);
 	}
 	unsigned w = 0;
 	for (unsigned i = 0; i < s->nparams; i++) {
 		const struct fsig_param *p = &s->params[i];
 		unsigned need = words_for(p->type);
 		if (i)
-			put_s(&o, ", ");
+			outbuf_puts(&o, ", ");
 		if (need > nwords - w) {
-			put_s(&o, "...");
+			outbuf_puts(&o, "...");
 			break;
 		}
 		if (p->name[0]) {
-			put_s(&o, p->name);
-			put_c(&o, '=');
+			outbuf_puts(&o, p->name);
+			outbuf_putc(&o, '=');
 		}
 		put_value(&o, p->type, words + w, strings);
 		w += need;
 	}
-	return finish(&o);
+	return outbuf_end(&o);
 }
 
 size_t fsig_format_ret(char *buf, size_t size, const struct fsig *s, uint64_t raw, bool hex)
 {
-	struct out o = { buf, size, 0 };
+	struct outbuf o = { buf, size, 0 };
 	if (s && s->ret.kind == FSIG_VOID)
-		return finish(&o);
-	put_s(&o, "ret=");
+		return outbuf_end(&o);
+	outbuf_puts(&o, "ret=");
 	if (!s) {
 		/* Linux's guess for an untyped register: a set bit 31 with
 		 * the upper half clear is an int, sign-extended. */
@@ -509,12 +485,12 @@ size_t fsig_format_ret(char *buf, size_t size, const struct fsig *s, uint64_t ra
 			put_dec(&o, v);
 		else
 			put_hex(&o, raw);
-		return finish(&o);
+		return outbuf_end(&o);
 	}
 	struct fsig_type t = s->ret;
 	if (t.kind == FSIG_FLOAT) {
-		put_s(&o, "(float)");
-		return finish(&o);
+		outbuf_puts(&o, "(float)");
+		return outbuf_end(&o);
 	}
 	bool can_err = t.kind == FSIG_INT || t.kind == FSIG_ENUM || t.size == WORD;
 	int64_t sv = t.kind == FSIG_INT || t.kind == FSIG_ENUM ? cut_signed(raw, t.size)
@@ -523,7 +499,7 @@ size_t fsig_format_ret(char *buf, size_t size, const struct fsig *s, uint64_t ra
 		put_dec(&o, sv);
 	else
 		put_hex(&o, cut(raw, t.size));
-	return finish(&o);
+	return outbuf_end(&o);
 }
 
 #ifndef FSIG_HOST

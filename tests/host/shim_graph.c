@@ -139,21 +139,7 @@ int fsig_port_address(const char *name, uintptr_t *addr)
 	return -ENOENT;
 }
 
-/* Host memory, read as it is (the tests pass no string arguments). */
-int fsig_port_read_str(char *dst, uintptr_t src, size_t max, size_t *len)
-{
-	if (src < 4096)
-		return -EFAULT;
-	const char *s = (const char *)src;
-	size_t n = 0;
-	while (n < max) {
-		dst[n] = s[n];
-		if (!s[n++])
-			break;
-	}
-	*len = n;
-	return 0;
-}
+/* fsig_port_read_str: host_read_str.c */
 
 void shim_load_sigs(void)
 {

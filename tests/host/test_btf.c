@@ -24,6 +24,7 @@
 
 #include "trace/btf.h"
 #include "trace/fsig.h"
+#include "host_read_str.h"
 
 /* ---- the environment (kernel: boot/kprintf.c, the end of fsig.c) ---- */
 
@@ -58,22 +59,8 @@ int fsig_port_address(const char *name, uintptr_t *addr)
 	return 0;
 }
 
-/* Addresses at or above FAULT_AT fault; others are read as host memory. */
-#define FAULT_AT ((uintptr_t)0xfff0000000000000ull)
-int fsig_port_read_str(char *dst, uintptr_t src, size_t max, size_t *len)
-{
-	if (src >= FAULT_AT || src < 4096)
-		return -EFAULT;
-	const char *s = (const char *)src;
-	size_t n = 0;
-	while (n < max) {
-		dst[n] = s[n];
-		if (!s[n++])
-			break;
-	}
-	*len = n;
-	return 0;
-}
+/* fsig_port_read_str: host_read_str.c. */
+#define FAULT_AT HOST_FAULT_AT
 
 /* ---- helpers ---- */
 

@@ -376,18 +376,6 @@ def gdb_trace_checks(arch, run, report, kernel_path, LOGS):
 
 
 # ---- standalone ---------------------------------------------------------------------
-def _run(cmd, timeout, env=None, stdin=subprocess.DEVNULL):
-    e = dict(os.environ)
-    e.update(env or {})
-    try:
-        p = subprocess.run(cmd, cwd=ROOT, env=e, stdin=stdin, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, timeout=timeout)
-        out, rc = p.stdout.decode("utf-8", "replace"), p.returncode
-    except subprocess.TimeoutExpired as ex:
-        out, rc = (ex.stdout or b"").decode("utf-8", "replace") + "\n[harness timeout]", 124
-    return rc, out.replace("\r", ""), 0
-
-
 def main():
     import argparse
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -405,7 +393,7 @@ def main():
         if p.returncode:
             report(False, "%s kernel builds in %s" % (arch, b), p.stdout.decode())
             continue
-        gdb_trace_checks(arch, _run, report, lambda _a, b=b: os.path.join(b, "kernel.elf"), logs)
+        gdb_trace_checks(arch, checklib.run, report, lambda _a, b=b: os.path.join(b, "kernel.elf"), logs)
     print("%d passed, %d failed" % (results.count(True), results.count(False)))
     return 0 if all(results) else 1
 

@@ -26,9 +26,7 @@ import difflib
 import json
 import os
 import re
-import subprocess
 import sys
-import time
 import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -36,6 +34,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 from bench_figures import FIGURES as BENCH_FIGURES  # noqa: E402
 import export_checks  # noqa: E402
 from gdb_checks import gdb_trace_checks  # noqa: E402
+from checklib import run  # noqa: E402
 LOGS = os.path.join(ROOT, "build", "test-logs")
 SMP = 4
 results = []          # (ok, name)
@@ -47,19 +46,6 @@ def report(ok, name, detail=""):
     if not ok and detail:
         for line in detail.rstrip().splitlines()[-60:]:
             print("    | " + line)
-
-
-def run(cmd, timeout, env=None, stdin=subprocess.DEVNULL):
-    e = dict(os.environ)
-    e.update(env or {})
-    t0 = time.time()
-    try:
-        p = subprocess.run(cmd, cwd=ROOT, env=e, stdin=stdin, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, timeout=timeout)
-        out, rc = p.stdout.decode("utf-8", "replace"), p.returncode
-    except subprocess.TimeoutExpired as ex:
-        out, rc = (ex.stdout or b"").decode("utf-8", "replace") + "\n[harness timeout]", 124
-    return rc, out.replace("\r", ""), time.time() - t0
 
 
 def save_log(name, text):
@@ -317,15 +303,22 @@ def btf_module(arch):
     with open(btf, "rb") as f, open(cut, "wb") as g:
         g.write(f.read()[:1000])
     script = os.path.join(LOGS, arch + "-btf-script.txt")
-    with open(script, "w") as f:
-        f.write("cat btf\necho embedded > btf\ncat btf\necho unload > btf\ncat btf\n"
-                "echo nosuch > btf\n")
-    with open(script, "rb") as f:
-        rc, out, _ = run(["tools/qemu-run.sh", arch, kernel_path(arch),
-                          "btf=initrd ftrace=function_graph ftrace_filter=kind_name "
-                          "trace_options=funcgraph-args,funcgraph-retval"], 150,
-                         env={"SMP": "2", "TIMEOUT": "120", "INITRD": cut}, stdin=f)
-    save_log(arch + "-btf-truncated", out)
+
+    def graph_with_module(blob, commands, log):
+        """The graph tracer on kind_name with args and retval, BTF from the
+        module `blob`, then the shell runs `commands`."""
+        with open(script, "w") as f:
+            f.write(commands)
+        with open(script, "rb") as f:
+            rc, out, _ = run(["tools/qemu-run.sh", arch, kernel_path(arch),
+                              "btf=initrd ftrace=function_graph ftrace_filter=kind_name "
+                              "trace_options=funcgraph-args,funcgraph-retval"], 150,
+                             env={"SMP": "2", "TIMEOUT": "120", "INITRD": blob}, stdin=f)
+        save_log(arch + log, out)
+        return rc, out
+
+    rc, out = graph_with_module(cut, "cat btf\necho embedded > btf\ncat btf\necho unload > btf\n"
+                                "cat btf\necho nosuch > btf\n", "-btf-truncated")
     blocks = {}
     for part in out.split("trace> ")[1:]:
         cmd, _, answer = part.partition("\n")
@@ -352,14 +345,7 @@ def btf_module(arch):
     renamed = os.path.join(LOGS, arch + "-renamed.btf")
     with open(renamed, "wb") as g:
         g.write(other)
-    with open(script, "w") as f:
-        f.write("cat btf\n")
-    with open(script, "rb") as f:
-        rc, out, _ = run(["tools/qemu-run.sh", arch, kernel_path(arch),
-                          "btf=initrd ftrace=function_graph ftrace_filter=kind_name "
-                          "trace_options=funcgraph-args,funcgraph-retval"], 150,
-                         env={"SMP": "2", "TIMEOUT": "120", "INITRD": renamed}, stdin=f)
-    save_log(arch + "-btf-renamed", out)
+    rc, out = graph_with_module(renamed, "cat btf\n", "-btf-renamed")
     want = ("btf: initrd: rejected: not this image's BTF (%d bytes, CRC-32 0x%08x; the image's: "
             "%d bytes, CRC-32 0x%08x)" % (len(other), zlib.crc32(bytes(other)), len(good),
                                            zlib.crc32(good)))

@@ -339,6 +339,25 @@ static void expect_unchanged(int line, const struct dsnap *s)
 		EXPECT_TRUE(strstr(ftrace_filter_error, "the site of " name " at ") != NULL); \
 	} while (0)
 
+/* The two direct ops every case starts from, d[0..n) zeroed first: d[0]
+ * with the counting trampoline on `first` less `first_notrace` (NULL:
+ * none), d[1] with the body one on dt_own_b.  0 or the first error. */
+static int own_register(struct ftrace_ops *d, unsigned n, const char *first,
+			const char *first_notrace)
+{
+	memset(d, 0, n * sizeof(*d));
+	int err = ftrace_set_filter(&d[0], first, true);
+	if (!err && first_notrace)
+		err = ftrace_set_notrace(&d[0], first_notrace, true);
+	if (!err)
+		err = ftrace_set_filter(&d[1], "dt_own_b", true);
+	if (!err)
+		err = register_ftrace_direct(&d[0], (uintptr_t)arch_test_direct_tramp);
+	if (!err)
+		err = register_ftrace_direct(&d[1], (uintptr_t)arch_test_direct_tramp_body);
+	return err;
+}
+
 static void own_unregister(struct ftrace_ops *d, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
@@ -358,12 +377,8 @@ TEST_CASE(direct, second_direct_on_a_function_refused)
 {
 	static struct ftrace_ops d[3];
 	static struct dsnap before;
-	memset(d, 0, sizeof(d));
-	ASSERT_EQ(ftrace_set_filter(&d[0], "dt_own_a", true), 0);
-	ASSERT_EQ(ftrace_set_filter(&d[1], "dt_own_b", true), 0);
+	ASSERT_EQ(own_register(d, 3, "dt_own_a", NULL), 0);
 	ASSERT_EQ(ftrace_set_filter(&d[2], "dt_own_c dt_own_b", true), 0);
-	ASSERT_EQ(register_ftrace_direct(&d[0], (uintptr_t)arch_test_direct_tramp), 0);
-	ASSERT_EQ(register_ftrace_direct(&d[1], (uintptr_t)arch_test_direct_tramp_body), 0);
 	const struct ftrace_hash *filter = d[1].filter, *notrace = d[1].notrace;
 	snap_take(&before);
 	uint64_t h0 = arch_test_direct_hits;
@@ -403,13 +418,8 @@ TEST_CASE(direct, notrace_decides_what_a_direct_takes)
 	static struct dsnap before;
 	static struct listing l;
 	char line[256];
-	memset(d, 0, sizeof(d));
 	/* d[0]: dt_own_a only (dt_own_c filtered, then excluded). */
-	ASSERT_EQ(ftrace_set_filter(&d[0], "dt_own_a dt_own_c", true), 0);
-	ASSERT_EQ(ftrace_set_notrace(&d[0], "dt_own_c", true), 0);
-	ASSERT_EQ(ftrace_set_filter(&d[1], "dt_own_b", true), 0);
-	ASSERT_EQ(register_ftrace_direct(&d[0], (uintptr_t)arch_test_direct_tramp), 0);
-	ASSERT_EQ(register_ftrace_direct(&d[1], (uintptr_t)arch_test_direct_tramp_body), 0);
+	ASSERT_EQ(own_register(d, 3, "dt_own_a dt_own_c", "dt_own_c"), 0);
 
 	/* Accepted: d[1] widens onto dt_own_c, which d[0] does not take. */
 	EXPECT_EQ(ftrace_set_filter(&d[1], "dt_own_c", false), 0);
@@ -458,13 +468,9 @@ TEST_CASE(direct, several_ops_at_once)
 	static struct dsnap before;
 	static struct listing l;
 	char line[256];
-	memset(d, 0, sizeof(d));
-	ASSERT_EQ(ftrace_set_filter(&d[0], "dt_own_a", true), 0);
-	ASSERT_EQ(ftrace_set_filter(&d[1], "dt_own_b", true), 0);
+	ASSERT_EQ(own_register(d, 2, "dt_own_a", NULL), 0);
 	/* On dt_own_d, then dt_own_c too, which is the one called. */
 	dcount_init(&c, "dt_own_d", (uintptr_t)dt_own_c, 0);
-	ASSERT_EQ(register_ftrace_direct(&d[0], (uintptr_t)arch_test_direct_tramp), 0);
-	ASSERT_EQ(register_ftrace_direct(&d[1], (uintptr_t)arch_test_direct_tramp_body), 0);
 	ASSERT_EQ(register_ftrace_function(&c.ops), 0);
 	const struct ftrace_hash *f0 = d[0].filter, *f1 = d[1].filter, *fc = c.ops.filter;
 	snap_take(&before);

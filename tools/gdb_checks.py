@@ -3,7 +3,7 @@
 against the guest's own output, for tools/test.py (or standalone).
 
 gdb_trace_checks(arch, run, report, kernel_path, LOGS) boots the kernel
-five times under QEMU's gdbstub (GDB=1 through tools/qemu-run.sh, SMP=2,
+seven times under QEMU's gdbstub (GDB=1 through tools/qemu-run.sh, SMP=2,
 gdb in batch mode with tests/gdb/*.gdb) and once without gdb:
 
   workload  `ftrace=function_graph ftrace_filter=vfs_stat,path_walk,kind_name`,
@@ -41,6 +41,11 @@ gdb in batch mode with tests/gdb/*.gdb) and once without gdb:
   crash-raw the same panic without ftrace_dump_on_oops (the buffer as the
             panic left it, never read by the guest): the .dat reads and
             lists test_run -> test_crash_panic_panic.
+  direct    `bt.test=direct_gdb` (tests/guest/test_direct.c), stopped in
+            direct_gdb_stop with a direct trampoline and a callback ops on
+            dt_gdb and the direct trampoline alone on dt_gdb_alone:
+            bt-enabled equals the enabled_functions the guest printed just
+            before, and is exactly those two states' lines.
 
 `run(cmd, timeout, env=None, stdin=...)` and `report(ok, name, detail)` are
 tools/test.py's; kernel_path(arch) names the ELF.  gdb uses ports 1251
@@ -365,9 +370,52 @@ def hooked_bt_case(arch, run, report, kernel, logs):
            (arch, " <- ".join(names[:7])), out)
 
 
+# The lines of the direct case, by function: a direct trampoline with a
+# callback ops (the regs list caller calls the list function, then the
+# trampoline), and alone.  %pS-style symbols, with or without offset/size.
+_SYM = r"(?:\+0x0/0x[0-9a-f]+)?"
+DIRECT_WANT = {
+    "dt_gdb": r"dt_gdb \(2\)     D      ->ftrace_ops_list_func%s\n"
+              r"\tdirect-->arch_test_direct_tramp%s" % (_SYM, _SYM),
+    "dt_gdb_alone": r"dt_gdb_alone \(1\)     D     \n\tdirect-->arch_test_direct_tramp%s" % _SYM,
+}
+
+
+def _entries(text):
+    """enabled_functions text -> {name: its line and the tab-indented ones after it}."""
+    out, name = {}, None
+    for line in text.split("\n"):
+        if line.startswith("\t") and name:
+            out[name] += "\n" + line
+        elif line:
+            name = line.split(" ", 1)[0]
+            out[name] = line
+    return out
+
+
+def direct_case(arch, run, report, kernel, logs):
+    """bt-enabled with a direct trampoline and a callback ops on one
+    function (suite direct_gdb stops in direct_gdb_stop): the guest's own
+    enabled_functions, printed just before, line for line, and the exact
+    lines of that state."""
+    d = os.path.join(logs, "gdb-%s-direct" % arch)
+    rc, out, serial = _gdb_boot(arch, run, kernel, "bt.test=direct_gdb", "tests/gdb/direct.gdb", d)
+    mine = _between(out, "==== bt-enabled\n", "==== end")
+    guest = _between(serial, "==== enabled_functions\n", "==== end")
+    got = _entries(mine or "")
+    exact = sorted(got) == sorted(DIRECT_WANT) and \
+        all(re.fullmatch(DIRECT_WANT[n], got[n]) for n in DIRECT_WANT)
+    passed = re.search(r"^ok \d+ direct_gdb$", serial, re.M) is not None
+    ok = mine is not None and mine == guest and exact and passed
+    report(ok, "%s gdb bt-enabled, a direct trampoline with and without a callback ops: the "
+           "guest's enabled_functions exactly (%d functions)" % (arch, len(got)),
+           "bt-enabled:\n%s\nguest:\n%s\ntest passed: %s\n%s" % (mine, guest, passed, out[-2000:]))
+
+
 def gdb_trace_checks(arch, run, report, kernel_path, LOGS):
     kernel = kernel_path(arch)
     hooked_bt_case(arch, run, report, kernel, LOGS)
+    direct_case(arch, run, report, kernel, LOGS)
     workload_case(arch, run, report, kernel, LOGS)
     wrapped_case(arch, run, report, kernel, LOGS)
     midrun_case(arch, run, report, kernel, LOGS)

@@ -419,29 +419,106 @@ int unregister_ftrace_function(struct ftrace_ops *op)
 	return err;
 }
 
-/* ---- direct trampolines: reach ---- */
+/* ---- direct trampolines: what a change gives them ---- */
+
+#define SET_MAX_OPS 4
 
 /*
- * Can the site of every function a direct ops with these hashes takes call
- * addr (arch_site_reaches: in range of the site's call, and a valid target
- * there)?  0, or -ERANGE with the first one that cannot named in
- * ftrace_filter_error and on the console.  Checked before anything
- * changes, so that the update never meets a target its site cannot encode
- * (it would refuse the update).
+ * A change of the functions direct ops take: ops[0..n) (distinct) with the
+ * hashes each will have, and the direct address of each that is a direct
+ * ops once the change is made (0 for the others: they take nothing here).
+ * register_ftrace_direct: the one ops it registers, with its hashes and
+ * address; set_hashes: every ops of the call, a registered direct ops with
+ * its own address.
  */
-static int direct_reach_check(const struct ftrace_hash *filter, const struct ftrace_hash *notrace,
-			      uintptr_t addr)
+struct direct_change {
+	struct ftrace_ops *const *ops;
+	unsigned n;
+	const struct ftrace_hash *filter[SET_MAX_OPS], *notrace[SET_MAX_OPS];
+	uintptr_t addr[SET_MAX_OPS];
+};
+
+static bool in_change(const struct direct_change *c, const struct ftrace_ops *op)
 {
-	for (unsigned i = 0; i < ftrace_nrecs; i++) {
-		uintptr_t ip = rec_ip(&ftrace_recs[i]);
-		if (!ftrace_ops_wants(filter, notrace, ip) || arch_site_reaches(ip, addr))
-			continue;
+	for (unsigned i = 0; i < c->n; i++)
+		if (c->ops[i] == op)
+			return true;
+	return false;
+}
+
+/* The address of the ENABLED direct ops outside the change that takes ip
+ * (its current hashes: the state the last update installed), or 0. */
+static uintptr_t direct_taken_by_other(const struct direct_change *c, uintptr_t ip)
+{
+	for (const struct ftrace_ops *p = ftrace_ops_list; p; p = p->next)
+		if ((p->flags & (FTRACE_OPS_FL_DIRECT | FTRACE_OPS_FL_ENABLED)) ==
+		    (FTRACE_OPS_FL_DIRECT | FTRACE_OPS_FL_ENABLED) &&
+		    !in_change(c, p) && ftrace_ops_wants(p->filter, p->notrace, ip))
+			return p->direct;
+	return 0;
+}
+
+static int direct_refuse(int err, const char *what, uintptr_t addr, unsigned rec, uintptr_t other)
+{
+	uintptr_t ip = rec_ip(&ftrace_recs[rec]);
+	if (err == -ERANGE)
 		ksnprintf(ftrace_filter_error, sizeof(ftrace_filter_error),
 			  "direct trampoline %lx cannot be called from the site of %.40s at %lx "
 			  "(out of reach, or misaligned)",
-			  (unsigned long)addr, rec_name(&ftrace_recs[i]), (unsigned long)ip);
-		kprintf("ftrace: %s: ERANGE\n", ftrace_filter_error);
-		return -ERANGE;
+			  (unsigned long)addr, rec_name(&ftrace_recs[rec]), (unsigned long)ip);
+	else
+		ksnprintf(ftrace_filter_error, sizeof(ftrace_filter_error),
+			  "direct trampoline %lx refused: the site of %.40s at %lx is taken by %lx",
+			  (unsigned long)addr, rec_name(&ftrace_recs[rec]), (unsigned long)ip,
+			  (unsigned long)other);
+	kprintf("ftrace: %s: %s\n", ftrace_filter_error, what);
+	return err;
+}
+
+/*
+ * May the change be made?  Every function a direct ops of the change would
+ * take (its filter, less its notrace: a function in its notrace is not
+ * wanted, one only in another's notrace is not taken by that one) must
+ *   - be one no other direct ops takes: neither an ENABLED one outside the
+ *     change (with its hashes as they are) nor another of the change (with
+ *     its new ones) -- one direct trampoline per function, as Linux's
+ *     -EBUSY; the update would otherwise silently call only one of them;
+ *   - have a site that can call the ops' address (arch_site_reaches: in
+ *     range of the site's call, a valid target there), which the update
+ *     could not encode (it would refuse the update).
+ * And a direct ops keeps a filter (an empty one would take every function),
+ * as register_ftrace_direct requires.  0, or -EBUSY / -ERANGE with the
+ * first function in record order named in ftrace_filter_error and on the
+ * console (-EINVAL for the empty filter).  ftrace_mutex held; reads only,
+ * so a refusal leaves everything as it was.  Free for a change without a
+ * direct ops (the common filter change).
+ */
+static int direct_check(const struct direct_change *c)
+{
+	bool any = false;
+	for (unsigned i = 0; i < c->n; i++) {
+		if (c->addr[i] && hash_empty(c->filter[i])) {
+			ksnprintf(ftrace_filter_error, sizeof(ftrace_filter_error),
+				  "direct trampoline %lx: an empty filter would take every function",
+				  (unsigned long)c->addr[i]);
+			return -EINVAL;
+		}
+		any |= c->addr[i] != 0;
+	}
+	for (unsigned k = 0; any && k < ftrace_nrecs; k++) {
+		uintptr_t ip = rec_ip(&ftrace_recs[k]), taken = 0;
+		for (unsigned i = 0; i < c->n; i++) {
+			if (!c->addr[i] || !ftrace_ops_wants(c->filter[i], c->notrace[i], ip))
+				continue;
+			if (!arch_site_reaches(ip, c->addr[i]))
+				return direct_refuse(-ERANGE, "ERANGE", c->addr[i], k, 0);
+			if (taken)
+				return direct_refuse(-EBUSY, "EBUSY", c->addr[i], k, taken);
+			taken = c->addr[i];
+		}
+		uintptr_t other = taken ? direct_taken_by_other(c, ip) : 0;
+		if (other)
+			return direct_refuse(-EBUSY, "EBUSY", taken, k, other);
 	}
 	return 0;
 }
@@ -544,8 +621,6 @@ int ftrace_build_hash(const struct ftrace_hash *base, const char *patterns, bool
 	return 0;
 }
 
-#define SET_MAX_OPS 4
-
 static struct ftrace_hash **hash_slot(struct ftrace_ops *op, bool notrace)
 {
 	return notrace ? &op->notrace : &op->filter;
@@ -577,12 +652,17 @@ static int set_hashes(struct ftrace_ops *const *ops, unsigned n, bool notrace,
 		err = ftrace_build_hash(*hash_slot(ops[built], notrace), patterns, reset, &h[built]);
 	if (err)
 		built--;                                     /* the last one failed */
-	/* A registered direct ops must reach every function it would take. */
-	for (unsigned i = 0; i < n && !err; i++)
-		if ((ops[i]->flags & (FTRACE_OPS_FL_DIRECT | FTRACE_OPS_FL_ENABLED)) ==
-		    (FTRACE_OPS_FL_DIRECT | FTRACE_OPS_FL_ENABLED))
-			err = direct_reach_check(notrace ? ops[i]->filter : h[i],
-						 notrace ? h[i] : ops[i]->notrace, ops[i]->direct);
+	/* A registered direct ops takes the functions of its new hashes:
+	 * each must be its own and within its reach (direct_check). */
+	struct direct_change dc = { .ops = ops, .n = n };
+	for (unsigned i = 0; i < n && !err; i++) {
+		dc.filter[i] = notrace ? ops[i]->filter : h[i];
+		dc.notrace[i] = notrace ? h[i] : ops[i]->notrace;
+		dc.addr[i] = (ops[i]->flags & (FTRACE_OPS_FL_DIRECT | FTRACE_OPS_FL_ENABLED)) ==
+			     (FTRACE_OPS_FL_DIRECT | FTRACE_OPS_FL_ENABLED) ? ops[i]->direct : 0;
+	}
+	if (!err)
+		err = direct_check(&dc);
 	if (err) {
 		for (unsigned i = 0; i < built; i++)
 			hash_free(h[i]);
@@ -655,16 +735,10 @@ int register_ftrace_direct(struct ftrace_ops *op, uintptr_t addr)
 	if (!addr || hash_empty(op->filter))
 		return -EINVAL;
 	mutex_lock(&ftrace_mutex);
-	int err = (op->flags & FTRACE_OPS_FL_ENABLED) ? -EBUSY :
-		  direct_reach_check(op->filter, op->notrace, addr);
-	/* One direct trampoline per function. */
-	for (struct ftrace_ops *p = ftrace_ops_list; p && !err; p = p->next) {
-		if (!(p->flags & FTRACE_OPS_FL_DIRECT) || !(p->flags & FTRACE_OPS_FL_ENABLED))
-			continue;
-		for (unsigned i = 0; i <= op->filter->mask; i++)
-			if (op->filter->slot[i] && hash_contains(p->filter, op->filter->slot[i]))
-				err = -EBUSY;
-	}
+	/* Its functions: its own (one direct trampoline each) and in reach. */
+	struct direct_change dc = { .ops = &op, .n = 1, .filter = { op->filter },
+				    .notrace = { op->notrace }, .addr = { addr } };
+	int err = (op->flags & FTRACE_OPS_FL_ENABLED) ? -EBUSY : direct_check(&dc);
 	if (!err) {
 		op->flags |= FTRACE_OPS_FL_DIRECT;
 		op->direct = addr;

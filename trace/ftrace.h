@@ -134,12 +134,17 @@ int ftrace_set_filter_ops(struct ftrace_ops *const *ops, unsigned n, bool notrac
  * Direct trampolines: make the sites of the functions in ops' filter call
  * `addr` with nothing in between.  The code at addr follows the site's
  * calling convention (arch/<arch>/DIRECT.md) and may call the function's
- * body.  One direct trampoline per function; -EBUSY otherwise.  Every
- * function it takes must be able to call addr (in reach of the site's
- * call, and aligned as an instruction): -ERANGE otherwise, with the first
- * that cannot named (ftrace_filter_error, and on the console) and nothing
- * changed (a filter change of a registered direct ops is refused the same
- * way).  A function that also
+ * body.  The functions it takes are those of its filter less its notrace
+ * (the filter must not be empty: -EINVAL).  One direct trampoline per
+ * function: -EBUSY if another registered direct ops takes one of them.
+ * Every function it takes must be able to call addr (in reach of the
+ * site's call, and aligned as an instruction): -ERANGE otherwise.  Either
+ * refusal names the first such function (ftrace_filter_error, and on the
+ * console) and changes nothing.  A filter or notrace change of a
+ * registered direct ops (ftrace_set_filter and the others above) is
+ * judged the same way, with the new hashes; for several ops at once, the
+ * direct ops of the call must not take a function of each other's either.
+ * A function that also
  * has callback ops calls the regs list caller, which calls them and then
  * enters addr in the same state as the site would have: the direct
  * trampoline runs on every call either way.

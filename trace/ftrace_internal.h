@@ -50,8 +50,8 @@ int ftrace_update(const struct ftrace_ops *changed);
  * with -ENOMEM once this succeeded.  Boot, after records_init. */
 int ftrace_update_reserve_init(void);
 /* Build a hash from patterns (see ftrace_set_filter); on -EINVAL the reason
- * is in ftrace_filter_error (as is that of a direct address refused with
- * -ERANGE, ftrace.c direct_reach_check). */
+ * is in ftrace_filter_error (as is that of a direct ops' change refused
+ * with -ERANGE or -EBUSY, ftrace.c direct_check). */
 int ftrace_build_hash(const struct ftrace_hash *base, const char *patterns, bool reset,
 		      struct ftrace_hash **out);
 extern char ftrace_filter_error[128];

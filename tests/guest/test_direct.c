@@ -6,7 +6,12 @@
  *
  * A function with a direct trampoline and callbacks calls the regs list
  * caller, which calls the callbacks and then enters the direct trampoline
- * as the site would have.  The trampolines are arch_test_direct_tramp
+ * as the site would have; with a graph user as well, its shadow frame is
+ * pushed first and the direct trampoline returns through the return hook.
+ * One direct trampoline per function: a registration or a filter change
+ * that would give a function a second one is refused with nothing changed
+ * (suite `direct_gdb`, run only when named, stops for tools/gdb_checks.py
+ * with a direct trampoline and an ops on one function).  The trampolines are arch_test_direct_tramp
  * (counts in arch_test_direct_hits, goes on into the function) and
  * arch_test_direct_tramp_body (calls the body, adds 1000 to its result),
  * so a direct call shows in a count or in the return value, exactly.
@@ -24,6 +29,7 @@
 #include "boot/smp.h"
 #include "boot/test.h"
 #include "patch/patch.h"
+#include "trace/fgraph.h"
 #include "trace/ftrace.h"
 #include "trace/ftrace_internal.h"
 #include "trace/records.h"
@@ -39,6 +45,13 @@ T int dt_reach(int x) { KEEP(); return x + 9; }
 T int dt_reach2(int x) { KEEP(); return x + 10; }
 T int dt_lit(int x) { KEEP(); return x + 11; }
 T int dt_lit_other(int x) { KEEP(); return x + 12; }
+T int dt_own_a(int x) { KEEP(); return x + 21; }
+T int dt_own_b(int x) { KEEP(); return x + 22; }
+T int dt_own_c(int x) { KEEP(); return x + 23; }
+T int dt_own_d(int x) { KEEP(); return x + 24; }
+T int dt_graph(int x) { KEEP(); return x * 11; }
+T int dt_gdb(int x) { KEEP(); return x + 31; }
+T int dt_gdb_alone(int x) { KEEP(); return x + 32; }
 
 /* A callback ops counting the calls of one function; `bad` counts calls
  * whose ip or parent were not the call's, or (SAVE_REGS) without registers. */
@@ -119,12 +132,32 @@ static unsigned calls(int (*f)(int), int n, int mul, int add)
 	return wrong;
 }
 
+/*
+ * One step of a case: enabled_functions is the one line of `name` with the
+ * direct trampoline `direct` (direct_line: count, regs), and five calls of
+ * f return mul * i + add.  Failures are reported at the caller's line.
+ */
+static void expect_direct_step(int line, const char *name, unsigned count, bool regs,
+			       void (*direct)(void), int (*f)(int), int mul, int add)
+{
+	static struct listing l;
+	char want[256];
+	direct_line(want, sizeof(want), name, count, regs, direct);
+	if (strcmp(enabled(&l), want))
+		test_fail(__FILE__, line, "enabled_functions\n#   got:  %s\n#   want: %s", l.text,
+			  want);
+	unsigned wrong = calls(f, 5, mul, add);
+	if (wrong)
+		test_fail(__FILE__, line, "%u of 5 calls of %s did not return %d * i + %d", wrong,
+			  name, mul, add);
+}
+#define EXPECT_DIRECT_STEP(...) expect_direct_step(__LINE__, __VA_ARGS__)
+
 TEST_CASE(direct, direct_and_one_ops)
 {
 	static struct ftrace_ops d;
 	static struct dcount a;
 	static struct listing l;
-	char want[256];
 	struct ftrace_rec *r = rec_find((uintptr_t)dt_one);
 	ASSERT_TRUE(r != NULL);
 	memset(&d, 0, sizeof(d));
@@ -134,31 +167,25 @@ TEST_CASE(direct, direct_and_one_ops)
 
 	/* Direct alone: the site calls it. */
 	ASSERT_EQ(register_ftrace_direct(&d, (uintptr_t)arch_test_direct_tramp), 0);
-	EXPECT_EQ(calls(dt_one, 5, 3, 0), 0);
+	EXPECT_DIRECT_STEP("dt_one", 1, false, arch_test_direct_tramp, dt_one, 3, 0);
 	EXPECT_EQ(arch_test_direct_hits - h0, 5);
-	EXPECT_STREQ(enabled(&l), direct_line(want, sizeof(want), "dt_one", 1, false,
-					      arch_test_direct_tramp));
 
 	/* An ops joins: both run on every call. */
 	ASSERT_EQ(register_ftrace_function(&a.ops), 0);
 	EXPECT_EQ(r->flags & (FREC_REF_MASK | FREC_DIRECT_EN | FREC_TRAMP_EN | FREC_CALL_OPS_EN |
 			      FREC_REGS_EN),
 		  2 | FREC_DIRECT_EN);
-	EXPECT_EQ(calls(dt_one, 5, 3, 0), 0);
+	EXPECT_DIRECT_STEP("dt_one", 2, false, arch_test_direct_tramp, dt_one, 3, 0);
 	EXPECT_EQ(a.hits, 5);
 	EXPECT_EQ(a.last_arg, 4);
 	EXPECT_EQ(a.bad, 0);
 	EXPECT_EQ(arch_test_direct_hits - h0, 10);
-	EXPECT_STREQ(enabled(&l), direct_line(want, sizeof(want), "dt_one", 2, false,
-					      arch_test_direct_tramp));
 
 	/* The ops leaves: direct alone again, the ops silent. */
 	ASSERT_EQ(unregister_ftrace_function(&a.ops), 0);
-	EXPECT_EQ(calls(dt_one, 5, 3, 0), 0);
+	EXPECT_DIRECT_STEP("dt_one", 1, false, arch_test_direct_tramp, dt_one, 3, 0);
 	EXPECT_EQ(a.hits, 5);
 	EXPECT_EQ(arch_test_direct_hits - h0, 15);
-	EXPECT_STREQ(enabled(&l), direct_line(want, sizeof(want), "dt_one", 1, false,
-					      arch_test_direct_tramp));
 
 	/* Then nothing. */
 	ASSERT_EQ(unregister_ftrace_direct(&d), 0);
@@ -195,26 +222,20 @@ TEST_CASE(direct, direct_body_and_two_ops)
 	/* The direct trampoline that calls the body joins: its + 1000 on
 	 * every call, and both ops still called. */
 	ASSERT_EQ(register_ftrace_direct(&d, (uintptr_t)arch_test_direct_tramp_body), 0);
-	EXPECT_STREQ(enabled(&l), direct_line(want, sizeof(want), "dt_two", 3, true,
-					      arch_test_direct_tramp_body));
-	EXPECT_EQ(calls(dt_two, 5, 5, 1001), 0);
+	EXPECT_DIRECT_STEP("dt_two", 3, true, arch_test_direct_tramp_body, dt_two, 5, 1001);
 	EXPECT_EQ(a.hits, 10);
 	EXPECT_EQ(b.hits, 10);
 	EXPECT_EQ(b.last_arg, 4);
 
 	/* The SAVE_REGS ops leaves: direct and one ops. */
 	ASSERT_EQ(unregister_ftrace_function(&b.ops), 0);
-	EXPECT_STREQ(enabled(&l), direct_line(want, sizeof(want), "dt_two", 2, false,
-					      arch_test_direct_tramp_body));
-	EXPECT_EQ(calls(dt_two, 5, 5, 1001), 0);
+	EXPECT_DIRECT_STEP("dt_two", 2, false, arch_test_direct_tramp_body, dt_two, 5, 1001);
 	EXPECT_EQ(a.hits, 15);
 	EXPECT_EQ(b.hits, 10);
 
 	/* The other one: direct alone, both silent. */
 	ASSERT_EQ(unregister_ftrace_function(&a.ops), 0);
-	EXPECT_STREQ(enabled(&l), direct_line(want, sizeof(want), "dt_two", 1, false,
-					      arch_test_direct_tramp_body));
-	EXPECT_EQ(calls(dt_two, 5, 5, 1001), 0);
+	EXPECT_DIRECT_STEP("dt_two", 1, false, arch_test_direct_tramp_body, dt_two, 5, 1001);
 	EXPECT_EQ(a.hits, 15);
 	EXPECT_EQ(b.hits, 10);
 
@@ -268,6 +289,359 @@ TEST_CASE(direct, direct_runs_under_the_recursion_guard)
 	ASSERT_EQ(unregister_ftrace_function(&a.ops), 0);
 	ASSERT_EQ(unregister_ftrace_direct(&d), 0);
 	EXPECT_EQ(dt_rec(1), 5);
+}
+
+/* ---- one direct trampoline per function ---- */
+
+/*
+ * What a refused change must leave as it was: the site bytes and record
+ * flags of the dt_own_* functions, and enabled_functions.
+ */
+static int (*const own_funcs[4])(int) = { dt_own_a, dt_own_b, dt_own_c, dt_own_d };
+
+struct dsnap {
+	uint8_t site[4][ARCH_SITE_SIZE];
+	uint32_t flags[4];
+	struct listing l;
+};
+
+static void snap_take(struct dsnap *s)
+{
+	for (unsigned i = 0; i < 4; i++) {
+		memcpy(s->site[i], (void *)own_funcs[i], ARCH_SITE_SIZE);
+		s->flags[i] = rec_find((uintptr_t)own_funcs[i])->flags;
+	}
+	enabled(&s->l);
+}
+
+static void expect_unchanged(int line, const struct dsnap *s)
+{
+	static struct listing now;
+	for (unsigned i = 0; i < 4; i++) {
+		if (memcmp(s->site[i], (void *)own_funcs[i], ARCH_SITE_SIZE))
+			test_fail(__FILE__, line, "the site of dt_own_%c changed", 'a' + i);
+		if (rec_find((uintptr_t)own_funcs[i])->flags != s->flags[i])
+			test_fail(__FILE__, line, "the record of dt_own_%c: flags %x, were %x",
+				  'a' + i, rec_find((uintptr_t)own_funcs[i])->flags, s->flags[i]);
+	}
+	if (strcmp(enabled(&now), s->l.text))
+		test_fail(__FILE__, line, "enabled_functions\n#   now:    %s\n#   before: %s",
+			  now.text, s->l.text);
+	if (ftrace_is_dead())
+		test_fail(__FILE__, line, "tracing was killed");
+}
+#define EXPECT_UNCHANGED(s) expect_unchanged(__LINE__, s)
+
+/* The change is refused with err, naming the site of `name`. */
+#define EXPECT_REFUSED(call, err, name) do {                                       \
+		ftrace_filter_error[0] = '\0';                                      \
+		EXPECT_EQ((call), (err));                                           \
+		EXPECT_TRUE(strstr(ftrace_filter_error, "the site of " name " at ") != NULL); \
+	} while (0)
+
+/* The two direct ops every case starts from, d[0..n) zeroed first: d[0]
+ * with the counting trampoline on `first` less `first_notrace` (NULL:
+ * none), d[1] with the body one on dt_own_b.  0 or the first error. */
+static int own_register(struct ftrace_ops *d, unsigned n, const char *first,
+			const char *first_notrace)
+{
+	memset(d, 0, n * sizeof(*d));
+	int err = ftrace_set_filter(&d[0], first, true);
+	if (!err && first_notrace)
+		err = ftrace_set_notrace(&d[0], first_notrace, true);
+	if (!err)
+		err = ftrace_set_filter(&d[1], "dt_own_b", true);
+	if (!err)
+		err = register_ftrace_direct(&d[0], (uintptr_t)arch_test_direct_tramp);
+	if (!err)
+		err = register_ftrace_direct(&d[1], (uintptr_t)arch_test_direct_tramp_body);
+	return err;
+}
+
+static void own_unregister(struct ftrace_ops *d, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		EXPECT_EQ(unregister_ftrace_direct(&d[i]), 0);
+	for (unsigned i = 0; i < 4; i++)
+		EXPECT_EQ(rec_find((uintptr_t)own_funcs[i])->flags, 0);
+}
+
+/*
+ * Two registered direct ops, the counting one on dt_own_a, the body one on
+ * dt_own_b: moving or widening the second's filter onto dt_own_a, or
+ * registering a third that takes dt_own_b, is refused (-EBUSY, the
+ * function named) and changes nothing: the hashes, the sites, the records,
+ * enabled_functions, and which trampoline each call runs.
+ */
+TEST_CASE(direct, second_direct_on_a_function_refused)
+{
+	static struct ftrace_ops d[3];
+	static struct dsnap before;
+	ASSERT_EQ(own_register(d, 3, "dt_own_a", NULL), 0);
+	ASSERT_EQ(ftrace_set_filter(&d[2], "dt_own_c dt_own_b", true), 0);
+	const struct ftrace_hash *filter = d[1].filter, *notrace = d[1].notrace;
+	snap_take(&before);
+	uint64_t h0 = arch_test_direct_hits;
+
+	EXPECT_REFUSED(ftrace_set_filter(&d[1], "dt_own_a", true), -EBUSY, "dt_own_a");
+	EXPECT_REFUSED(ftrace_set_filter(&d[1], "dt_own_a", false), -EBUSY, "dt_own_a");
+	EXPECT_REFUSED(ftrace_set_filter(&d[1], "dt_own_[ad]", false), -EBUSY, "dt_own_a");
+	EXPECT_REFUSED(ftrace_set_filter_ip(&d[1], (uintptr_t)dt_own_a, false, false), -EBUSY,
+		       "dt_own_a");
+	EXPECT_REFUSED(register_ftrace_direct(&d[2], (uintptr_t)arch_test_direct_tramp), -EBUSY,
+		       "dt_own_b");
+	EXPECT_EQ(d[2].flags & (FTRACE_OPS_FL_ENABLED | FTRACE_OPS_FL_DIRECT), 0);
+	/* An empty filter would take every function. */
+	ftrace_filter_error[0] = '\0';
+	EXPECT_EQ(ftrace_set_filter(&d[1], "", true), -EINVAL);
+	EXPECT_TRUE(strstr(ftrace_filter_error, "empty filter") != NULL);
+
+	EXPECT_TRUE(d[1].filter == filter && d[1].notrace == notrace);
+	EXPECT_UNCHANGED(&before);
+	EXPECT_EQ(calls(dt_own_a, 4, 1, 21), 0);
+	EXPECT_EQ(arch_test_direct_hits - h0, 4);
+	EXPECT_EQ(calls(dt_own_b, 4, 1, 1022), 0);
+	EXPECT_EQ(calls(dt_own_c, 4, 1, 23), 0);
+	EXPECT_EQ(arch_test_direct_hits - h0, 4);
+	own_unregister(d, 2);
+}
+
+/*
+ * Which functions a direct ops takes is its filter less its notrace, on
+ * both sides of the check: a function in another's filter and notrace is
+ * free, one in our own notrace is not wanted.  What notrace frees can be
+ * taken back only while nobody else took it.
+ */
+TEST_CASE(direct, notrace_decides_what_a_direct_takes)
+{
+	static struct ftrace_ops d[3];
+	static struct dsnap before;
+	static struct listing l;
+	char line[256];
+	/* d[0]: dt_own_a only (dt_own_c filtered, then excluded). */
+	ASSERT_EQ(own_register(d, 3, "dt_own_a dt_own_c", "dt_own_c"), 0);
+
+	/* Accepted: d[1] widens onto dt_own_c, which d[0] does not take. */
+	EXPECT_EQ(ftrace_set_filter(&d[1], "dt_own_c", false), 0);
+	uint64_t h0 = arch_test_direct_hits;
+	EXPECT_EQ(calls(dt_own_c, 4, 1, 1023), 0);
+	EXPECT_EQ(arch_test_direct_hits - h0, 0);
+	EXPECT_EQ(calls(dt_own_a, 4, 1, 21), 0);
+	EXPECT_EQ(arch_test_direct_hits - h0, 4);
+	enabled(&l);
+	EXPECT_EQ(l.lines, 3);
+	EXPECT_TRUE(strstr(l.text, direct_line(line, sizeof(line), "dt_own_c", 1, false,
+					       arch_test_direct_tramp_body)) != NULL);
+
+	/* Accepted: d[2] takes dt_own_d; dt_own_b is d[1]'s, but d[2]'s
+	 * notrace leaves it out. */
+	ASSERT_EQ(ftrace_set_filter(&d[2], "dt_own_b dt_own_d", true), 0);
+	ASSERT_EQ(ftrace_set_notrace(&d[2], "dt_own_b", true), 0);
+	EXPECT_EQ(register_ftrace_direct(&d[2], (uintptr_t)arch_test_direct_tramp), 0);
+	EXPECT_EQ(calls(dt_own_d, 4, 1, 24), 0);
+	EXPECT_EQ(arch_test_direct_hits - h0, 8);
+	EXPECT_EQ(calls(dt_own_b, 4, 1, 1022), 0);
+
+	/* Refused: a notrace change that would make d[0] take dt_own_c
+	 * again (d[1]'s now), or d[2] take dt_own_b (d[1]'s). */
+	const struct ftrace_hash *n0 = d[0].notrace, *n2 = d[2].notrace;
+	snap_take(&before);
+	EXPECT_REFUSED(ftrace_set_notrace(&d[0], "!dt_own_c", false), -EBUSY, "dt_own_c");
+	EXPECT_REFUSED(ftrace_set_notrace(&d[2], "dt_own_a", true), -EBUSY, "dt_own_b");
+	EXPECT_TRUE(d[0].notrace == n0 && d[2].notrace == n2);
+	EXPECT_UNCHANGED(&before);
+	EXPECT_EQ(calls(dt_own_c, 4, 1, 1023), 0);
+	EXPECT_EQ(arch_test_direct_hits - h0, 8);
+	own_unregister(d, 3);
+}
+
+/*
+ * One filter change for several ops (ftrace_set_filter_ops): the direct
+ * ops of the call are judged against each other's new hashes too.  Two of
+ * them onto one function is refused, whether they widen or move; a direct
+ * ops and a callback ops onto one function is fine.
+ */
+TEST_CASE(direct, several_ops_at_once)
+{
+	static struct ftrace_ops d[2];
+	static struct dcount c;
+	static struct dsnap before;
+	static struct listing l;
+	char line[256];
+	ASSERT_EQ(own_register(d, 2, "dt_own_a", NULL), 0);
+	/* On dt_own_d, then dt_own_c too, which is the one called. */
+	dcount_init(&c, "dt_own_d", (uintptr_t)dt_own_c, 0);
+	ASSERT_EQ(register_ftrace_function(&c.ops), 0);
+	const struct ftrace_hash *f0 = d[0].filter, *f1 = d[1].filter, *fc = c.ops.filter;
+	snap_take(&before);
+	struct ftrace_ops *both[2] = { &d[0], &d[1] };
+	EXPECT_REFUSED(ftrace_set_filter_ops(both, 2, false, "dt_own_c", false), -EBUSY,
+		       "dt_own_c");
+	EXPECT_REFUSED(ftrace_set_filter_ops(both, 2, false, "dt_own_c", true), -EBUSY,
+		       "dt_own_c");
+	EXPECT_TRUE(d[0].filter == f0 && d[1].filter == f1);
+	EXPECT_UNCHANGED(&before);
+
+	struct ftrace_ops *mixed[2] = { &c.ops, &d[0] };
+	EXPECT_EQ(ftrace_set_filter_ops(mixed, 2, false, "dt_own_c", false), 0);
+	EXPECT_TRUE(c.ops.filter != fc && d[0].filter != f0);
+	uint64_t h0 = arch_test_direct_hits;
+	EXPECT_EQ(calls(dt_own_c, 4, 1, 23), 0);
+	EXPECT_EQ(arch_test_direct_hits - h0, 4);
+	EXPECT_EQ(c.hits, 4);
+	EXPECT_EQ(c.bad, 0);
+	EXPECT_TRUE(strstr(enabled(&l), direct_line(line, sizeof(line), "dt_own_c", 2, false,
+						    arch_test_direct_tramp)) != NULL);
+	EXPECT_EQ(unregister_ftrace_function(&c.ops), 0);
+	own_unregister(d, 2);
+}
+
+/* ---- with a graph user ---- */
+
+/*
+ * A graph user on the function of a direct trampoline: the site calls the
+ * regs list caller, the user's entry pushes a shadow frame and hooks the
+ * return, then the direct trampoline is entered with the hook as the
+ * parent (DIRECT.md), and the return comes through the hook.  The user
+ * records the test thread's entries and exits of dt_graph.
+ */
+/* graph_thread is atomic: the compiler sees that dt_graph touches no
+ * memory and would drop a plain store made just before calling it. */
+static struct thread *graph_thread;
+static unsigned graph_entries, graph_exits, graph_bad;
+static long graph_ret[8];
+
+static bool graph_entry(const struct fgraph_ent *e, struct fgraph_ops *g, uint64_t *data)
+{
+	if (this_cpu()->current != __atomic_load_n(&graph_thread, __ATOMIC_RELAXED))
+		return false;
+	if (e->func != (uintptr_t)dt_graph || e->depth != 0)
+		graph_bad++;
+	data[0] = e->parent ^ 0x5a5a;
+	graph_entries++;
+	return true;
+}
+
+static void graph_exit(const struct fgraph_ret *r, struct fgraph_ops *g, uint64_t *data)
+{
+	if (r->func != (uintptr_t)dt_graph || r->depth != 0 || data[0] != (r->parent ^ 0x5a5a))
+		graph_bad++;
+	if (graph_exits < 8)
+		graph_ret[graph_exits] = (long)(int)r->retval;
+	graph_exits++;
+}
+
+/* Five calls; the user saw each enter and return (with the result
+ * mul * i + add) at depth 0, or (hooked false) none; the shadow stack is
+ * as deep as before. */
+static void expect_graph(int line, bool hooked, int mul, int add)
+{
+	struct fgraph_stats st0, st1;
+	fgraph_stats(&st0);
+	graph_entries = graph_exits = graph_bad = 0;
+	__atomic_store_n(&graph_thread, current_thread(), __ATOMIC_RELAXED);
+	unsigned wrong = calls(dt_graph, 5, mul, add);
+	__atomic_store_n(&graph_thread, NULL, __ATOMIC_RELAXED);
+	fgraph_stats(&st1);
+	unsigned n = hooked ? 5 : 0, ret_wrong = 0;
+	for (unsigned i = 0; i < n && i < graph_exits; i++)
+		ret_wrong += graph_ret[i] != mul * (long)i + add;
+	if (wrong || graph_entries != n || graph_exits != n || graph_bad || ret_wrong ||
+	    st1.depth != st0.depth)
+		test_fail(__FILE__, line, "results wrong %u, entries %u, exits %u (want %u), "
+			  "bad %u, return values wrong %u, shadow depth %u -> %u", wrong,
+			  graph_entries, graph_exits, n, graph_bad, ret_wrong, st0.depth, st1.depth);
+}
+#define EXPECT_GRAPH(...) expect_graph(__LINE__, __VA_ARGS__)
+
+static void direct_and_graph(void (*tramp)(void), bool direct_first)
+{
+	static struct ftrace_ops d;
+	static struct fgraph_ops g = { .entryfunc = graph_entry, .retfunc = graph_exit, .idx = -1 };
+	static struct listing l;
+	char want[256], sym[96], call[96];
+	bool body = tramp == arch_test_direct_tramp_body;
+	int add = body ? 1000 : 0;
+	unsigned counted = body ? 0 : 5;
+	memset(&d, 0, sizeof(d));
+	ASSERT_EQ(ftrace_set_filter(&d, "dt_graph", true), 0);
+	ASSERT_EQ(ftrace_set_filter(&g.ops, "dt_graph", true), 0);
+	ASSERT_EQ(register_fgraph(&g), 0);
+	ASSERT_EQ(register_ftrace_direct(&d, (uintptr_t)tramp), 0);
+	uint64_t h0 = arch_test_direct_hits;
+	EXPECT_DIRECT_STEP("dt_graph", 2, false, tramp, dt_graph, 11, add);
+	EXPECT_GRAPH(true, 11, add);
+	EXPECT_EQ(arch_test_direct_hits - h0, 2 * counted);
+	if (direct_first) {
+		/* The graph user alone, on its own trampoline. */
+		ASSERT_EQ(unregister_ftrace_direct(&d), 0);
+		ksym_format(sym, sizeof(sym), (uintptr_t)g.ops.func);
+		ksym_format(call, sizeof(call), (uintptr_t)g.ops.call);
+		ksnprintf(want, sizeof(want), "dt_graph (1)           \ttramp: 0x%lx (%s) ->%s\n",
+			  (unsigned long)g.ops.tramp, sym, call);
+		EXPECT_STREQ(enabled(&l), want);
+		EXPECT_GRAPH(true, 11, 0);
+		ASSERT_EQ(unregister_fgraph(&g), 0);
+	} else {
+		/* The direct trampoline alone. */
+		ASSERT_EQ(unregister_fgraph(&g), 0);
+		EXPECT_DIRECT_STEP("dt_graph", 1, false, tramp, dt_graph, 11, add);
+		EXPECT_GRAPH(false, 11, add);
+		ASSERT_EQ(unregister_ftrace_direct(&d), 0);
+	}
+	EXPECT_EQ(arch_test_direct_hits - h0, (direct_first ? 2 : 4) * counted);
+	EXPECT_STREQ(enabled(&l), "");
+	EXPECT_GRAPH(false, 11, 0);
+	EXPECT_EQ(rec_find((uintptr_t)dt_graph)->flags, 0);
+}
+
+TEST_CASE(direct, counting_direct_and_graph_user)
+{
+	direct_and_graph(arch_test_direct_tramp, true);
+	direct_and_graph(arch_test_direct_tramp, false);
+}
+
+TEST_CASE(direct, body_direct_and_graph_user)
+{
+	direct_and_graph(arch_test_direct_tramp_body, true);
+	direct_and_graph(arch_test_direct_tramp_body, false);
+}
+
+/* ---- for the gdb checks ---- */
+
+/* tests/gdb/direct.gdb breaks here and runs bt-enabled (tools/gdb_checks.py
+ * compares it with the listing printed just before). */
+T void direct_gdb_stop(void)
+{
+	KEEP();
+}
+
+/* A direct trampoline on dt_gdb and dt_gdb_alone, a callback ops on
+ * dt_gdb too; enabled_functions printed between "==== enabled_functions"
+ * and "==== end", then the stop. */
+TEST_CASE_FLAGS(direct_gdb, direct_and_ops_listed, TEST_MANUAL)
+{
+	static struct ftrace_ops d;
+	static struct dcount a;
+	static struct listing l;
+	char one[256], two[256];
+	memset(&d, 0, sizeof(d));
+	ASSERT_EQ(ftrace_set_filter(&d, "dt_gdb dt_gdb_alone", true), 0);
+	dcount_init(&a, "dt_gdb", (uintptr_t)dt_gdb, 0);
+	ASSERT_EQ(register_ftrace_direct(&d, (uintptr_t)arch_test_direct_tramp), 0);
+	ASSERT_EQ(register_ftrace_function(&a.ops), 0);
+	enabled(&l);
+	EXPECT_EQ(l.lines, 2);
+	EXPECT_TRUE(strstr(l.text, direct_line(one, sizeof(one), "dt_gdb", 2, false,
+					       arch_test_direct_tramp)) != NULL);
+	EXPECT_TRUE(strstr(l.text, direct_line(two, sizeof(two), "dt_gdb_alone", 1, false,
+					       arch_test_direct_tramp)) != NULL);
+	kprintf("==== enabled_functions\n%s==== end\n", l.text);
+	direct_gdb_stop();
+	EXPECT_EQ(dt_gdb(1) + dt_gdb_alone(1), 65);
+	EXPECT_EQ(a.hits, 1);
+	ASSERT_EQ(unregister_ftrace_function(&a.ops), 0);
+	ASSERT_EQ(unregister_ftrace_direct(&d), 0);
 }
 
 /* ---- reach ---- */

@@ -333,11 +333,13 @@ int arch_tramp_build(void *buf, uintptr_t exec, void *ops, void *call, enum arch
 /* Fill n bytes with trap instructions (x86-64 int3, arm64 brk). */
 void arch_tramp_poison(void *buf, size_t n);
 
-/* Static callers for sites with several ops: they call
- * ftrace_ops_list_func(ip, parent, op, fregs) (trace/ftrace.h), op being
- * NULL (x86-64) or the site's data word (arm64: they call op->call, which
- * is ftrace_ops_list_func for &ftrace_list_ops); the regs variant also fills
- * a pt_regs. */
+/* Static callers for sites with several ops: they call the list function
+ * (trace/ftrace.h) as fn(ip, parent, op, fregs), op being NULL (x86-64) or
+ * the site's data word (arm64).  The plain caller calls
+ * ftrace_ops_list_func (arm64: op->call, which it is for &ftrace_list_ops);
+ * the regs variant also fills a pt_regs and calls
+ * ftrace_ops_list_regs_func (arm64: op->regs_call, which it is for
+ * &ftrace_list_ops; for a CALL_OPS site's one ops both are its call). */
 void arch_ftrace_list_caller(void);
 void arch_ftrace_regs_list_caller(void);
 

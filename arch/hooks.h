@@ -392,6 +392,17 @@ void arch_test_trash_caller_saved(void);
  */
 uint64_t arch_test_preserving_call(void (*thunk)(void));
 
+/*
+ * Call func(arg) the way func's site would if it still called
+ * arch_ftrace_regs_list_caller, whatever it holds now: what a CPU that
+ * fetched the site's old call does while the update moves it on.  func
+ * returns to arch_test_regs_list_old_site_ret (the parent its callbacks
+ * see), which returns func's result.  func must be a traced function of
+ * one integer argument (arm64: its data word is then read as the site's).
+ */
+long arch_test_regs_list_old_site(long arg, uintptr_t func);
+extern const char arch_test_regs_list_old_site_ret[];
+
 /* ---- Upcalls: generic functions the arch code calls --------------------------
  *
  * void kernel_main(struct boot_info *bi);     boot CPU, once (boot/main.c)

@@ -3,7 +3,7 @@
  * (the assist wrapper, the two list functions).
  *
  * State: `ftrace_ops_list` holds every ops whose sites may be live, in
- * registration order; the list function walks it lock-free with preemption
+ * registration order; the list functions walk it lock-free with preemption
  * disabled, so an ops leaves it only after a grace period
  * (tramp_synchronize).  Each ops remembers the hashes of the last completed
  * update (`applied_*`): the old state of a site is derived from them and the

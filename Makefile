@@ -112,6 +112,8 @@ TEST_SRCS  += tests/guest/test_dump.c
 TEST_SRCS  += tests/guest/test_enomem.c tests/guest/enomem_harness.c
 # Direct trampolines with callback ops, their reach, the site's data word.
 TEST_SRCS  += tests/guest/test_direct.c
+# The regs list caller's list function, reached by an old site's call.
+TEST_SRCS  += tests/guest/test_list_regs.c
 
 NOTRACE_SRCS := boot/kprintf.c boot/console.c boot/panic.c boot/fault.c boot/ksyms.c boot/smp.c \
 	boot/irq.c boot/clock.c boot/bench.c lib/newlib_glue.c lib/heap.c lib/glob.c lib/failalloc.c

@@ -333,11 +333,13 @@ int arch_tramp_build(void *buf, uintptr_t exec, void *ops, void *call, enum arch
 /* Fill n bytes with trap instructions (x86-64 int3, arm64 brk). */
 void arch_tramp_poison(void *buf, size_t n);
 
-/* Static callers for sites with several ops: they call
- * ftrace_ops_list_func(ip, parent, op, fregs) (trace/ftrace.h), op being
- * NULL (x86-64) or the site's data word (arm64: they call op->call, which
- * is ftrace_ops_list_func for &ftrace_list_ops); the regs variant also fills
- * a pt_regs. */
+/* Static callers for sites with several ops: they call the list function
+ * (trace/ftrace.h) as fn(ip, parent, op, fregs), op being NULL (x86-64) or
+ * the site's data word (arm64).  The plain caller calls
+ * ftrace_ops_list_func (arm64: op->call, which it is for &ftrace_list_ops);
+ * the regs variant also fills a pt_regs and calls
+ * ftrace_ops_list_regs_func (arm64: op->regs_call, which it is for
+ * &ftrace_list_ops; for a CALL_OPS site's one ops both are its call). */
 void arch_ftrace_list_caller(void);
 void arch_ftrace_regs_list_caller(void);
 
@@ -389,6 +391,17 @@ void arch_test_trash_caller_saved(void);
  * rsi 6, rdi 7, r8-r11 8-11).  0: the thunk kept them all.
  */
 uint64_t arch_test_preserving_call(void (*thunk)(void));
+
+/*
+ * Call func(arg) the way func's site would if it still called
+ * arch_ftrace_regs_list_caller, whatever it holds now: what a CPU that
+ * fetched the site's old call does while the update moves it on.  func
+ * returns to arch_test_regs_list_old_site_ret (the parent its callbacks
+ * see), which returns func's result.  func must be a traced function of
+ * one integer argument (arm64: its data word is then read as the site's).
+ */
+long arch_test_regs_list_old_site(long arg, uintptr_t func);
+extern const char arch_test_regs_list_old_site_ret[];
 
 /* ---- Upcalls: generic functions the arch code calls --------------------------
  *

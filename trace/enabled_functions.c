@@ -16,8 +16,9 @@
  *   an ops' own trampoline   "\ttramp: 0xADDR (callback) ->what it calls"
  *                            (the callback itself, or ftrace_ops_assist_func;
  *                            a pool address has no symbol: hex, as %pS)
- *   the list caller          " ->what it calls" (ftrace_ops_list_func, or
- *                            with CALL_OPS the one ops' call)
+ *   the list caller          " ->what it calls" (ftrace_ops_list_func, the
+ *                            regs list caller's ftrace_ops_list_regs_func,
+ *                            or with CALL_OPS the one ops' call)
  *   CALL_OPS                 "\tops: OPS (callback)"
  *   a direct trampoline      "\n\tdirect-->TARGET"; refs counts every
  *                            attached ops, the direct one too (Linux's count)
@@ -46,11 +47,14 @@ static void describe(struct ftrace_rec *r, char *buf, size_t size)
 			n += (size_t)ksnprintf(buf + n, size - n, "\ttramp: ERROR!");
 		}
 	} else if (n < size && (!(f & FREC_DIRECT_EN) || w.count)) {
-		/* The list caller calls the site's ops (CALL_OPS) or the list
-		 * function (the regs list caller too, before a direct
-		 * trampoline that shares the function with callbacks). */
-		uintptr_t next = (f & FREC_CALL_OPS_EN) && w.single ? (uintptr_t)w.single->call
-								    : (uintptr_t)ftrace_ops_list_func;
+		/* The list caller calls the site's ops (CALL_OPS) or its list
+		 * function; a site with registers, or with a direct trampoline
+		 * after the callbacks, calls the regs list caller (target_of). */
+		bool regs = f & (FREC_REGS_EN | FREC_DIRECT_EN);
+		uintptr_t next = (f & FREC_CALL_OPS_EN) && w.single ?
+					 (uintptr_t)(regs ? w.single->regs_call : w.single->call) :
+				 regs ? (uintptr_t)ftrace_ops_list_regs_func :
+					(uintptr_t)ftrace_ops_list_func;
 		ksym_format(sym, sizeof(sym), next);
 		n += (size_t)ksnprintf(buf + n, size - n, " ->%s", sym);
 	}

@@ -114,7 +114,7 @@ ARCH_PRESERVING_THUNK(fgraph_irq_stack);
  * whose only ops is this user (fgraph_inline.h). */
 FGRAPH_DEFINE_ENTRY(fgraph_ops_func, NULL)
 
-/* Called by ftrace_ops_list_func for the graph users in `mask` attached to
+/* Called by the list functions (ftrace.c) for the graph users in `mask` attached to
  * ip (recursion bit held, preemption off: the list function raised the
  * count by one, as fgraph.h promises the callbacks).  A user whose slot is
  * empty now (unregistering) keeps its block, with gen 0 (no

@@ -109,7 +109,7 @@ int unregister_fgraph(struct fgraph_ops *g);
 
 /* Called by the return hook (arch/hooks.h); returns where to go. */
 uintptr_t fgraph_return(struct fgraph_ret_regs *r);
-/* Called by ftrace_ops_list_func for the graph users in `mask` attached to
+/* Called by the list functions (ftrace.c) for the graph users in `mask` attached to
  * ip (recursion bit held, preemption off). */
 void fgraph_list_enter(uintptr_t ip, uintptr_t parent, struct ftrace_regs *fregs, unsigned mask);
 

@@ -1,9 +1,9 @@
 /*
  * ftrace.c — ops registration, filters, and the callbacks a site reaches
- * (the assist wrapper, the list function).
+ * (the assist wrapper, the two list functions).
  *
  * State: `ftrace_ops_list` holds every ops whose sites may be live, in
- * registration order; the list function walks it lock-free with preemption
+ * registration order; the list functions walk it lock-free with preemption
  * disabled, so an ops leaves it only after a grace period
  * (tramp_synchronize).  Each ops remembers the hashes of the last completed
  * update (`applied_*`): the old state of a site is derived from them and the
@@ -36,7 +36,13 @@ static struct listvec *list_table;             /* lock-free readers; listvec.h *
 bool ftrace_dead;                              /* atomic; ftrace_is_dead() */
 static char dead_reason[96];
 
-struct ftrace_ops ftrace_list_ops = { .call = ftrace_ops_list_func, .func = ftrace_ops_list_func };
+/* The data word of list sites: each list caller calls its own function
+ * through it (ftrace.h, regs_call). */
+struct ftrace_ops ftrace_list_ops = {
+	.call = ftrace_ops_list_func,
+	.regs_call = ftrace_ops_list_regs_func,
+	.func = ftrace_ops_list_func,
+};
 
 void ftrace_kill(const char *why)
 {
@@ -89,6 +95,15 @@ static FTRACE_HOT void ftrace_ops_assist_func(uintptr_t ip, uintptr_t parent, st
  * Which ops: the function's run in the published listvec (computed by the
  * update from the same hashes), or else every registered ops whose hashes
  * match (a site still running its old state during an update, or no table).
+ *
+ * Two entries, one per list caller: ftrace_ops_list_func for the plain one
+ * (fregs without registers) and ftrace_ops_list_regs_func for the regs one
+ * (fregs with the site's full frame, never NULL there).  Which one ran is
+ * the `regs_entry` constant the walk below is built with, not a test of
+ * fregs: the plain entry never meets a frame, whatever the site's state
+ * (a site the update moves off the regs list caller may still call it, and
+ * then reaches the regs entry, which hides the frame from ops that did not
+ * ask for it).
  */
 struct list_walk {
 	struct cpu *c;
@@ -98,21 +113,21 @@ struct list_walk {
 	 * each kind finds the bit as on a site of its own. */
 	unsigned cb;
 	bool cb_busy;                    /* the bit was already held: skip them */
-	/* The site's full frame (it went through the regs caller), or NULL.
-	 * Only SAVE_REGS ops see it (ftrace.h): for the others
-	 * ftrace_get_regs() says NULL, as on a site of their own. */
+	/* The regs entry: the site's full frame.  Only SAVE_REGS ops see it
+	 * (ftrace.h): for the others ftrace_get_regs() says NULL, as on a
+	 * site of their own.  The plain entry: NULL. */
 	struct pt_regs *regs;
 };
 
 static inline __attribute__((always_inline)) void
 list_call(struct list_walk *w, struct ftrace_ops *op, unsigned flags, uintptr_t ip,
-	  uintptr_t parent, struct ftrace_regs *fregs)
+	  uintptr_t parent, struct ftrace_regs *fregs, const bool regs_entry)
 {
-	/* An ops that asked for registers gets them only when the site went
-	 * through the regs caller; a direct ops is no callback (list_direct). */
-	if (((flags & FTRACE_OPS_FL_SAVE_REGS) && !w->regs) || (flags & FTRACE_OPS_FL_DIRECT))
+	/* An ops that asked for registers gets them only through the regs
+	 * entry; a direct ops is no callback (list_direct). */
+	if (((flags & FTRACE_OPS_FL_SAVE_REGS) && !regs_entry) || (flags & FTRACE_OPS_FL_DIRECT))
 		return;
-	if (w->regs)
+	if (regs_entry)
 		ftrace_regs_set_regs(fregs, (flags & FTRACE_OPS_FL_SAVE_REGS) ? w->regs : NULL);
 	if (flags & FTRACE_OPS_FL_GRAPH) {
 		w->graph |= op->graph_mask;
@@ -131,7 +146,8 @@ list_call(struct list_walk *w, struct ftrace_ops *op, unsigned flags, uintptr_t 
 
 /*
  * A site with a direct trampoline and callbacks calls the regs list caller,
- * which enters the direct trampoline after the callbacks when told so here
+ * whose list function (ftrace_ops_list_regs_func) has it enter the direct
+ * trampoline after the callbacks when told so here
  * (ftrace_regs_set_direct).  The direct ops is in the function's run (the
  * update lists it, which makes the run not plain), or, without a run, found
  * by the full walk's rule.  Unlike the callbacks it is not subject to the
@@ -172,26 +188,27 @@ static FTRACE_HOT void list_direct(const struct listvec *v, const struct listvec
 
 /* Everything but the plain case: the list bit, then each ops as list_call
  * says; the full walk when the function has no run in the table (v, e as
- * ftrace_ops_list_func found them).  Through the regs list caller, the
- * function's direct trampoline first (list_direct). */
-static FTRACE_HOT __attribute__((noinline)) void
+ * the list function found them).  Built once per entry (regs_entry a constant:
+ * list_walk_plain, ftrace_ops_list_regs_func); the regs entry first finds
+ * the function's direct trampoline (list_direct). */
+static inline __attribute__((always_inline)) void
 list_walk_all(struct cpu *c, const struct listvec *v, const struct listvec_entry *e, uintptr_t ip,
-	  uintptr_t parent, struct ftrace_regs *fregs)
+	      uintptr_t parent, struct ftrace_regs *fregs, const bool regs_entry)
 {
-	if (ftrace_get_regs(fregs))
+	if (regs_entry)
 		list_direct(v, e, ip, fregs);
 	unsigned bit = ftrace_recursion_take_on(c, FTRACE_RECURSION_LIST_SHIFT);
 	if (!bit)
 		return;
 	if (!ftrace_is_dead()) {
-		struct list_walk w = { .c = c, .regs = ftrace_get_regs(fregs) };
+		struct list_walk w = { .c = c, .regs = regs_entry ? ftrace_get_regs(fregs) : NULL };
 		if (e) {
 			for (unsigned i = 0; i < e->n; i++) {
 				struct ftrace_ops *op = v->ops[e->first + i];
 				/* Unregistered since (its update failed): stopped. */
 				unsigned flags = arch_load_relaxed32(&op->flags);
 				if (flags & FTRACE_OPS_FL_ENABLED)
-					list_call(&w, op, flags, ip, parent, fregs);
+					list_call(&w, op, flags, ip, parent, fregs, regs_entry);
 			}
 		} else {
 			/* ACQUIRE: an ops published by register is seen complete. */
@@ -202,7 +219,7 @@ list_walk_all(struct cpu *c, const struct listvec *v, const struct listvec_entry
 					continue;
 				if (ftrace_ops_wants(__atomic_load_n(&op->filter, __ATOMIC_ACQUIRE),
 					      __atomic_load_n(&op->notrace, __ATOMIC_ACQUIRE), ip))
-					list_call(&w, op, flags, ip, parent, fregs);
+					list_call(&w, op, flags, ip, parent, fregs, regs_entry);
 			}
 		}
 		if (w.cb)
@@ -210,16 +227,25 @@ list_walk_all(struct cpu *c, const struct listvec *v, const struct listvec_entry
 		if (w.graph) {
 			unsigned gbit = ftrace_recursion_take_on(c, 0);
 			if (gbit) {
-				if (w.regs)                 /* graph users: no SAVE_REGS */
+				if (regs_entry)             /* graph users: no SAVE_REGS */
 					ftrace_regs_set_regs(fregs, NULL);
 				fgraph_list_enter(ip, parent, fregs, w.graph);
 				ftrace_recursion_exit_on(c, gbit);
 			}
 		}
-		if (w.regs)                             /* the trampoline's again */
+		if (regs_entry)                         /* the trampoline's again */
 			ftrace_regs_set_regs(fregs, w.regs);
 	}
 	ftrace_recursion_exit_on(c, bit);
+}
+
+/* The plain entry's walk, out of line: it keeps the plain case's registers
+ * free (ftrace_ops_list_func). */
+static FTRACE_HOT __attribute__((noinline)) void
+list_walk_plain(struct cpu *c, const struct listvec *v, const struct listvec_entry *e,
+		uintptr_t ip, uintptr_t parent, struct ftrace_regs *fregs)
+{
+	list_walk_all(c, v, e, ip, parent, fregs, false);
 }
 
 /*
@@ -251,13 +277,9 @@ FTRACE_HOT void ftrace_ops_list_func(uintptr_t ip, uintptr_t parent, struct ftra
 	if (__builtin_expect(e && e->plain, 1)) {
 		if (ftrace_recursion_take_on(arch_this_cpu(), 0)) {
 			if (!ftrace_is_dead()) {
-				/* No SAVE_REGS ops in a plain run, so its site
-				 * calls the plain list caller (fregs->regs NULL)
-				 * but in one window: a site the update is moving
-				 * off the regs list caller may still call it, and
-				 * its callbacks then find a frame they did not ask
-				 * for (a valid one).  Not hidden here: that would
-				 * cost every plain call a test. */
+				/* fregs has no frame (the plain list caller):
+				 * ftrace_get_regs() says NULL, as promised to
+				 * these ops (none asks for registers). */
 				struct ftrace_ops *const *run = &v->ops[e->first];
 				for (struct ftrace_ops *op; (op = *run); run++)
 					/* Unregistered since (its update failed): stopped. */
@@ -268,8 +290,28 @@ FTRACE_HOT void ftrace_ops_list_func(uintptr_t ip, uintptr_t parent, struct ftra
 			ftrace_recursion_exit_ctx(arch_this_cpu(), 0);
 		}
 	} else {
-		list_walk_all(arch_this_cpu(), v, e, ip, parent, fregs);
+		list_walk_plain(arch_this_cpu(), v, e, ip, parent, fregs);
 	}
+	ftrace_preempt_enable_at(arch_current(), depth);
+}
+
+/*
+ * The regs list caller's entry: a site with a SAVE_REGS ops, or with a
+ * direct trampoline and callbacks, or one that the update is moving off
+ * those states (its run may be plain by then).  Never the plain case:
+ * every ops goes through list_call, which shows the frame to SAVE_REGS
+ * ops only, and the direct trampoline is found first.  Preemption off as
+ * in ftrace_ops_list_func.
+ */
+FTRACE_HOT void ftrace_ops_list_regs_func(uintptr_t ip, uintptr_t parent, struct ftrace_ops *unused,
+					  struct ftrace_regs *fregs)
+{
+	unsigned depth = arch_current()->preempt_count;
+	ftrace_preempt_disable_at(arch_current(), depth);
+	/* ACQUIRE: as in ftrace_ops_list_func. */
+	const struct listvec *v = __atomic_load_n(&list_table, __ATOMIC_ACQUIRE);
+	const struct listvec_entry *e = v ? listvec_find(v, ip) : NULL;
+	list_walk_all(arch_this_cpu(), v, e, ip, parent, fregs, true);
 	ftrace_preempt_enable_at(arch_current(), depth);
 }
 
@@ -284,7 +326,7 @@ struct listvec *ftrace_list_table_swap(struct listvec *v)
 {
 	struct listvec *old = list_table;
 	/* RELEASE: the table and the ops it names are complete before a list
-	 * call that loads it (ACQUIRE, ftrace_ops_list_func) reads them. */
+	 * call that loads it (ACQUIRE, the list functions) reads them. */
 	__atomic_store_n(&list_table, v, __ATOMIC_RELEASE);
 	return old;
 }
@@ -344,6 +386,7 @@ static int do_register(struct ftrace_ops *op)
 	    (!(op->flags & FTRACE_OPS_FL_RECURSION) || !text_is_nofp((uintptr_t)op->func)))
 		return -EINVAL;               /* see FTRACE_HOT_NOFP */
 	op->call = (op->flags & FTRACE_OPS_FL_RECURSION) ? op->func : ftrace_ops_assist_func;
+	op->regs_call = op->call;         /* a CALL_OPS site's regs list caller */
 	int err = ops_tramp_create(op);
 	if (err)
 		return err;

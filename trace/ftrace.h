@@ -23,7 +23,7 @@
  *   ftrace_regs_get_instruction_pointer(f)= ip
  *   ftrace_regs_get_return_value(f)       (meaningful at a function's exit only)
  *   ftrace_get_regs(f)                    struct pt_regs * for SAVE_REGS ops, else NULL
- * and, for the core's list function only (the regs list caller reads it):
+ * and, for the regs list caller's list function only (the caller reads it):
  *   ftrace_regs_set_direct(f, addr)       enter direct trampoline addr on the way out
  *
  * Locking: all control functions take ftrace_lock (a sleeping-free spinlock
@@ -84,6 +84,12 @@ struct ftrace_ops {
 	 * wrapper.  Must stay first: arm64's list caller loads it from the
 	 * per-site ops pointer.  Written by the core under ftrace_lock. */
 	ftrace_func_t call;
+	/* What the regs list caller calls through this ops when it is a
+	 * site's data word (arm64: loaded at offset 8, right after call):
+	 * call itself, written with it, but for ftrace_list_ops, whose
+	 * regs_call is ftrace_ops_list_regs_func.  An ops placed in a data
+	 * word without being registered (tests) sets both. */
+	ftrace_func_t regs_call;
 	ftrace_func_t func;          /* the user's callback; set before registering */
 	unsigned flags;              /* FTRACE_OPS_FL_*; user bits set before registering */
 	void *private;               /* for the user */
@@ -98,6 +104,11 @@ struct ftrace_ops {
 	bool applied;                /* registered at the last completed update */
 	unsigned graph_mask;         /* FTRACE_OPS_FL_GRAPH: the user's bit (fgraph.c) */
 };
+/* arm64's list callers load call and regs_call at fixed offsets (frame.h
+ * OPS_CALL, OPS_REGS_CALL). */
+_Static_assert(offsetof(struct ftrace_ops, call) == 0 &&
+	       offsetof(struct ftrace_ops, regs_call) == sizeof(ftrace_func_t),
+	       "struct ftrace_ops: call, then regs_call, first");
 
 /*
  * 0 or -errno.  -ENOMEM changes nothing: after a failed register the ops
@@ -152,10 +163,18 @@ int ftrace_set_filter_ops(struct ftrace_ops *const *ops, unsigned n, bool notrac
 int register_ftrace_direct(struct ftrace_ops *ops, uintptr_t addr);
 int unregister_ftrace_direct(struct ftrace_ops *ops);
 
-/* The list caller's function: calls every registered ops whose hashes
- * match ip (arch_ftrace_list_caller calls it). */
+/* The list callers' functions: call every registered ops whose hashes
+ * match ip.  ftrace_ops_list_func is the plain list caller's
+ * (arch_ftrace_list_caller; fregs without registers), and
+ * ftrace_ops_list_regs_func the regs list caller's
+ * (arch_ftrace_regs_list_caller; fregs with the site's full frame, which
+ * only SAVE_REGS ops see, and the direct trampoline to enter after the
+ * callbacks).  On arm64 the callers reach them through ftrace_list_ops,
+ * the data word of list sites (call and regs_call), on x86-64 directly. */
 void ftrace_ops_list_func(uintptr_t ip, uintptr_t parent_ip, struct ftrace_ops *op,
 			  struct ftrace_regs *fregs);
+void ftrace_ops_list_regs_func(uintptr_t ip, uintptr_t parent_ip, struct ftrace_ops *op,
+			       struct ftrace_regs *fregs);
 extern struct ftrace_ops ftrace_list_ops;   /* per-site data word for list sites */
 
 /* tracefs listings, one line per call of out():

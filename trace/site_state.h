@@ -88,7 +88,7 @@ SITE_INLINE uint32_t flags_of(const struct site_want *w)
 /* What a site with wanted/enabled flags f calls, given its ops (f may
  * come without its count: the callers are w's).  A direct trampoline alone
  * is called by the site itself; with callbacks the site calls the regs
- * list caller, which calls them through the list function and then enters
+ * list caller, which calls them through its list function and then enters
  * the direct trampoline as the site would have (ftrace.c list_direct). */
 SITE_INLINE uintptr_t target_of(uint32_t f, const struct site_want *w)
 {
@@ -125,7 +125,11 @@ SITE_INLINE bool reads_data(uint32_t f)
  * ftrace_list_ops (a list site, direct trampoline or not, calls the list
  * function through it) -- which is what the update checks a site's word
  * against before it changes the site (update.c).  f may come without its
- * count.
+ * count.  Both list callers read the same word and call a field of their
+ * own from the ops it names (call, regs_call: ftrace.h), so whichever of
+ * those values a CPU loads with either BL, the regs list caller reaches
+ * the regs list function or a CALL_OPS ops' call, never the plain list
+ * function (which would show the frame to every ops).
  */
 SITE_INLINE uintptr_t data_of(uint32_t f, const struct site_want *w)
 {

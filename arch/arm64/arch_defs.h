@@ -148,7 +148,7 @@ ARM64_INLINE struct pt_regs *ftrace_get_regs(const struct ftrace_regs *f)
 {
 	return f->regs;
 }
-/* The list function, called by the regs list caller for a site with a
+/* The regs list function (ftrace_ops_list_regs_func), for a site with a
  * direct trampoline and callbacks: enter `addr` on the way out, as the site
  * would have called it (DIRECT.md's state: x9 the parent, x30 where the
  * function goes on).  Only the regs list caller reads the field (it clears

@@ -171,7 +171,7 @@ static void record_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
 		seen.regs->pc = (uintptr_t)arm64_st_alt;
 }
 
-static struct ftrace_ops rec_ops = { .call = record_cb, .func = record_cb };
+static struct ftrace_ops rec_ops = { .call = record_cb, .regs_call = record_cb, .func = record_cb };
 
 static void seen_reset(void)
 {
@@ -400,7 +400,7 @@ static void other_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
 {
 	other_hits++;
 }
-static struct ftrace_ops other_ops = { .call = other_cb, .func = other_cb };
+static struct ftrace_ops other_ops = { .call = other_cb, .regs_call = other_cb, .func = other_cb };
 
 TEST_CASE(arch_ftrace, list_caller_uses_the_literal)
 {
@@ -456,8 +456,10 @@ static void live_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
 	__atomic_fetch_add(ok ? &c->hits : &c->bad, 1, __ATOMIC_RELAXED);
 }
 
-static struct ftrace_ops live_ops_a = { .call = live_cb, .func = live_cb, .private = &live_a };
-static struct ftrace_ops live_ops_b = { .call = live_cb, .func = live_cb, .private = &live_b };
+static struct ftrace_ops live_ops_a = { .call = live_cb, .regs_call = live_cb, .func = live_cb,
+					  .private = &live_a };
+static struct ftrace_ops live_ops_b = { .call = live_cb, .regs_call = live_cb, .func = live_cb,
+					  .private = &live_b };
 
 struct live_worker {
 	unsigned long calls, wrong;
@@ -640,7 +642,7 @@ static void empty_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
 		     struct ftrace_regs *f)
 {
 }
-static struct ftrace_ops empty_ops = { .call = empty_cb, .func = empty_cb };
+static struct ftrace_ops empty_ops = { .call = empty_cb, .regs_call = empty_cb, .func = empty_cb };
 
 /* Tenths of a nanosecond per call of st_int3, interrupts off. */
 static uint64_t tenth_ns_per_call(unsigned n)

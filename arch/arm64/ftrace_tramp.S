@@ -28,7 +28,7 @@
  *
  * Five bodies from one macro:
  *   arch_ftrace_list_caller        op from the site's literal (x30 - 16),
- *   arch_ftrace_regs_list_caller   calls op->call (CALL_OPS)
+ *   arch_ftrace_regs_list_caller   calls op->call / op->regs_call (CALL_OPS)
  *   arm64_tramp_tmpl[_regs|_nofp]  op and call from the two literals at the
  *                                  end; tramp.c copies them into pool slots.
  * The callers live in .text.tramp (a thread interrupted in here is not
@@ -137,9 +137,15 @@
 	.endif
 .endm
 
-/* Static callers: op = the site's literal, call = op->call (offset 0).
- * The regs one also serves sites with a direct trampoline and callbacks:
- * no direct trampoline unless the list function names one. */
+/* Static callers: op = the site's literal; the plain one calls op->call,
+ * the regs one op->regs_call (frame.h OPS_*): the list function of each
+ * (ftrace_list_ops: ftrace_ops_list_func, ftrace_ops_list_regs_func), or
+ * a CALL_OPS site's one ops' call either way.  Being a field of the same
+ * ops, not a second ops in the word, the regs caller reaches the regs
+ * function whichever data word value a CPU that fetched the site's BL
+ * loads (trace/site_state.h data_of).  The regs one also serves sites with
+ * a direct trampoline and callbacks: no direct trampoline unless the list
+ * function names one. */
 .macro list_caller name, regs
 	.globl	\name
 	.type	\name, %function
@@ -150,7 +156,11 @@
 	str	xzr, [sp, #FR(FR_DIRECT)]
 	.endif
 	ldur	x2, [x30, #-16]                 // arg 2: the literal at func - 8
-	ldr	x16, [x2]
+	.if \regs
+	ldr	x16, [x2, #OPS_REGS_CALL]
+	.else
+	ldr	x16, [x2, #OPS_CALL]
+	.endif
 	blr	x16
 	tramp_exit \regs, 1, \regs
 	.size	\name, . - \name

@@ -95,9 +95,11 @@
 /*
  * The call itself.  tmpl=1: movabs immediates that ftrace.c patches (ops,
  * then the callback), each followed by a label \name\()_ops / _call at the
- * end of its 8-byte immediate.  tmpl=0: ops = NULL, ftrace_ops_list_func.
+ * end of its 8-byte immediate.  tmpl=0: ops = NULL, and \func, the static
+ * caller's list function (ftrace_ops_list_func, or the regs caller's
+ * ftrace_ops_list_regs_func).
  */
-.macro TRAMP_CALL name, tmpl
+.macro TRAMP_CALL name, tmpl, func
 	.if \tmpl
 	movabsq	$0, %rdx
 \name\()_ops:
@@ -106,19 +108,20 @@
 	call	*%rax
 	.else
 	xorl	%edx, %edx
-	call	ftrace_ops_list_func
+	call	\func
 	.endif
 .endm
 
-/* Plain variant: argument state only, fregs->regs = NULL. */
-.macro FTRACE_CALLER name, tmpl, fp=1
+/* Plain variant: argument state only, fregs->regs = NULL.  \func: the
+ * static caller's list function (TRAMP_CALL). */
+.macro FTRACE_CALLER name, tmpl, fp=1, func
 \name:
 	TRAMP_ENTER 0
 	SAVE_ARGS 0, \fp
 	movq	$0, FR_REGS(%rsp)
 	LOAD_IP_PARENT
 	movq	%rsp, %rcx
-	TRAMP_CALL \name, \tmpl
+	TRAMP_CALL \name, \tmpl, \func
 	movq	FR_RDI(%rsp), %rdi
 	movq	FR_RSI(%rsp), %rsi
 	movq	FR_RDX(%rsp), %rdx
@@ -148,7 +151,7 @@
  * callback set), the parent above, every register as returning into the
  * function but r11 and the flags, which are dead at an entry.
  */
-.macro FTRACE_REGS_CALLER name, tmpl
+.macro FTRACE_REGS_CALLER name, tmpl, func
 \name:
 	TRAMP_ENTER PT_SIZE
 	SAVE_ARGS PT_SIZE
@@ -183,7 +186,7 @@
 	LOAD_IP_PARENT
 	movq	%rdi, PT_RIP(%rsp)
 	leaq	PT_SIZE(%rsp), %rcx
-	TRAMP_CALL \name, \tmpl
+	TRAMP_CALL \name, \tmpl, \func
 	movq	PT_RIP(%rsp), %rax
 	movq	FR_FN_RET-FR_TRAMP_FP(%rbp), %rcx
 	subq	$ARCH_SITE_SIZE, %rcx
@@ -259,13 +262,13 @@ x86_tramp_templates:
 	.balign 16
 	.globl arch_ftrace_list_caller
 	.type arch_ftrace_list_caller, @function
-	FTRACE_CALLER arch_ftrace_list_caller, 0
+	FTRACE_CALLER arch_ftrace_list_caller, 0, 1, ftrace_ops_list_func
 	.size arch_ftrace_list_caller, . - arch_ftrace_list_caller
 
 	.balign 16
 	.globl arch_ftrace_regs_list_caller
 	.type arch_ftrace_regs_list_caller, @function
-	FTRACE_REGS_CALLER arch_ftrace_regs_list_caller, 0
+	FTRACE_REGS_CALLER arch_ftrace_regs_list_caller, 0, ftrace_ops_list_regs_func
 	.size arch_ftrace_regs_list_caller, . - arch_ftrace_regs_list_caller
 
 /* ---- The pool: int3 until a slot is written (patch/tramp.c) ---- */

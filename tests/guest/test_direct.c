@@ -108,12 +108,13 @@ static const char *enabled(struct listing *l)
 
 /* The enabled_functions line of `name` with a direct trampoline: alone
  * ("(1) D"), or with callbacks (the count of all, R if one saves
- * registers, and what the regs list caller the site calls calls). */
+ * registers, and what the regs list caller the site calls calls: its list
+ * function). */
 static const char *direct_line(char *buf, size_t size, const char *name, unsigned count,
 			       bool regs, void (*direct)(void))
 {
 	char caller[96], d[96];
-	ksym_format(caller, sizeof(caller), (uintptr_t)ftrace_ops_list_func);
+	ksym_format(caller, sizeof(caller), (uintptr_t)ftrace_ops_list_regs_func);
 	ksym_format(d, sizeof(d), (uintptr_t)direct);
 	if (count == 1)
 		ksnprintf(buf, size, "%s (1)     D     \n\tdirect-->%s\n", name, d);
@@ -209,10 +210,11 @@ TEST_CASE(direct, direct_body_and_two_ops)
 	dcount_init(&a, "dt_two", (uintptr_t)dt_two, 0);
 	dcount_init(&b, "dt_two", (uintptr_t)dt_two, FTRACE_OPS_FL_SAVE_REGS);
 
-	/* Two ops first (one saving registers): the regs list caller. */
+	/* Two ops first (one saving registers): the regs list caller, which
+	 * calls its own list function. */
 	ASSERT_EQ(register_ftrace_function(&a.ops), 0);
 	ASSERT_EQ(register_ftrace_function(&b.ops), 0);
-	ksym_format(caller, sizeof(caller), (uintptr_t)ftrace_ops_list_func);
+	ksym_format(caller, sizeof(caller), (uintptr_t)ftrace_ops_list_regs_func);
 	ksnprintf(want, sizeof(want), "dt_two (2) R          ->%s\n", caller);
 	EXPECT_STREQ(enabled(&l), want);
 	EXPECT_EQ(calls(dt_two, 5, 5, 1), 0);

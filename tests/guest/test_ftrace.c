@@ -48,6 +48,7 @@ struct counter {
 	unsigned long leaf_hits;       /* atomic: calls of ft_leaf (not in hits) */
 	unsigned long hot_hits, fire_hits, other_hits;  /* atomic: hits by function */
 	uintptr_t other_ip, other_parent;               /* the last of the others */
+	unsigned long frames;          /* atomic: calls where ftrace_get_regs() was not NULL */
 };
 
 static void count_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
@@ -70,6 +71,8 @@ static void count_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
 	}
 	c->last_ip = ip;
 	c->last_parent = parent;
+	if (ftrace_get_regs(fregs))
+		__atomic_fetch_add(&c->frames, 1, __ATOMIC_RELAXED);
 	if (ftrace_regs_get_instruction_pointer(fregs) != ip ||
 	    ftrace_regs_get_return_address(fregs) != parent)
 		__atomic_fetch_add(&c->bad, 1, __ATOMIC_RELAXED);
@@ -300,7 +303,9 @@ static void pool_release(struct ftrace_ops *fill, unsigned n)
  * An ops that finds the trampoline pool full is served by the list caller
  * (CALL_OPS where sites carry a data word: the word names the ops).  Its
  * calls are counted exactly, and once it leaves, the site's data word is
- * ftrace_list_ops again, never a pointer to an ops that may be freed.
+ * ftrace_list_ops again, never a pointer to an ops that may be freed.  A
+ * SAVE_REGS one is served by the regs list caller, which calls the ops'
+ * regs_call (its call) with the frame.
  */
 TEST_CASE(ftrace, pool_full_ops_uses_the_list_caller)
 {
@@ -320,6 +325,7 @@ TEST_CASE(ftrace, pool_full_ops_uses_the_list_caller)
 		  ARCH_SITE_HAS_DATA ? (uintptr_t)&c.ops : 0);
 	ft_caller(7);
 	EXPECT_EQ(c.hits, 7);
+	EXPECT_EQ(c.frames, 0);
 	EXPECT_EQ(c.last_ip, (uintptr_t)ft_target);
 	EXPECT_EQ(c.bad, 0);
 	ASSERT_EQ(unregister_ftrace_function(&c.ops), 0);
@@ -328,6 +334,21 @@ TEST_CASE(ftrace, pool_full_ops_uses_the_list_caller)
 		  ARCH_SITE_HAS_DATA ? (uintptr_t)&ftrace_list_ops : 0);
 	ft_caller(3);
 	EXPECT_EQ(c.hits, 7);
+
+	counter_init(&c, "ft_target");
+	c.ops.flags = FTRACE_OPS_FL_SAVE_REGS;
+	ASSERT_EQ(register_ftrace_function(&c.ops), 0);
+	EXPECT_EQ(c.ops.tramp, 0);
+	EXPECT_EQ(r->flags & (FREC_TRAMP_EN | FREC_CALL_OPS_EN | FREC_REGS_EN | FREC_REF_MASK),
+		  (ARCH_SITE_HAS_DATA ? FREC_CALL_OPS_EN : 0) | FREC_REGS_EN | 1);
+	EXPECT_EQ(arch_site_data((uintptr_t)ft_target),
+		  ARCH_SITE_HAS_DATA ? (uintptr_t)&c.ops : 0);
+	ft_caller(5);
+	EXPECT_EQ(c.hits, 5);
+	EXPECT_EQ(c.frames, 5);
+	EXPECT_EQ(c.bad, 0);
+	ASSERT_EQ(unregister_ftrace_function(&c.ops), 0);
+	EXPECT_EQ(r->flags, 0);
 	pool_release(fill, n);
 	EXPECT_EQ(rec_find((uintptr_t)ft_b)->flags, 0);
 }

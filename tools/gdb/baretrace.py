@@ -443,6 +443,7 @@ def enabled_lines():
     ops = ops_list()
     fl = {"DIRECT": _enum("FTRACE_OPS_FL_DIRECT"), "SAVE_REGS": _enum("FTRACE_OPS_FL_SAVE_REGS")}
     list_func = msym("ftrace_ops_list_func")
+    list_regs_func = msym("ftrace_ops_list_regs_func")
     out = []
     for r in recs:
         f = r["flags"]
@@ -463,7 +464,11 @@ def enabled_lines():
             else:
                 line += "\ttramp: ERROR!"
         elif not f & FREC_DIRECT_EN or w["count"]:   # a direct with callbacks: the regs list caller
-            nxt = one["call"] if f & FREC_CALL_OPS_EN and one else list_func
+            regs = f & (FREC_REGS_EN | FREC_DIRECT_EN)   # the regs list caller (target_of)
+            if f & FREC_CALL_OPS_EN and one:
+                nxt = one["regs_call"] if regs else one["call"]
+            else:
+                nxt = list_regs_func if regs else list_func
             line += " ->%s" % ks.format(nxt)
         if f & FREC_CALL_OPS_EN:
             line += ("\tops: %s (%s)" % (ks.format(one["addr"]), ks.format(one["func"]))

@@ -371,11 +371,11 @@ def hooked_bt_case(arch, run, report, kernel, logs):
 
 
 # The lines of the direct case, by function: a direct trampoline with a
-# callback ops (the regs list caller calls the list function, then the
+# callback ops (the regs list caller calls its list function, then the
 # trampoline), and alone.  %pS-style symbols, with or without offset/size.
 _SYM = r"(?:\+0x0/0x[0-9a-f]+)?"
 DIRECT_WANT = {
-    "dt_gdb": r"dt_gdb \(2\)     D      ->ftrace_ops_list_func%s\n"
+    "dt_gdb": r"dt_gdb \(2\)     D      ->ftrace_ops_list_regs_func%s\n"
               r"\tdirect-->arch_test_direct_tramp%s" % (_SYM, _SYM),
     "dt_gdb_alone": r"dt_gdb_alone \(1\)     D     \n\tdirect-->arch_test_direct_tramp%s" % _SYM,
 }

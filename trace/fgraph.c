@@ -156,15 +156,30 @@ FTRACE_HOT void fgraph_list_enter(uintptr_t ip, uintptr_t parent, struct ftrace_
 		fgraph_frame_drop(st, f);
 }
 
-/* The top frame's base, or panic: the hook runs only over a frame. */
-FGRAPH_INLINE unsigned top_frame(struct fgraph_stack *st)
+/* The hook found no frame on st (NULL: no stack): it runs only over one. */
+static FTRACE_HOT __attribute__((noipa)) unsigned bad_top(const struct fgraph_stack *st)
+{
+	if (!st || st->top == 0)
+		panic("fgraph: return hook reached with an empty shadow stack");
+	panic("fgraph: corrupt shadow frame (size %u, top %u)", (unsigned)st->w[st->top - 1],
+	      st->top);
+}
+
+/* Whether st's top frame is sound: then *base is its base. */
+FGRAPH_INLINE bool top_frame_ok(const struct fgraph_stack *st, unsigned *base)
 {
 	if (__builtin_expect(!st || st->top == 0, 0))
-		panic("fgraph: return hook reached with an empty shadow stack");
+		return false;
 	unsigned size = (unsigned)st->w[st->top - 1];
-	if (__builtin_expect(size < FR_MIN || size > st->top, 0))
-		panic("fgraph: corrupt shadow frame (size %u, top %u)", size, st->top);
-	return st->top - size;
+	*base = st->top - size;
+	return __builtin_expect(size >= FR_MIN && size <= st->top, 1);
+}
+
+/* The top frame's base, or panic. */
+FGRAPH_INLINE unsigned top_frame(struct fgraph_stack *st)
+{
+	unsigned base;
+	return top_frame_ok(st, &base) ? base : bad_top(st);
 }
 
 /*
@@ -272,7 +287,9 @@ FTRACE_HOT uintptr_t fgraph_return(struct fgraph_ret_regs *rr)
 		outer = st;                  /* as fgraph_context_stack says */
 		st = outer ? irq_stacks[c->id] : NULL;
 	}
-	unsigned base = top_frame(st);
+	unsigned base;
+	if (__builtin_expect(!top_frame_ok(st, &base), 0))
+		return bad_top(st);          /* a tail call: the common path keeps no frame */
 	if (__builtin_expect(st->w[base + FR_SP] != fgraph_ret_regs_sp(rr), 0))
 		return return_unwound(rr, c, st, outer, base);
 	return hand_on(rr, c, st, outer, base);

@@ -238,12 +238,21 @@ static FTRACE_HOT uintptr_t return_one(struct fgraph_ret_regs *rr, struct fgraph
 	return fgraph_return_one(rr, st, outer, base, g, g->retfunc, false);
 }
 
+/* The ret_handler of a user without a retfunc (register_fgraph puts it
+ * there, so that the return path never tests retfunc): only the pop. */
+static FTRACE_HOT uintptr_t return_pop(struct fgraph_ret_regs *rr, struct fgraph_stack *st,
+				       struct fgraph_stack *outer, unsigned base, struct fgraph_ops *g)
+{
+	return fgraph_frame_pop(arch_this_cpu(), st, base);
+}
+
 /*
  * After the frame is found: hand it on.  The frame's users word says who
  * took the call.  One user (the common case; a hooked frame always has a
  * taker, so then it took it): its ret_handler.  Several: return_several.
  * Either way only a user whose slot still holds the registration that took
- * the call hears of it (same serial).
+ * the call hears of it (same serial).  A user without retfunc has
+ * return_pop for ret_handler (register_fgraph), so that is not tested here.
  */
 FGRAPH_INLINE uintptr_t hand_on(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *st,
 				struct fgraph_stack *outer, unsigned base)
@@ -255,9 +264,9 @@ FGRAPH_INLINE uintptr_t hand_on(struct fgraph_ret_regs *rr, struct cpu *c, struc
 	/* ACQUIRE: pairs with register's RELEASE (g complete, gen and
 	 * ret_handler included). */
 	struct fgraph_ops *g = __atomic_load_n(&users[__builtin_ctz(asked)], __ATOMIC_ACQUIRE);
-	if (!g || g->gen != f[FR_HEADER + FB_GEN] || !g->retfunc)
+	if (!g || g->gen != f[FR_HEADER + FB_GEN])
 		return fgraph_frame_pop(c, st, base);
-	return g->ret_handler(rr, st, outer, base, g);
+	return g->ret_handler(rr, st, outer, base, g);      /* return_pop if no retfunc */
 }
 
 /* fgraph_return when the top frame is not the returning function's. */
@@ -305,8 +314,18 @@ static int slot_of(const struct fgraph_ops *g)
 	return -1;
 }
 
+/* A ret_handler the core chose at an earlier registration (chosen again:
+ * retfunc may have changed since). */
+static bool core_ret_handler(fgraph_return_t h)
+{
+	return !h || h == return_one || h == return_pop;
+}
+
 int register_fgraph(struct fgraph_ops *g)
 {
+	/* A user's own return path stands for its retfunc (fgraph.h). */
+	if (!g->entryfunc || (!core_ret_handler(g->ret_handler) && !g->retfunc))
+		return -EINVAL;
 	mutex_lock(&fgraph_mutex);
 	int idx = slot_of(g) >= 0 ? -2 : slot_of(NULL);
 	if (idx < 0) {
@@ -315,8 +334,8 @@ int register_fgraph(struct fgraph_ops *g)
 	}
 	if (!g->ops.func)
 		g->ops.func = fgraph_ops_func;   /* else the user's FGRAPH_DEFINE_ENTRY */
-	if (!g->ret_handler)
-		g->ret_handler = return_one;     /* else the user's FGRAPH_DEFINE_RETURN */
+	if (core_ret_handler(g->ret_handler))   /* else the user's FGRAPH_DEFINE_RETURN */
+		g->ret_handler = g->retfunc ? return_one : return_pop;
 	g->ops.flags |= FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_GRAPH;
 	g->ops.graph_mask = 1u << idx;
 	g->nmissed = 0;

@@ -129,12 +129,13 @@ FTRACE_HOT void fgraph_list_enter(uintptr_t ip, uintptr_t parent, struct ftrace_
 	unsigned n = 0;
 	for (unsigned m = mask; m; m &= m - 1)
 		n++;
-	uint64_t *f = fgraph_frame_push(st, FR_WORDS(n), mask, ip, parent, fregs);
+	unsigned below;
+	uint64_t *f = fgraph_frame_push(st, FR_WORDS(n), mask, ip, parent, fregs, &below);
 	if (!f)
 		return;
 	struct fgraph_ent e;
 	/* The list function raised the count by one (fgraph.h). */
-	fgraph_ent_init(&e, c, ip, parent, fregs, f, st, outer, c->current->preempt_count - 1);
+	fgraph_ent_init(&e, c, ip, parent, fregs, f, below, outer, c->current->preempt_count - 1);
 	unsigned taken = 0;
 	uint64_t *blk = &f[FR_HEADER];
 	for (unsigned m = mask; m; m &= m - 1, blk += FB_WORDS) {

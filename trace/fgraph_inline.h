@@ -90,18 +90,20 @@ FGRAPH_INLINE struct fgraph_stack *fgraph_context_stack(struct cpu *c, struct fg
 }
 
 /* A: reserve `size` words; B's first half: the header.  Returns the frame,
- * or NULL (overrun counted) when the stack is full. */
+ * or NULL (overrun counted) when the stack is full; *below: the frames
+ * under it on st. */
 FGRAPH_INLINE uint64_t *fgraph_frame_push(struct fgraph_stack *st, unsigned size, unsigned mask,
 					  uintptr_t ip, uintptr_t parent,
-					  struct ftrace_regs *fregs)
+					  struct ftrace_regs *fregs, unsigned *below)
 {
 	unsigned base = st->top;
 	if (__builtin_expect(base + size > FGRAPH_STACK_WORDS, 0)) {
 		CALL_PRESERVING_VOID(fgraph_count_overrun, st, mask);
 		return NULL;
 	}
+	*below = st->depth;              /* kept: the fence below would reload it */
 	st->top = base + size;                                   /* A */
-	st->depth++;
+	st->depth = *below + 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	uint64_t *f = &st->w[base];                              /* B */
 	f[FR_RET] = parent;
@@ -121,18 +123,18 @@ FGRAPH_INLINE void fgraph_frame_drop(struct fgraph_stack *st, uint64_t *f)
 	st->top = (unsigned)(f - st->w);
 }
 
-/* preempt: the traced code's preemption count. */
+/* preempt: the traced code's preemption count; below: the frames under f
+ * on its stack (fgraph_frame_push). */
 FGRAPH_INLINE void fgraph_ent_init(struct fgraph_ent *e, struct cpu *c, uintptr_t ip,
 				   uintptr_t parent, struct ftrace_regs *fregs, const uint64_t *f,
-				   struct fgraph_stack *st, struct fgraph_stack *outer,
-				   unsigned preempt)
+				   unsigned below, struct fgraph_stack *outer, unsigned preempt)
 {
 	e->cpu = c;
 	e->preempt = preempt;
 	e->in_irq = outer != NULL;             /* fgraph_context_stack_of */
 	e->func = ip;
 	e->parent = parent;
-	e->depth = st->depth - 1 + (outer ? outer->depth : 0);
+	e->depth = below + (outer ? outer->depth : 0);
 	e->calltime = f[FR_TIME];
 	e->fregs = fregs;
 }
@@ -195,13 +197,14 @@ FGRAPH_INLINE void fgraph_enter_one(uintptr_t ip, uintptr_t parent, struct ftrac
 		goto out;                  /* a CPU still booting */
 	unsigned i = (unsigned)g->idx;
 	uint64_t gen = g->gen;
-	uint64_t *f = fgraph_frame_push(st, FR_WORDS(1), 1u << i, ip, parent, fregs);
+	unsigned below;
+	uint64_t *f = fgraph_frame_push(st, FR_WORDS(1), 1u << i, ip, parent, fregs, &below);
 	if (!f)
 		goto out;
 	uint64_t *blk = &f[FR_HEADER];
 	blk[FB_GEN] = gen;
 	struct fgraph_ent e;
-	fgraph_ent_init(&e, c, ip, parent, fregs, f, st, outer, depth);
+	fgraph_ent_init(&e, c, ip, parent, fregs, f, below, outer, depth);
 	fgraph_ent_state(&e, i, gen, st, outer);
 	if ((entry ? entry : g->entryfunc)(&e, g, &blk[FB_DATA])) {
 		f[FR_USERS] = (1u << i) * 0x10001u;          /* taken, asked */

@@ -173,13 +173,15 @@ FGRAPH_INLINE void fgraph_redirect(struct ftrace_regs *fregs)
  * unregistered (its sites are still being moved away; unregister_fgraph
  * clears the slot only after that), and g->idx, g->gen were written
  * before its sites could reach it.  entry: the user's entry callback
- * (NULL: g->entryfunc).
+ * (NULL: g->entryfunc).  c: this CPU (FTRACE_HOT: not preempted here, so
+ * c stays this CPU: function.c), whose irq_depth is known to be 0 (!irq)
+ * or not (irq): each context is an instance of its own, so the common
+ * one has no test for the other left (FGRAPH_DEFINE_ENTRY).
  */
-FGRAPH_INLINE void fgraph_enter_one(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
-				    struct ftrace_regs *fregs, fgraph_entry_t entry, bool nofp)
+FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t parent,
+				    struct ftrace_ops *op, struct ftrace_regs *fregs,
+				    fgraph_entry_t entry, bool nofp, bool irq)
 {
-	/* FTRACE_HOT: not preempted here, so c stays this CPU (function.c). */
-	struct cpu *c = arch_this_cpu();
 	struct thread *t = c->current;
 	if (__builtin_expect(!t, 0))
 		return;                    /* a CPU still booting */
@@ -192,7 +194,12 @@ FGRAPH_INLINE void fgraph_enter_one(uintptr_t ip, uintptr_t parent, struct ftrac
 		goto out;
 	struct fgraph_ops *g = (struct fgraph_ops *)((char *)op -
 						     __builtin_offsetof(struct fgraph_ops, ops));
-	struct fgraph_stack *outer, *st = fgraph_context_stack_of(c, t, &outer);
+	/* As fgraph_context_stack_of, with irq_depth known. */
+	struct fgraph_stack *outer = NULL, *st = t->ret_stack;
+	if (irq) {
+		outer = st;
+		st = outer ? CALL_PRESERVING(struct fgraph_stack *, fgraph_irq_stack, c) : NULL;
+	}
 	if (__builtin_expect(!st, 0))
 		goto out;                  /* a CPU still booting */
 	unsigned i = (unsigned)g->idx;
@@ -292,22 +299,30 @@ FGRAPH_INLINE uintptr_t fgraph_return_one(struct fgraph_ret_regs *rr, struct fgr
 		return fgraph_return_one(rr, st, outer, base, g, exitfn, true);         \
 	}
 
-#define FGRAPH_DEFINE_ENTRY(name, entry)                                             \
-	static FTRACE_HOT void name(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op, \
+/* name, and name_irq for interrupt context, which name tail-calls. */
+#define FGRAPH_DEFINE_ENTRY_AS(attr, name, entry, nofp)                              \
+	static attr void name##_irq(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op, \
 				    struct ftrace_regs *fregs)                          \
 	{                                                                            \
-		fgraph_enter_one(ip, parent, op, fregs, entry, false);               \
+		fgraph_enter_one(arch_this_cpu(), ip, parent, op, fregs, entry, nofp, true); \
+	}                                                                            \
+	static attr void name(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,   \
+			      struct ftrace_regs *fregs)                                \
+	{                                                                            \
+		struct cpu *c = arch_this_cpu();                                     \
+		if (__builtin_expect(c->irq_depth != 0, 0))                          \
+			name##_irq(ip, parent, op, fregs);                           \
+		else                                                                 \
+			fgraph_enter_one(c, ip, parent, op, fregs, entry, nofp, false); \
 	}
+
+#define FGRAPH_DEFINE_ENTRY(name, entry) FGRAPH_DEFINE_ENTRY_AS(FTRACE_HOT, name, entry, false)
 
 /* The same as FTRACE_HOT_NOFP (trace/ftrace.h): for an entry callback that
  * touches no FP/SIMD register and calls no traced function, whose user sets
  * FTRACE_OPS_FL_NOFP in ops.flags; tools/check-nofp.py proves it at build
  * time. */
 #define FGRAPH_DEFINE_ENTRY_NOFP(name, entry)                                        \
-	static FTRACE_HOT_NOFP void name(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op, \
-					 struct ftrace_regs *fregs)                     \
-	{                                                                            \
-		fgraph_enter_one(ip, parent, op, fregs, entry, true);                \
-	}
+	FGRAPH_DEFINE_ENTRY_AS(FTRACE_HOT_NOFP, name, entry, true)
 
 #endif

@@ -171,7 +171,10 @@ FGRAPH_INLINE bool top_frame_ok(const struct fgraph_stack *st, unsigned *base)
 {
 	if (__builtin_expect(!st || st->top == 0, 0))
 		return false;
-	unsigned size = (unsigned)st->w[st->top - 1];
+	/* Word addresses from a pointer, not from 32-bit indexes, whose
+	 * wrap-around the compiler would have to keep at each use. */
+	const uint64_t *end = &st->w[st->top];
+	unsigned size = (unsigned)end[-1];
 	*base = st->top - size;
 	return __builtin_expect(size >= FR_MIN && size <= st->top, 1);
 }
@@ -258,7 +261,7 @@ static FTRACE_HOT uintptr_t return_pop(struct fgraph_ret_regs *rr, struct fgraph
 FGRAPH_INLINE uintptr_t hand_on(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *st,
 				struct fgraph_stack *outer, unsigned base)
 {
-	const uint64_t *f = &st->w[base];
+	const uint64_t *f = &st->w[base];            /* as fgraph_return's */
 	unsigned asked = (unsigned)f[FR_USERS] >> 16;
 	if (__builtin_expect(asked & (asked - 1), 0))
 		return return_several(rr, c, st, outer, base);
@@ -300,7 +303,8 @@ FTRACE_HOT uintptr_t fgraph_return(struct fgraph_ret_regs *rr)
 	unsigned base;
 	if (__builtin_expect(!top_frame_ok(st, &base), 0))
 		return bad_top(st);          /* a tail call: the common path keeps no frame */
-	if (__builtin_expect(st->w[base + FR_SP] != fgraph_ret_regs_sp(rr), 0))
+	const uint64_t *f = &st->w[base];            /* see top_frame_ok */
+	if (__builtin_expect(f[FR_SP] != fgraph_ret_regs_sp(rr), 0))
 		return return_unwound(rr, c, st, outer, base);
 	return hand_on(rr, c, st, outer, base);
 }

@@ -210,15 +210,17 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 		goto out;
 	uint64_t *blk = &f[FR_HEADER];
 	blk[FB_GEN] = gen;
+	/* Taken and asked, before the callback says so: read only by the hook,
+	 * and a frame the callback refuses is dropped (so i need not live
+	 * across it). */
+	f[FR_USERS] = (1u << i) * 0x10001u;
 	struct fgraph_ent e;
 	fgraph_ent_init(&e, c, ip, parent, fregs, f, below, outer, depth);
 	fgraph_ent_state(&e, i, gen, st, outer);
-	if ((entry ? entry : g->entryfunc)(&e, g, &blk[FB_DATA])) {
-		f[FR_USERS] = (1u << i) * 0x10001u;          /* taken, asked */
+	if ((entry ? entry : g->entryfunc)(&e, g, &blk[FB_DATA]))
 		fgraph_redirect(fregs);                      /* C */
-	} else {
+	else
 		fgraph_frame_drop(st, f);
-	}
 out:
 	if (bit)
 		ftrace_recursion_exit_on(c, bit);

@@ -36,6 +36,9 @@
  *   push  A: reserve (top += size), B: fill the frame and ask the users,
  *         C: redirect the return address.  A nested push after A lands
  *         above our frame; before C the function still returns normally.
+ *         (An inlined entry callback's instance does C before asking it and
+ *         undoes it on a refusal: the slot is read only when the function
+ *         returns, after the callback.)
  *   pop   D: read the frame and run the exit callbacks, E: release
  *         (top = base).  A nested push between D and E lands above the
  *         frame, so what D reads stays intact.

@@ -10,7 +10,9 @@
  * (an always-inline function: the compiler folds it in).  Put it in the
  * user's fgraph_ops.ops.func before register_fgraph; `entry` must do what
  * the user's entryfunc does (a site shared with other graph users goes
- * through the list function and calls entryfunc).
+ * through the list function and calls entryfunc), and must not read the
+ * return address from e->fregs (it is the return hook already, put back if
+ * `entry` refuses the call; e->parent has the original).
  * FGRAPH_DEFINE_RETURN(name, exitfn) is the same for the return: `name`
  * does what fgraph_return does for a frame that one user alone took — call
  * its exit callback, pop the frame — with `exitfn` (always-inline, doing
@@ -217,10 +219,30 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 	struct fgraph_ent e;
 	fgraph_ent_init(&e, c, ip, parent, fregs, f, below, outer, depth);
 	fgraph_ent_state(&e, i, gen, st, outer);
-	if ((entry ? entry : g->entryfunc)(&e, g, &blk[FB_DATA]))
-		fgraph_redirect(fregs);                      /* C */
-	else
+	if (!entry) {
+		/* g->entryfunc, any user's: it may read the return address
+		 * from fregs, so C comes after it. */
+		if (g->entryfunc(&e, g, &blk[FB_DATA]))
+			fgraph_redirect(fregs);              /* C */
+		else
+			fgraph_frame_drop(st, f);
+		goto out;
+	}
+	/* An inlined entry (FGRAPH_DEFINE_ENTRY's contract: it reads no
+	 * return address from fregs): C before it, taken back if it refuses
+	 * the call.  The frame is read only by the hook, which the function
+	 * cannot reach before we return.  So fregs, st and f need not live
+	 * across the callback: a refusal finds them again (in thread context
+	 * the stack is the thread's own; nested pushes since are all popped,
+	 * so ours is the top frame; fregs is where its entry SP says). */
+	fgraph_redirect(fregs);                              /* C */
+	if (!entry(&e, g, &blk[FB_DATA])) {
+		if (!irq)
+			st = t->ret_stack;
+		f = &st->w[st->top - FR_WORDS(1)];
+		*ftrace_regs_return_slot(ftrace_regs_of_stack_pointer(f[FR_SP])) = f[FR_RET];
 		fgraph_frame_drop(st, f);
+	}
 out:
 	if (bit)
 		ftrace_recursion_exit_on(c, bit);

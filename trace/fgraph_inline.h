@@ -98,14 +98,14 @@ FGRAPH_INLINE uint64_t *fgraph_frame_push(struct fgraph_stack *st, unsigned size
 					  uintptr_t ip, uintptr_t parent,
 					  struct ftrace_regs *fregs, unsigned *below)
 {
-	unsigned base = st->top;
+	unsigned base = st->top, depth = st->depth;      /* one load pair */
 	if (__builtin_expect(base + size > FGRAPH_STACK_WORDS, 0)) {
 		CALL_PRESERVING_VOID(fgraph_count_overrun, st, mask);
 		return NULL;
 	}
-	*below = st->depth;              /* kept: the fence below would reload it */
+	*below = depth;                  /* kept: the fence below would reload it */
 	st->top = base + size;                                   /* A */
-	st->depth = *below + 1;
+	st->depth = depth + 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	uint64_t *f = &st->w[base];                              /* B */
 	f[FR_RET] = parent;

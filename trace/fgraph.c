@@ -36,6 +36,9 @@
  *   push  A: reserve (top += size), B: fill the frame and ask the users,
  *         C: redirect the return address.  A nested push after A lands
  *         above our frame; before C the function still returns normally.
+ *         (An inlined entry callback's instance does C before asking it and
+ *         undoes it on a refusal: the slot is read only when the function
+ *         returns, after the callback.)
  *   pop   D: read the frame and run the exit callbacks, E: release
  *         (top = base).  A nested push between D and E lands above the
  *         frame, so what D reads stays intact.
@@ -129,12 +132,13 @@ FTRACE_HOT void fgraph_list_enter(uintptr_t ip, uintptr_t parent, struct ftrace_
 	unsigned n = 0;
 	for (unsigned m = mask; m; m &= m - 1)
 		n++;
-	uint64_t *f = fgraph_frame_push(st, FR_WORDS(n), mask, ip, parent, fregs);
+	unsigned below;
+	uint64_t *f = fgraph_frame_push(st, FR_WORDS(n), mask, ip, parent, fregs, &below);
 	if (!f)
 		return;
 	struct fgraph_ent e;
 	/* The list function raised the count by one (fgraph.h). */
-	fgraph_ent_init(&e, c, ip, parent, fregs, f, st, outer, c->current->preempt_count - 1);
+	fgraph_ent_init(&e, c, ip, parent, fregs, f, below, outer, c->current->preempt_count - 1);
 	unsigned taken = 0;
 	uint64_t *blk = &f[FR_HEADER];
 	for (unsigned m = mask; m; m &= m - 1, blk += FB_WORDS) {
@@ -156,15 +160,33 @@ FTRACE_HOT void fgraph_list_enter(uintptr_t ip, uintptr_t parent, struct ftrace_
 		fgraph_frame_drop(st, f);
 }
 
-/* The top frame's base, or panic: the hook runs only over a frame. */
-FGRAPH_INLINE unsigned top_frame(struct fgraph_stack *st)
+/* The hook found no frame on st (NULL: no stack): it runs only over one. */
+static FTRACE_HOT __attribute__((noipa)) unsigned bad_top(const struct fgraph_stack *st)
+{
+	if (!st || st->top == 0)
+		panic("fgraph: return hook reached with an empty shadow stack");
+	panic("fgraph: corrupt shadow frame (size %u, top %u)", (unsigned)st->w[st->top - 1],
+	      st->top);
+}
+
+/* Whether st's top frame is sound: then *base is its base. */
+FGRAPH_INLINE bool top_frame_ok(const struct fgraph_stack *st, unsigned *base)
 {
 	if (__builtin_expect(!st || st->top == 0, 0))
-		panic("fgraph: return hook reached with an empty shadow stack");
-	unsigned size = (unsigned)st->w[st->top - 1];
-	if (__builtin_expect(size < FR_MIN || size > st->top, 0))
-		panic("fgraph: corrupt shadow frame (size %u, top %u)", size, st->top);
-	return st->top - size;
+		return false;
+	/* Word addresses from a pointer, not from 32-bit indexes, whose
+	 * wrap-around the compiler would have to keep at each use. */
+	const uint64_t *end = &st->w[st->top];
+	unsigned size = (unsigned)end[-1];
+	*base = st->top - size;
+	return __builtin_expect(size >= FR_MIN && size <= st->top, 1);
+}
+
+/* The top frame's base, or panic. */
+FGRAPH_INLINE unsigned top_frame(struct fgraph_stack *st)
+{
+	unsigned base;
+	return top_frame_ok(st, &base) ? base : bad_top(st);
 }
 
 /*
@@ -223,26 +245,35 @@ static FTRACE_HOT uintptr_t return_one(struct fgraph_ret_regs *rr, struct fgraph
 	return fgraph_return_one(rr, st, outer, base, g, g->retfunc, false);
 }
 
+/* The ret_handler of a user without a retfunc (register_fgraph puts it
+ * there, so that the return path never tests retfunc): only the pop. */
+static FTRACE_HOT uintptr_t return_pop(struct fgraph_ret_regs *rr, struct fgraph_stack *st,
+				       struct fgraph_stack *outer, unsigned base, struct fgraph_ops *g)
+{
+	return fgraph_frame_pop(arch_this_cpu(), st, base);
+}
+
 /*
  * After the frame is found: hand it on.  The frame's users word says who
  * took the call.  One user (the common case; a hooked frame always has a
  * taker, so then it took it): its ret_handler.  Several: return_several.
  * Either way only a user whose slot still holds the registration that took
- * the call hears of it (same serial).
+ * the call hears of it (same serial).  A user without retfunc has
+ * return_pop for ret_handler (register_fgraph), so that is not tested here.
  */
 FGRAPH_INLINE uintptr_t hand_on(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *st,
 				struct fgraph_stack *outer, unsigned base)
 {
-	const uint64_t *f = &st->w[base];
+	const uint64_t *f = &st->w[base];            /* as fgraph_return's */
 	unsigned asked = (unsigned)f[FR_USERS] >> 16;
 	if (__builtin_expect(asked & (asked - 1), 0))
 		return return_several(rr, c, st, outer, base);
 	/* ACQUIRE: pairs with register's RELEASE (g complete, gen and
 	 * ret_handler included). */
 	struct fgraph_ops *g = __atomic_load_n(&users[__builtin_ctz(asked)], __ATOMIC_ACQUIRE);
-	if (!g || g->gen != f[FR_HEADER + FB_GEN] || !g->retfunc)
+	if (!g || g->gen != f[FR_HEADER + FB_GEN])
 		return fgraph_frame_pop(c, st, base);
-	return g->ret_handler(rr, st, outer, base, g);
+	return g->ret_handler(rr, st, outer, base, g);      /* return_pop if no retfunc */
 }
 
 /* fgraph_return when the top frame is not the returning function's. */
@@ -272,8 +303,11 @@ FTRACE_HOT uintptr_t fgraph_return(struct fgraph_ret_regs *rr)
 		outer = st;                  /* as fgraph_context_stack says */
 		st = outer ? irq_stacks[c->id] : NULL;
 	}
-	unsigned base = top_frame(st);
-	if (__builtin_expect(st->w[base + FR_SP] != fgraph_ret_regs_sp(rr), 0))
+	unsigned base;
+	if (__builtin_expect(!top_frame_ok(st, &base), 0))
+		return bad_top(st);          /* a tail call: the common path keeps no frame */
+	const uint64_t *f = &st->w[base];            /* see top_frame_ok */
+	if (__builtin_expect(f[FR_SP] != fgraph_ret_regs_sp(rr), 0))
 		return return_unwound(rr, c, st, outer, base);
 	return hand_on(rr, c, st, outer, base);
 }
@@ -288,8 +322,18 @@ static int slot_of(const struct fgraph_ops *g)
 	return -1;
 }
 
+/* A ret_handler the core chose at an earlier registration (chosen again:
+ * retfunc may have changed since). */
+static bool core_ret_handler(fgraph_return_t h)
+{
+	return !h || h == return_one || h == return_pop;
+}
+
 int register_fgraph(struct fgraph_ops *g)
 {
+	/* A user's own return path stands for its retfunc (fgraph.h). */
+	if (!g->entryfunc || (!core_ret_handler(g->ret_handler) && !g->retfunc))
+		return -EINVAL;
 	mutex_lock(&fgraph_mutex);
 	int idx = slot_of(g) >= 0 ? -2 : slot_of(NULL);
 	if (idx < 0) {
@@ -298,8 +342,8 @@ int register_fgraph(struct fgraph_ops *g)
 	}
 	if (!g->ops.func)
 		g->ops.func = fgraph_ops_func;   /* else the user's FGRAPH_DEFINE_ENTRY */
-	if (!g->ret_handler)
-		g->ret_handler = return_one;     /* else the user's FGRAPH_DEFINE_RETURN */
+	if (core_ret_handler(g->ret_handler))   /* else the user's FGRAPH_DEFINE_RETURN */
+		g->ret_handler = g->retfunc ? return_one : return_pop;
 	g->ops.flags |= FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_GRAPH;
 	g->ops.graph_mask = 1u << idx;
 	g->nmissed = 0;

@@ -87,10 +87,12 @@ struct fgraph_ops {
 					  * func: see Registration above */
 	fgraph_entry_t entryfunc;
 	fgraph_ret_t retfunc;            /* may be NULL */
-	fgraph_return_t ret_handler;     /* NULL (the core fills it in), or made with
+	fgraph_return_t ret_handler;     /* NULL (the core fills it in at each
+					  * registration: retfunc's or, without one,
+					  * only the pop), or made with
 					  * FGRAPH_DEFINE_RETURN: the return of a call
 					  * this user alone took, with retfunc's work
-					  * called directly */
+					  * called directly (then retfunc is needed) */
 	void *private;
 	int idx;                         /* core: slot while registered, else -1 */
 	uint64_t gen;                    /* core: this registration's serial (never reused):
@@ -99,8 +101,9 @@ struct fgraph_ops {
 					  * shadow stack left unhooked; zeroed at register */
 };
 
-/* 0, -EBUSY (already registered, or all slots taken), or the ftrace error
- * (then nothing changed).  unregister_fgraph: 0, -EINVAL (not registered),
+/* 0, -EINVAL (no entryfunc, or a ret_handler of the user's own without a
+ * retfunc), -EBUSY (already registered, or all slots taken), or the ftrace
+ * error (then nothing changed).  unregister_fgraph: 0, -EINVAL (not registered),
  * or the ftrace error; as with unregister_ftrace_function it does not fail
  * for lack of memory, and after a failure while tracing lives the user is
  * still registered and called (after tracing was killed it is gone). */

@@ -10,7 +10,9 @@
  * (an always-inline function: the compiler folds it in).  Put it in the
  * user's fgraph_ops.ops.func before register_fgraph; `entry` must do what
  * the user's entryfunc does (a site shared with other graph users goes
- * through the list function and calls entryfunc).
+ * through the list function and calls entryfunc), and must not read the
+ * return address from e->fregs (it is the return hook already, put back if
+ * `entry` refuses the call; e->parent has the original).
  * FGRAPH_DEFINE_RETURN(name, exitfn) is the same for the return: `name`
  * does what fgraph_return does for a frame that one user alone took — call
  * its exit callback, pop the frame — with `exitfn` (always-inline, doing
@@ -90,18 +92,20 @@ FGRAPH_INLINE struct fgraph_stack *fgraph_context_stack(struct cpu *c, struct fg
 }
 
 /* A: reserve `size` words; B's first half: the header.  Returns the frame,
- * or NULL (overrun counted) when the stack is full. */
+ * or NULL (overrun counted) when the stack is full; *below: the frames
+ * under it on st. */
 FGRAPH_INLINE uint64_t *fgraph_frame_push(struct fgraph_stack *st, unsigned size, unsigned mask,
 					  uintptr_t ip, uintptr_t parent,
-					  struct ftrace_regs *fregs)
+					  struct ftrace_regs *fregs, unsigned *below)
 {
-	unsigned base = st->top;
+	unsigned base = st->top, depth = st->depth;      /* one load pair */
 	if (__builtin_expect(base + size > FGRAPH_STACK_WORDS, 0)) {
 		CALL_PRESERVING_VOID(fgraph_count_overrun, st, mask);
 		return NULL;
 	}
+	*below = depth;                  /* kept: the fence below would reload it */
 	st->top = base + size;                                   /* A */
-	st->depth++;
+	st->depth = depth + 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	uint64_t *f = &st->w[base];                              /* B */
 	f[FR_RET] = parent;
@@ -121,18 +125,18 @@ FGRAPH_INLINE void fgraph_frame_drop(struct fgraph_stack *st, uint64_t *f)
 	st->top = (unsigned)(f - st->w);
 }
 
-/* preempt: the traced code's preemption count. */
+/* preempt: the traced code's preemption count; below: the frames under f
+ * on its stack (fgraph_frame_push). */
 FGRAPH_INLINE void fgraph_ent_init(struct fgraph_ent *e, struct cpu *c, uintptr_t ip,
 				   uintptr_t parent, struct ftrace_regs *fregs, const uint64_t *f,
-				   struct fgraph_stack *st, struct fgraph_stack *outer,
-				   unsigned preempt)
+				   unsigned below, struct fgraph_stack *outer, unsigned preempt)
 {
 	e->cpu = c;
 	e->preempt = preempt;
 	e->in_irq = outer != NULL;             /* fgraph_context_stack_of */
 	e->func = ip;
 	e->parent = parent;
-	e->depth = st->depth - 1 + (outer ? outer->depth : 0);
+	e->depth = below + (outer ? outer->depth : 0);
 	e->calltime = f[FR_TIME];
 	e->fregs = fregs;
 }
@@ -171,13 +175,15 @@ FGRAPH_INLINE void fgraph_redirect(struct ftrace_regs *fregs)
  * unregistered (its sites are still being moved away; unregister_fgraph
  * clears the slot only after that), and g->idx, g->gen were written
  * before its sites could reach it.  entry: the user's entry callback
- * (NULL: g->entryfunc).
+ * (NULL: g->entryfunc).  c: this CPU (FTRACE_HOT: not preempted here, so
+ * c stays this CPU: function.c), whose irq_depth is known to be 0 (!irq)
+ * or not (irq): each context is an instance of its own, so the common
+ * one has no test for the other left (FGRAPH_DEFINE_ENTRY).
  */
-FGRAPH_INLINE void fgraph_enter_one(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
-				    struct ftrace_regs *fregs, fgraph_entry_t entry, bool nofp)
+FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t parent,
+				    struct ftrace_ops *op, struct ftrace_regs *fregs,
+				    fgraph_entry_t entry, bool nofp, bool irq)
 {
-	/* FTRACE_HOT: not preempted here, so c stays this CPU (function.c). */
-	struct cpu *c = arch_this_cpu();
 	struct thread *t = c->current;
 	if (__builtin_expect(!t, 0))
 		return;                    /* a CPU still booting */
@@ -190,23 +196,51 @@ FGRAPH_INLINE void fgraph_enter_one(uintptr_t ip, uintptr_t parent, struct ftrac
 		goto out;
 	struct fgraph_ops *g = (struct fgraph_ops *)((char *)op -
 						     __builtin_offsetof(struct fgraph_ops, ops));
-	struct fgraph_stack *outer, *st = fgraph_context_stack_of(c, t, &outer);
+	/* As fgraph_context_stack_of, with irq_depth known. */
+	struct fgraph_stack *outer = NULL, *st = t->ret_stack;
+	if (irq) {
+		outer = st;
+		st = outer ? CALL_PRESERVING(struct fgraph_stack *, fgraph_irq_stack, c) : NULL;
+	}
 	if (__builtin_expect(!st, 0))
 		goto out;                  /* a CPU still booting */
 	unsigned i = (unsigned)g->idx;
 	uint64_t gen = g->gen;
-	uint64_t *f = fgraph_frame_push(st, FR_WORDS(1), 1u << i, ip, parent, fregs);
+	unsigned below;
+	uint64_t *f = fgraph_frame_push(st, FR_WORDS(1), 1u << i, ip, parent, fregs, &below);
 	if (!f)
 		goto out;
 	uint64_t *blk = &f[FR_HEADER];
 	blk[FB_GEN] = gen;
+	/* Taken and asked, before the callback says so: read only by the hook,
+	 * and a frame the callback refuses is dropped (so i need not live
+	 * across it). */
+	f[FR_USERS] = (1u << i) * 0x10001u;
 	struct fgraph_ent e;
-	fgraph_ent_init(&e, c, ip, parent, fregs, f, st, outer, depth);
+	fgraph_ent_init(&e, c, ip, parent, fregs, f, below, outer, depth);
 	fgraph_ent_state(&e, i, gen, st, outer);
-	if ((entry ? entry : g->entryfunc)(&e, g, &blk[FB_DATA])) {
-		f[FR_USERS] = (1u << i) * 0x10001u;          /* taken, asked */
-		fgraph_redirect(fregs);                      /* C */
-	} else {
+	if (!entry) {
+		/* g->entryfunc, any user's: it may read the return address
+		 * from fregs, so C comes after it. */
+		if (g->entryfunc(&e, g, &blk[FB_DATA]))
+			fgraph_redirect(fregs);              /* C */
+		else
+			fgraph_frame_drop(st, f);
+		goto out;
+	}
+	/* An inlined entry (FGRAPH_DEFINE_ENTRY's contract: it reads no
+	 * return address from fregs): C before it, taken back if it refuses
+	 * the call.  The frame is read only by the hook, which the function
+	 * cannot reach before we return.  So fregs, st and f need not live
+	 * across the callback: a refusal finds them again (in thread context
+	 * the stack is the thread's own; nested pushes since are all popped,
+	 * so ours is the top frame; fregs is where its entry SP says). */
+	fgraph_redirect(fregs);                              /* C */
+	if (!entry(&e, g, &blk[FB_DATA])) {
+		if (!irq)
+			st = t->ret_stack;
+		f = &st->w[st->top - FR_WORDS(1)];
+		*ftrace_regs_return_slot(ftrace_regs_of_stack_pointer(f[FR_SP])) = f[FR_RET];
 		fgraph_frame_drop(st, f);
 	}
 out:
@@ -289,22 +323,30 @@ FGRAPH_INLINE uintptr_t fgraph_return_one(struct fgraph_ret_regs *rr, struct fgr
 		return fgraph_return_one(rr, st, outer, base, g, exitfn, true);         \
 	}
 
-#define FGRAPH_DEFINE_ENTRY(name, entry)                                             \
-	static FTRACE_HOT void name(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op, \
+/* name, and name_irq for interrupt context, which name tail-calls. */
+#define FGRAPH_DEFINE_ENTRY_AS(attr, name, entry, nofp)                              \
+	static attr void name##_irq(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op, \
 				    struct ftrace_regs *fregs)                          \
 	{                                                                            \
-		fgraph_enter_one(ip, parent, op, fregs, entry, false);               \
+		fgraph_enter_one(arch_this_cpu(), ip, parent, op, fregs, entry, nofp, true); \
+	}                                                                            \
+	static attr void name(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,   \
+			      struct ftrace_regs *fregs)                                \
+	{                                                                            \
+		struct cpu *c = arch_this_cpu();                                     \
+		if (__builtin_expect(c->irq_depth != 0, 0))                          \
+			name##_irq(ip, parent, op, fregs);                           \
+		else                                                                 \
+			fgraph_enter_one(c, ip, parent, op, fregs, entry, nofp, false); \
 	}
+
+#define FGRAPH_DEFINE_ENTRY(name, entry) FGRAPH_DEFINE_ENTRY_AS(FTRACE_HOT, name, entry, false)
 
 /* The same as FTRACE_HOT_NOFP (trace/ftrace.h): for an entry callback that
  * touches no FP/SIMD register and calls no traced function, whose user sets
  * FTRACE_OPS_FL_NOFP in ops.flags; tools/check-nofp.py proves it at build
  * time. */
 #define FGRAPH_DEFINE_ENTRY_NOFP(name, entry)                                        \
-	static FTRACE_HOT_NOFP void name(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op, \
-					 struct ftrace_regs *fregs)                     \
-	{                                                                            \
-		fgraph_enter_one(ip, parent, op, fregs, entry, true);                \
-	}
+	FGRAPH_DEFINE_ENTRY_AS(FTRACE_HOT_NOFP, name, entry, true)
 
 #endif

@@ -18,6 +18,7 @@
  * ftrace_regs accessors (arch_defs.h), valid during the callback:
  *   ftrace_regs_get_argument(f, n)        n < ARCH_FTRACE_NARGS (6 x86-64, 8 arm64)
  *   ftrace_regs_get_stack_pointer(f)      SP at the function's entry
+ *   ftrace_regs_of_stack_pointer(sp)      f again from that SP (the callback's f)
  *   ftrace_regs_get_frame_pointer(f)      the caller's frame pointer
  *   ftrace_regs_get_return_address(f)     = parent_ip
  *   ftrace_regs_get_instruction_pointer(f)= ip

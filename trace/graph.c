@@ -167,7 +167,11 @@ static inline __attribute__((always_inline)) bool graph_entry_inline(const struc
 	struct cpu *c = e->cpu;
 	if (e->in_irq && !trace_opt(TRACE_OPT_FUNCGRAPH_IRQS))
 		return false;
-	uint32_t inside = *e->state | *e->task_state;
+	/* The thread's word only in an interrupt (else it is *state: one
+	 * load, which the compiler cannot tell from the pointers). */
+	uint32_t inside = *e->state;
+	if (__builtin_expect(e->in_irq, 0))
+		inside |= *e->task_state;
 	data[0] = 0;
 	unsigned filters = arch_load_relaxed32(&graph_filters);
 	if (__builtin_expect(inside | filters, 0)) {

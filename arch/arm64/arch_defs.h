@@ -128,6 +128,11 @@ ARM64_INLINE uintptr_t ftrace_regs_get_stack_pointer(const struct ftrace_regs *f
 {
 	return (uintptr_t)f + FR_SIZE;
 }
+/* Its inverse, during the callback (trace/ftrace.h). */
+ARM64_INLINE struct ftrace_regs *ftrace_regs_of_stack_pointer(uintptr_t sp)
+{
+	return (struct ftrace_regs *)(sp - FR_SIZE);
+}
 ARM64_INLINE uintptr_t ftrace_regs_get_frame_pointer(const struct ftrace_regs *f)
 {
 	return f->r.regs[29];

@@ -171,6 +171,11 @@ ARCH_INLINE uintptr_t ftrace_regs_get_stack_pointer(const struct ftrace_regs *f)
 {
 	return (uintptr_t)&f->parent;
 }
+/* Its inverse, during the callback (trace/ftrace.h). */
+ARCH_INLINE struct ftrace_regs *ftrace_regs_of_stack_pointer(uintptr_t sp)
+{
+	return (struct ftrace_regs *)(sp - __builtin_offsetof(struct ftrace_regs, parent));
+}
 ARCH_INLINE uintptr_t ftrace_regs_get_frame_pointer(const struct ftrace_regs *f)
 {
 	return f->fp;

@@ -392,6 +392,54 @@ TEST_CASE(fgraph, eight_users)
 	EXPECT_EQ(u[FGRAPH_MAX_USERS].entries, 0);
 }
 
+/* A user without retfunc: its calls are hooked and popped (the returns
+ * are right, the stack is empty after), and registered again with one, it
+ * hears the exits (the core chooses its return path at each
+ * registration).  Bad users are refused and left unregistered. */
+static uintptr_t own_return(struct fgraph_ret_regs *rr, struct fgraph_stack *st,
+			    struct fgraph_stack *outer, unsigned base, struct fgraph_ops *g)
+{
+	return 0;                 /* never called: registration refuses it */
+}
+
+TEST_CASE(fgraph, no_retfunc)
+{
+	static struct counting_user u;
+	memset(&u, 0, sizeof(u));
+	u.g.entryfunc = cu_entry;
+	u.g.idx = -1;
+	log_thread = current_thread();
+	ASSERT_EQ(ftrace_set_filter(&u.g.ops, "fg_mid fg_leaf", true), 0);
+	ASSERT_EQ(register_fgraph(&u.g), 0);
+	int r = fg_mid(4);
+	struct fgraph_stats s;
+	fgraph_stats(&s);
+	EXPECT_EQ(unregister_fgraph(&u.g), 0);
+	EXPECT_EQ(r, 10);
+	EXPECT_EQ(s.depth, 0);
+	EXPECT_EQ(u.entries, 2);
+	EXPECT_EQ(u.exits, 0);
+	u.g.retfunc = cu_exit;
+	ASSERT_EQ(register_fgraph(&u.g), 0);
+	r = fg_mid(5);
+	EXPECT_EQ(unregister_fgraph(&u.g), 0);
+	log_thread = NULL;
+	EXPECT_EQ(r, 12);
+	EXPECT_EQ(u.entries, 4);
+	EXPECT_EQ(u.exits, 2);
+	EXPECT_EQ(u.bad, 0);
+	/* A return path of its own without retfunc; no entryfunc. */
+	u.g.retfunc = NULL;
+	u.g.ret_handler = own_return;
+	EXPECT_EQ(register_fgraph(&u.g), -EINVAL);
+	EXPECT_EQ(u.g.idx, -1);
+	u.g.ret_handler = NULL;
+	u.g.entryfunc = NULL;
+	EXPECT_EQ(register_fgraph(&u.g), -EINVAL);
+	EXPECT_EQ(u.g.idx, -1);
+	EXPECT_EQ(unregister_fgraph(&u.g), -EINVAL);
+}
+
 /* A recursion deeper than the shadow stack: the calls that do not fit are
  * counted and not hooked; everything returns right.  The test thread's
  * stack starts empty and each of rec's frames is a one-user frame, so

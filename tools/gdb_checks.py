@@ -41,6 +41,10 @@ gdb in batch mode with tests/gdb/*.gdb) and once without gdb:
   crash-raw the same panic without ftrace_dump_on_oops (the buffer as the
             panic left it, never read by the guest): the .dat reads and
             lists test_run -> test_crash_panic_panic.
+  hooked-bt `ftrace=function_graph ftrace_filter=vfs_stat,path_walk`,
+            stopped in dir_lookup (tests/gdb/hooked_bt.gdb): gdb's `bt`
+            goes through each hooked return (return_to_handler) to the
+            real caller, down to the thread's start.
   direct    `bt.test=direct_gdb` (tests/guest/test_direct.c), stopped in
             direct_gdb_stop with a direct trampoline and a callback ops on
             dt_gdb and the direct trampoline alone on dt_gdb_alone:

@@ -151,8 +151,10 @@ int ftrace_set_filter_ops(struct ftrace_ops *const *ops, unsigned n, bool notrac
  * function: -EBUSY if another registered direct ops takes one of them.
  * Every function it takes must be able to call addr (in reach of the
  * site's call, and aligned as an instruction): -ERANGE otherwise.  Either
- * refusal names the first such function (ftrace_filter_error, and on the
- * console) and changes nothing.  A filter or notrace change of a
+ * refusal names the first such function in record order
+ * (ftrace_filter_error, and on the console) and changes nothing; an ops
+ * already registered gets -EBUSY with nothing named.  A filter or notrace
+ * change of a
  * registered direct ops (ftrace_set_filter and the others above) is
  * judged the same way, with the new hashes; for several ops at once, the
  * direct ops of the call must not take a function of each other's either.

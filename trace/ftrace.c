@@ -386,7 +386,13 @@ static int do_register(struct ftrace_ops *op)
 	    (!(op->flags & FTRACE_OPS_FL_RECURSION) || !text_is_nofp((uintptr_t)op->func)))
 		return -EINVAL;               /* see FTRACE_HOT_NOFP */
 	op->call = (op->flags & FTRACE_OPS_FL_RECURSION) ? op->func : ftrace_ops_assist_func;
-	op->regs_call = op->call;         /* a CALL_OPS site's regs list caller */
+	/* A CALL_OPS site of this ops calls the regs list caller only if the
+	 * ops saves registers: then straight to its call, with the frame.  A
+	 * plain one reaches it only from a CPU that fetched an old call of a
+	 * site the update moves on (a regs list site becoming this ops' own):
+	 * the regs list function then walks the ops, hiding the frame from
+	 * this one and entering a direct trampoline the site still has. */
+	op->regs_call = (op->flags & FTRACE_OPS_FL_SAVE_REGS) ? op->call : ftrace_ops_list_regs_func;
 	int err = ops_tramp_create(op);
 	if (err)
 		return err;

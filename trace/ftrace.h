@@ -87,9 +87,11 @@ struct ftrace_ops {
 	ftrace_func_t call;
 	/* What the regs list caller calls through this ops when it is a
 	 * site's data word (arm64: loaded at offset 8, right after call):
-	 * call itself, written with it, but for ftrace_list_ops, whose
-	 * regs_call is ftrace_ops_list_regs_func.  An ops placed in a data
-	 * word without being registered (tests) sets both. */
+	 * call itself for an ops with SAVE_REGS, else (ftrace_list_ops, and a
+	 * plain ops, whose CALL_OPS site the regs list caller reaches only
+	 * mid-update) ftrace_ops_list_regs_func, which shows the frame to
+	 * SAVE_REGS ops only.  Written by the core with call.  An ops placed
+	 * in a data word without being registered (tests) sets both. */
 	ftrace_func_t regs_call;
 	ftrace_func_t func;          /* the user's callback; set before registering */
 	unsigned flags;              /* FTRACE_OPS_FL_*; user bits set before registering */

@@ -305,7 +305,8 @@ static void pool_release(struct ftrace_ops *fill, unsigned n)
  * calls are counted exactly, and once it leaves, the site's data word is
  * ftrace_list_ops again, never a pointer to an ops that may be freed.  A
  * SAVE_REGS one is served by the regs list caller, which calls the ops'
- * regs_call (its call) with the frame.
+ * regs_call (its call) with the frame; a plain one's regs_call, reached
+ * only through an old call, hides the frame.
  */
 TEST_CASE(ftrace, pool_full_ops_uses_the_list_caller)
 {
@@ -326,6 +327,12 @@ TEST_CASE(ftrace, pool_full_ops_uses_the_list_caller)
 	ft_caller(7);
 	EXPECT_EQ(c.hits, 7);
 	EXPECT_EQ(c.frames, 0);
+	/* A CPU still running the site's old call into the regs list caller
+	 * (it was a SAVE_REGS list site): the plain ops is called once, and
+	 * without the frame (its regs_call is the regs list function). */
+	EXPECT_EQ(arch_test_regs_list_old_site(2, (uintptr_t)ft_target), 1);
+	EXPECT_EQ(c.hits, 8);
+	EXPECT_EQ(c.frames, 0);
 	EXPECT_EQ(c.last_ip, (uintptr_t)ft_target);
 	EXPECT_EQ(c.bad, 0);
 	ASSERT_EQ(unregister_ftrace_function(&c.ops), 0);
@@ -333,7 +340,7 @@ TEST_CASE(ftrace, pool_full_ops_uses_the_list_caller)
 	EXPECT_EQ(arch_site_data((uintptr_t)ft_target),
 		  ARCH_SITE_HAS_DATA ? (uintptr_t)&ftrace_list_ops : 0);
 	ft_caller(3);
-	EXPECT_EQ(c.hits, 7);
+	EXPECT_EQ(c.hits, 8);
 
 	counter_init(&c, "ft_target");
 	c.ops.flags = FTRACE_OPS_FL_SAVE_REGS;

@@ -62,7 +62,7 @@ static void lr_init(struct lr_ops *o, unsigned flags)
 	memset(o, 0, sizeof(*o));
 	o->ops.func = lr_cb;
 	o->ops.flags = flags;
-	ftrace_set_filter(&o->ops, "lr_target", true);
+	EXPECT_EQ(ftrace_set_filter(&o->ops, "lr_target", true), 0);
 }
 
 static void lr_reset(struct lr_ops *const *o, unsigned n)

@@ -86,7 +86,7 @@ BOOT_SRCS := boot/main.c boot/console.c boot/kprintf.c boot/panic.c boot/fault.c
 	boot/selftest.c boot/shell.c boot/bench.c
 LIB_SRCS  := lib/newlib_glue.c lib/heap.c lib/glob.c lib/failalloc.c
 TRACE_SRCS := trace/ring_buffer.c trace/rb_event.c trace/rb_read.c trace/rb_setup.c \
-	trace/records.c trace/hash.c trace/listvec.c trace/ftrace.c trace/update.c trace/enabled_functions.c trace/trace.c trace/function.c \
+	trace/records.c trace/hash.c trace/listvec.c trace/ftrace.c trace/direct.c trace/update.c trace/enabled_functions.c trace/trace.c trace/function.c \
 	trace/output.c trace/tracefs.c trace/graph_output.c trace/fgraph.c trace/options.c trace/graph.c trace/cmdparse.c
 PATCH_SRCS := patch/patch.c patch/tramp.c
 DEMO_SRCS := demo/demo.c demo/vfs.c

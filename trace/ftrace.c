@@ -372,7 +372,7 @@ static void unlink_ops(struct ftrace_ops *op)
 		__atomic_store_n(pp, op->next, __ATOMIC_RELEASE);
 }
 
-static int do_register(struct ftrace_ops *op)
+int ftrace_do_register(struct ftrace_ops *op)
 {
 	if (ftrace_is_dead())
 		return -ENODEV;
@@ -424,12 +424,12 @@ int register_ftrace_function(struct ftrace_ops *op)
 	if (op->flags & FTRACE_OPS_FL_DIRECT)
 		return -EINVAL;
 	mutex_lock(&ftrace_mutex);
-	int err = do_register(op);
+	int err = ftrace_do_register(op);
 	mutex_unlock(&ftrace_mutex);
 	return err;
 }
 
-static int do_unregister(struct ftrace_ops *op)
+int ftrace_do_unregister(struct ftrace_ops *op)
 {
 	if (!(op->flags & FTRACE_OPS_FL_ENABLED))
 		return -EINVAL;
@@ -463,113 +463,9 @@ static int do_unregister(struct ftrace_ops *op)
 int unregister_ftrace_function(struct ftrace_ops *op)
 {
 	mutex_lock(&ftrace_mutex);
-	int err = do_unregister(op);
+	int err = ftrace_do_unregister(op);
 	mutex_unlock(&ftrace_mutex);
 	return err;
-}
-
-/* ---- direct trampolines: what a change gives them ---- */
-
-#define SET_MAX_OPS 4
-
-/*
- * A change of the functions direct ops take: ops[0..n) (distinct) with the
- * hashes each will have, and the direct address of each that is a direct
- * ops once the change is made (0 for the others: they take nothing here).
- * register_ftrace_direct: the one ops it registers, with its hashes and
- * address; set_hashes: every ops of the call, a registered direct ops with
- * its own address.
- */
-struct direct_change {
-	struct ftrace_ops *const *ops;
-	unsigned n;
-	const struct ftrace_hash *filter[SET_MAX_OPS], *notrace[SET_MAX_OPS];
-	uintptr_t addr[SET_MAX_OPS];
-};
-
-static bool in_change(const struct direct_change *c, const struct ftrace_ops *op)
-{
-	for (unsigned i = 0; i < c->n; i++)
-		if (c->ops[i] == op)
-			return true;
-	return false;
-}
-
-/* The address of the ENABLED direct ops outside the change that takes ip
- * (its current hashes: the state the last update installed), or 0. */
-static uintptr_t direct_taken_by_other(const struct direct_change *c, uintptr_t ip)
-{
-	for (const struct ftrace_ops *p = ftrace_ops_list; p; p = p->next)
-		if ((p->flags & (FTRACE_OPS_FL_DIRECT | FTRACE_OPS_FL_ENABLED)) ==
-		    (FTRACE_OPS_FL_DIRECT | FTRACE_OPS_FL_ENABLED) &&
-		    !in_change(c, p) && ftrace_ops_wants(p->filter, p->notrace, ip))
-			return p->direct;
-	return 0;
-}
-
-static int direct_refuse(int err, const char *what, uintptr_t addr, unsigned rec, uintptr_t other)
-{
-	uintptr_t ip = rec_ip(&ftrace_recs[rec]);
-	if (err == -ERANGE)
-		ksnprintf(ftrace_filter_error, sizeof(ftrace_filter_error),
-			  "direct trampoline %lx cannot be called from the site of %.40s at %lx "
-			  "(out of reach, or misaligned)",
-			  (unsigned long)addr, rec_name(&ftrace_recs[rec]), (unsigned long)ip);
-	else
-		ksnprintf(ftrace_filter_error, sizeof(ftrace_filter_error),
-			  "direct trampoline %lx refused: the site of %.40s at %lx is taken by %lx",
-			  (unsigned long)addr, rec_name(&ftrace_recs[rec]), (unsigned long)ip,
-			  (unsigned long)other);
-	kprintf("ftrace: %s: %s\n", ftrace_filter_error, what);
-	return err;
-}
-
-/*
- * May the change be made?  Every function a direct ops of the change would
- * take (its filter, less its notrace: a function in its notrace is not
- * wanted, one only in another's notrace is not taken by that one) must
- *   - be one no other direct ops takes: neither an ENABLED one outside the
- *     change (with its hashes as they are) nor another of the change (with
- *     its new ones) -- one direct trampoline per function, as Linux's
- *     -EBUSY; the update would otherwise silently call only one of them;
- *   - have a site that can call the ops' address (arch_site_reaches: in
- *     range of the site's call, a valid target there), which the update
- *     could not encode (it would refuse the update).
- * And a direct ops keeps a filter (an empty one would take every function),
- * as register_ftrace_direct requires.  0, or -EBUSY / -ERANGE with the
- * first function in record order named in ftrace_filter_error and on the
- * console (-EINVAL for the empty filter).  ftrace_mutex held; reads only,
- * so a refusal leaves everything as it was.  Free for a change without a
- * direct ops (the common filter change).
- */
-static int direct_check(const struct direct_change *c)
-{
-	bool any = false;
-	for (unsigned i = 0; i < c->n; i++) {
-		if (c->addr[i] && hash_empty(c->filter[i])) {
-			ksnprintf(ftrace_filter_error, sizeof(ftrace_filter_error),
-				  "direct trampoline %lx: an empty filter would take every function",
-				  (unsigned long)c->addr[i]);
-			return -EINVAL;
-		}
-		any |= c->addr[i] != 0;
-	}
-	for (unsigned k = 0; any && k < ftrace_nrecs; k++) {
-		uintptr_t ip = rec_ip(&ftrace_recs[k]), taken = 0;
-		for (unsigned i = 0; i < c->n; i++) {
-			if (!c->addr[i] || !ftrace_ops_wants(c->filter[i], c->notrace[i], ip))
-				continue;
-			if (!arch_site_reaches(ip, c->addr[i]))
-				return direct_refuse(-ERANGE, "ERANGE", c->addr[i], k, 0);
-			if (taken)
-				return direct_refuse(-EBUSY, "EBUSY", c->addr[i], k, taken);
-			taken = c->addr[i];
-		}
-		uintptr_t other = taken ? direct_taken_by_other(c, ip) : 0;
-		if (other)
-			return direct_refuse(-EBUSY, "EBUSY", taken, k, other);
-	}
-	return 0;
 }
 
 /* ---- filters ---- */
@@ -686,8 +582,8 @@ static struct ftrace_hash **hash_slot(struct ftrace_ops *op, bool notrace)
 static int set_hashes(struct ftrace_ops *const *ops, unsigned n, bool notrace,
 		      const char *patterns, bool reset)
 {
-	struct ftrace_hash *h[SET_MAX_OPS], *old[SET_MAX_OPS];
-	if (n == 0 || n > SET_MAX_OPS)
+	struct ftrace_hash *h[FTRACE_SET_MAX_OPS], *old[FTRACE_SET_MAX_OPS];
+	if (n == 0 || n > FTRACE_SET_MAX_OPS)
 		return -EINVAL;
 	for (unsigned i = 0; i < n; i++)
 		for (unsigned j = 0; j < i; j++)
@@ -775,47 +671,6 @@ int ftrace_set_filter_ip(struct ftrace_ops *op, uintptr_t ip, bool remove, bool 
 	char name[128];
 	ksnprintf(name, sizeof(name), "%s%s", remove ? "!" : "", rec_name(r));
 	return set_hash(op, false, name, reset);
-}
-
-/* ---- direct trampolines ---- */
-
-int register_ftrace_direct(struct ftrace_ops *op, uintptr_t addr)
-{
-	if (!addr || hash_empty(op->filter))
-		return -EINVAL;
-	mutex_lock(&ftrace_mutex);
-	/* Its functions: its own (one direct trampoline each) and in reach. */
-	struct direct_change dc = { .ops = &op, .n = 1, .filter = { op->filter },
-				    .notrace = { op->notrace }, .addr = { addr } };
-	int err = (op->flags & FTRACE_OPS_FL_ENABLED) ? -EBUSY : direct_check(&dc);
-	if (!err) {
-		op->flags |= FTRACE_OPS_FL_DIRECT;
-		op->direct = addr;
-		err = do_register(op);
-		if (err) {
-			op->flags &= ~FTRACE_OPS_FL_DIRECT;
-			op->direct = 0;
-		}
-	}
-	mutex_unlock(&ftrace_mutex);
-	return err;
-}
-
-int unregister_ftrace_direct(struct ftrace_ops *op)
-{
-	if (!(op->flags & FTRACE_OPS_FL_DIRECT))
-		return -EINVAL;
-	mutex_lock(&ftrace_mutex);
-	int err = do_unregister(op);
-	/* A failed unregister leaves it registered, and still direct: its
-	 * sites call op->direct, and without the flag the list function
-	 * would call it as a callback (op->func, NULL). */
-	if (!err) {
-		op->flags &= ~FTRACE_OPS_FL_DIRECT;
-		op->direct = 0;
-	}
-	mutex_unlock(&ftrace_mutex);
-	return err;
 }
 
 /* ---- boot ---- */

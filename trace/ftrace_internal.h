@@ -51,11 +51,38 @@ int ftrace_update(const struct ftrace_ops *changed);
 int ftrace_update_reserve_init(void);
 /* Build a hash from patterns (see ftrace_set_filter); on -EINVAL the reason
  * is in ftrace_filter_error (as is that of a direct ops' change refused
- * with -ERANGE or -EBUSY, ftrace.c direct_check). */
+ * with -ERANGE or -EBUSY, direct.c direct_check). */
 int ftrace_build_hash(const struct ftrace_hash *base, const char *patterns, bool reset,
 		      struct ftrace_hash **out);
 extern char ftrace_filter_error[128];
 const char *ftrace_dead_reason(void);     /* NULL while tracing works */
+
+/* ftrace.c: register / unregister op with ftrace_mutex held (the public
+ * calls take it; direct.c adds its checks around them). */
+int ftrace_do_register(struct ftrace_ops *op);
+int ftrace_do_unregister(struct ftrace_ops *op);
+
+/* The most ops one ftrace_set_filter_ops call changes. */
+#define FTRACE_SET_MAX_OPS 4
+
+/*
+ * A change of the functions direct ops take: ops[0..n) (distinct) with the
+ * hashes each will have, and the direct address of each that is a direct
+ * ops once the change is made (0 for the others: they take nothing here).
+ * register_ftrace_direct: the one ops it registers, with its hashes and
+ * address; set_hashes: every ops of the call, a registered direct ops with
+ * its own address.
+ */
+struct direct_change {
+	struct ftrace_ops *const *ops;
+	unsigned n;
+	const struct ftrace_hash *filter[FTRACE_SET_MAX_OPS], *notrace[FTRACE_SET_MAX_OPS];
+	uintptr_t addr[FTRACE_SET_MAX_OPS];
+};
+
+/* direct.c: may the change be made?  0, or -EBUSY / -ERANGE / -EINVAL
+ * with the reason in ftrace_filter_error; reads only.  ftrace_mutex held. */
+int direct_check(const struct direct_change *c);
 
 #define FTRACE_INLINE static inline __attribute__((always_inline))
 

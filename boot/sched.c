@@ -232,6 +232,7 @@ struct thread *thread_create(const char *name, int (*fn)(void *), void *arg, int
 	if (cpu >= (int)ncpus)
 		panic("thread_create(%s): no CPU %d", name, cpu);
 	t->tid = __atomic_fetch_add(&next_tid, 1, __ATOMIC_RELAXED);
+	t->entry_pid = (uint64_t)t->tid << 32;
 	strncpy(t->name, name, sizeof(t->name) - 1);
 	t->state = THREAD_RUNNABLE;
 	t->pinned = cpu;

@@ -41,6 +41,10 @@ struct waitq {
 struct thread {
 	void *sp;                        /* saved stack pointer; owner CPU, in switch */
 	unsigned tid;                    /* written once */
+	/* tid << 32: where the pid sits in a trace event's header word
+	 * (trace_entry_fill_on), kept so a tracer ORs it in as loaded.
+	 * Written once, with tid; 0 for the idle threads, as their tid. */
+	uint64_t entry_pid;
 	char name[24];                   /* written once */
 	int state;                       /* enum thread_state; atomic */
 	int on_cpu;                      /* 1 while its stack is in use by a CPU; atomic */

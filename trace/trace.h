@@ -163,7 +163,7 @@ void tracer_list(void (*fn)(const char *name, void *arg), void *arg);
  * c (this one, stable: preemption off) by thread t (c's current).  One
  * 8-byte store of the whole header: type, flags, preempt count (the
  * traced code's, capped at 15 as Linux does), pid (idle threads have tid
- * 0).  Inline: it is on every traced call's path. */
+ * 0; the thread keeps it shifted into place: entry_pid).  Inline: it is on every traced call's path. */
 static inline __attribute__((always_inline)) void
 trace_entry_fill_on(struct cpu *c, const struct thread *t, struct trace_entry *e,
 		    uint16_t type, unsigned preempt_depth)
@@ -180,7 +180,7 @@ trace_entry_fill_on(struct cpu *c, const struct thread *t, struct trace_entry *e
 			 (uint64_t)arch_load_relaxed8((const uint8_t *)&c->need_resched) *
 				 TRACE_FLAG_NEED_RESCHED;
 	uint64_t w = type | flags << 16 | (uint64_t)(preempt_depth > 15 ? 15 : preempt_depth) << 24 |
-		     (uint64_t)t->tid << 32;
+		     t->entry_pid;
 	__builtin_memcpy(e, &w, 8);
 }
 

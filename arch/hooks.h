@@ -92,6 +92,15 @@ struct arch_words2 {
  *                                          tracers' hot paths)
  * void arch_store_relaxed64(uint64_t *p, uint64_t v);  the same for
  *                                          __atomic_store_n(p, v, __ATOMIC_RELAXED)
+ * bool arch_cas_relaxed64(uint64_t *p, uint64_t *expected, uint64_t desired);
+ *                                          __atomic_compare_exchange_n(p,
+ *                                          expected, desired, false, relaxed,
+ *                                          relaxed), p addressed as base +
+ *                                          offset where the ISA allows it
+ *                                          (GCC 12 on x86-64 puts the
+ *                                          builtin's address in a register of
+ *                                          its own: a `lea` and a register on
+ *                                          the ring buffer's fast path)
  * ARCH_NAME                                "x86_64" or "arm64"
  *
  * Register-preserving calls, for a rarely taken call on a hot path (Linux's

@@ -24,6 +24,10 @@
  *                                       fast path (the kernel's let the
  *                                       compiler fold an address offset:
  *                                       arch_load_relaxed64, ..._store_...)
+ *   bool rb_port_cas64(uint64_t *p, uint64_t *expected, uint64_t desired)
+ *                                       a relaxed strong compare-and-swap
+ *                                       (__atomic_compare_exchange_n's
+ *                                       contract), for the same fast path
  *
  * and three macros for the calls the writers' inline fast path makes when it
  * leaves for the general path (rarely), so that a port can make them cost

@@ -33,6 +33,10 @@ RB_PORT_INLINE uint64_t rb_port_clock(void) { return arch_counter_relaxed(); }
 RB_PORT_INLINE void rb_port_relax(void) { arch_cpu_relax(); }
 RB_PORT_INLINE uint64_t rb_port_load64(const uint64_t *p) { return arch_load_relaxed64(p); }
 RB_PORT_INLINE void rb_port_store64(uint64_t *p, uint64_t v) { arch_store_relaxed64(p, v); }
+RB_PORT_INLINE bool rb_port_cas64(uint64_t *p, uint64_t *expected, uint64_t desired)
+{
+	return arch_cas_relaxed64(p, expected, desired);
+}
 
 /* The token is the thread whose count was raised (0 before the scheduler runs). */
 RB_PORT_INLINE uintptr_t rb_port_preempt_disable(void)

@@ -106,8 +106,7 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r
 	uint64_t nt = t + (T_GEN_BIT + T_NEV_ONE + esz);
 	rb_port_store64((uint64_t *)((gb ^ sizeof(uint64_t)) + offsetof(struct rb_cpu, lts)), ts);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (!__atomic_compare_exchange_n(&cb->tail, &t, nt, false, __ATOMIC_RELAXED,
-					 __ATOMIC_RELAXED))
+	if (!rb_port_cas64(&cb->tail, &t, nt))
 		return NULL;
 	/* D.  nt counts our event (nev >= 1), so it is never 0: rb_commit
 	 * tells the fast path by that without testing it here.

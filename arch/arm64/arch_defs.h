@@ -312,6 +312,13 @@ ARM64_INLINE void arch_store_relaxed64(uint64_t *p, uint64_t v)
 	__asm__ volatile("str %x1, %0" : "=m"(*p) : "r"(v));
 }
 
+/* CAS takes a bare base register whatever the compiler does: the builtin. */
+ARM64_INLINE bool arch_cas_relaxed64(uint64_t *p, uint64_t *expected, uint64_t desired)
+{
+	return __atomic_compare_exchange_n(p, expected, desired, false, __ATOMIC_RELAXED,
+					   __ATOMIC_RELAXED);
+}
+
 ARM64_INLINE uintptr_t arch_frame_address(void)
 {
 	return (uintptr_t)__builtin_frame_address(0);

@@ -344,6 +344,18 @@ ARCH_INLINE uint32_t arch_load_relaxed8(const uint8_t *p) { return __atomic_load
 ARCH_INLINE uint32_t arch_load_relaxed32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 ARCH_INLINE uint64_t arch_load_relaxed64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 ARCH_INLINE void arch_store_relaxed64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+/* But not into CMPXCHG: written out, so that *p is base + offset.  LOCK
+ * CMPXCHG is atomic and a full barrier, more than relaxed asks; no
+ * "memory" clobber, as a relaxed CAS orders nothing else for the compiler
+ * (callers put their own signal fences). */
+ARCH_INLINE bool arch_cas_relaxed64(uint64_t *p, uint64_t *expected, uint64_t desired)
+{
+	bool ok;
+	__asm__ volatile("lock cmpxchgq %3, %1"
+			 : "=@ccz"(ok), "+m"(*p), "+a"(*expected)
+			 : "r"(desired));
+	return ok;
+}
 
 ARCH_INLINE uintptr_t arch_frame_address(void)
 {

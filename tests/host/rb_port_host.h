@@ -14,6 +14,7 @@
 
 #include <sched.h>
 #include <stdint.h>
+#include <stdbool.h>
 #include <time.h>
 
 extern __thread unsigned rb_host_cpu;

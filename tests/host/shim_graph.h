@@ -32,6 +32,7 @@
 struct thread {
 	unsigned tid;
 	unsigned preempt_count;
+	uint64_t entry_pid;             /* boot/sched.h: tid << 32 */
 };
 
 struct cpu {

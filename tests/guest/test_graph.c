@@ -319,9 +319,10 @@ struct seen {
 	unsigned entries, exits, depth;     /* depth: of the first entry */
 	unsigned pcs;                       /* the entries' header preemption counts,
 					       one decimal digit each, in order */
+	unsigned other_pid;                 /* entries whose header pid is not `pid` */
 };
 
-static struct seen graph_seen(uintptr_t func)
+static struct seen graph_seen(uintptr_t func, int pid)
 {
 	struct seen s = { 0 };
 	struct rb_iter it;
@@ -334,6 +335,7 @@ static struct seen graph_seen(uintptr_t func)
 			if (!s.entries++)
 				s.depth = e->depth;
 			s.pcs = s.pcs * 10 + e->ent.preempt_count;
+			s.other_pid += e->ent.pid != pid;
 		}
 		s.exits += e->ent.type == TRACE_GRAPH_RET && e->func == func;
 	}
@@ -352,7 +354,7 @@ static bool gi_empty_entry(const struct fgraph_ent *e, struct fgraph_ops *g, uin
  * header carries the traced code's preemption count (as Linux's does),
  * whether the tracer's own entry ran (one graph user on gw_leaf) or the
  * list function's (a second user there): 0, then 1 inside
- * preempt_disable().
+ * preempt_disable(); and the pid of the thread that made the call.
  */
 TEST_CASE(graph, irqs_option_and_preempt_count)
 {
@@ -379,17 +381,20 @@ TEST_CASE(graph, irqs_option_and_preempt_count)
 			if (listed)
 				EXPECT_EQ(unregister_fgraph(&other), 0);
 		}
-		struct seen s = graph_seen((uintptr_t)irq_probe_work);
+		int pid = (int)current_thread()->tid;
+		struct seen s = graph_seen((uintptr_t)irq_probe_work, pid);
 		EXPECT_EQ(s.entries, on ? 1u : 0u);
 		EXPECT_EQ(s.exits, on ? 1u : 0u);
 		if (on)
 			EXPECT_EQ(s.depth, 1u);
-		s = graph_seen((uintptr_t)irq_probe_spin);
+		s = graph_seen((uintptr_t)irq_probe_spin, pid);
 		EXPECT_EQ(s.entries, 1u);
 		EXPECT_EQ(s.depth, 0u);
 		EXPECT_EQ(s.pcs, 0u);
-		s = graph_seen((uintptr_t)gw_leaf);
+		s = graph_seen((uintptr_t)gw_leaf, pid);
 		EXPECT_EQ(s.entries, on ? 4u : 2u);
+		EXPECT_TRUE(pid > 0);                   /* not an idle thread's 0 */
+		EXPECT_EQ(s.other_pid, 0u);
 		EXPECT_EQ(s.pcs, on ? 110u : 1u);        /* in call order: 0 1 (1 0) */
 		EXPECT_EQ(tracer_set("nop"), 0);
 	}

@@ -53,6 +53,7 @@ struct dsnap {
 	uint8_t site[NRULE_FUNCS][ARCH_SITE_SIZE];
 	uint32_t flags[NRULE_FUNCS];
 	struct listing l;
+	uint64_t hits;                /* arch_test_direct_hits */
 };
 
 static void snap_take(struct dsnap *s)
@@ -62,6 +63,7 @@ static void snap_take(struct dsnap *s)
 		s->flags[i] = rec_find((uintptr_t)rule_funcs[i].f)->flags;
 	}
 	enabled_listing(&s->l);
+	s->hits = arch_test_direct_hits;
 }
 
 static void expect_unchanged(int line, const struct dsnap *s)
@@ -378,3 +380,182 @@ TEST_CASE(direct_rules, filter_change_out_of_reach_refused)
 	EXPECT_EQ(rec_find(p.hi)->flags, 0);
 }
 
+/* ---- which refusal, in which words ---- */
+
+/* ftrace_filter_error as direct_check words each refusal (trace/direct.c
+ * direct_refuse), into buf: the direct address `addr` cannot be called
+ * from the site of `name` at ip; or that site is taken by `other`. */
+static const char *range_text(char *buf, size_t size, uintptr_t addr, const char *name,
+			      uintptr_t ip)
+{
+	ksnprintf(buf, size, "direct trampoline %lx cannot be called from the site of %s at %lx "
+		  "(out of reach, or misaligned)", (unsigned long)addr, name, (unsigned long)ip);
+	return buf;
+}
+
+static const char *busy_text(char *buf, size_t size, uintptr_t addr, const char *name,
+			     uintptr_t ip, uintptr_t other)
+{
+	ksnprintf(buf, size, "direct trampoline %lx refused: the site of %s at %lx is taken by %lx",
+		  (unsigned long)addr, name, (unsigned long)ip, (unsigned long)other);
+	return buf;
+}
+
+/* The change is refused with err, and ftrace_filter_error is exactly want. */
+#define EXPECT_REFUSED_AS(call, err, want) do {                                    \
+		ftrace_filter_error[0] = '\0';                                      \
+		EXPECT_EQ((call), (err));                                           \
+		EXPECT_STREQ(ftrace_filter_error, (want));                          \
+	} while (0)
+
+/* The trampolines as addresses: T0 counts, T1 adds 1000 to the result. */
+static const uintptr_t T0 = (uintptr_t)arch_test_direct_tramp;
+static const uintptr_t T1 = (uintptr_t)arch_test_direct_tramp_body;
+
+/* d, zeroed, filtered on `name` and registered at addr; 0 or the first
+ * error. */
+static int pair_direct(struct ftrace_ops *d, const char *name, uintptr_t addr)
+{
+	memset(d, 0, sizeof(*d));
+	int err = ftrace_set_filter(d, name, true);
+	return err ? err : register_ftrace_direct(d, addr);
+}
+
+/* The start of the one-function cases: the pair, d[0] (T0) holding lo,
+ * d[1] holding hi at `above` (hi_above) or at T1, d[2] zeroed, and the
+ * snapshot `before`.  0 or the first error. */
+static int pair_hold(struct pair *p, struct ftrace_ops *d, bool hi_above, struct dsnap *before)
+{
+	if (!pair_init(p))
+		return -EINVAL;
+	memset(&d[2], 0, sizeof(d[2]));
+	int err = pair_direct(&d[0], p->lo_name, T0);
+	if (!err)
+		err = pair_direct(&d[1], p->hi_name, hi_above ? p->above : T1);
+	if (!err)
+		snap_take(before);
+	return err;
+}
+
+/*
+ * After refusals: nothing changed since `before`, and four calls of lo and
+ * (call_hi: it is not under `above` or `below`) of hi return their own
+ * results, hi's + hi_extra (1000 under T1); T0 holds one of them and
+ * counted 4.  Failures are reported at the caller's line.
+ */
+static void expect_pair_unchanged(int line, const struct pair *p, const struct dsnap *before,
+				  bool call_hi, int hi_extra)
+{
+	expect_unchanged(line, before);
+	unsigned wrong = wrong_calls(p->lo_f, 4, 1, p->lo_add);
+	if (call_hi)
+		wrong += wrong_calls(p->hi_f, 4, 1, p->hi_add + hi_extra);
+	uint64_t hits = arch_test_direct_hits - before->hits;
+	if (wrong || hits != 4)
+		test_fail(__FILE__, line, "%u wrong results, T0 counted %llu calls of 4", wrong,
+			  (unsigned long long)hits);
+}
+#define EXPECT_PAIR_UNCHANGED(...) expect_pair_unchanged(__LINE__, __VA_ARGS__)
+
+/*
+ * Refusals on two functions: the first in record order is named, whichever
+ * refusal it is.  d[0] (T0) holds one of lo and hi; d[1] would take both
+ * at an address only one of them reaches.  The one d[0] holds is -EBUSY,
+ * the one out of reach -ERANGE: lo taken and `below` (hi out of reach)
+ * names lo -EBUSY; hi taken and `above` (lo out of reach) names lo
+ * -ERANGE.  Nothing changes: d[1] unregistered with its hashes, the sites,
+ * the records, enabled_functions, and the calls.
+ */
+TEST_CASE(direct_rules, first_function_in_record_order_named)
+{
+	static struct ftrace_ops d[2];
+	static struct dsnap before;
+	struct pair p;
+	char both[64], want[160];
+	ASSERT_TRUE(pair_init(&p));
+	ksnprintf(both, sizeof(both), "%s %s", p.hi_name, p.lo_name);
+	for (int lo_taken = 1; lo_taken >= 0; lo_taken--) {
+		ASSERT_EQ(pair_direct(&d[0], lo_taken ? p.lo_name : p.hi_name, T0), 0);
+		memset(&d[1], 0, sizeof(d[1]));
+		ASSERT_EQ(ftrace_set_filter(&d[1], both, true), 0);
+		const struct ftrace_hash *filter = d[1].filter;
+		snap_take(&before);
+		if (lo_taken)
+			EXPECT_REFUSED_AS(register_ftrace_direct(&d[1], p.below), -EBUSY,
+					  busy_text(want, sizeof(want), p.below, p.lo_name, p.lo, T0));
+		else
+			EXPECT_REFUSED_AS(register_ftrace_direct(&d[1], p.above), -ERANGE,
+					  range_text(want, sizeof(want), p.above, p.lo_name, p.lo));
+		EXPECT_EQ(d[1].flags & (FTRACE_OPS_FL_ENABLED | FTRACE_OPS_FL_DIRECT), 0);
+		EXPECT_TRUE(d[1].filter == filter && d[1].notrace == NULL);
+		EXPECT_PAIR_UNCHANGED(&p, &before, true, 0);
+		own_unregister(d, 1);
+	}
+}
+
+/*
+ * Both refusals on one function: -ERANGE wins, the address out of reach
+ * named rather than the trampoline that holds the function.  d[0] (T0)
+ * holds lo, d[1] is at `above` on hi; lo is out of `above`'s reach.
+ * Refused -ERANGE: registering d[2] at `above` on lo; d[1]'s filter
+ * widened onto lo (lo held by d[0], outside the change); the same change
+ * made with d[0] in it (ftrace_set_filter_ops: d[0] judged first, so lo
+ * is taken within the change when d[1]'s turn comes).  Nothing changes:
+ * the hashes, the sites, the records, enabled_functions, the calls of lo
+ * (hi, under `above`, is not called).
+ */
+TEST_CASE(direct_rules, out_of_reach_wins_on_one_function)
+{
+	static struct ftrace_ops d[3];
+	static struct dsnap before;
+	struct pair p;
+	char want[160];
+	ASSERT_EQ(pair_hold(&p, d, true, &before), 0);
+	ASSERT_EQ(ftrace_set_filter(&d[2], p.lo_name, true), 0);
+	const struct ftrace_hash *f0 = d[0].filter, *f1 = d[1].filter, *f2 = d[2].filter;
+	range_text(want, sizeof(want), p.above, p.lo_name, p.lo);
+
+	EXPECT_REFUSED_AS(register_ftrace_direct(&d[2], p.above), -ERANGE, want);
+	EXPECT_EQ(d[2].flags & (FTRACE_OPS_FL_ENABLED | FTRACE_OPS_FL_DIRECT), 0);
+	EXPECT_REFUSED_AS(ftrace_set_filter(&d[1], p.lo_name, false), -ERANGE, want);
+	struct ftrace_ops *both[2] = { &d[0], &d[1] };
+	EXPECT_REFUSED_AS(ftrace_set_filter_ops(both, 2, false, p.lo_name, false), -ERANGE,
+			  want);
+
+	EXPECT_TRUE(d[0].filter == f0 && d[1].filter == f1 && d[2].filter == f2);
+	EXPECT_PAIR_UNCHANGED(&p, &before, false, 0);
+	own_unregister(d, 2);
+}
+
+/*
+ * -EBUSY names the trampoline that holds the function: d[0] (T0) holds
+ * lo, d[1] (T1) holds hi.  d[2] onto hi at T0 is taken by T1, onto lo at
+ * T1 taken by T0 (a registration: the holder outside the change); d[0]
+ * and d[1] both onto lo in one change (ftrace_set_filter_ops, d[0] judged
+ * first): d[1]'s T1 taken by T0.  Nothing changes, and each call runs its
+ * own trampoline: lo counted by T0, hi's result + 1000 by T1.
+ */
+TEST_CASE(direct_rules, taken_by_names_the_holder)
+{
+	static struct ftrace_ops d[3];
+	static struct dsnap before;
+	struct pair p;
+	char want[160];
+	ASSERT_EQ(pair_hold(&p, d, false, &before), 0);
+	const struct ftrace_hash *f0 = d[0].filter, *f1 = d[1].filter;
+
+	ASSERT_EQ(ftrace_set_filter(&d[2], p.hi_name, true), 0);
+	EXPECT_REFUSED_AS(register_ftrace_direct(&d[2], T0), -EBUSY,
+			  busy_text(want, sizeof(want), T0, p.hi_name, p.hi, T1));
+	ASSERT_EQ(ftrace_set_filter(&d[2], p.lo_name, true), 0);
+	EXPECT_REFUSED_AS(register_ftrace_direct(&d[2], T1), -EBUSY,
+			  busy_text(want, sizeof(want), T1, p.lo_name, p.lo, T0));
+	EXPECT_EQ(d[2].flags & (FTRACE_OPS_FL_ENABLED | FTRACE_OPS_FL_DIRECT), 0);
+	struct ftrace_ops *both[2] = { &d[0], &d[1] };
+	EXPECT_REFUSED_AS(ftrace_set_filter_ops(both, 2, false, p.lo_name, false), -EBUSY,
+			  busy_text(want, sizeof(want), T1, p.lo_name, p.lo, T0));
+
+	EXPECT_TRUE(d[0].filter == f0 && d[1].filter == f1);
+	EXPECT_PAIR_UNCHANGED(&p, &before, true, 1000);
+	own_unregister(d, 2);
+}

@@ -110,8 +110,9 @@ TEST_SRCS  += tests/guest/test_dump.c
 # Allocation-failure injection (lib/failalloc.h) and the suite that fails
 # every allocation of the tracer's operations in turn.
 TEST_SRCS  += tests/guest/test_enomem.c tests/guest/enomem_harness.c
-# Direct trampolines with callback ops, their reach, the site's data word.
-TEST_SRCS  += tests/guest/test_direct.c
+# Direct trampolines: what they do (test_direct.c, with the site's data word), the
+# rules and refusals of what they take (test_direct_rules.c), shared helpers.
+TEST_SRCS  += tests/guest/test_direct.c tests/guest/test_direct_rules.c tests/guest/direct_harness.c
 # The regs list caller's list function, reached by an old site's call.
 TEST_SRCS  += tests/guest/test_list_regs.c
 

@@ -1,20 +1,19 @@
 /*
- * test_direct.c — direct trampolines (arch/<arch>/DIRECT.md) sharing a
- * function with callback ops, the reach of a direct address, and the
- * per-site data word's check (suite `direct`; suite `ftrace_refuse_data`
- * kills tracing, so it runs only when named).
+ * test_direct.c — what a direct trampoline (arch/<arch>/DIRECT.md) does:
+ * alone, sharing a function with callback ops or a graph user, under the
+ * recursion guard, and while ops come and go under fire (suite `direct`);
+ * listed for the gdb checks (suite `direct_gdb`, run only when named:
+ * stops for tools/gdb_checks.py with a direct trampoline and an ops on one
+ * function); and the per-site data word's check (suites
+ * `ftrace_refuse_data*`, which kill tracing, so they run only when named).
+ * One direct trampoline per function, reach and the refusals are
+ * test_direct_rules.c's.
  *
  * A function with a direct trampoline and callbacks calls the regs list
  * caller, which calls the callbacks and then enters the direct trampoline
  * as the site would have; with a graph user as well, its shadow frame is
  * pushed first and the direct trampoline returns through the return hook.
- * One direct trampoline per function: a registration or a filter change
- * that would give a function a second one is refused with nothing changed
- * (suite `direct_gdb`, run only when named, stops for tools/gdb_checks.py
- * with a direct trampoline and an ops on one function).  The trampolines are arch_test_direct_tramp
- * (counts in arch_test_direct_hits, goes on into the function) and
- * arch_test_direct_tramp_body (calls the body, adds 1000 to its result),
- * so a direct call shows in a count or in the return value, exactly.
+ * The trampolines and the helpers: direct_harness.h.
  *
  * The dt_* functions are this file's traced targets; noinline and an empty
  * asm keep every call a real call.
@@ -29,6 +28,7 @@
 #include "boot/smp.h"
 #include "boot/test.h"
 #include "patch/patch.h"
+#include "tests/guest/direct_harness.h"
 #include "trace/fgraph.h"
 #include "trace/ftrace.h"
 #include "trace/ftrace_internal.h"
@@ -41,97 +41,11 @@ T int dt_one(int x) { KEEP(); return x * 3; }
 T int dt_two(int x) { KEEP(); return x * 5 + 1; }
 T int dt_rec(int x) { KEEP(); return x + 4; }
 T int dt_fire(int x) { KEEP(); return x * 7; }
-T int dt_reach(int x) { KEEP(); return x + 9; }
-T int dt_reach2(int x) { KEEP(); return x + 10; }
 T int dt_lit(int x) { KEEP(); return x + 11; }
 T int dt_lit_other(int x) { KEEP(); return x + 12; }
-T int dt_own_a(int x) { KEEP(); return x + 21; }
-T int dt_own_b(int x) { KEEP(); return x + 22; }
-T int dt_own_c(int x) { KEEP(); return x + 23; }
-T int dt_own_d(int x) { KEEP(); return x + 24; }
 T int dt_graph(int x) { KEEP(); return x * 11; }
 T int dt_gdb(int x) { KEEP(); return x + 31; }
 T int dt_gdb_alone(int x) { KEEP(); return x + 32; }
-
-/* A callback ops counting the calls of one function; `bad` counts calls
- * whose ip or parent were not the call's, or (SAVE_REGS) without registers. */
-struct dcount {
-	struct ftrace_ops ops;
-	uintptr_t func;                /* the function it is attached to */
-	unsigned long hits, bad;       /* atomic */
-	long last_arg;                 /* argument 0 of the last call */
-};
-
-static void dcount_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
-		      struct ftrace_regs *fregs)
-{
-	struct dcount *c = (struct dcount *)op;
-	__atomic_fetch_add(&c->hits, 1, __ATOMIC_RELAXED);
-	c->last_arg = (long)ftrace_regs_get_argument(fregs, 0);
-	bool regs_ok = !(op->flags & FTRACE_OPS_FL_SAVE_REGS) || ftrace_get_regs(fregs);
-	if (ip != c->func || ftrace_regs_get_instruction_pointer(fregs) != ip ||
-	    ftrace_regs_get_return_address(fregs) != parent || !regs_ok)
-		__atomic_fetch_add(&c->bad, 1, __ATOMIC_RELAXED);
-}
-
-static void dcount_init(struct dcount *c, const char *name, uintptr_t func, unsigned flags)
-{
-	memset(c, 0, sizeof(*c));
-	c->ops.func = dcount_cb;
-	c->ops.flags = flags;
-	c->func = func;
-	ftrace_set_filter(&c->ops, name, true);
-}
-
-/* enabled_functions as one string. */
-struct listing {
-	char text[1024];
-	size_t len;
-	unsigned lines;
-};
-
-static void listing_line(void *ctx, const char *line)
-{
-	struct listing *l = ctx;
-	int n = ksnprintf(l->text + l->len, sizeof(l->text) - l->len, "%s\n", line);
-	if (n > 0 && l->len + (size_t)n < sizeof(l->text))
-		l->len += (size_t)n;
-	l->lines++;
-}
-
-static const char *enabled(struct listing *l)
-{
-	memset(l, 0, sizeof(*l));
-	ftrace_list_enabled(listing_line, l);
-	return l->text;
-}
-
-/* The enabled_functions line of `name` with a direct trampoline: alone
- * ("(1) D"), or with callbacks (the count of all, R if one saves
- * registers, and what the regs list caller the site calls calls: its list
- * function). */
-static const char *direct_line(char *buf, size_t size, const char *name, unsigned count,
-			       bool regs, void (*direct)(void))
-{
-	char caller[96], d[96];
-	ksym_format(caller, sizeof(caller), (uintptr_t)ftrace_ops_list_regs_func);
-	ksym_format(d, sizeof(d), (uintptr_t)direct);
-	if (count == 1)
-		ksnprintf(buf, size, "%s (1)     D     \n\tdirect-->%s\n", name, d);
-	else
-		ksnprintf(buf, size, "%s (%u)%s   D      ->%s\n\tdirect-->%s\n", name, count,
-			  regs ? " R" : "  ", caller, d);
-	return buf;
-}
-
-/* Call f(0..n-1); the number of results other than mul * i + add. */
-static unsigned calls(int (*f)(int), int n, int mul, int add)
-{
-	unsigned wrong = 0;
-	for (int i = 0; i < n; i++)
-		wrong += f(i) != mul * i + add;
-	return wrong;
-}
 
 /*
  * One step of a case: enabled_functions is the one line of `name` with the
@@ -144,15 +58,16 @@ static void expect_direct_step(int line, const char *name, unsigned count, bool 
 	static struct listing l;
 	char want[256];
 	direct_line(want, sizeof(want), name, count, regs, direct);
-	if (strcmp(enabled(&l), want))
+	if (strcmp(enabled_listing(&l), want))
 		test_fail(__FILE__, line, "enabled_functions\n#   got:  %s\n#   want: %s", l.text,
 			  want);
-	unsigned wrong = calls(f, 5, mul, add);
+	unsigned wrong = wrong_calls(f, 5, mul, add);
 	if (wrong)
 		test_fail(__FILE__, line, "%u of 5 calls of %s did not return %d * i + %d", wrong,
 			  name, mul, add);
 }
 #define EXPECT_DIRECT_STEP(...) expect_direct_step(__LINE__, __VA_ARGS__)
+
 
 TEST_CASE(direct, direct_and_one_ops)
 {
@@ -190,11 +105,11 @@ TEST_CASE(direct, direct_and_one_ops)
 
 	/* Then nothing. */
 	ASSERT_EQ(unregister_ftrace_direct(&d), 0);
-	EXPECT_EQ(calls(dt_one, 5, 3, 0), 0);
+	EXPECT_EQ(wrong_calls(dt_one, 5, 3, 0), 0);
 	EXPECT_EQ(arch_test_direct_hits - h0, 15);
 	EXPECT_EQ(a.hits, 5);
 	EXPECT_EQ(r->flags, 0);
-	EXPECT_STREQ(enabled(&l), "");
+	EXPECT_STREQ(enabled_listing(&l), "");
 }
 
 TEST_CASE(direct, direct_body_and_two_ops)
@@ -216,8 +131,8 @@ TEST_CASE(direct, direct_body_and_two_ops)
 	ASSERT_EQ(register_ftrace_function(&b.ops), 0);
 	ksym_format(caller, sizeof(caller), (uintptr_t)ftrace_ops_list_regs_func);
 	ksnprintf(want, sizeof(want), "dt_two (2) R          ->%s\n", caller);
-	EXPECT_STREQ(enabled(&l), want);
-	EXPECT_EQ(calls(dt_two, 5, 5, 1), 0);
+	EXPECT_STREQ(enabled_listing(&l), want);
+	EXPECT_EQ(wrong_calls(dt_two, 5, 5, 1), 0);
 	EXPECT_EQ(a.hits, 5);
 	EXPECT_EQ(b.hits, 5);
 
@@ -244,18 +159,18 @@ TEST_CASE(direct, direct_body_and_two_ops)
 	/* An ops with its own trampoline joins the direct one, then the
 	 * direct one leaves first: the ops' trampoline again. */
 	ASSERT_EQ(register_ftrace_function(&b.ops), 0);
-	EXPECT_EQ(calls(dt_two, 5, 5, 1001), 0);
+	EXPECT_EQ(wrong_calls(dt_two, 5, 5, 1001), 0);
 	EXPECT_EQ(b.hits, 15);
 	ASSERT_EQ(unregister_ftrace_direct(&d), 0);
-	ksym_format(sym, sizeof(sym), (uintptr_t)dcount_cb);
+	ksym_format(sym, sizeof(sym), (uintptr_t)b.ops.func);
 	ksym_format(caller, sizeof(caller), (uintptr_t)b.ops.call);   /* the assist function */
 	ksnprintf(want, sizeof(want), "dt_two (1) R         \ttramp: 0x%lx (%s) ->%s\n",
 		  (unsigned long)b.ops.tramp, sym, caller);
-	EXPECT_STREQ(enabled(&l), want);
-	EXPECT_EQ(calls(dt_two, 5, 5, 1), 0);
+	EXPECT_STREQ(enabled_listing(&l), want);
+	EXPECT_EQ(wrong_calls(dt_two, 5, 5, 1), 0);
 	EXPECT_EQ(b.hits, 20);
 	ASSERT_EQ(unregister_ftrace_function(&b.ops), 0);
-	EXPECT_EQ(calls(dt_two, 5, 5, 1), 0);
+	EXPECT_EQ(wrong_calls(dt_two, 5, 5, 1), 0);
 	EXPECT_EQ(a.hits + b.hits, 35);
 	EXPECT_EQ(a.bad + b.bad, 0);
 	EXPECT_EQ(r->flags, 0);
@@ -291,211 +206,6 @@ TEST_CASE(direct, direct_runs_under_the_recursion_guard)
 	ASSERT_EQ(unregister_ftrace_function(&a.ops), 0);
 	ASSERT_EQ(unregister_ftrace_direct(&d), 0);
 	EXPECT_EQ(dt_rec(1), 5);
-}
-
-/* ---- one direct trampoline per function ---- */
-
-/*
- * What a refused change must leave as it was: the site bytes and record
- * flags of the dt_own_* functions, and enabled_functions.
- */
-static int (*const own_funcs[4])(int) = { dt_own_a, dt_own_b, dt_own_c, dt_own_d };
-
-struct dsnap {
-	uint8_t site[4][ARCH_SITE_SIZE];
-	uint32_t flags[4];
-	struct listing l;
-};
-
-static void snap_take(struct dsnap *s)
-{
-	for (unsigned i = 0; i < 4; i++) {
-		memcpy(s->site[i], (void *)own_funcs[i], ARCH_SITE_SIZE);
-		s->flags[i] = rec_find((uintptr_t)own_funcs[i])->flags;
-	}
-	enabled(&s->l);
-}
-
-static void expect_unchanged(int line, const struct dsnap *s)
-{
-	static struct listing now;
-	for (unsigned i = 0; i < 4; i++) {
-		if (memcmp(s->site[i], (void *)own_funcs[i], ARCH_SITE_SIZE))
-			test_fail(__FILE__, line, "the site of dt_own_%c changed", 'a' + i);
-		if (rec_find((uintptr_t)own_funcs[i])->flags != s->flags[i])
-			test_fail(__FILE__, line, "the record of dt_own_%c: flags %x, were %x",
-				  'a' + i, rec_find((uintptr_t)own_funcs[i])->flags, s->flags[i]);
-	}
-	if (strcmp(enabled(&now), s->l.text))
-		test_fail(__FILE__, line, "enabled_functions\n#   now:    %s\n#   before: %s",
-			  now.text, s->l.text);
-	if (ftrace_is_dead())
-		test_fail(__FILE__, line, "tracing was killed");
-}
-#define EXPECT_UNCHANGED(s) expect_unchanged(__LINE__, s)
-
-/* The change is refused with err, naming the site of `name`. */
-#define EXPECT_REFUSED(call, err, name) do {                                       \
-		ftrace_filter_error[0] = '\0';                                      \
-		EXPECT_EQ((call), (err));                                           \
-		EXPECT_TRUE(strstr(ftrace_filter_error, "the site of " name " at ") != NULL); \
-	} while (0)
-
-/* The two direct ops every case starts from, d[0..n) zeroed first: d[0]
- * with the counting trampoline on `first` less `first_notrace` (NULL:
- * none), d[1] with the body one on dt_own_b.  0 or the first error. */
-static int own_register(struct ftrace_ops *d, unsigned n, const char *first,
-			const char *first_notrace)
-{
-	memset(d, 0, n * sizeof(*d));
-	int err = ftrace_set_filter(&d[0], first, true);
-	if (!err && first_notrace)
-		err = ftrace_set_notrace(&d[0], first_notrace, true);
-	if (!err)
-		err = ftrace_set_filter(&d[1], "dt_own_b", true);
-	if (!err)
-		err = register_ftrace_direct(&d[0], (uintptr_t)arch_test_direct_tramp);
-	if (!err)
-		err = register_ftrace_direct(&d[1], (uintptr_t)arch_test_direct_tramp_body);
-	return err;
-}
-
-static void own_unregister(struct ftrace_ops *d, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		EXPECT_EQ(unregister_ftrace_direct(&d[i]), 0);
-	for (unsigned i = 0; i < 4; i++)
-		EXPECT_EQ(rec_find((uintptr_t)own_funcs[i])->flags, 0);
-}
-
-/*
- * Two registered direct ops, the counting one on dt_own_a, the body one on
- * dt_own_b: moving or widening the second's filter onto dt_own_a, or
- * registering a third that takes dt_own_b, is refused (-EBUSY, the
- * function named) and changes nothing: the hashes, the sites, the records,
- * enabled_functions, and which trampoline each call runs.
- */
-TEST_CASE(direct, second_direct_on_a_function_refused)
-{
-	static struct ftrace_ops d[3];
-	static struct dsnap before;
-	ASSERT_EQ(own_register(d, 3, "dt_own_a", NULL), 0);
-	ASSERT_EQ(ftrace_set_filter(&d[2], "dt_own_c dt_own_b", true), 0);
-	const struct ftrace_hash *filter = d[1].filter, *notrace = d[1].notrace;
-	snap_take(&before);
-	uint64_t h0 = arch_test_direct_hits;
-
-	EXPECT_REFUSED(ftrace_set_filter(&d[1], "dt_own_a", true), -EBUSY, "dt_own_a");
-	EXPECT_REFUSED(ftrace_set_filter(&d[1], "dt_own_a", false), -EBUSY, "dt_own_a");
-	EXPECT_REFUSED(ftrace_set_filter(&d[1], "dt_own_[ad]", false), -EBUSY, "dt_own_a");
-	EXPECT_REFUSED(ftrace_set_filter_ip(&d[1], (uintptr_t)dt_own_a, false, false), -EBUSY,
-		       "dt_own_a");
-	EXPECT_REFUSED(register_ftrace_direct(&d[2], (uintptr_t)arch_test_direct_tramp), -EBUSY,
-		       "dt_own_b");
-	EXPECT_EQ(d[2].flags & (FTRACE_OPS_FL_ENABLED | FTRACE_OPS_FL_DIRECT), 0);
-	/* An empty filter would take every function. */
-	ftrace_filter_error[0] = '\0';
-	EXPECT_EQ(ftrace_set_filter(&d[1], "", true), -EINVAL);
-	EXPECT_TRUE(strstr(ftrace_filter_error, "empty filter") != NULL);
-
-	EXPECT_TRUE(d[1].filter == filter && d[1].notrace == notrace);
-	EXPECT_UNCHANGED(&before);
-	EXPECT_EQ(calls(dt_own_a, 4, 1, 21), 0);
-	EXPECT_EQ(arch_test_direct_hits - h0, 4);
-	EXPECT_EQ(calls(dt_own_b, 4, 1, 1022), 0);
-	EXPECT_EQ(calls(dt_own_c, 4, 1, 23), 0);
-	EXPECT_EQ(arch_test_direct_hits - h0, 4);
-	own_unregister(d, 2);
-}
-
-/*
- * Which functions a direct ops takes is its filter less its notrace, on
- * both sides of the check: a function in another's filter and notrace is
- * free, one in our own notrace is not wanted.  What notrace frees can be
- * taken back only while nobody else took it.
- */
-TEST_CASE(direct, notrace_decides_what_a_direct_takes)
-{
-	static struct ftrace_ops d[3];
-	static struct dsnap before;
-	static struct listing l;
-	char line[256];
-	/* d[0]: dt_own_a only (dt_own_c filtered, then excluded). */
-	ASSERT_EQ(own_register(d, 3, "dt_own_a dt_own_c", "dt_own_c"), 0);
-
-	/* Accepted: d[1] widens onto dt_own_c, which d[0] does not take. */
-	EXPECT_EQ(ftrace_set_filter(&d[1], "dt_own_c", false), 0);
-	uint64_t h0 = arch_test_direct_hits;
-	EXPECT_EQ(calls(dt_own_c, 4, 1, 1023), 0);
-	EXPECT_EQ(arch_test_direct_hits - h0, 0);
-	EXPECT_EQ(calls(dt_own_a, 4, 1, 21), 0);
-	EXPECT_EQ(arch_test_direct_hits - h0, 4);
-	enabled(&l);
-	EXPECT_EQ(l.lines, 3);
-	EXPECT_TRUE(strstr(l.text, direct_line(line, sizeof(line), "dt_own_c", 1, false,
-					       arch_test_direct_tramp_body)) != NULL);
-
-	/* Accepted: d[2] takes dt_own_d; dt_own_b is d[1]'s, but d[2]'s
-	 * notrace leaves it out. */
-	ASSERT_EQ(ftrace_set_filter(&d[2], "dt_own_b dt_own_d", true), 0);
-	ASSERT_EQ(ftrace_set_notrace(&d[2], "dt_own_b", true), 0);
-	EXPECT_EQ(register_ftrace_direct(&d[2], (uintptr_t)arch_test_direct_tramp), 0);
-	EXPECT_EQ(calls(dt_own_d, 4, 1, 24), 0);
-	EXPECT_EQ(arch_test_direct_hits - h0, 8);
-	EXPECT_EQ(calls(dt_own_b, 4, 1, 1022), 0);
-
-	/* Refused: a notrace change that would make d[0] take dt_own_c
-	 * again (d[1]'s now), or d[2] take dt_own_b (d[1]'s). */
-	const struct ftrace_hash *n0 = d[0].notrace, *n2 = d[2].notrace;
-	snap_take(&before);
-	EXPECT_REFUSED(ftrace_set_notrace(&d[0], "!dt_own_c", false), -EBUSY, "dt_own_c");
-	EXPECT_REFUSED(ftrace_set_notrace(&d[2], "dt_own_a", true), -EBUSY, "dt_own_b");
-	EXPECT_TRUE(d[0].notrace == n0 && d[2].notrace == n2);
-	EXPECT_UNCHANGED(&before);
-	EXPECT_EQ(calls(dt_own_c, 4, 1, 1023), 0);
-	EXPECT_EQ(arch_test_direct_hits - h0, 8);
-	own_unregister(d, 3);
-}
-
-/*
- * One filter change for several ops (ftrace_set_filter_ops): the direct
- * ops of the call are judged against each other's new hashes too.  Two of
- * them onto one function is refused, whether they widen or move; a direct
- * ops and a callback ops onto one function is fine.
- */
-TEST_CASE(direct, several_ops_at_once)
-{
-	static struct ftrace_ops d[2];
-	static struct dcount c;
-	static struct dsnap before;
-	static struct listing l;
-	char line[256];
-	ASSERT_EQ(own_register(d, 2, "dt_own_a", NULL), 0);
-	/* On dt_own_d, then dt_own_c too, which is the one called. */
-	dcount_init(&c, "dt_own_d", (uintptr_t)dt_own_c, 0);
-	ASSERT_EQ(register_ftrace_function(&c.ops), 0);
-	const struct ftrace_hash *f0 = d[0].filter, *f1 = d[1].filter, *fc = c.ops.filter;
-	snap_take(&before);
-	struct ftrace_ops *both[2] = { &d[0], &d[1] };
-	EXPECT_REFUSED(ftrace_set_filter_ops(both, 2, false, "dt_own_c", false), -EBUSY,
-		       "dt_own_c");
-	EXPECT_REFUSED(ftrace_set_filter_ops(both, 2, false, "dt_own_c", true), -EBUSY,
-		       "dt_own_c");
-	EXPECT_TRUE(d[0].filter == f0 && d[1].filter == f1);
-	EXPECT_UNCHANGED(&before);
-
-	struct ftrace_ops *mixed[2] = { &c.ops, &d[0] };
-	EXPECT_EQ(ftrace_set_filter_ops(mixed, 2, false, "dt_own_c", false), 0);
-	EXPECT_TRUE(c.ops.filter != fc && d[0].filter != f0);
-	uint64_t h0 = arch_test_direct_hits;
-	EXPECT_EQ(calls(dt_own_c, 4, 1, 23), 0);
-	EXPECT_EQ(arch_test_direct_hits - h0, 4);
-	EXPECT_EQ(c.hits, 4);
-	EXPECT_EQ(c.bad, 0);
-	EXPECT_TRUE(strstr(enabled(&l), direct_line(line, sizeof(line), "dt_own_c", 2, false,
-						    arch_test_direct_tramp)) != NULL);
-	EXPECT_EQ(unregister_ftrace_function(&c.ops), 0);
-	own_unregister(d, 2);
 }
 
 /* ---- with a graph user ---- */
@@ -542,7 +252,7 @@ static void expect_graph(int line, bool hooked, int mul, int add)
 	fgraph_stats(&st0);
 	graph_entries = graph_exits = graph_bad = 0;
 	__atomic_store_n(&graph_thread, current_thread(), __ATOMIC_RELAXED);
-	unsigned wrong = calls(dt_graph, 5, mul, add);
+	unsigned wrong = wrong_calls(dt_graph, 5, mul, add);
 	__atomic_store_n(&graph_thread, NULL, __ATOMIC_RELAXED);
 	fgraph_stats(&st1);
 	unsigned n = hooked ? 5 : 0, ret_wrong = 0;
@@ -581,7 +291,7 @@ static void direct_and_graph(void (*tramp)(void), bool direct_first)
 		ksym_format(call, sizeof(call), (uintptr_t)g.ops.call);
 		ksnprintf(want, sizeof(want), "dt_graph (1)           \ttramp: 0x%lx (%s) ->%s\n",
 			  (unsigned long)g.ops.tramp, sym, call);
-		EXPECT_STREQ(enabled(&l), want);
+		EXPECT_STREQ(enabled_listing(&l), want);
 		EXPECT_GRAPH(true, 11, 0);
 		ASSERT_EQ(unregister_fgraph(&g), 0);
 	} else {
@@ -592,7 +302,7 @@ static void direct_and_graph(void (*tramp)(void), bool direct_first)
 		ASSERT_EQ(unregister_ftrace_direct(&d), 0);
 	}
 	EXPECT_EQ(arch_test_direct_hits - h0, (direct_first ? 2 : 4) * counted);
-	EXPECT_STREQ(enabled(&l), "");
+	EXPECT_STREQ(enabled_listing(&l), "");
 	EXPECT_GRAPH(false, 11, 0);
 	EXPECT_EQ(rec_find((uintptr_t)dt_graph)->flags, 0);
 }
@@ -632,7 +342,7 @@ TEST_CASE_FLAGS(direct_gdb, direct_and_ops_listed, TEST_MANUAL)
 	dcount_init(&a, "dt_gdb", (uintptr_t)dt_gdb, 0);
 	ASSERT_EQ(register_ftrace_direct(&d, (uintptr_t)arch_test_direct_tramp), 0);
 	ASSERT_EQ(register_ftrace_function(&a.ops), 0);
-	enabled(&l);
+	enabled_listing(&l);
 	EXPECT_EQ(l.lines, 2);
 	EXPECT_TRUE(strstr(l.text, direct_line(one, sizeof(one), "dt_gdb", 2, false,
 					       arch_test_direct_tramp)) != NULL);
@@ -644,107 +354,6 @@ TEST_CASE_FLAGS(direct_gdb, direct_and_ops_listed, TEST_MANUAL)
 	EXPECT_EQ(a.hits, 1);
 	ASSERT_EQ(unregister_ftrace_function(&a.ops), 0);
 	ASSERT_EQ(unregister_ftrace_direct(&d), 0);
-}
-
-/* ---- reach ---- */
-
-/*
- * A direct address a site cannot call is refused by register_ftrace_direct
- * (-ERANGE) with nothing changed: the site's bytes, the record, the
- * listing, a callback already attached; tracing goes on.  Also by a filter
- * change of a registered direct ops that would take a function out of the
- * address's reach.
- */
-TEST_CASE(direct, unreachable_address_refused)
-{
-	static struct ftrace_ops d;
-	static struct dcount a;
-	static struct listing before, after;
-	uint8_t site[ARCH_SITE_SIZE];
-	uintptr_t f = (uintptr_t)dt_reach;
-	struct ftrace_rec *r = rec_find(f);
-	ASSERT_TRUE(r != NULL);
-	dcount_init(&a, "dt_reach", f, 0);
-	ASSERT_EQ(register_ftrace_function(&a.ops), 0);
-	memcpy(site, (void *)f, sizeof(site));
-	uint32_t flags = r->flags;
-	enabled(&before);
-	memset(&d, 0, sizeof(d));
-	ASSERT_EQ(ftrace_set_filter(&d, "dt_reach", true), 0);
-	/* Beyond any call's reach (arm64 +-128 MiB, x86-64 +-2 GiB); and an
-	 * address no instruction can start at, where there is such a thing. */
-	uintptr_t bad[3] = { f + (3ul << 30), (uintptr_t)0xffff800000000000ull,
-			     (uintptr_t)arch_test_direct_tramp + ARCH_INSN_ALIGN / 2 };
-	unsigned nbad = ARCH_INSN_ALIGN > 1 ? 3 : 2;
-	for (unsigned i = 0; i < nbad; i++) {
-		ftrace_filter_error[0] = '\0';
-		EXPECT_EQ(register_ftrace_direct(&d, bad[i]), -ERANGE);
-		/* Refused by the registration itself, which names the site. */
-		EXPECT_TRUE(strstr(ftrace_filter_error, "the site of dt_reach at") != NULL);
-		EXPECT_EQ(d.flags & (FTRACE_OPS_FL_ENABLED | FTRACE_OPS_FL_DIRECT), 0);
-		EXPECT_EQ(memcmp((void *)f, site, sizeof(site)), 0);
-		EXPECT_EQ(r->flags, flags);
-		EXPECT_STREQ(enabled(&after), before.text);
-		EXPECT_TRUE(!ftrace_is_dead());
-	}
-	EXPECT_EQ(calls(dt_reach, 3, 1, 9), 0);
-	EXPECT_EQ(a.hits, 3);
-	/* Tracing is alive: a good address registers and runs. */
-	uint64_t h0 = arch_test_direct_hits;
-	ASSERT_EQ(register_ftrace_direct(&d, (uintptr_t)arch_test_direct_tramp), 0);
-	EXPECT_EQ(calls(dt_reach, 3, 1, 9), 0);
-	EXPECT_EQ(arch_test_direct_hits - h0, 3);
-	EXPECT_EQ(a.hits, 6);
-	ASSERT_EQ(unregister_ftrace_direct(&d), 0);
-	ASSERT_EQ(unregister_ftrace_function(&a.ops), 0);
-	EXPECT_EQ(r->flags, 0);
-}
-
-TEST_CASE(direct, filter_change_out_of_reach_refused)
-{
-	/* hi: the higher of two functions, lo the lower; `edge` the highest
-	 * address (16-aligned) hi's site reaches, which lo's cannot (reach
-	 * is an interval around each site, and lo is at least 16 bytes
-	 * lower).  The direct ops is registered on hi with it: never called
-	 * (nothing calls hi here), only patched in and out. */
-	uintptr_t hi = (uintptr_t)dt_reach, lo = (uintptr_t)dt_reach2;
-	const char *hi_name = "dt_reach", *lo_name = "dt_reach2";
-	if (hi < lo) {
-		uintptr_t t = hi;
-		hi = lo;
-		lo = t;
-		hi_name = "dt_reach2";
-		lo_name = "dt_reach";
-	}
-	uintptr_t edge = hi & ~(uintptr_t)15;
-	for (uintptr_t step = 1ul << 40; step >= 16; step >>= 1)
-		if (arch_site_reaches(hi, edge + step))
-			edge += step;
-	ASSERT_TRUE(arch_site_reaches(hi, edge) && !arch_site_reaches(lo, edge));
-	static struct ftrace_ops d;
-	uint8_t site[ARCH_SITE_SIZE];
-	char both[64];
-	memset(&d, 0, sizeof(d));
-	ASSERT_EQ(ftrace_set_filter(&d, hi_name, true), 0);
-	memcpy(site, (void *)lo, sizeof(site));
-	ASSERT_EQ(register_ftrace_direct(&d, edge), 0);
-	struct ftrace_hash *filter = d.filter;
-	ksnprintf(both, sizeof(both), "%s %s", hi_name, lo_name);
-	char named[64];
-	ksnprintf(named, sizeof(named), "the site of %s at", lo_name);
-	ftrace_filter_error[0] = '\0';
-	EXPECT_EQ(ftrace_set_filter(&d, both, true), -ERANGE);
-	EXPECT_TRUE(strstr(ftrace_filter_error, named) != NULL);
-	ftrace_filter_error[0] = '\0';
-	EXPECT_EQ(ftrace_set_filter(&d, lo_name, false), -ERANGE);
-	EXPECT_TRUE(strstr(ftrace_filter_error, named) != NULL);
-	EXPECT_TRUE(d.filter == filter);
-	EXPECT_EQ(memcmp((void *)lo, site, sizeof(site)), 0);
-	EXPECT_EQ(rec_find(lo)->flags, 0);
-	EXPECT_TRUE(rec_find(hi)->flags & FREC_DIRECT_EN);
-	EXPECT_TRUE(!ftrace_is_dead());
-	ASSERT_EQ(unregister_ftrace_direct(&d), 0);
-	EXPECT_EQ(rec_find(hi)->flags, 0);
 }
 
 /* ---- switching under fire ---- */

@@ -112,7 +112,7 @@ TEST_SRCS  += tests/guest/test_dump.c
 TEST_SRCS  += tests/guest/test_enomem.c tests/guest/enomem_harness.c
 # Direct trampolines: what they do (test_direct.c, with the site's data word), the
 # rules and refusals of what they take (test_direct_rules.c), shared helpers.
-TEST_SRCS  += tests/guest/test_direct.c tests/guest/test_direct_rules.c tests/guest/direct_harness.c
+TEST_SRCS  += tests/guest/test_direct.c tests/guest/test_direct_rules.c tests/guest/direct_harness.c tests/guest/listing.c
 # The regs list caller's list function, reached by an old site's call.
 TEST_SRCS  += tests/guest/test_list_regs.c
 

@@ -33,22 +33,6 @@ void dcount_init(struct dcount *c, const char *name, uintptr_t func, unsigned fl
 	ftrace_set_filter(&c->ops, name, true);
 }
 
-static void listing_line(void *ctx, const char *line)
-{
-	struct listing *l = ctx;
-	int n = ksnprintf(l->text + l->len, sizeof(l->text) - l->len, "%s\n", line);
-	if (n > 0 && l->len + (size_t)n < sizeof(l->text))
-		l->len += (size_t)n;
-	l->lines++;
-}
-
-const char *enabled_listing(struct listing *l)
-{
-	memset(l, 0, sizeof(*l));
-	ftrace_list_enabled(listing_line, l);
-	return l->text;
-}
-
 /* With callbacks the site calls the regs list caller, which the line names
  * by its list function. */
 const char *direct_line(char *buf, size_t size, const char *name, unsigned count, bool regs,

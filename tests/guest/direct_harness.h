@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tests/guest/listing.h"
 #include "trace/ftrace.h"
 
 /* A callback ops counting the calls of one function; `bad` counts calls
@@ -31,15 +32,7 @@ struct dcount {
 
 void dcount_init(struct dcount *c, const char *name, uintptr_t func, unsigned flags);
 
-/* enabled_functions as one string: enabled_listing fills l and returns its
- * text (cut at sizeof(text); `lines` counts every line). */
-struct listing {
-	char text[1024];
-	size_t len;
-	unsigned lines;
-};
-
-const char *enabled_listing(struct listing *l);
+/* struct listing, enabled_listing: listing.h */
 
 /* The enabled_functions line of `name` with the direct trampoline `direct`
  * (into buf, returned): alone ("(1) D"), or with callbacks (count: all of

@@ -20,6 +20,7 @@
 #include "boot/test.h"
 #include "patch/patch.h"
 #include "patch/tramp.h"
+#include "tests/guest/listing.h"
 #include "trace/ftrace.h"
 #include "trace/graph.h"
 #include "trace/records.h"
@@ -1269,21 +1270,6 @@ TEST_CASE(ftrace, updates_while_this_thread_migrates)
 	EXPECT_EQ(rec_find((uintptr_t)ft_recl)->flags, 0);
 }
 
-struct capture {
-	char text[2048];
-	size_t len;
-	unsigned lines;
-};
-
-static void capture_line(void *ctx, const char *line)
-{
-	struct capture *c = ctx;
-	int n = ksnprintf(c->text + c->len, sizeof(c->text) - c->len, "%s\n", line);
-	if (n > 0 && c->len + (size_t)n < sizeof(c->text))
-		c->len += (size_t)n;
-	c->lines++;
-}
-
 /* The start of an enabled_functions line: name, count and flag columns
  * (R, Linux's I, D, O, Linux's M), as Linux's layout has them. */
 static void enabled_prefix(char *buf, size_t size, const char *name, unsigned refs, bool regs,
@@ -1295,9 +1281,9 @@ static void enabled_prefix(char *buf, size_t size, const char *name, unsigned re
 
 TEST_CASE(ftrace, listings)
 {
-	static struct capture cap;
+	static struct listing cap;
 	memset(&cap, 0, sizeof(cap));
-	ftrace_list_available(capture_line, &cap);
+	ftrace_list_available(listing_line, &cap);
 	EXPECT_EQ(cap.lines, ftrace_nrecs);
 	/* One ops, not guarding itself: its own trampoline, which calls the
 	 * assist wrapper (Linux's x86-64: "tramp: ADDR (func) ->what it calls"). */
@@ -1305,7 +1291,7 @@ TEST_CASE(ftrace, listings)
 	counter_init(&c, "ft_target ft_a");
 	ASSERT_EQ(register_ftrace_function(&c.ops), 0);
 	memset(&cap, 0, sizeof(cap));
-	ftrace_list_enabled(capture_line, &cap);
+	ftrace_list_enabled(listing_line, &cap);
 	char want[512], line[256], pre[96], sym[96], call[96], list_sym[96];
 	ksym_format(sym, sizeof(sym), (uintptr_t)count_cb);
 	ksym_format(call, sizeof(call), (uintptr_t)c.ops.call);
@@ -1327,7 +1313,7 @@ TEST_CASE(ftrace, listings)
 	ASSERT_EQ(register_ftrace_function(&c2.ops), 0);
 	ksym_format(list_sym, sizeof(list_sym), (uintptr_t)ftrace_ops_list_func);
 	memset(&cap, 0, sizeof(cap));
-	ftrace_list_enabled(capture_line, &cap);
+	ftrace_list_enabled(listing_line, &cap);
 	enabled_prefix(pre, sizeof(pre), "ft_target", 2, false, false, false);
 	ksnprintf(line, sizeof(line), "%s ->%s\n", pre, list_sym);
 	EXPECT_TRUE(strstr(cap.text, line) != NULL);
@@ -1342,7 +1328,7 @@ TEST_CASE(ftrace, listings)
 	ksnprintf(want, sizeof(want), "%s\ttramp: 0x%lx (%s) ->%s\n", pre, (unsigned long)r.tramp,
 		  sym, call);
 	memset(&cap, 0, sizeof(cap));
-	ftrace_list_enabled(capture_line, &cap);
+	ftrace_list_enabled(listing_line, &cap);
 	EXPECT_STREQ(cap.text, want);
 	ASSERT_EQ(unregister_ftrace_function(&r), 0);
 	/* A direct trampoline: D and where it goes. */
@@ -1353,11 +1339,11 @@ TEST_CASE(ftrace, listings)
 	enabled_prefix(pre, sizeof(pre), "ft_direct_target", 1, false, true, false);
 	ksnprintf(want, sizeof(want), "%s\n\tdirect-->%s\n", pre, sym);
 	memset(&cap, 0, sizeof(cap));
-	ftrace_list_enabled(capture_line, &cap);
+	ftrace_list_enabled(listing_line, &cap);
 	EXPECT_STREQ(cap.text, want);
 	ASSERT_EQ(unregister_ftrace_direct(&d), 0);
 	memset(&cap, 0, sizeof(cap));
-	ftrace_list_enabled(capture_line, &cap);
+	ftrace_list_enabled(listing_line, &cap);
 	EXPECT_EQ(cap.lines, 0);
 }
 
@@ -1379,9 +1365,9 @@ TEST_CASE(ftrace, listings_call_ops)
 	/* EXPECT only from here: the pool is emptied below on every path. */
 	EXPECT_EQ(register_ftrace_function(&c.ops), 0);
 	EXPECT_EQ(c.ops.tramp, 0);
-	static struct capture cap;
+	static struct listing cap;
 	memset(&cap, 0, sizeof(cap));
-	ftrace_list_enabled(capture_line, &cap);
+	ftrace_list_enabled(listing_line, &cap);
 	char want[320], pre[96], sym[96], call[96], ops[64];
 	enabled_prefix(pre, sizeof(pre), "ft_target", 1, false, false, ARCH_SITE_HAS_DATA);
 	if (ARCH_SITE_HAS_DATA) {
@@ -1400,7 +1386,7 @@ TEST_CASE(ftrace, listings_call_ops)
 	EXPECT_EQ(unregister_ftrace_function(&c.ops), 0);
 	pool_release(fill, n);
 	memset(&cap, 0, sizeof(cap));
-	ftrace_list_enabled(capture_line, &cap);
+	ftrace_list_enabled(listing_line, &cap);
 	EXPECT_EQ(cap.lines, 0);
 }
 

@@ -21,6 +21,7 @@
 #include "boot/console.h"
 #include "boot/ksyms.h"
 #include "boot/test.h"
+#include "tests/guest/listing.h"
 #include "trace/ftrace.h"
 #include "trace/ftrace_internal.h"
 #include "trace/listvec.h"
@@ -92,25 +93,11 @@ static void expect_one_call(struct lr_ops *const *o, unsigned n, long arg, uintp
 
 /* Does enabled_functions list lr_target with `count` ops, R as `regs`,
  * calling `fn` (what its list caller calls)? */
-struct lr_listing {
-	char text[2048];
-	size_t len;
-};
-
-static void lr_line(void *ctx, const char *line)
-{
-	struct lr_listing *l = ctx;
-	int n = ksnprintf(l->text + l->len, sizeof(l->text) - l->len, "%s\n", line);
-	if (n > 0 && l->len + (size_t)n < sizeof(l->text))
-		l->len += (size_t)n;
-}
-
 static void expect_listed(unsigned count, bool regs, ftrace_func_t fn)
 {
-	static struct lr_listing l;
+	static struct listing l;
 	char want[160], sym[96];
-	memset(&l, 0, sizeof(l));
-	ftrace_list_enabled(lr_line, &l);
+	enabled_listing(&l);
 	ksym_format(sym, sizeof(sym), (uintptr_t)fn);
 	/* Linux's layout (enabled_functions.c): flags R, D, O, then " ->". */
 	ksnprintf(want, sizeof(want), "lr_target (%u)%s  %s%s    ->%s\n", count,

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tests/guest/listing.h"
 #include "trace/fgraph.h"
 #include "trace/fprobe.h"
 #include "trace/ftrace.h"
@@ -36,13 +37,7 @@ extern struct fgraph_ops gu;
 extern struct fprobe fp;
 void probes_init(void);
 
-/* A listing captured line by line (text_line is the callback). */
-struct text {
-	char buf[2048];
-	size_t len;
-	unsigned lines;
-};
-void text_line(void *ctx, const char *line);
+/* Listings are captured with tests/guest/listing.h. */
 
 /* Run `run` clean, `undo` it, then again with each allocation failing in
  * turn; returns the clean run's allocations, or 0 after a finding (already

@@ -254,15 +254,6 @@ static const char *event_name(int i)
 
 /* ---- snapshots ---- */
 
-void text_line(void *ctx, const char *line)
-{
-	struct text *t = ctx;
-	int n = ksnprintf(t->buf + t->len, sizeof(t->buf) - t->len, "%s\n", line);
-	if (n > 0 && t->len + (size_t)n < sizeof(t->buf))
-		t->len += (size_t)n;
-	t->lines++;
-}
-
 #define MAX_OPS 16
 struct ops_state {
 	struct ftrace_ops *op;
@@ -275,7 +266,7 @@ struct snap {
 	uint32_t *flags;                 /* every record's, ftrace_nrecs */
 	uint64_t *site;                  /* every site's bytes */
 	uintptr_t *data;                 /* every site's data word (0 without) */
-	struct text enabled;             /* enabled_functions */
+	struct listing enabled;             /* enabled_functions */
 	struct ops_state ops[MAX_OPS];   /* the registered list, in order */
 	unsigned nops;
 	const struct listvec *table;     /* the list function's, as published */
@@ -284,7 +275,7 @@ struct snap {
 	unsigned graph_count[2];
 	unsigned pages[MAX_CPUS];
 	size_t buf_size;
-	struct text btf;
+	struct listing btf;
 	bool profile, fprobe;
 	size_t heap;                     /* bytes in use */
 	unsigned long kept;              /* events in the buffer at the snapshot */
@@ -320,7 +311,7 @@ static void snap_take(struct snap *s, bool hits)
 		s->data[i] = ARCH_SITE_HAS_DATA ? arch_site_data(ip) : 0;
 	}
 	memset(&s->enabled, 0, sizeof(s->enabled));
-	ftrace_list_enabled(text_line, &s->enabled);
+	ftrace_list_enabled(listing_line, &s->enabled);
 	mutex_lock(&ftrace_mutex);
 	s->nops = 0;
 	for (struct ftrace_ops *op = ftrace_ops_list; op && s->nops < MAX_OPS; op = op->next)
@@ -340,7 +331,7 @@ static void snap_take(struct snap *s, bool hits)
 	}
 	s->buf_size = trace_buf_size;
 	memset(&s->btf, 0, sizeof(s->btf));
-	btf_status(text_line, &s->btf);
+	btf_status(listing_line, &s->btf);
 	s->profile = profile_enabled();
 	s->fprobe = fprobe_is_registered(&fp);
 	if (hits) {
@@ -379,8 +370,8 @@ static bool snap_same(const struct snap *b, const struct snap *a, bool exact, co
 			     (unsigned long long)a->site[i], (unsigned long)a->data[i]);
 			break;
 		}
-	if (exact ? strcmp(b->enabled.buf, a->enabled.buf) != 0 : b->enabled.lines != a->enabled.lines)
-		DIFF("enabled_functions was\n%s    # and is\n%s", b->enabled.buf, a->enabled.buf);
+	if (exact ? strcmp(b->enabled.text, a->enabled.text) != 0 : b->enabled.lines != a->enabled.lines)
+		DIFF("enabled_functions was\n%s    # and is\n%s", b->enabled.text, a->enabled.text);
 	if (b->nops != a->nops)
 		DIFF("%u ops registered -> %u", b->nops, a->nops);
 	for (unsigned i = 0; i < b->nops && i < a->nops; i++) {
@@ -418,8 +409,8 @@ static bool snap_same(const struct snap *b, const struct snap *a, bool exact, co
 	if (b->buf_size != a->buf_size)
 		DIFF("buffer_size_kb %lu -> %lu", (unsigned long)b->buf_size / 1024,
 		     (unsigned long)a->buf_size / 1024);
-	if (strcmp(b->btf.buf, a->btf.buf))
-		DIFF("btf status was\n%s    # and is\n%s", b->btf.buf, a->btf.buf);
+	if (strcmp(b->btf.text, a->btf.text))
+		DIFF("btf status was\n%s    # and is\n%s", b->btf.text, a->btf.text);
 	if (b->profile != a->profile || b->fprobe != a->fprobe)
 		DIFF("profile %d fprobe %d -> profile %d fprobe %d", b->profile, b->fprobe,
 		     a->profile, a->fprobe);

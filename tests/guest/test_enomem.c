@@ -407,9 +407,9 @@ static int nothing(void) { return 0; }
 
 TEST_CASE(enomem, btf_load)
 {
-	struct text t = { 0 };
-	btf_status(text_line, &t);
-	if (!strstr(t.buf, "embedded"))
+	struct listing t = { 0 };
+	btf_status(listing_line, &t);
+	if (!strstr(t.text, "embedded"))
 		TEST_SKIP("no embedded BTF loaded");
 	EXPECT_TRUE(sweep("btf load (embedded)", btf_embedded, nothing) > 0);
 }

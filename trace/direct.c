@@ -48,12 +48,12 @@ static int direct_refuse(int err, const char *what, uintptr_t addr, unsigned rec
 	uintptr_t ip = rec_ip(&ftrace_recs[rec]);
 	if (err == -ERANGE)
 		ksnprintf(ftrace_filter_error, sizeof(ftrace_filter_error),
-			  "direct trampoline %lx cannot be called from the site of %.40s at %lx "
+			  "direct trampoline %lx cannot be called from the site of %s at %lx "
 			  "(out of reach, or misaligned)",
 			  (unsigned long)addr, rec_name(&ftrace_recs[rec]), (unsigned long)ip);
 	else
 		ksnprintf(ftrace_filter_error, sizeof(ftrace_filter_error),
-			  "direct trampoline %lx refused: the site of %.40s at %lx is taken by %lx",
+			  "direct trampoline %lx refused: the site of %s at %lx is taken by %lx",
 			  (unsigned long)addr, rec_name(&ftrace_recs[rec]), (unsigned long)ip,
 			  (unsigned long)other);
 	kprintf("ftrace: %s: %s\n", ftrace_filter_error, what);

@@ -525,7 +525,7 @@ static void hash_reindex(struct ftrace_hash *h)
 			hash_recs_append(h, i);
 }
 
-char ftrace_filter_error[128];
+char ftrace_filter_error[FTRACE_ERROR_SIZE];
 
 int ftrace_build_hash(const struct ftrace_hash *base, const char *patterns, bool reset,
 		      struct ftrace_hash **out)

@@ -54,7 +54,10 @@ int ftrace_update_reserve_init(void);
  * with -ERANGE or -EBUSY, direct.c direct_check). */
 int ftrace_build_hash(const struct ftrace_hash *base, const char *patterns, bool reset,
 		      struct ftrace_hash **out);
-extern char ftrace_filter_error[128];
+/* Room for the longest refusal with a function named in full: ~100
+ * bytes of words and three addresses, and a name of up to 150. */
+#define FTRACE_ERROR_SIZE 256
+extern char ftrace_filter_error[FTRACE_ERROR_SIZE];
 const char *ftrace_dead_reason(void);     /* NULL while tracing works */
 
 /* ftrace.c: register / unregister op with ftrace_mutex held (the public

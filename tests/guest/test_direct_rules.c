@@ -35,6 +35,10 @@ T int dt_own_a(int x) { KEEP(); return x + 21; }
 T int dt_own_b(int x) { KEEP(); return x + 22; }
 T int dt_own_c(int x) { KEEP(); return x + 23; }
 T int dt_own_d(int x) { KEEP(); return x + 24; }
+/* A name longer than a refusal used to keep (its first 40 characters). */
+#define DT_LONG dt_a_traced_function_whose_name_runs_on_well_past_forty_characters
+#define DT_LONG_NAME "dt_a_traced_function_whose_name_runs_on_well_past_forty_characters"
+T int DT_LONG(int x) { KEEP(); return x + 25; }
 
 /* ---- what a refusal leaves as it was ---- */
 
@@ -46,6 +50,7 @@ static const struct rule_func {
 } rule_funcs[] = {
 	{ "dt_reach", dt_reach }, { "dt_reach2", dt_reach2 }, { "dt_own_a", dt_own_a },
 	{ "dt_own_b", dt_own_b }, { "dt_own_c", dt_own_c }, { "dt_own_d", dt_own_d },
+	{ DT_LONG_NAME, DT_LONG },
 };
 #define NRULE_FUNCS (sizeof(rule_funcs) / sizeof(rule_funcs[0]))
 
@@ -558,4 +563,31 @@ TEST_CASE(direct_rules, taken_by_names_the_holder)
 	EXPECT_TRUE(d[0].filter == f0 && d[1].filter == f1);
 	EXPECT_PAIR_UNCHANGED(&p, &before, true, 1000);
 	own_unregister(d, 2);
+}
+
+/*
+ * A refusal names the function in full, however long its name, with the
+ * words after it: -EBUSY (taken by T0) and -ERANGE (an address 3 GiB
+ * away), each as direct_refuse words it, and nothing changes.
+ */
+TEST_CASE(direct_rules, long_function_name_in_full)
+{
+	static struct ftrace_ops d[2];
+	static struct dsnap before;
+	char want[FTRACE_ERROR_SIZE];
+	uintptr_t f = (uintptr_t)DT_LONG, far = f + (3ul << 30);
+	ASSERT_EQ(pair_direct(&d[0], DT_LONG_NAME, T0), 0);
+	memset(&d[1], 0, sizeof(d[1]));
+	ASSERT_EQ(ftrace_set_filter(&d[1], DT_LONG_NAME, true), 0);
+	snap_take(&before);
+	EXPECT_REFUSED_AS(register_ftrace_direct(&d[1], T1), -EBUSY,
+			  busy_text(want, sizeof(want), T1, DT_LONG_NAME, f, T0));
+	EXPECT_REFUSED_AS(register_ftrace_direct(&d[1], far), -ERANGE,
+			  range_text(want, sizeof(want), far, DT_LONG_NAME, f));
+	EXPECT_TRUE(strlen(want) > 128);        /* more than the old buffer held */
+	EXPECT_EQ(d[1].flags & (FTRACE_OPS_FL_ENABLED | FTRACE_OPS_FL_DIRECT), 0);
+	EXPECT_UNCHANGED(&before);
+	EXPECT_EQ(wrong_calls(DT_LONG, 4, 1, 25), 0);
+	EXPECT_EQ(arch_test_direct_hits - before.hits, 4);
+	own_unregister(d, 1);
 }

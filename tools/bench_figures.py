@@ -7,6 +7,7 @@ FIGURES = [
     ("ops_single_call", "insns", "tcg-icount"),
     ("ops_list_call", "insns", "tcg-icount"),
     ("ops_regs_call", "insns", "tcg-icount"),
+    ("ops_regs_list_call", "insns", "tcg-icount"),
     ("direct_call", "insns", "tcg-icount"),
     ("fgraph_empty_call", "insns", "tcg-icount"),
     ("graph_call", "insns", "tcg-icount"),

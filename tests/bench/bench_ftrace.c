@@ -84,6 +84,18 @@ static int attach_regs(void)
 
 static void detach_regs(void) { unregister_ftrace_function(&regs_ops); }
 
+/* The regs list caller: the SAVE_REGS ops and nops plain ones on bench_fn. */
+static int attach_regs_list(void)
+{
+	return attach_n() ? -1 : attach_regs();
+}
+
+static void detach_regs_list(void)
+{
+	detach_regs();
+	detach_n();
+}
+
 static int attach_direct(void)
 {
 	if (ftrace_set_filter(&direct_ops, "bench_fn", true))
@@ -164,6 +176,8 @@ BENCH_CASE(ftrace_calls)
 	nops = 3;
 	per_call("ops_list_call", attach_n, detach_n);
 	per_call("ops_regs_call", attach_regs, detach_regs);
+	nops = 2;
+	per_call("ops_regs_list_call", attach_regs_list, detach_regs_list);
 	per_call("direct_call", attach_direct, detach_direct);
 	per_call("fgraph_empty_call", attach_fgraph_empty, detach_fgraph_empty);
 	per_call("graph_call", attach_graph, detach_graph);

@@ -47,6 +47,7 @@ static const struct command commands[] = {
 	{ "help", "list the commands", cmd_help },
 	{ "cat", "cat FILE: print a tracefs file (the files are listed below)", NULL },
 	{ "echo", "echo VALUE > FILE (>> appends to a filter)", NULL },
+	{ "ls", "ls [options|trace_stat]: the files, the options, the CPUs' profiles", NULL },
 	{ "run", "run the workload (the demo or APP) again", cmd_run },
 	{ "dump", "the trace as a framed binary dump (tools/bt-export reads it)", dump_command },
 	{ "poweroff", "leave QEMU", cmd_poweroff },

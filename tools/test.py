@@ -496,6 +496,19 @@ def no_buffer(arch):
            out + "\n" + out2)
 
 
+# The shell's files in tracefs order (trace/tracefs.c files[]) and the
+# options in trace_options order (trace/options.h), as `ls` lists them.
+TRACEFS_FILES = ["available_tracers", "current_tracer", "tracing_on", "trace", "trace_pipe",
+                 "trace_marker", "buffer_size_kb", "set_ftrace_filter", "set_ftrace_notrace",
+                 "set_graph_function", "set_graph_notrace", "available_filter_functions",
+                 "enabled_functions", "max_graph_depth", "trace_options", "options/", "btf",
+                 "function_profile_enabled", "trace_stat/"]
+TRACE_OPTIONS = ["print-parent", "sym-offset", "funcgraph-overrun", "funcgraph-cpu",
+                 "funcgraph-overhead", "funcgraph-proc", "funcgraph-duration",
+                 "funcgraph-abstime", "funcgraph-irqs", "funcgraph-tail", "funcgraph-retval",
+                 "funcgraph-retval-hex", "funcgraph-args", "funcgraph-args-string"]
+
+
 def shell_session(arch):
     """A scripted shell session through piped stdin, checked line by line."""
     with open(os.path.join(ROOT, "tests/shell/session.txt"), "rb") as f:
@@ -538,7 +551,8 @@ def shell_session(arch):
         ("current_tracer", blocks.get("cat current_tracer") == ["nop"]),
         ("available_tracers", blocks.get("cat available_tracers") == ["nop function function_graph"]),
         ("filter >, >>", blocks.get("cat set_ftrace_filter", [""])[0] == "kind_name\nvfs_stat"),
-        ("notrace file", blocks.get("cat set_ftrace_notrace") == ["path_walk"]),
+        ("notrace file, empty as Linux says", blocks.get("cat set_ftrace_notrace") ==
+         ["#### no functions disabled ####", "path_walk"]),
         ("tracing_on takes 0 or 1", blocks.get("echo 2 > tracing_on") ==
          ["echo: write error: Invalid argument (tracing_on takes 0 or 1)"] and
          blocks.get("cat tracing_on") == ["1"]),
@@ -566,11 +580,17 @@ def shell_session(arch):
          out.count("shell: line too long (at most 255 characters), not run") == 1),
         ("no such file", blocks.get("cat nosuchfile") == ["cat: nosuchfile: No such file or directory"]),
         ("unknown command", blocks.get("bogus") == ["bogus: command not found (try 'help')"]),
+        ("ls: the files, the options, a profile per CPU",
+         blocks.get("ls", [""])[0].split("\n") == TRACEFS_FILES and
+         blocks.get("ls options/", [""])[0].split("\n") == TRACE_OPTIONS and
+         blocks.get("ls trace_stat") == ["\n".join("function%d" % n for n in range(SMP))] and
+         blocks.get("ls nosuch") == ["ls: cannot access 'nosuch': No such file or directory"]),
         ("set_graph_function >, >>, empty", blocks.get("cat set_graph_function") ==
          ["#### all functions enabled ####", "kind_name\nvfs_stat"]),
         ("set_graph_function: no match, unchanged", blocks.get("echo 'nosuch_*' > set_graph_function") ==
          ["echo: write error: Invalid argument (no function matches 'nosuch_*')"]),
-        ("set_graph_notrace", blocks.get("cat set_graph_notrace") == ["path_walk"]),
+        ("set_graph_notrace, empty as Linux says", blocks.get("cat set_graph_notrace") ==
+         ["#### no functions disabled ####", "path_walk"]),
         ("max_graph_depth", blocks.get("cat max_graph_depth") == ["3"] and
          blocks.get("echo -1 > max_graph_depth") ==
          ["echo: write error: Invalid argument (max_graph_depth takes a number, 0 for no limit)"]),
@@ -595,7 +615,7 @@ def shell_session(arch):
          ["cat: trace_stat/function01: No such file or directory"] and
          blocks.get("echo 2 > function_profile_enabled") ==
          ["echo: write error: Invalid argument (function_profile_enabled takes 0 or 1)"]),
-        ("status", rc == 1 and "baretrace: script done, 18 command(s) failed" in out),
+        ("status", rc == 1 and "baretrace: script done, 19 command(s) failed" in out),
     ]
     for name, ok in checks:
         report(bool(ok), "%s shell script: %s" % (arch, name), out if not ok else "")

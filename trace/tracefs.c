@@ -227,7 +227,9 @@ static void print_hash(const struct ftrace_hash *h, const char *empty)
 			kprintf("%s\n", rec_name(&ftrace_recs[i]));
 }
 
+/* What Linux's files say when their set is empty. */
 #define ALL_ENABLED "#### all functions enabled ####"
+#define NONE_DISABLED "#### no functions disabled ####"
 
 static int cat_ftrace_filter(const char *arg)
 {
@@ -237,7 +239,7 @@ static int cat_ftrace_filter(const char *arg)
 
 static int cat_ftrace_notrace(const char *arg)
 {
-	print_hash(trace_filter_hash(true), NULL);
+	print_hash(trace_filter_hash(true), NONE_DISABLED);
 	return 0;
 }
 
@@ -249,7 +251,7 @@ static int cat_graph_function(const char *arg)
 
 static int cat_graph_notrace(const char *arg)
 {
-	print_hash(graph_hash(true), NULL);
+	print_hash(graph_hash(true), NONE_DISABLED);
 	return 0;
 }
 
@@ -512,6 +514,36 @@ static int echo(char *args)
 	return write_file(e.file, e.value, e.append);
 }
 
+/* "ls [DIR]": the files, one per line, a directory with its '/'; in
+ * options/ the options, in trace_stat/ a functionN per CPU. */
+static int ls(const char *dir)
+{
+	size_t n = strlen(dir);
+	if (n && dir[n - 1] == '/')
+		n--;
+	if (!n) {
+		tracefs_list_files(print_line, NULL);
+		return 0;
+	}
+	if (n == 7 && !strncmp(dir, "options", 7)) {
+		for (int i = 0; i < TRACE_OPT_COUNT; i++)
+			kprintf("%s\n", trace_opt_name(i));
+		return 0;
+	}
+	if (n == 10 && !strncmp(dir, "trace_stat", 10)) {
+		for (unsigned cpu = 0; cpu < ncpus; cpu++)
+			kprintf("function%u\n", cpu);
+		return 0;
+	}
+	const char *arg;
+	if (find_file(dir, &arg)) {
+		kprintf("%s\n", dir);          /* a file: ls names it */
+		return 0;
+	}
+	kprintf("ls: cannot access '%s': No such file or directory\n", dir);
+	return -ENOENT;
+}
+
 int tracefs_command(const char *cmd, char *args, bool *handled)
 {
 	*handled = true;
@@ -524,6 +556,8 @@ int tracefs_command(const char *cmd, char *args, bool *handled)
 	}
 	if (!strcmp(cmd, "echo"))
 		return echo(args);
+	if (!strcmp(cmd, "ls"))
+		return ls(args);
 	*handled = false;
 	return 0;
 }

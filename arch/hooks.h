@@ -411,6 +411,9 @@ uint64_t arch_test_preserving_call(void (*thunk)(void));
  */
 long arch_test_regs_list_old_site(long arg, uintptr_t func);
 extern const char arch_test_regs_list_old_site_ret[];
+/* The same with arch_ftrace_list_caller, the plain one. */
+long arch_test_list_old_site(long arg, uintptr_t func);
+extern const char arch_test_list_old_site_ret[];
 
 /* ---- Upcalls: generic functions the arch code calls --------------------------
  *

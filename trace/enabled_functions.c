@@ -40,7 +40,7 @@ static void describe(struct ftrace_rec *r, char *buf, size_t size)
 	if (n < size && (f & FREC_TRAMP_EN)) {
 		if (w.single) {
 			ksym_format(sym, sizeof(sym), (uintptr_t)w.single->func);
-			ksym_format(sym2, sizeof(sym2), (uintptr_t)w.single->call);
+			ksym_format(sym2, sizeof(sym2), (uintptr_t)ftrace_ops_entry(w.single));
 			n += (size_t)ksnprintf(buf + n, size - n, "\ttramp: 0x%lx (%s) ->%s",
 					       (unsigned long)w.single->tramp, sym, sym2);
 		} else {

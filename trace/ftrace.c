@@ -341,7 +341,7 @@ static int ops_tramp_create(struct ftrace_ops *op)
 	uintptr_t slot = tramp_alloc();
 	if (!slot)
 		return 0;                  /* pool full: the list caller serves it */
-	int len = arch_tramp_build(buf, slot, op, (void *)op->call,
+	int len = arch_tramp_build(buf, slot, op, (void *)ftrace_ops_entry(op),
 				   (op->flags & FTRACE_OPS_FL_SAVE_REGS) ? ARCH_TRAMP_REGS :
 				   (op->flags & FTRACE_OPS_FL_NOFP) ? ARCH_TRAMP_NOFP : ARCH_TRAMP_ARGS);
 	if (len < 0) {
@@ -385,14 +385,19 @@ int ftrace_do_register(struct ftrace_ops *op)
 	if ((op->flags & FTRACE_OPS_FL_NOFP) &&
 	    (!(op->flags & FTRACE_OPS_FL_RECURSION) || !text_is_nofp((uintptr_t)op->func)))
 		return -EINVAL;               /* see FTRACE_HOT_NOFP */
-	op->call = (op->flags & FTRACE_OPS_FL_RECURSION) ? op->func : ftrace_ops_assist_func;
-	/* A CALL_OPS site of this ops calls the regs list caller only if the
-	 * ops saves registers: then straight to its call, with the frame.  A
-	 * plain one reaches it only from a CPU that fetched an old call of a
-	 * site the update moves on (a regs list site becoming this ops' own):
-	 * the regs list function then walks the ops, hiding the frame from
-	 * this one and entering a direct trampoline the site still has. */
-	op->regs_call = (op->flags & FTRACE_OPS_FL_SAVE_REGS) ? op->call : ftrace_ops_list_regs_func;
+	ftrace_func_t entry = (op->flags & FTRACE_OPS_FL_RECURSION) ? op->func : ftrace_ops_assist_func;
+	/* A CALL_OPS site of this ops calls the regs list caller if the ops
+	 * saves registers, else the plain one: that caller's field is the
+	 * entry.  The other caller reaches the word only from a CPU that
+	 * fetched an old call of a site the update moves on (a regs list site
+	 * becoming a plain ops' own, or a SAVE_REGS ops' CALL_OPS site
+	 * becoming a plain list site): its list function then walks the
+	 * function's ops, so a plain ops never sees the frame, nor a SAVE_REGS
+	 * one a call without it, and a direct trampoline the site still has
+	 * is entered. */
+	bool regs = op->flags & FTRACE_OPS_FL_SAVE_REGS;
+	op->call = regs ? ftrace_ops_list_func : entry;
+	op->regs_call = regs ? entry : ftrace_ops_list_regs_func;
 	int err = ops_tramp_create(op);
 	if (err)
 		return err;

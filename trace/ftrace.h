@@ -81,17 +81,20 @@ enum {
 };
 
 struct ftrace_ops {
-	/* What trampolines call: func itself, or the core's recursion-guarding
-	 * wrapper.  Must stay first: arm64's list caller loads it from the
-	 * per-site ops pointer.  Written by the core under ftrace_lock. */
+	/* What the two list callers call through this ops when it is a
+	 * site's data word (arm64: loaded at offsets 0 and 8).  The ops'
+	 * entry (func itself, or the core's recursion-guarding wrapper:
+	 * ftrace_ops_entry) for the caller its CALL_OPS site calls in its
+	 * steady state -- call for a plain ops, regs_call for one with
+	 * SAVE_REGS -- and the other caller's list function for the other:
+	 * ftrace_ops_list_regs_func / ftrace_ops_list_func.  A CPU that
+	 * fetched a site's old call may meet the word with the other caller
+	 * mid-update; the list function then walks the function's ops, shows
+	 * the frame to SAVE_REGS ops only and calls no SAVE_REGS ops without
+	 * one (ftrace_list_ops has the two list functions).  Written by the
+	 * core under ftrace_lock.  An ops placed in a data word without being
+	 * registered (tests) sets both.  call must stay first. */
 	ftrace_func_t call;
-	/* What the regs list caller calls through this ops when it is a
-	 * site's data word (arm64: loaded at offset 8, right after call):
-	 * call itself for an ops with SAVE_REGS, else (ftrace_list_ops, and a
-	 * plain ops, whose CALL_OPS site the regs list caller reaches only
-	 * mid-update) ftrace_ops_list_regs_func, which shows the frame to
-	 * SAVE_REGS ops only.  Written by the core with call.  An ops placed
-	 * in a data word without being registered (tests) sets both. */
 	ftrace_func_t regs_call;
 	ftrace_func_t func;          /* the user's callback; set before registering */
 	unsigned flags;              /* FTRACE_OPS_FL_*; user bits set before registering */
@@ -112,6 +115,13 @@ struct ftrace_ops {
 _Static_assert(offsetof(struct ftrace_ops, call) == 0 &&
 	       offsetof(struct ftrace_ops, regs_call) == sizeof(ftrace_func_t),
 	       "struct ftrace_ops: call, then regs_call, first");
+
+/* What the ops' own trampoline calls: its entry, the one of call and
+ * regs_call that is not a list function. */
+static inline ftrace_func_t ftrace_ops_entry(const struct ftrace_ops *op)
+{
+	return (op->flags & FTRACE_OPS_FL_SAVE_REGS) ? op->regs_call : op->call;
+}
 
 /*
  * 0 or -errno.  -ENOMEM changes nothing: after a failed register the ops

@@ -128,9 +128,11 @@ SITE_INLINE bool reads_data(uint32_t f)
  * count.  Both list callers read the same word and call a field of their
  * own from the ops it names (call, regs_call: ftrace.h), so whichever of
  * those values a CPU loads with either BL, the regs list caller reaches
- * the regs list function or a SAVE_REGS CALL_OPS ops' call (a plain ops'
+ * the regs list function or a SAVE_REGS CALL_OPS ops' entry (a plain ops'
  * regs_call is the regs list function), never the plain list function
- * nor a plain ops' call with the frame.
+ * nor a plain ops' entry with the frame; and the plain list caller the
+ * plain list function or a plain ops' entry (a SAVE_REGS ops' call is the
+ * plain list function), never a SAVE_REGS ops' entry without the frame.
  */
 SITE_INLINE uintptr_t data_of(uint32_t f, const struct site_want *w)
 {

@@ -1,5 +1,5 @@
 /*
- * list_test.S — an old site's call into the regs list caller, for
+ * list_test.S — an old site's call into a list caller, for
  * tests/guest/test_list_regs.c (declared in arch/hooks.h).
  *
  * arch_test_regs_list_old_site(arg, func) calls func(arg) as func's site
@@ -10,21 +10,27 @@
  * parent: arch_test_regs_list_old_site_ret, in here, so the parent a
  * callback sees is known exactly.  Whatever func's site holds now is
  * skipped, which is what a CPU that fetched the site's old BL does.
+ * arch_test_list_old_site is the same with arch_ftrace_list_caller.
  */
+.macro old_site name, caller
 	.text
-	.globl	arch_test_regs_list_old_site, arch_test_regs_list_old_site_ret
-	.type	arch_test_regs_list_old_site, %function
+	.globl	\name, \name\()_ret
+	.type	\name, %function
 	.balign	8
-arch_test_regs_list_old_site:
+\name:
 	stp	x29, x30, [sp, #-16]!
 	mov	x29, sp
-	adr	x9, arch_test_regs_list_old_site_ret   // the parent func returns to
-	add	x30, x1, #8                            // func + 8, as the site's bl left it
-	b	arch_ftrace_regs_list_caller           // x0: func's argument
-arch_test_regs_list_old_site_ret:
+	adr	x9, \name\()_ret                 // the parent func returns to
+	add	x30, x1, #8                      // func + 8, as the site's bl left it
+	b	\caller                          // x0: func's argument
+\name\()_ret:
 	ldp	x29, x30, [sp], #16
 	ret
-	.size	arch_test_regs_list_old_site, . - arch_test_regs_list_old_site
+	.size	\name, . - \name
+.endm
+
+	old_site arch_test_regs_list_old_site, arch_ftrace_regs_list_caller
+	old_site arch_test_list_old_site, arch_ftrace_list_caller
 
 	/* No executable stack wanted (GNU ld warns without this note). */
 	.section .note.GNU-stack, "", %progbits

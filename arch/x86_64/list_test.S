@@ -1,5 +1,5 @@
 /*
- * list_test.S — an old site's call into the regs list caller, for
+ * list_test.S — an old site's call into a list caller, for
  * tests/guest/test_list_regs.c (declared in arch/hooks.h).
  *
  * arch_test_regs_list_old_site(arg, func) calls func(arg) as func's site
@@ -10,25 +10,31 @@
  * parent: arch_test_regs_list_old_site_ret, in here, so the parent a
  * callback sees is known exactly.  Whatever func's site holds now is
  * skipped, which is what a CPU that fetched the site's old call does.
+ * arch_test_list_old_site is the same with arch_ftrace_list_caller.
  */
 #include "arch_defs.h"
 
+.macro old_site name, caller
 	.text
 	.balign 16
-	.globl arch_test_regs_list_old_site, arch_test_regs_list_old_site_ret
-	.type arch_test_regs_list_old_site, @function
-arch_test_regs_list_old_site:
+	.globl \name, \name\()_ret
+	.type \name, @function
+\name:
 	pushq	%rbp                    /* rsp = 0 mod 16: func is entered at 8 */
 	movq	%rsp, %rbp
-	leaq	arch_test_regs_list_old_site_ret(%rip), %rax
+	leaq	\name\()_ret(%rip), %rax
 	pushq	%rax                    /* the parent, as `call func` pushes it */
 	leaq	ARCH_SITE_SIZE(%rsi), %rax
 	pushq	%rax                    /* func + 5, as func's site pushes it */
-	jmp	arch_ftrace_regs_list_caller   /* rdi: func's argument */
-arch_test_regs_list_old_site_ret:
+	jmp	\caller                 /* rdi: func's argument */
+\name\()_ret:
 	popq	%rbp
 	ret
-	.size arch_test_regs_list_old_site, . - arch_test_regs_list_old_site
+	.size \name, . - \name
+.endm
+
+	old_site arch_test_regs_list_old_site, arch_ftrace_regs_list_caller
+	old_site arch_test_list_old_site, arch_ftrace_list_caller
 
 	/* No executable stack wanted (GNU ld warns without this note). */
 	.section .note.GNU-stack, "", @progbits

@@ -355,6 +355,14 @@ TEST_CASE(ftrace, pool_full_ops_uses_the_list_caller)
 	EXPECT_EQ(c.hits, 5);
 	EXPECT_EQ(c.frames, 5);
 	EXPECT_EQ(c.bad, 0);
+	/* A CPU whose fetch of the site's call is already the plain list
+	 * caller's (the update moving the site to a plain state) while its
+	 * load of the word is not: the SAVE_REGS ops is not called without
+	 * its frame (its call is the plain list function, which walks the
+	 * function's ops and calls none that saves registers). */
+	EXPECT_EQ(arch_test_list_old_site(2, (uintptr_t)ft_target), 1);
+	EXPECT_EQ(c.hits, 5);
+	EXPECT_EQ(c.frames, 5);
 	ASSERT_EQ(unregister_ftrace_function(&c.ops), 0);
 	EXPECT_EQ(r->flags, 0);
 	pool_release(fill, n);

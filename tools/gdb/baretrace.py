@@ -459,8 +459,9 @@ def enabled_lines():
         one = w["single"]
         if f & FREC_TRAMP_EN:
             if one:
+                entry = one["regs_call"] if one["flags"] & fl["SAVE_REGS"] else one["call"]
                 line += "\ttramp: 0x%x (%s) ->%s" % (one["tramp"], ks.format(one["func"]),
-                                                     ks.format(one["call"]))
+                                                     ks.format(entry))
             else:
                 line += "\ttramp: ERROR!"
         elif not f & FREC_DIRECT_EN or w["count"]:   # a direct with callbacks: the regs list caller

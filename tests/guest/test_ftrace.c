@@ -47,8 +47,6 @@ struct counter {
 	uintptr_t last_ip, last_parent;
 	unsigned long bad;             /* atomic: calls that broke the test's rule */
 	unsigned long leaf_hits;       /* atomic: calls of ft_leaf (not in hits) */
-	unsigned long hot_hits, fire_hits, other_hits;  /* atomic: hits by function */
-	uintptr_t other_ip, other_parent;               /* the last of the others */
 	unsigned long frames;          /* atomic: calls where ftrace_get_regs() was not NULL */
 };
 
@@ -61,15 +59,6 @@ static void count_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
 		return;
 	}
 	__atomic_fetch_add(&c->hits, 1, __ATOMIC_RELAXED);
-	if (ip == (uintptr_t)ft_hot) {
-		__atomic_fetch_add(&c->hot_hits, 1, __ATOMIC_RELAXED);
-	} else if (ip == (uintptr_t)ft_fire) {
-		__atomic_fetch_add(&c->fire_hits, 1, __ATOMIC_RELAXED);
-	} else {
-		__atomic_fetch_add(&c->other_hits, 1, __ATOMIC_RELAXED);
-		c->other_ip = ip;
-		c->other_parent = parent;
-	}
 	c->last_ip = ip;
 	c->last_parent = parent;
 	if (ftrace_get_regs(fregs))

@@ -20,6 +20,7 @@
 #include "boot/test.h"
 #include "patch/patch.h"
 #include "patch/tramp.h"
+#include "tests/guest/ftrace_harness.h"
 #include "tests/guest/listing.h"
 #include "trace/ftrace.h"
 #include "trace/graph.h"
@@ -32,7 +33,6 @@
 T int ft_a(int x) { KEEP(); return x + 1; }
 T int ft_b(int x) { KEEP(); return x + 2; }
 T int ft_c(int x) { KEEP(); return x + 3; }
-T int ft_leaf(int x) { KEEP(); return x * 2; }
 T int ft_target(int x) { KEEP(); return x - 1; }
 T long ft_args3(long a, long b, long c) { KEEP(); return a * 100 + b * 10 + c; }
 T double ft_fp(double a, double b, int k) { KEEP(); return a * b + k; }
@@ -40,41 +40,6 @@ T int ft_direct_target(int x) { KEEP(); return x * 3; }
 T int ft_hot(int x) { KEEP(); return x ^ 1; }
 T int ft_fire(int x) { KEEP(); return x + 7; }
 T void ft_caller(int n) { for (int i = 0; i < n; i++) ft_target(i); }
-
-struct counter {
-	struct ftrace_ops ops;
-	unsigned long hits;            /* atomic */
-	uintptr_t last_ip, last_parent;
-	unsigned long bad;             /* atomic: calls that broke the test's rule */
-	unsigned long leaf_hits;       /* atomic: calls of ft_leaf (not in hits) */
-	unsigned long frames;          /* atomic: calls where ftrace_get_regs() was not NULL */
-};
-
-static void count_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
-		     struct ftrace_regs *fregs)
-{
-	struct counter *c = (struct counter *)op;
-	if (ip == (uintptr_t)ft_leaf) {
-		__atomic_fetch_add(&c->leaf_hits, 1, __ATOMIC_RELAXED);
-		return;
-	}
-	__atomic_fetch_add(&c->hits, 1, __ATOMIC_RELAXED);
-	c->last_ip = ip;
-	c->last_parent = parent;
-	if (ftrace_get_regs(fregs))
-		__atomic_fetch_add(&c->frames, 1, __ATOMIC_RELAXED);
-	if (ftrace_regs_get_instruction_pointer(fregs) != ip ||
-	    ftrace_regs_get_return_address(fregs) != parent)
-		__atomic_fetch_add(&c->bad, 1, __ATOMIC_RELAXED);
-}
-
-static void counter_init(struct counter *c, const char *filter)
-{
-	memset(c, 0, sizeof(*c));
-	c->ops.func = count_cb;
-	if (filter)
-		ftrace_set_filter(&c->ops, filter, true);
-}
 
 static const char *sym(uintptr_t a)
 {
@@ -214,8 +179,6 @@ TEST_CASE(ftrace, recursion_is_not_traced_from_the_list)
  * on the same functions (the general walk).  Each callback sees exactly
  * the calls made from outside the tracer.
  */
-static unsigned fn_events(uintptr_t func);
-
 TEST_CASE(ftrace, list_nested_calls_are_not_traced)
 {
 	static struct counter other;
@@ -582,30 +545,6 @@ TEST_CASE(ftrace, regs_accessors_exact)
 		}
 	}
 	EXPECT_EQ(rec_find((uintptr_t)ft_args8)->flags, 0);
-}
-
-/* Events of the function tracer for func in the buffer (all CPUs). */
-/* Events of type `type` for func: the function tracer's (ip) or
- * function_graph's entries and exits (func). */
-static unsigned events_of(uint16_t type, uintptr_t func)
-{
-	struct rb_iter it;
-	struct rb_event ev;
-	unsigned n = 0;
-	if (rb_iter_start(&it, trace_buffer, RB_ALL_CPUS))
-		return 0;
-	while (rb_iter_next(&it, &ev) == 0) {
-		const struct trace_entry *ent = ev.data;
-		const uint64_t *words = ev.data;          /* ip / func: the word after the header */
-		n += ent->type == type && words[1] == func;
-	}
-	rb_iter_end(&it);
-	return n;
-}
-
-static unsigned fn_events(uintptr_t func)
-{
-	return events_of(TRACE_FN, func);
 }
 
 /*

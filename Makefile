@@ -92,7 +92,7 @@ PATCH_SRCS := patch/patch.c patch/tramp.c
 DEMO_SRCS := demo/demo.c demo/vfs.c
 TEST_SRCS := tests/guest/test_boot.c tests/guest/test_sched.c tests/guest/test_mem.c \
 	tests/guest/test_crash.c tests/guest/test_ring_buffer.c tests/guest/test_ftrace.c \
-	tests/guest/test_ftrace_live.c tests/guest/ftrace_harness.c \
+	tests/guest/test_ftrace_live.c tests/guest/test_ftrace_recl.c tests/guest/ftrace_harness.c \
 	tests/guest/test_fgraph.c tests/guest/test_graph.c tests/guest/irq_probe.c \
 	tests/bench/bench_basic.c tests/bench/bench_ftrace.c \
 	tests/bench/bench_ring_buffer.c

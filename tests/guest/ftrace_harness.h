@@ -1,8 +1,14 @@
 /*
  * ftrace_harness.h — what the files of suite `ftrace` share
- * (ftrace_harness.c): the traced target ft_leaf, a counting callback ops,
- * and the function tracers' events counted in the trace buffer.  Each
- * file's other ft_* functions are its own.
+ * (ftrace_harness.c): test_ftrace.c (the ops core, and the manual suite
+ * `ftrace_refuse`), test_ftrace_regs.c (the registers a callback sees and
+ * uses), test_ftrace_live.c (live switching under fire) and
+ * test_ftrace_recl.c (trampoline reclamation, updates by a thread that
+ * migrates).  The traced target ft_leaf (the core's recursion cases and
+ * the live migrant call it), a counting callback ops (the core's and
+ * test_ftrace_recl.c's), and the function tracers' events counted in the
+ * trace buffer (the core's and test_ftrace_regs.c's).  Each file's other
+ * ft_* functions are its own.
  */
 #ifndef TESTS_GUEST_FTRACE_HARNESS_H
 #define TESTS_GUEST_FTRACE_HARNESS_H

@@ -5,10 +5,10 @@
  *
  * The kernel command line `bt.test=SUITE[,SUITE...]` (or `bt.test=all`) runs
  * the named suites in thread context on CPU 0 after boot, prints KTAP
- * (version 1, one subtest per suite; a suite lives in one file) on the
- * console and powers off with
- * status 0 if everything passed, 1 otherwise.  Suites run in link order;
- * cases in a suite run in source order.  A case fails if any EXPECT/ASSERT
+ * (version 1, one subtest per suite) on the console and powers off with
+ * status 0 if everything passed, 1 otherwise.  Suites run in link order; a
+ * suite may span files: its cases run file by file in link order, each
+ * file's in source order.  A case fails if any EXPECT/ASSERT
  * failed; ASSERT_* also returns from the case at once.  TEST_SKIP(reason)
  * marks the case skipped.  Failure messages are printed as KTAP diagnostics
  * ("# file:line: ...").  A crash or hang is graded by the host harness.
@@ -24,7 +24,8 @@ struct test_case {
 	const char *name;
 	void (*fn)(void);
 	unsigned flags;           /* TEST_SLOW, TEST_MANUAL */
-	unsigned line;            /* cases of a suite run in source order */
+	const char *file;         /* with line: the order cases of a suite run in */
+	unsigned line;
 };
 
 #define TEST_SLOW   1u        /* runs only with bt.test_slow */
@@ -34,7 +35,7 @@ struct test_case {
 	static void test_##suite##_##name(void);                                    \
 	static const struct test_case __tc_##suite##_##name                         \
 		__attribute__((used, section(".testcases"), aligned(8))) = {        \
-		#suite, #name, test_##suite##_##name, flags, __LINE__ };                       \
+		#suite, #name, test_##suite##_##name, flags, __FILE__, __LINE__ };             \
 	static void test_##suite##_##name(void)
 #define TEST_CASE(suite, name) TEST_CASE_FLAGS(suite, name, 0)
 

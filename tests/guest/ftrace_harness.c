@@ -1,0 +1,66 @@
+/*
+ * ftrace_harness.c — the helpers the ftrace suite's files share
+ * (ftrace_harness.h): the traced target ft_leaf, a counting callback ops,
+ * and the function tracers' events counted in the trace buffer.  Test
+ * context only (thread, no lock held); count_cb runs in any context its
+ * functions are called in and only adds with atomics (last_ip and
+ * last_parent: plain stores, read once the calls are over).
+ */
+#include <string.h>
+
+#include "tests/guest/ftrace_harness.h"
+#include "trace/ring_buffer.h"
+#include "trace/trace.h"
+
+/* Traced (built with patchable entries like all test code); noinline and an
+ * empty asm keep every call a real call. */
+#define T __attribute__((noinline))
+#define KEEP() __asm__ volatile("" ::: "memory")
+
+T int ft_leaf(int x) { KEEP(); return x * 2; }
+
+void count_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	struct counter *c = (struct counter *)op;
+	if (ip == (uintptr_t)ft_leaf) {
+		__atomic_fetch_add(&c->leaf_hits, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	__atomic_fetch_add(&c->hits, 1, __ATOMIC_RELAXED);
+	c->last_ip = ip;
+	c->last_parent = parent;
+	if (ftrace_get_regs(fregs))
+		__atomic_fetch_add(&c->frames, 1, __ATOMIC_RELAXED);
+	if (ftrace_regs_get_instruction_pointer(fregs) != ip ||
+	    ftrace_regs_get_return_address(fregs) != parent)
+		__atomic_fetch_add(&c->bad, 1, __ATOMIC_RELAXED);
+}
+
+void counter_init(struct counter *c, const char *filter)
+{
+	memset(c, 0, sizeof(*c));
+	c->ops.func = count_cb;
+	if (filter)
+		ftrace_set_filter(&c->ops, filter, true);
+}
+
+unsigned events_of(uint16_t type, uintptr_t func)
+{
+	struct rb_iter it;
+	struct rb_event ev;
+	unsigned n = 0;
+	if (rb_iter_start(&it, trace_buffer, RB_ALL_CPUS))
+		return 0;
+	while (rb_iter_next(&it, &ev) == 0) {
+		const struct trace_entry *ent = ev.data;
+		const uint64_t *words = ev.data;          /* ip / func: the word after the header */
+		n += ent->type == type && words[1] == func;
+	}
+	rb_iter_end(&it);
+	return n;
+}
+
+unsigned fn_events(uintptr_t func)
+{
+	return events_of(TRACE_FN, func);
+}

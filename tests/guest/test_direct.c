@@ -163,7 +163,7 @@ TEST_CASE(direct, direct_body_and_two_ops)
 	EXPECT_EQ(b.hits, 15);
 	ASSERT_EQ(unregister_ftrace_direct(&d), 0);
 	ksym_format(sym, sizeof(sym), (uintptr_t)b.ops.func);
-	ksym_format(caller, sizeof(caller), (uintptr_t)b.ops.call);   /* the assist function */
+	ksym_format(caller, sizeof(caller), (uintptr_t)ftrace_ops_entry(&b.ops)); /* the assist function */
 	ksnprintf(want, sizeof(want), "dt_two (1) R         \ttramp: 0x%lx (%s) ->%s\n",
 		  (unsigned long)b.ops.tramp, sym, caller);
 	EXPECT_STREQ(enabled_listing(&l), want);

@@ -9,7 +9,8 @@
 # GDB_BATCH=FILE runs those gdb commands and ends), SERIAL_LOG.
 #
 # Exit status: the guest's own (0 = success), 124 on timeout, 99 if the guest
-# ended without saying (reset, triple fault).
+# ended without saying (reset, triple fault); non-zero if QEMU itself failed
+# (x86-64: 98, arm64: QEMU's own 1).
 set -u
 arch=$1; elf=$2; cmdline=${3:-}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -79,7 +80,14 @@ fi
 
 case $EXIT_MAP in
 debugexit)
-	if [ $((rc & 1)) = 1 ]; then exit $(((rc - 1) / 2)); fi
+	# The guest writes its status + 1 (arch/x86_64/power.c), so QEMU exits
+	# with ((status + 1) << 1) | 1, at least 3; 1 is QEMU's own failure
+	# (no kernel, a bad option), which must not read as the guest's 0.
+	if [ $rc -ge 3 ] && [ $((rc & 1)) = 1 ]; then exit $(((rc - 3) / 2)); fi
+	if [ $rc = 1 ]; then
+		echo "qemu-run: QEMU failed (exit status 1) before the guest ran to an end" >&2
+		exit 98
+	fi
 	echo "qemu-run: guest ended without an exit status (reset or triple fault)" >&2
 	exit 99 ;;
 *)	exit $rc ;;

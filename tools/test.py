@@ -167,6 +167,11 @@ def apps(arch):
 
 
 def crash(arch):
+    # QEMU failing by itself (here: no such kernel) is a failure, never the
+    # guest's status 0.
+    rc, out, _ = run(["tools/qemu-run.sh", arch, os.path.join(LOGS, "no-such-kernel.elf"), ""],
+                     60, env={"SMP": "1", "TIMEOUT": "30"})
+    report(rc not in (0, 124), "%s QEMU that cannot start: qemu-run fails (got %d)" % (arch, rc), out)
     rc, out, _ = boot(arch, "bt.test=crash_write", timeout=120)
     save_log(arch + "-crash-write", out)
     ok = rc == 3 and re.search(r"FATAL EXCEPTION on CPU \d+: .*\(write\) at crash_write_text\+", out) \

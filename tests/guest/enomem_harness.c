@@ -12,7 +12,8 @@
  * fails must return -ENOMEM and leave everything a snapshot holds
  * unchanged (snap_take): every record's flags, every site's bytes and data
  * word, enabled_functions' exact text, the registered ops (order, flags,
- * hashes, trampolines), the list function's table, the current tracer,
+ * hashes, trampolines), every probe's own hashes (registered or not: a
+ * failed register_fprobe once kept its new filter), the list function's table, the current tracer,
  * graph filters, the ring buffer's size and the events in it, the
  * profiler's counts, the signature table, the heap's bytes in use
  * (nothing leaked) — and the exact hit counts every attached callback,
@@ -255,6 +256,21 @@ static const char *event_name(int i)
 /* ---- snapshots ---- */
 
 #define MAX_OPS 16
+/* The probes' ops, registered or not: their hashes belong to the state a
+ * failed operation must leave as it was. */
+#define NPROBES (NCTR + 3)
+static struct ftrace_ops *probe_ops(int i)
+{
+	return i < NCTR ? &ctr[i].ops : i == NCTR ? &direct_ops : i == NCTR + 1 ? &gu.ops : &fp.g.ops;
+}
+
+static const char *probe_name(int i)
+{
+	static const char *const names[] = { "ctr[0]", "ctr[1]", "ctr[2]", "direct_ops", "gu", "fp" };
+	_Static_assert(sizeof(names) / sizeof(names[0]) == NPROBES, "a name per probe");
+	return names[i];
+}
+
 struct ops_state {
 	struct ftrace_ops *op;
 	unsigned flags;
@@ -268,6 +284,7 @@ struct snap {
 	uintptr_t *data;                 /* every site's data word (0 without) */
 	struct listing enabled;             /* enabled_functions */
 	struct ops_state ops[MAX_OPS];   /* the registered list, in order */
+	const struct ftrace_hash *probe[NPROBES][2];   /* each probe's filter, notrace */
 	unsigned nops;
 	const struct listvec *table;     /* the list function's, as published */
 	const struct tracer *tracer;
@@ -318,6 +335,10 @@ static void snap_take(struct snap *s, bool hits)
 		s->ops[s->nops++] = (struct ops_state){ op, op->flags, op->filter, op->notrace,
 						       op->tramp, op->direct };
 	s->table = ftrace_list_table_get();
+	for (int i = 0; i < NPROBES; i++) {
+		s->probe[i][0] = probe_ops(i)->filter;
+		s->probe[i][1] = probe_ops(i)->notrace;
+	}
 	mutex_unlock(&ftrace_mutex);
 	s->tracer = tracer_current();
 	for (int k = 0; k < 2; k++) {
@@ -392,6 +413,13 @@ static bool snap_same(const struct snap *b, const struct snap *a, bool exact, co
 			break;
 		}
 	}
+	for (int i = 0; exact && i < NPROBES; i++)
+		if (b->probe[i][0] != a->probe[i][0] || b->probe[i][1] != a->probe[i][1]) {
+			DIFF("%s's hashes: filter %p notrace %p -> filter %p notrace %p", probe_name(i),
+			     (const void *)b->probe[i][0], (const void *)b->probe[i][1],
+			     (const void *)a->probe[i][0], (const void *)a->probe[i][1]);
+			break;
+		}
 	if (exact && b->table != a->table)
 		DIFF("list table %p -> %p", (const void *)b->table, (const void *)a->table);
 	if (b->tracer != a->tracer)

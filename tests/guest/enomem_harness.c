@@ -16,7 +16,8 @@
  * failed register_fprobe once kept its new filter), the list function's table, the current tracer,
  * graph filters, the ring buffer's size and the events in it, the
  * profiler's counts, the signature table, the heap's bytes in use
- * (nothing leaked) — and the exact hit counts every attached callback,
+ * (nothing leaked), the run's own blocks (failalloc's balance: none kept,
+ * none swapped for another) — and the exact hit counts every attached callback,
  * graph user, fprobe, direct trampoline and tracer gets when each en_*
  * function is then called CALLS times.  A run that succeeds although an
  * allocation failed (a path that can do without it: the list function's
@@ -460,6 +461,17 @@ static bool snap_same(const struct snap *b, const struct snap *a, bool exact, co
 
 /* ---- the sweep ---- */
 
+/* A failed run's own blocks are those it started with (failalloc.h); else
+ * says what it kept. */
+static bool kept_nothing(const struct failalloc_stats *st, const char *what, unsigned k)
+{
+	if (!st->blocks && !st->addr)
+		return true;
+	kprintf("    # %s, allocation %u failing: %d block(s) of its own kept%s\n", what, k,
+		st->blocks, st->blocks ? "" : ", or one swapped for another");
+	return false;
+}
+
 /*
  * The heap is the whole kernel's: a thread on another CPU (a test's
  * worker still exiting, a deferred free) may allocate or free while a run
@@ -469,17 +481,18 @@ static bool snap_same(const struct snap *b, const struct snap *a, bool exact, co
  * way), another thread's does not.  True if the first run changed nothing
  * but the heap and the second changed nothing at all (said in a
  * diagnostic line).
- * Beware: the one such change seen (CI, x86-64 register_fprobe with
- * allocation 1 failing, +8 bytes) was no other thread's.  The failed
- * operation had replaced a block that outlives it (fp's filter hash), and
+ * It is reached only when the run's own blocks balance (kept_nothing).
+ * The one such change seen (CI, x86-64 register_fprobe with allocation 1
+ * failing, +8 bytes) was no other thread's: the failed operation had
+ * swapped a block that outlives it (fp's filter hash) for another, and
  * newlib's nano-malloc gives a request a whole free chunk up to 8 bytes
- * larger than it needs (a rest under 16 bytes is not split off), so a
- * replacement moves the count by -8, 0 or +8 with the heap's layout, and
- * a second run may well show 0.  The probes' hashes are now compared by
- * address (snap_take); a block an operation may replace must be compared
- * that way, not left to this count.  No other thread is known to
- * allocate while the suite runs (nano-malloc's chunks are multiples of 8,
- * at least 16: an allocation or free moves the count by 16 or more).
+ * larger than it needs (a rest under 16 bytes is not split off), so the
+ * count moved by the difference of the two chunks' slack, -8, 0 or +8
+ * with the heap's layout; a second run could well show 0.  The balance
+ * now catches such a swap every time.  No other thread is known to
+ * allocate while the suite runs (and nano-malloc's chunks are multiples
+ * of 8, at least 16, so an allocation or free moves the count by 16 or
+ * more): kept in case one does.
  */
 static bool heap_noise(const char *what, op_fn run, unsigned k, unsigned count)
 {
@@ -496,7 +509,8 @@ static bool heap_noise(const char *what, op_fn run, unsigned k, unsigned count)
 	int err = run();
 	failalloc_stop(&st);
 	snap_take(&s_after, true);
-	if (!st.failed || err != -ENOMEM || !snap_same(&s_before, &s_after, true, what, k))
+	if (!st.failed || err != -ENOMEM || !snap_same(&s_before, &s_after, true, what, k) ||
+	    !kept_nothing(&st, what, k))
 		return false;
 	kprintf("    # %s, allocation %u failing: heap %lu -> %lu bytes once, unchanged when "
 		"run again: not this operation's\n", what, k, (unsigned long)before,
@@ -555,8 +569,8 @@ static bool sweep_mode(const char *what, op_fn run, op_fn undo, unsigned count,
 		if (err != -ENOMEM)
 			test_fail(__FILE__, __LINE__, "%s: allocation %u (%s) failing: error %d, "
 				  "not -ENOMEM", what, k, how, err);
-		if (!snap_same(&s_before, &s_after, true, what, k) &&
-		    !heap_noise(what, run, k, count)) {
+		bool same = snap_same(&s_before, &s_after, true, what, k);
+		if (!kept_nothing(&st, what, k) || (!same && !heap_noise(what, run, k, count))) {
 			test_fail(__FILE__, __LINE__, "%s: allocation %u (%s) failing changed the state",
 				  what, k, how);
 			return false;

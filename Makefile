@@ -179,8 +179,9 @@ $(B)/app/%.c.o: $(APP)/%.c $(FLAGS_STAMP)
 
 LDSCRIPT := linker/$(ARCH).ld
 LDLIBS   := -L$(NEWLIB)/lib -lc $(LIBGCC)
-# Every allocator call goes through lib/failalloc.c (failure injection).
-FAILALLOC_WRAP := --wrap=malloc --wrap=calloc --wrap=realloc --wrap=memalign
+# Every allocator call, and free, goes through lib/failalloc.c (failure
+# injection, block balance).
+FAILALLOC_WRAP := --wrap=malloc --wrap=calloc --wrap=realloc --wrap=memalign --wrap=free
 LDFLAGS  := -nostdlib -static -z max-page-size=4096 -z noexecstack --no-warn-rwx-segments \
 	$(FAILALLOC_WRAP) -T $(LDSCRIPT)
 

@@ -1,9 +1,9 @@
 /*
  * failalloc.c — the allocation wrappers behind lib/failalloc.h.
  *
- * The link wraps the allocators (--wrap=malloc ...): every call the kernel
- * makes lands in __wrap_X, which passes straight to __real_X unless a
- * thread has armed injection.  `armed` is the one word the fast path reads;
+ * The link wraps the allocators and free (--wrap=malloc ...): every call
+ * the kernel makes lands in __wrap_X, which passes straight to __real_X
+ * unless a thread has armed injection.  `armed` is the one word the fast path reads;
  * the rest is only looked at when it is set.
  *
  * State: `fa` is written by the arming thread (start/stop) and, while
@@ -39,7 +39,7 @@ void failalloc_start(unsigned nth, unsigned count)
 	fa.owner = me;
 	fa.nth = nth;
 	fa.count = count;
-	fa.st = (struct failalloc_stats){ 0, 0 };
+	fa.st = (struct failalloc_stats){ 0, 0, 0, 0 };
 	__atomic_store_n(&armed, true, __ATOMIC_RELEASE);
 }
 
@@ -81,33 +81,79 @@ static __attribute__((noinline)) bool should_fail(void)
 	return fail;
 }
 
-/* The fast path: one load, one branch, off. */
-static inline __attribute__((always_inline)) bool injected(void)
+/* Armed: a block p the owner got (dir 1) or gave back (dir -1) in thread
+ * context goes into the balance; NULL is no block.  Interrupts off as in
+ * should_fail. */
+static __attribute__((noinline)) void balance(void *p, int dir)
 {
-	return __builtin_expect(__atomic_load_n(&armed, __ATOMIC_RELAXED), 0) && should_fail();
+	unsigned long f = arch_irq_save();
+	if (p && __atomic_load_n(&armed, __ATOMIC_ACQUIRE) && arch_current() == fa.owner &&
+	    arch_this_cpu()->irq_depth == 0) {
+		fa.st.blocks += dir;
+		fa.st.addr += dir > 0 ? (uintptr_t)p : -(uintptr_t)p;
+	}
+	arch_irq_restore(f);
+}
+
+/* The fast path: one load, one branch, off. */
+static inline __attribute__((always_inline)) bool is_armed(void)
+{
+	return __builtin_expect(__atomic_load_n(&armed, __ATOMIC_RELAXED), 0);
+}
+
+/* Armed: the block an allocation returned, into the balance. */
+static void *got(void *p)
+{
+	balance(p, 1);
+	return p;
 }
 
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t k, size_t n);
 void *__real_realloc(void *p, size_t n);
 void *__real_memalign(size_t align, size_t n);
+void __real_free(void *p);
 
 void *__wrap_malloc(size_t n)
 {
-	return injected() ? NULL : __real_malloc(n);
+	if (!is_armed())
+		return __real_malloc(n);
+	return should_fail() ? NULL : got(__real_malloc(n));
 }
 
 void *__wrap_calloc(size_t k, size_t n)
 {
-	return injected() ? NULL : __real_calloc(k, n);
+	if (!is_armed())
+		return __real_calloc(k, n);
+	return should_fail() ? NULL : got(__real_calloc(k, n));
 }
 
+/* A realloc that moves the block gives p back and gets another; size 0
+ * frees p (nano-malloc's realloc returns NULL then). */
 void *__wrap_realloc(void *p, size_t n)
 {
-	return injected() ? NULL : __real_realloc(p, n);
+	if (!is_armed())
+		return __real_realloc(p, n);
+	if (should_fail())
+		return NULL;
+	void *q = __real_realloc(p, n);
+	if (q != p && (q || n == 0)) {
+		balance(p, -1);
+		balance(q, 1);
+	}
+	return q;
 }
 
 void *__wrap_memalign(size_t align, size_t n)
 {
-	return injected() ? NULL : __real_memalign(align, n);
+	if (!is_armed())
+		return __real_memalign(align, n);
+	return should_fail() ? NULL : got(__real_memalign(align, n));
+}
+
+void __wrap_free(void *p)
+{
+	if (is_armed())
+		balance(p, -1);
+	__real_free(p);
 }

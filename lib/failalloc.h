@@ -6,7 +6,8 @@
  *                                  allocation attempts nth .. nth+count-1
  *                                  from now (0 = the next) return NULL
  *   ... the operation under test ...
- *   failalloc_stop(&st);           disarm; st: attempts made, failures given
+ *   failalloc_stop(&st);           disarm; st: attempts made, failures given,
+ *                                  and the blocks the thread kept or let go
  *
  * What is covered: every malloc, calloc, realloc and memalign call linked
  * into the kernel (newlib's aligned_alloc needs a posix_memalign it does
@@ -14,6 +15,11 @@
  * GNU ld's --wrap, Makefile: FAILALLOC_WRAP).  newlib's own internal
  * allocations go through _malloc_r and friends and are not counted.  A
  * failed realloc leaves the old block alone, as the real one does.
+ * free is wrapped too, for the block balance: what an operation that
+ * failed kept, or swapped for another block.  The heap's bytes in use
+ * cannot say that exactly: newlib's nano-malloc hands out a free chunk up
+ * to 8 bytes larger than asked whole, so a block replaced by one of the
+ * same size may count 8 bytes more or less, or the same, by where it lands.
  *
  * Whose allocations count: only those the arming thread makes in thread
  * context.  Other threads, other CPUs, and interrupt handlers (on any CPU,
@@ -24,16 +30,23 @@
  * panics, so two tests cannot silently share it); thread context only;
  * stop before the armed thread ends.  Tests only: nothing outside
  * tests/guest arms it.
- * Off, an allocation pays one load and one predictable branch.
+ * Off, an allocation or a free pays one load and one predictable branch.
  */
 #ifndef LIB_FAILALLOC_H
 #define LIB_FAILALLOC_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct failalloc_stats {
 	unsigned attempts;    /* allocation calls by the armed thread since start */
 	unsigned failed;      /* of them, made to fail */
+	/* The armed thread's blocks since start: got minus given back (a
+	 * block from before start given back counts -1), and the same sum
+	 * over their addresses (mod 2^64).  Both 0 when the live blocks are
+	 * those of the start; a replacement leaves `blocks` 0, not `addr`. */
+	int blocks;
+	uintptr_t addr;
 };
 
 /* Arm for the calling thread; count 0 only counts (nothing fails). */

@@ -10,7 +10,8 @@
  * The parent at exit is fgraph_ret.parent (the frame's original return
  * address); nmissed is fgraph's count for this user (fgraph_ops.nmissed).
  *
- * Registration state (registered, missed_*) is under fprobe_mutex.
+ * Registration state (registered) and fp's hashes while it is
+ * not registered are under fprobe_mutex.
  */
 #include <errno.h>
 
@@ -18,6 +19,7 @@
 #include "trace/fgraph.h"
 #include "trace/fprobe.h"
 #include "trace/ftrace.h"
+#include "trace/ftrace_internal.h"
 #include "trace/hash.h"
 
 static struct mutex fprobe_mutex = MUTEX_INIT;
@@ -47,26 +49,60 @@ static bool has_pattern(const char *s)
 	return false;
 }
 
+/* fp's hashes for filter and notrace, built aside: -EINVAL (reason in
+ * ftrace_filter_error) if a glob is bad, matches nothing, or the filter
+ * is left empty (only "!..." patterns). */
+static int build_hashes(const char *filter, const char *notrace, struct ftrace_hash **f,
+			struct ftrace_hash **n)
+{
+	*f = *n = NULL;
+	mutex_lock(&ftrace_mutex);               /* ftrace_filter_error */
+	int err = ftrace_build_hash(NULL, filter, true, f);
+	if (!err)
+		err = ftrace_build_hash(NULL, notrace ? notrace : "", true, n);
+	mutex_unlock(&ftrace_mutex);
+	if (!err && hash_empty(*f))
+		err = -EINVAL;
+	if (err) {
+		hash_free(*f);
+		hash_free(*n);
+	}
+	return err;
+}
+
+/*
+ * The new hashes replace fp's old ones (those of its last registration)
+ * only once fp is registered: a failure leaves fp's ops as it was, the
+ * heap included.  Swapping them by hand is safe while fp is not
+ * registered: no list walker reaches an unregistered ops (unregistering,
+ * and a failed registration, end with a grace period), so its hashes are
+ * only fp's.
+ */
 int register_fprobe(struct fprobe *fp, const char *filter, const char *notrace)
 {
 	if (!has_pattern(filter))
 		return -EINVAL;
 	mutex_lock(&fprobe_mutex);
-	int err = fp->registered ? -EBUSY : 0;
+	struct ftrace_hash *f = NULL, *n = NULL;
+	struct ftrace_hash *old_f = fp->g.ops.filter, *old_n = fp->g.ops.notrace;
+	int err = fp->registered ? -EBUSY : build_hashes(filter, notrace, &f, &n);
 	if (!err) {
 		fp->g.entryfunc = fprobe_entry;
 		fp->g.retfunc = fprobe_exit;
 		fp->g.private = fp;
-		/* Not registered: the hashes are only fp's until register_fgraph. */
-		err = ftrace_set_filter(&fp->g.ops, filter, true);
-		if (!err)
-			err = ftrace_set_notrace(&fp->g.ops, notrace ? notrace : "", true);
-		if (!err && hash_empty(fp->g.ops.filter))
-			err = -EINVAL;           /* only "!..." patterns: nothing left */
-	}
-	if (!err) {
+		fp->g.ops.filter = f;
+		fp->g.ops.notrace = n;
 		err = register_fgraph(&fp->g);      /* zeroes fp->g.nmissed */
 		fp->registered = err == 0;
+		if (err) {
+			fp->g.ops.filter = old_f;
+			fp->g.ops.notrace = old_n;
+			hash_free(f);
+			hash_free(n);
+		} else {
+			hash_free(old_f);
+			hash_free(old_n);
+		}
 	}
 	mutex_unlock(&fprobe_mutex);
 	return err;

@@ -56,7 +56,7 @@ struct fprobe {
  * 0; -EINVAL: no filter, a bad glob, or a pattern matching no function
  * (reason in ftrace_filter_error; nothing registered or changed);
  * -EBUSY: fp already registered, or no fgraph slot free; or the core's
- * error.
+ * error.  On any error fp keeps the hashes it had.
  */
 int register_fprobe(struct fprobe *fp, const char *filter, const char *notrace);
 /* 0, or -EINVAL if fp is not registered. */

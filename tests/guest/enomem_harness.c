@@ -12,10 +12,12 @@
  * fails must return -ENOMEM and leave everything a snapshot holds
  * unchanged (snap_take): every record's flags, every site's bytes and data
  * word, enabled_functions' exact text, the registered ops (order, flags,
- * hashes, trampolines), the list function's table, the current tracer,
+ * hashes, trampolines), every probe's own hashes (registered or not: a
+ * failed register_fprobe once kept its new filter), the list function's table, the current tracer,
  * graph filters, the ring buffer's size and the events in it, the
  * profiler's counts, the signature table, the heap's bytes in use
- * (nothing leaked) — and the exact hit counts every attached callback,
+ * (nothing leaked), the run's own blocks (failalloc's balance: none kept,
+ * none swapped for another) — and the exact hit counts every attached callback,
  * graph user, fprobe, direct trampoline and tracer gets when each en_*
  * function is then called CALLS times.  A run that succeeds although an
  * allocation failed (a path that can do without it: the list function's
@@ -255,6 +257,21 @@ static const char *event_name(int i)
 /* ---- snapshots ---- */
 
 #define MAX_OPS 16
+/* The probes' ops, registered or not: their hashes belong to the state a
+ * failed operation must leave as it was. */
+#define NPROBES (NCTR + 3)
+static struct ftrace_ops *probe_ops(int i)
+{
+	return i < NCTR ? &ctr[i].ops : i == NCTR ? &direct_ops : i == NCTR + 1 ? &gu.ops : &fp.g.ops;
+}
+
+static const char *probe_name(int i)
+{
+	static const char *const names[] = { "ctr[0]", "ctr[1]", "ctr[2]", "direct_ops", "gu", "fp" };
+	_Static_assert(sizeof(names) / sizeof(names[0]) == NPROBES, "a name per probe");
+	return names[i];
+}
+
 struct ops_state {
 	struct ftrace_ops *op;
 	unsigned flags;
@@ -268,6 +285,7 @@ struct snap {
 	uintptr_t *data;                 /* every site's data word (0 without) */
 	struct listing enabled;             /* enabled_functions */
 	struct ops_state ops[MAX_OPS];   /* the registered list, in order */
+	const struct ftrace_hash *probe[NPROBES][2];   /* each probe's filter, notrace */
 	unsigned nops;
 	const struct listvec *table;     /* the list function's, as published */
 	const struct tracer *tracer;
@@ -318,6 +336,10 @@ static void snap_take(struct snap *s, bool hits)
 		s->ops[s->nops++] = (struct ops_state){ op, op->flags, op->filter, op->notrace,
 						       op->tramp, op->direct };
 	s->table = ftrace_list_table_get();
+	for (int i = 0; i < NPROBES; i++) {
+		s->probe[i][0] = probe_ops(i)->filter;
+		s->probe[i][1] = probe_ops(i)->notrace;
+	}
 	mutex_unlock(&ftrace_mutex);
 	s->tracer = tracer_current();
 	for (int k = 0; k < 2; k++) {
@@ -392,6 +414,13 @@ static bool snap_same(const struct snap *b, const struct snap *a, bool exact, co
 			break;
 		}
 	}
+	for (int i = 0; exact && i < NPROBES; i++)
+		if (b->probe[i][0] != a->probe[i][0] || b->probe[i][1] != a->probe[i][1]) {
+			DIFF("%s's hashes: filter %p notrace %p -> filter %p notrace %p", probe_name(i),
+			     (const void *)b->probe[i][0], (const void *)b->probe[i][1],
+			     (const void *)a->probe[i][0], (const void *)a->probe[i][1]);
+			break;
+		}
 	if (exact && b->table != a->table)
 		DIFF("list table %p -> %p", (const void *)b->table, (const void *)a->table);
 	if (b->tracer != a->tracer)
@@ -432,6 +461,17 @@ static bool snap_same(const struct snap *b, const struct snap *a, bool exact, co
 
 /* ---- the sweep ---- */
 
+/* A failed run's own blocks are those it started with (failalloc.h); else
+ * says what it kept. */
+static bool kept_nothing(const struct failalloc_stats *st, const char *what, unsigned k)
+{
+	if (!st->blocks && !st->addr)
+		return true;
+	kprintf("    # %s, allocation %u failing: %d block(s) of its own kept%s\n", what, k,
+		st->blocks, st->blocks ? "" : ", or one swapped for another");
+	return false;
+}
+
 /*
  * The heap is the whole kernel's: a thread on another CPU (a test's
  * worker still exiting, a deferred free) may allocate or free while a run
@@ -441,6 +481,18 @@ static bool snap_same(const struct snap *b, const struct snap *a, bool exact, co
  * way), another thread's does not.  True if the first run changed nothing
  * but the heap and the second changed nothing at all (said in a
  * diagnostic line).
+ * It is reached only when the run's own blocks balance (kept_nothing).
+ * The one such change seen (CI, x86-64 register_fprobe with allocation 1
+ * failing, +8 bytes) was no other thread's: the failed operation had
+ * swapped a block that outlives it (fp's filter hash) for another, and
+ * newlib's nano-malloc gives a request a whole free chunk up to 8 bytes
+ * larger than it needs (a rest under 16 bytes is not split off), so the
+ * count moved by the difference of the two chunks' slack, -8, 0 or +8
+ * with the heap's layout; a second run could well show 0.  The balance
+ * now catches such a swap every time.  No other thread is known to
+ * allocate while the suite runs (and nano-malloc's chunks are multiples
+ * of 8, at least 16, so an allocation or free moves the count by 16 or
+ * more): kept in case one does.
  */
 static bool heap_noise(const char *what, op_fn run, unsigned k, unsigned count)
 {
@@ -457,7 +509,8 @@ static bool heap_noise(const char *what, op_fn run, unsigned k, unsigned count)
 	int err = run();
 	failalloc_stop(&st);
 	snap_take(&s_after, true);
-	if (!st.failed || err != -ENOMEM || !snap_same(&s_before, &s_after, true, what, k))
+	if (!st.failed || err != -ENOMEM || !snap_same(&s_before, &s_after, true, what, k) ||
+	    !kept_nothing(&st, what, k))
 		return false;
 	kprintf("    # %s, allocation %u failing: heap %lu -> %lu bytes once, unchanged when "
 		"run again: not this operation's\n", what, k, (unsigned long)before,
@@ -516,8 +569,8 @@ static bool sweep_mode(const char *what, op_fn run, op_fn undo, unsigned count,
 		if (err != -ENOMEM)
 			test_fail(__FILE__, __LINE__, "%s: allocation %u (%s) failing: error %d, "
 				  "not -ENOMEM", what, k, how, err);
-		if (!snap_same(&s_before, &s_after, true, what, k) &&
-		    !heap_noise(what, run, k, count)) {
+		bool same = snap_same(&s_before, &s_after, true, what, k);
+		if (!kept_nothing(&st, what, k) || (!same && !heap_noise(what, run, k, count))) {
 			test_fail(__FILE__, __LINE__, "%s: allocation %u (%s) failing changed the state",
 				  what, k, how);
 			return false;

@@ -97,7 +97,44 @@ TEST_CASE(enomem, failalloc_counts_and_fails)
 	failalloc_stop(&st);
 	thread_join(t);
 	EXPECT_EQ(st.attempts, 0);
+	EXPECT_TRUE(st.blocks == 0 && st.addr == 0);
 	EXPECT_TRUE(!other_failed);
+}
+
+/* The block balance: the armed thread's blocks got and given back. */
+TEST_CASE(enomem, failalloc_balance)
+{
+	struct failalloc_stats st;
+	void *old = malloc(40);
+	ASSERT_TRUE(old != NULL);
+	/* Each allocator's block given back, a realloc moving one, a failed
+	 * allocation, free(NULL): balanced. */
+	failalloc_start(3, 1);
+	void *p = malloc(24), *q = calloc(3, 8), *r = memalign(64, 64);
+	EXPECT_TRUE(malloc(8) == NULL);
+	void *m = realloc(NULL, 16);
+	void *moved = realloc(m, 4096);
+	free(q); free(p); free(r); free(moved); free(NULL);
+	failalloc_stop(&st);
+	EXPECT_TRUE(p && q && r && m && moved && moved != m);
+	EXPECT_EQ(st.blocks, 0);
+	EXPECT_EQ(st.addr, 0);
+	/* One kept: its address. */
+	failalloc_start(0, 0);
+	p = malloc(24);
+	failalloc_stop(&st);
+	free(p);                             /* disarmed: not counted */
+	EXPECT_EQ(st.blocks, 1);
+	EXPECT_EQ(st.addr, (uintptr_t)p);
+	/* One older block given back and a new one kept: the count balances,
+	 * the addresses do not (what a failed register_fprobe once did). */
+	failalloc_start(0, 0);
+	p = malloc(40);
+	free(old);
+	failalloc_stop(&st);
+	EXPECT_EQ(st.blocks, 0);
+	EXPECT_EQ(st.addr, (uintptr_t)p - (uintptr_t)old);
+	free(p);
 }
 
 /* ---- ftrace ops ---- */

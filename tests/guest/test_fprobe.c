@@ -217,6 +217,35 @@ TEST_CASE(fprobe, bad_filters)
 	EXPECT_EQ(p.bad + other.bad, 0);
 }
 
+/* A refused registration leaves fp's hashes (those of its last
+ * registration) as they were: it once kept the new filter when the notrace
+ * list, or an empty result, was refused — and the enomem harness saw that
+ * as 8 bytes more heap in use when the new hash took a chunk 8 bytes larger. */
+TEST_CASE(fprobe, refusal_keeps_hashes)
+{
+	static struct probe p;
+	probe_init(&p, true);
+	ASSERT_EQ(register_fprobe(&p.fp, "fpw_other", "fpw_add"), 0);
+	EXPECT_EQ(unregister_fprobe(&p.fp), 0);
+	const struct ftrace_hash *f = p.fp.g.ops.filter, *n = p.fp.g.ops.notrace;
+	ASSERT_TRUE(f && n);
+	EXPECT_EQ(register_fprobe(&p.fp, "fpw_add", "fpw_[x"), -EINVAL);
+	EXPECT_EQ(register_fprobe(&p.fp, "fpw_add !fpw_add", NULL), -EINVAL);
+	EXPECT_EQ(register_fprobe(&p.fp, "fpw_add", "fpw_no_such_function"), -EINVAL);
+	EXPECT_TRUE(p.fp.g.ops.filter == f && p.fp.g.ops.notrace == n);
+	EXPECT_TRUE(!fprobe_is_registered(&p.fp));
+	fpw_add(1, 2);
+	EXPECT_EQ(p.entries, 0);
+	/* A registration that succeeds takes the new ones. */
+	ASSERT_EQ(register_fprobe(&p.fp, "fpw_add", NULL), 0);
+	fpw_add(1, 2);
+	fpw_other(3);
+	EXPECT_EQ(unregister_fprobe(&p.fp), 0);
+	EXPECT_EQ(p.entries, 1);
+	EXPECT_EQ(p.exits, 1);
+	EXPECT_EQ(p.bad, 0);
+}
+
 TEST_CASE(fprobe, unregister_silences)
 {
 	static struct probe p;

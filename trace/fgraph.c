@@ -340,6 +340,8 @@ int register_fgraph(struct fgraph_ops *g)
 		mutex_unlock(&fgraph_mutex);
 		return -EBUSY;
 	}
+	/* What a failed registration puts back: the user sees it as it was. */
+	const struct fgraph_ops was = *g;
 	if (!g->ops.func)
 		g->ops.func = fgraph_ops_func;   /* else the user's FGRAPH_DEFINE_ENTRY */
 	if (core_ret_handler(g->ret_handler))   /* else the user's FGRAPH_DEFINE_RETURN */
@@ -358,6 +360,11 @@ int register_fgraph(struct fgraph_ops *g)
 	if (err) {
 		/* No site reaches it: nothing can hold the pointer. */
 		__atomic_store_n(&users[idx], NULL, __ATOMIC_RELEASE);
+		g->ops.func = was.ops.func;
+		g->ops.flags = was.ops.flags;
+		g->ops.graph_mask = was.ops.graph_mask;
+		g->ret_handler = was.ret_handler;
+		g->nmissed = was.nmissed;
 		g->idx = -1;
 	}
 	mutex_unlock(&fgraph_mutex);

@@ -21,6 +21,7 @@
 #include "boot/sched.h"
 #include "boot/smp.h"
 #include "boot/test.h"
+#include "lib/failalloc.h"
 #include "tests/guest/irq_probe.h"
 #include "trace/fgraph.h"
 #include "trace/fgraph_inline.h"
@@ -438,6 +439,45 @@ TEST_CASE(fgraph, no_retfunc)
 	EXPECT_EQ(register_fgraph(&u.g), -EINVAL);
 	EXPECT_EQ(u.g.idx, -1);
 	EXPECT_EQ(unregister_fgraph(&u.g), -EINVAL);
+}
+
+/* A registration that fails for lack of memory leaves the user as it was:
+ * its entry and return paths, flags, bit and missed count. */
+TEST_CASE(fgraph, failed_register_changes_nothing)
+{
+	static struct counting_user u;
+	memset(&u, 0, sizeof(u));
+	u.g.entryfunc = cu_entry;
+	u.g.retfunc = cu_exit;
+	u.g.idx = -1;
+	u.g.nmissed = 5;
+	ASSERT_EQ(ftrace_set_filter(&u.g.ops, "fg_mid fg_leaf", true), 0);
+	int err = 0;
+	for (unsigned k = 0; k < 16 && err != -ENOMEM; k++) {
+		struct failalloc_stats st;
+		failalloc_start(k, 1);
+		err = register_fgraph(&u.g);
+		failalloc_stop(&st);
+		if (err == 0)
+			EXPECT_EQ(unregister_fgraph(&u.g), 0);
+		u.g.nmissed = 5;          /* what a successful one reset */
+	}
+	ASSERT_EQ(err, -ENOMEM);
+	EXPECT_EQ(u.g.idx, -1);
+	EXPECT_TRUE(u.g.ops.func == NULL);
+	EXPECT_TRUE(u.g.ret_handler == NULL);
+	EXPECT_EQ(u.g.ops.flags, 0);
+	EXPECT_EQ(u.g.ops.graph_mask, 0);
+	EXPECT_EQ(u.g.nmissed, 5);
+	/* And it registers and runs afterwards. */
+	log_thread = current_thread();
+	ASSERT_EQ(register_fgraph(&u.g), 0);
+	EXPECT_EQ(fg_mid(4), 10);
+	EXPECT_EQ(unregister_fgraph(&u.g), 0);
+	log_thread = NULL;
+	EXPECT_EQ(u.entries, 2);
+	EXPECT_EQ(u.exits, 2);
+	EXPECT_EQ(u.bad, 0);
 }
 
 /* A recursion deeper than the shadow stack: the calls that do not fit are

@@ -119,6 +119,8 @@ TEST_SRCS  += tests/guest/test_enomem.c tests/guest/enomem_harness.c
 TEST_SRCS  += tests/guest/test_direct.c tests/guest/test_direct_rules.c tests/guest/direct_harness.c tests/guest/listing.c
 # The regs list caller's list function, reached by an old site's call.
 TEST_SRCS  += tests/guest/test_list_regs.c
+# Every site state at once, stopped for the gdb checks (tools/gdb_checks.py).
+TEST_SRCS  += tests/guest/test_gdb_states.c
 
 NOTRACE_SRCS := boot/kprintf.c boot/console.c boot/panic.c boot/fault.c boot/ksyms.c boot/smp.c \
 	boot/irq.c boot/clock.c boot/bench.c lib/newlib_glue.c lib/heap.c lib/glob.c lib/failalloc.c

@@ -3,7 +3,7 @@
 against the guest's own output, for tools/test.py (or standalone).
 
 gdb_trace_checks(arch, run, report, kernel_path, LOGS) boots the kernel
-seven times under QEMU's gdbstub (GDB=1 through tools/qemu-run.sh, SMP=2,
+eight times under QEMU's gdbstub (GDB=1 through tools/qemu-run.sh, SMP=2,
 gdb in batch mode with tests/gdb/*.gdb) and once without gdb:
 
   workload  `ftrace=function_graph ftrace_filter=vfs_stat,path_walk,kind_name`,
@@ -50,6 +50,14 @@ gdb in batch mode with tests/gdb/*.gdb) and once without gdb:
             dt_gdb and the direct trampoline alone on dt_gdb_alone:
             bt-enabled equals the enabled_functions the guest printed just
             before, and is exactly those two states' lines.
+  states    `bt.test=gdb_states` (tests/guest/test_gdb_states.c), stopped in
+            gdb_states_stop with every kind of site state at once: an ops
+            alone on its trampoline, plain and SAVE_REGS; list and regs list
+            sites; a direct trampoline alone and with an ops; with the
+            trampoline pool full, a plain and a SAVE_REGS ops (CALL_OPS on
+            arm64, list sites on x86-64): bt-enabled equals the guest's
+            enabled_functions, and each line is exactly its state's
+            (STATES_WANT).
 
 `run(cmd, timeout, env=None, stdin=...)` and `report(ok, name, detail)` are
 tools/test.py's; kernel_path(arch) names the ELF.  gdb uses ports 1251
@@ -416,10 +424,64 @@ def direct_case(arch, run, report, kernel, logs):
            "bt-enabled:\n%s\nguest:\n%s\ntest passed: %s\n%s" % (mine, guest, passed, out[-2000:]))
 
 
+# The lines of the states case (tests/guest/test_gdb_states.c), by function
+# and arch: an ops' own trampoline names the ops' entry (ftrace_ops_entry:
+# the assist wrapper, which a SAVE_REGS ops has as regs_call), a list site
+# its list function, a CALL_OPS site (arm64, the pool full) the ops' call or,
+# with R, regs_call, and "\tops: OPS (callback)" (an ops has no symbol: hex).
+_HEX = r"0x[0-9a-f]+"
+_TRAMP = r"\ttramp: %s \(dcount_cb%s\) ->ftrace_ops_assist_func%s" % (_HEX, _SYM, _SYM)
+_OPS = r"\tops: %s \(dcount_cb%s\)" % (_HEX, _SYM)
+_STATES = {
+    "gs_tramp": r"gs_tramp \(1\)           " + _TRAMP,
+    "gs_tramp_regs": r"gs_tramp_regs \(1\) R         " + _TRAMP,
+    "gs_list": r"gs_list \(2\)            ->ftrace_ops_list_func" + _SYM,
+    "gs_list_regs": r"gs_list_regs \(2\) R          ->ftrace_ops_list_regs_func" + _SYM,
+    "gs_direct": r"gs_direct \(1\)     D     \n\tdirect-->arch_test_direct_tramp" + _SYM,
+    "gs_direct_ops": r"gs_direct_ops \(2\)     D      ->ftrace_ops_list_regs_func%s\n"
+                     r"\tdirect-->arch_test_direct_tramp%s" % (_SYM, _SYM),
+    "gs_fill": r"gs_fill \([1-9]\d*\)            ->ftrace_ops_list_func" + _SYM,
+}
+STATES_WANT = {
+    "arm64": dict(_STATES, **{
+        "gs_pool": r"gs_pool \(1\)       O    ->ftrace_ops_assist_func" + _SYM + _OPS,
+        "gs_pool_regs": r"gs_pool_regs \(1\) R     O    ->ftrace_ops_assist_func" + _SYM + _OPS,
+    }),
+    "x86_64": dict(_STATES, **{
+        "gs_pool": r"gs_pool \(1\)            ->ftrace_ops_list_func" + _SYM,
+        "gs_pool_regs": r"gs_pool_regs \(1\) R          ->ftrace_ops_list_regs_func" + _SYM,
+    }),
+}
+
+
+def states_case(arch, run, report, kernel, logs):
+    """bt-enabled with every kind of site state at once (suite gdb_states
+    stops in gdb_states_stop): the guest's own enabled_functions, printed
+    just before, line for line, and each function's line the exact one of
+    its state on this arch."""
+    d = os.path.join(logs, "gdb-%s-states" % arch)
+    rc, out, serial = _gdb_boot(arch, run, kernel, "bt.test=gdb_states", "tests/gdb/gdb_states.gdb",
+                                d)
+    mine = _between(out, "==== bt-enabled\n", "==== end")
+    guest = _between(serial, "==== enabled_functions\n", "==== end")
+    want = STATES_WANT[arch]
+    got = _entries(mine or "")
+    wrong = [n for n in sorted(set(want) | set(got))
+             if n not in want or n not in got or not re.fullmatch(want[n], got[n])]
+    passed = re.search(r"^ok \d+ gdb_states$", serial, re.M) is not None
+    ok = mine is not None and mine == guest and not wrong and passed
+    report(ok, "%s gdb bt-enabled, every site state at once (own trampoline, R, list, regs "
+           "list, direct, direct + ops, pool full): the guest's enabled_functions exactly "
+           "(%d functions)" % (arch, len(got)),
+           "%s\nbt-enabled:\n%s\nguest:\n%s\ntest passed: %s, lines not as wanted: %s"
+           % (out[-2000:], mine, guest, passed, wrong))
+
+
 def gdb_trace_checks(arch, run, report, kernel_path, LOGS):
     kernel = kernel_path(arch)
     hooked_bt_case(arch, run, report, kernel, LOGS)
     direct_case(arch, run, report, kernel, LOGS)
+    states_case(arch, run, report, kernel, LOGS)
     workload_case(arch, run, report, kernel, LOGS)
     wrapped_case(arch, run, report, kernel, LOGS)
     midrun_case(arch, run, report, kernel, LOGS)

@@ -6,7 +6,11 @@
  * functions are called in and only adds with atomics (last_ip and
  * last_parent: plain stores, read once the calls are over).
  */
+#include <stdlib.h>
 #include <string.h>
+
+#include "boot/test.h"
+#include "patch/tramp.h"
 
 #include "tests/guest/ftrace_harness.h"
 #include "trace/ring_buffer.h"
@@ -63,4 +67,37 @@ unsigned events_of(uint16_t type, uintptr_t func)
 unsigned fn_events(uintptr_t func)
 {
 	return events_of(TRACE_FN, func);
+}
+
+static void fill_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
+		    struct ftrace_regs *fregs) { }
+
+void pool_fill(const char *filter, struct ftrace_ops **fill_out, unsigned *n_out)
+{
+	*fill_out = NULL;
+	*n_out = 0;
+	struct tramp_stats ts;
+	tramp_get_stats(&ts);
+	struct ftrace_ops *fill = calloc(ts.slots + 1, sizeof(*fill));
+	ASSERT_TRUE(fill != NULL);
+	unsigned n = 0;
+	for (; n <= ts.slots; n++) {
+		fill[n].func = fill_cb;
+		ASSERT_EQ(ftrace_set_filter(&fill[n], filter, true), 0);
+		ASSERT_EQ(register_ftrace_function(&fill[n]), 0);
+		if (!fill[n].tramp) {
+			EXPECT_EQ(unregister_ftrace_function(&fill[n]), 0);
+			break;
+		}
+	}
+	EXPECT_TRUE(n <= ts.slots);            /* the pool did run out */
+	*fill_out = fill;
+	*n_out = n;
+}
+
+void pool_release(struct ftrace_ops *fill, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		EXPECT_EQ(unregister_ftrace_function(&fill[i]), 0);
+	free(fill);
 }

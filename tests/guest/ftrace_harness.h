@@ -7,7 +7,8 @@
  * migrates).  The traced target ft_leaf (the core's recursion cases and
  * the live migrant call it), a counting callback ops (the core's and
  * test_ftrace_recl.c's), and the function tracers' events counted in the
- * trace buffer (the core's and test_ftrace_regs.c's).  Each file's other
+ * trace buffer (the core's and test_ftrace_regs.c's), and the trampoline
+ * pool filled up (the core's and test_gdb_states.c's).  Each file's other
  * ft_* functions are its own.
  */
 #ifndef TESTS_GUEST_FTRACE_HARNESS_H
@@ -42,5 +43,15 @@ void counter_init(struct counter *c, const char *filter);
  * buffer quiet (no tracer writing). */
 unsigned events_of(uint16_t type, uintptr_t func);
 unsigned fn_events(uintptr_t func);
+
+/* Take every slot of the trampoline pool with empty ops filtered on
+ * `filter`, so that the next ops finds none: *fill_out holds the *n_out
+ * registered ones (the one that found the pool empty is unregistered
+ * again), or NULL if that failed (a failure is reported).  The ops share
+ * the filter's functions: those become list sites of *n_out ops.
+ * pool_release unregisters and frees them: call it with what pool_fill
+ * gave, on every path. */
+void pool_fill(const char *filter, struct ftrace_ops **fill_out, unsigned *n_out);
+void pool_release(struct ftrace_ops *fill, unsigned n);
 
 #endif

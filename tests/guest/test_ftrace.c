@@ -28,7 +28,6 @@
 #include "boot/smp.h"
 #include "boot/test.h"
 #include "patch/patch.h"
-#include "patch/tramp.h"
 #include "tests/guest/ftrace_harness.h"
 #include "tests/guest/listing.h"
 #include "trace/ftrace.h"
@@ -224,40 +223,6 @@ TEST_CASE(ftrace, list_nested_calls_are_not_traced)
 	ASSERT_EQ(unregister_ftrace_function(&rec_c.ops), 0);
 }
 
-/* Take every slot of the trampoline pool with empty ops on ft_b, so that
- * the next ops finds none: *fill holds the *n registered ones (the one that
- * found the pool empty is unregistered again); NULL if that failed. */
-static void pool_fill(struct ftrace_ops **fill_out, unsigned *n_out)
-{
-	*fill_out = NULL;
-	*n_out = 0;
-	struct tramp_stats ts;
-	tramp_get_stats(&ts);
-	struct ftrace_ops *fill = calloc(ts.slots + 1, sizeof(*fill));
-	ASSERT_TRUE(fill != NULL);
-	unsigned n = 0;
-	for (; n <= ts.slots; n++) {
-		fill[n].func = empty_cb;
-		ASSERT_EQ(ftrace_set_filter(&fill[n], "ft_b", true), 0);
-		ASSERT_EQ(register_ftrace_function(&fill[n]), 0);
-		if (!fill[n].tramp) {
-			EXPECT_EQ(unregister_ftrace_function(&fill[n]), 0);
-			break;
-		}
-	}
-	EXPECT_TRUE(n <= ts.slots);            /* the pool did run out */
-	*fill_out = fill;
-	*n_out = n;
-}
-
-/* Undo pool_fill. */
-static void pool_release(struct ftrace_ops *fill, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		EXPECT_EQ(unregister_ftrace_function(&fill[i]), 0);
-	free(fill);
-}
-
 /*
  * An ops that finds the trampoline pool full is served by the list caller
  * (CALL_OPS where sites carry a data word: the word names the ops).  Its
@@ -271,7 +236,7 @@ TEST_CASE(ftrace, pool_full_ops_uses_the_list_caller)
 {
 	struct ftrace_ops *fill;
 	unsigned n;
-	pool_fill(&fill, &n);
+	pool_fill("ft_b", &fill, &n);
 	ASSERT_TRUE(fill != NULL);
 
 	static struct counter c;
@@ -533,7 +498,7 @@ TEST_CASE(ftrace, listings_call_ops)
 {
 	struct ftrace_ops *fill;
 	unsigned n;
-	pool_fill(&fill, &n);
+	pool_fill("ft_b", &fill, &n);
 	ASSERT_TRUE(fill != NULL);
 	static struct counter c;
 	counter_init(&c, "ft_target");

@@ -42,7 +42,10 @@ FREC_DIRECT, FREC_DIRECT_EN = 1 << 24, 1 << 25
 FREC_CALL_OPS, FREC_CALL_OPS_EN = 1 << 26, 1 << 27
 FREC_ENABLED, FREC_DISABLED = 1 << 28, 1 << 29
 ENABLED_LINE_MAX = 320            # ftrace_list_enabled's line buffer
-MAX_OPS = 256                     # bound on the ops list walk
+# Bound on the ops list walk.  The guest sets none: a full trampoline pool
+# alone is some 250 ops on arm64 (tests/guest/test_gdb_states.c), so the
+# bound only stops a list that loops or runs wild, and says so.
+MAX_OPS = 1 << 16
 
 
 class BtError(Exception):
@@ -404,8 +407,13 @@ def ops_list():
     addr, t = var("ftrace_ops_list")
     p = unpack(t, read(addr, t.sizeof))
     ot = struct_type("struct ftrace_ops")
-    out = []
-    while p and len(out) < MAX_OPS:
+    out, seen = [], set()
+    while p:
+        # A listing from part of the list would name the wrong ops: fail.
+        if p in seen or len(out) >= MAX_OPS:
+            raise BtError("ftrace_ops_list %s at ops 0x%x after %d ops" % (
+                "loops" if p in seen else "goes on", p, len(out)))
+        seen.add(p)
         o = unpack(ot, read(p, ot.sizeof))
         o["addr"] = p
         o["h_filter"] = _hash(o["applied_filter"])

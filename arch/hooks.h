@@ -348,7 +348,9 @@ void arch_tramp_poison(void *buf, size_t n);
  * ftrace_ops_list_func (arm64: op->call, which it is for &ftrace_list_ops);
  * the regs variant also fills a pt_regs and calls
  * ftrace_ops_list_regs_func (arm64: op->regs_call, which it is for
- * &ftrace_list_ops; for a CALL_OPS site's one ops both are its call). */
+ * &ftrace_list_ops; a CALL_OPS site's one ops has its entry in the field
+ * of the caller its site calls, the other caller's list function in the
+ * other: trace/ftrace.h). */
 void arch_ftrace_list_caller(void);
 void arch_ftrace_regs_list_caller(void);
 

@@ -47,9 +47,10 @@ gdb in batch mode with tests/gdb/*.gdb) and once without gdb:
             real caller, down to the thread's start.
   direct    `bt.test=direct_gdb` (tests/guest/test_direct.c), stopped in
             direct_gdb_stop with a direct trampoline and a callback ops on
-            dt_gdb and the direct trampoline alone on dt_gdb_alone:
+            dt_gdb, the direct trampoline alone on dt_gdb_alone and a
+            SAVE_REGS ops on its own trampoline on dt_gdb_regs:
             bt-enabled equals the enabled_functions the guest printed just
-            before, and is exactly those two states' lines.
+            before, and is exactly those three states' lines.
   states    `bt.test=gdb_states` (tests/guest/test_gdb_states.c), stopped in
             gdb_states_stop with every kind of site state at once: an ops
             alone on its trampoline, plain and SAVE_REGS; list and regs list
@@ -384,12 +385,16 @@ def hooked_bt_case(arch, run, report, kernel, logs):
 
 # The lines of the direct case, by function: a direct trampoline with a
 # callback ops (the regs list caller calls its list function, then the
-# trampoline), and alone.  %pS-style symbols, with or without offset/size.
+# trampoline), and alone; a SAVE_REGS ops' own trampoline.  %pS-style symbols, with or without offset/size.
 _SYM = r"(?:\+0x0/0x[0-9a-f]+)?"
 DIRECT_WANT = {
     "dt_gdb": r"dt_gdb \(2\)     D      ->ftrace_ops_list_regs_func%s\n"
               r"\tdirect-->arch_test_direct_tramp%s" % (_SYM, _SYM),
     "dt_gdb_alone": r"dt_gdb_alone \(1\)     D     \n\tdirect-->arch_test_direct_tramp%s" % _SYM,
+    # A SAVE_REGS ops on its own trampoline, which calls its entry (the
+    # assist function; the ops' call is the plain list function).
+    "dt_gdb_regs": r"dt_gdb_regs \(1\) R         \ttramp: 0x[0-9a-f]+ \(dcount_cb%s\) "
+                   r"->ftrace_ops_assist_func%s" % (_SYM, _SYM),
 }
 
 

@@ -590,6 +590,11 @@ def shell_session(arch):
          blocks.get("ls options/", [""])[0].split("\n") == TRACE_OPTIONS and
          blocks.get("ls trace_stat") == ["\n".join("function%d" % n for n in range(SMP))] and
          blocks.get("ls nosuch") == ["ls: cannot access 'nosuch': No such file or directory"]),
+        ("ls: an entry of options/ or trace_stat/ only if cat has it",
+         blocks.get("ls options/sym-offset") == ["options/sym-offset"] and
+         blocks.get("ls trace_stat/function0") == ["trace_stat/function0"] and
+         all(blocks.get("ls " + p) == ["ls: cannot access '%s': No such file or directory" % p]
+             for p in ("options/nosuch", "trace_stat/function99", "trace_stat/function01"))),
         ("set_graph_function >, >>, empty", blocks.get("cat set_graph_function") ==
          ["#### all functions enabled ####", "kind_name\nvfs_stat"]),
         ("set_graph_function: no match, unchanged", blocks.get("echo 'nosuch_*' > set_graph_function") ==
@@ -620,7 +625,7 @@ def shell_session(arch):
          ["cat: trace_stat/function01: No such file or directory"] and
          blocks.get("echo 2 > function_profile_enabled") ==
          ["echo: write error: Invalid argument (function_profile_enabled takes 0 or 1)"]),
-        ("status", rc == 1 and "baretrace: script done, 19 command(s) failed" in out),
+        ("status", rc == 1 and "baretrace: script done, 22 command(s) failed" in out),
     ]
     for name, ok in checks:
         report(bool(ok), "%s shell script: %s" % (arch, name), out if not ok else "")

@@ -18,7 +18,7 @@
  *                            a pool address has no symbol: hex, as %pS)
  *   the list caller          " ->what it calls" (ftrace_ops_list_func, the
  *                            regs list caller's ftrace_ops_list_regs_func,
- *                            or with CALL_OPS the one ops' call)
+ *                            or with CALL_OPS the one ops' entry)
  *   CALL_OPS                 "\tops: OPS (callback)"
  *   a direct trampoline      "\n\tdirect-->TARGET"; refs counts every
  *                            attached ops, the direct one too (Linux's count)

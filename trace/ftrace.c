@@ -388,10 +388,11 @@ int ftrace_do_register(struct ftrace_ops *op)
 	ftrace_func_t entry = (op->flags & FTRACE_OPS_FL_RECURSION) ? op->func : ftrace_ops_assist_func;
 	/* A CALL_OPS site of this ops calls the regs list caller if the ops
 	 * saves registers, else the plain one: that caller's field is the
-	 * entry.  The other caller reaches the word only from a CPU that
-	 * fetched an old call of a site the update moves on (a regs list site
-	 * becoming a plain ops' own, or a SAVE_REGS ops' CALL_OPS site
-	 * becoming a plain list site): its list function then walks the
+	 * entry.  The other caller reaches the word only mid-update, from a
+	 * CPU whose fetch of the site's call and load of its word straddle
+	 * the update (a regs list site becoming a plain ops' own, a SAVE_REGS
+	 * ops' CALL_OPS site becoming a plain list site, or the reverse of
+	 * either; trace/DESIGN.md): its list function then walks the
 	 * function's ops, so a plain ops never sees the frame, nor a SAVE_REGS
 	 * one a call without it, and a direct trampoline the site still has
 	 * is entered. */

@@ -87,12 +87,12 @@ struct ftrace_ops {
 	 * ftrace_ops_entry) for the caller its CALL_OPS site calls in its
 	 * steady state -- call for a plain ops, regs_call for one with
 	 * SAVE_REGS -- and the other caller's list function for the other:
-	 * ftrace_ops_list_regs_func / ftrace_ops_list_func.  A CPU that
-	 * fetched a site's old call may meet the word with the other caller
-	 * mid-update; the list function then walks the function's ops, shows
+	 * ftrace_ops_list_regs_func / ftrace_ops_list_func.  A CPU whose
+	 * fetch of a site's call and load of its word straddle an update may
+	 * meet the word with the other caller; the list function then walks the function's ops, shows
 	 * the frame to SAVE_REGS ops only and calls no SAVE_REGS ops without
 	 * one (ftrace_list_ops has the two list functions).  Written by the
-	 * core under ftrace_lock.  An ops placed in a data word without being
+	 * core under ftrace_mutex.  An ops placed in a data word without being
 	 * registered (tests) sets both.  call must stay first. */
 	ftrace_func_t call;
 	ftrace_func_t regs_call;

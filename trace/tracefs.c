@@ -382,12 +382,17 @@ static int set_profile_enabled(const char *arg, const char *value, bool append)
 }
 
 /* trace_stat/functionN: CPU N's profile (N as Linux names it: no leading
- * zero, so function01 is no file). */
+ * zero, so function01 is no file).  Is `name` one, and of which CPU? */
+static bool stat_cpu(const char *name, unsigned long *cpu)
+{
+	return !strncmp(name, "function", 8) && parse_ulong(name + 8, cpu, MAX_CPUS - 1) &&
+	       *cpu < ncpus && !(name[8] == '0' && name[9]);
+}
+
 static int cat_trace_stat(const char *name)
 {
 	unsigned long cpu;
-	if (strncmp(name, "function", 8) || !parse_ulong(name + 8, &cpu, MAX_CPUS - 1) ||
-	    cpu >= ncpus || (name[8] == '0' && name[9]))
+	if (!stat_cpu(name, &cpu))
 		return -ENOENT;
 	int err = profile_print((unsigned)cpu);
 	if (err == -ENOMEM)
@@ -535,9 +540,13 @@ static int ls(const char *dir)
 			kprintf("function%u\n", cpu);
 		return 0;
 	}
+	/* A file, or an entry of a directory that cat has: ls names it. */
 	const char *arg;
-	if (find_file(dir, &arg)) {
-		kprintf("%s\n", dir);          /* a file: ls names it */
+	unsigned long cpu;
+	if (find_file(dir, &arg) &&
+	    (strncmp(dir, "options/", 8) || option_index(arg) >= 0) &&
+	    (strncmp(dir, "trace_stat/", 11) || stat_cpu(arg, &cpu))) {
+		kprintf("%s\n", dir);
 		return 0;
 	}
 	kprintf("ls: cannot access '%s': No such file or directory\n", dir);

@@ -140,9 +140,10 @@
 /* Static callers: op = the site's literal; the plain one calls op->call,
  * the regs one op->regs_call (frame.h OPS_*): the list function of each
  * (ftrace_list_ops: ftrace_ops_list_func, ftrace_ops_list_regs_func), or
- * a CALL_OPS site's one ops' call either way.  Being a field of the same
- * ops, not a second ops in the word, the regs caller reaches the regs
- * function whichever data word value a CPU that fetched the site's BL
+ * a CALL_OPS site's one ops' entry through the caller that site calls
+ * (trace/ftrace.h).  Being a field of the same ops, not a second ops in
+ * the word, each caller reaches its own list function or an entry made
+ * for it whichever data word value a CPU that fetched the site's BL
  * loads (trace/site_state.h data_of).  The regs one also serves sites with
  * a direct trampoline and callbacks: no direct trampoline unless the list
  * function names one. */

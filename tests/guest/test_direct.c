@@ -4,7 +4,7 @@
  * recursion guard, and while ops come and go under fire (suite `direct`);
  * listed for the gdb checks (suite `direct_gdb`, run only when named:
  * stops for tools/gdb_checks.py with a direct trampoline and an ops on one
- * function); and the per-site data word's check (suites
+ * function, and a SAVE_REGS ops on its own trampoline); and the per-site data word's check (suites
  * `ftrace_refuse_data*`, which kill tracing, so they run only when named).
  * One direct trampoline per function, reach and the refusals are
  * test_direct_rules.c's.
@@ -46,6 +46,7 @@ T int dt_lit_other(int x) { KEEP(); return x + 12; }
 T int dt_graph(int x) { KEEP(); return x * 11; }
 T int dt_gdb(int x) { KEEP(); return x + 31; }
 T int dt_gdb_alone(int x) { KEEP(); return x + 32; }
+T int dt_gdb_regs(int x) { KEEP(); return x + 33; }
 
 /*
  * One step of a case: enabled_functions is the one line of `name` with the
@@ -329,29 +330,41 @@ T void direct_gdb_stop(void)
 }
 
 /* A direct trampoline on dt_gdb and dt_gdb_alone, a callback ops on
- * dt_gdb too; enabled_functions printed between "==== enabled_functions"
- * and "==== end", then the stop. */
+ * dt_gdb too, and a SAVE_REGS ops alone on dt_gdb_regs (its own
+ * trampoline, which calls its entry: its regs_call, not its call);
+ * enabled_functions printed between "==== enabled_functions" and
+ * "==== end", then the stop. */
 TEST_CASE_FLAGS(direct_gdb, direct_and_ops_listed, TEST_MANUAL)
 {
 	static struct ftrace_ops d;
-	static struct dcount a;
+	static struct dcount a, r;
 	static struct listing l;
-	char one[256], two[256];
+	char one[256], two[256], three[256], sym[96], entry[96];
 	memset(&d, 0, sizeof(d));
 	ASSERT_EQ(ftrace_set_filter(&d, "dt_gdb dt_gdb_alone", true), 0);
 	dcount_init(&a, "dt_gdb", (uintptr_t)dt_gdb, 0);
+	dcount_init(&r, "dt_gdb_regs", (uintptr_t)dt_gdb_regs, FTRACE_OPS_FL_SAVE_REGS);
 	ASSERT_EQ(register_ftrace_direct(&d, (uintptr_t)arch_test_direct_tramp), 0);
 	ASSERT_EQ(register_ftrace_function(&a.ops), 0);
+	ASSERT_EQ(register_ftrace_function(&r.ops), 0);
+	EXPECT_TRUE(r.ops.tramp != 0);
 	enabled_listing(&l);
-	EXPECT_EQ(l.lines, 2);
+	EXPECT_EQ(l.lines, 3);
 	EXPECT_TRUE(strstr(l.text, direct_line(one, sizeof(one), "dt_gdb", 2, false,
 					       arch_test_direct_tramp)) != NULL);
 	EXPECT_TRUE(strstr(l.text, direct_line(two, sizeof(two), "dt_gdb_alone", 1, false,
 					       arch_test_direct_tramp)) != NULL);
+	ksym_format(sym, sizeof(sym), (uintptr_t)r.ops.func);
+	ksym_format(entry, sizeof(entry), (uintptr_t)ftrace_ops_entry(&r.ops));
+	ksnprintf(three, sizeof(three), "dt_gdb_regs (1) R         \ttramp: 0x%lx (%s) ->%s\n",
+		  (unsigned long)r.ops.tramp, sym, entry);
+	EXPECT_TRUE(strstr(l.text, three) != NULL);
 	kprintf("==== enabled_functions\n%s==== end\n", l.text);
 	direct_gdb_stop();
-	EXPECT_EQ(dt_gdb(1) + dt_gdb_alone(1), 65);
+	EXPECT_EQ(dt_gdb(1) + dt_gdb_alone(1) + dt_gdb_regs(1), 99);
 	EXPECT_EQ(a.hits, 1);
+	EXPECT_EQ(r.hits, 1);
+	ASSERT_EQ(unregister_ftrace_function(&r.ops), 0);
 	ASSERT_EQ(unregister_ftrace_function(&a.ops), 0);
 	ASSERT_EQ(unregister_ftrace_direct(&d), 0);
 }

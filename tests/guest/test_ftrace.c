@@ -229,8 +229,9 @@ TEST_CASE(ftrace, list_nested_calls_are_not_traced)
  * calls are counted exactly, and once it leaves, the site's data word is
  * ftrace_list_ops again, never a pointer to an ops that may be freed.  A
  * SAVE_REGS one is served by the regs list caller, which calls the ops'
- * regs_call (its call) with the frame; a plain one's regs_call, reached
- * only through an old call, hides the frame.
+ * regs_call (its entry) with the frame; a plain one's regs_call, reached
+ * only through an old call, hides the frame, and a SAVE_REGS one's call,
+ * reached only through an old word, calls it not at all.
  */
 TEST_CASE(ftrace, pool_full_ops_uses_the_list_caller)
 {
@@ -490,9 +491,10 @@ TEST_CASE(ftrace, listings)
 /*
  * One ops with no trampoline (the pool is full): the list caller serves it.
  * Where sites carry a data word that is CALL_OPS: the O flag, " ->" the
- * ops' call (the caller calls it straight) and "\tops: OPS (callback)"
- * (Linux's %pS of an ops: it has no symbol, so hex).  Elsewhere the list
- * caller runs the list function for it.
+ * ops' entry (the caller calls it straight: a plain ops' call, a SAVE_REGS
+ * one's regs_call) and "\tops: OPS (callback)" (Linux's %pS of an ops: it
+ * has no symbol, so hex).  Elsewhere the list caller runs the list
+ * function for it.
  */
 TEST_CASE(ftrace, listings_call_ops)
 {
@@ -520,6 +522,29 @@ TEST_CASE(ftrace, listings_call_ops)
 		ksnprintf(want, sizeof(want), "%s ->%s\n", pre, call);
 	}
 	const char *at = strstr(cap.text, "ft_target (");
+	EXPECT_TRUE(at != NULL && strncmp(at, want, strlen(want)) == 0);
+	if (!at || strncmp(at, want, strlen(want)) != 0)
+		kprintf("    # want: %s    # got:  %s\n", want, at ? at : "(no ft_target line)\n");
+	EXPECT_EQ(unregister_ftrace_function(&c.ops), 0);
+	/* A SAVE_REGS one: R, and " ->" its entry, which the regs list caller
+	 * calls straight (its regs_call; its call is the plain list function). */
+	counter_init(&c, "ft_target");
+	c.ops.flags = FTRACE_OPS_FL_SAVE_REGS;
+	EXPECT_EQ(register_ftrace_function(&c.ops), 0);
+	EXPECT_EQ(c.ops.tramp, 0);
+	memset(&cap, 0, sizeof(cap));
+	ftrace_list_enabled(listing_line, &cap);
+	enabled_prefix(pre, sizeof(pre), "ft_target", 1, true, false, ARCH_SITE_HAS_DATA);
+	if (ARCH_SITE_HAS_DATA) {
+		const char *entry = ksym_lookup((uintptr_t)ftrace_ops_entry(&c.ops), NULL, NULL);
+		EXPECT_STREQ(entry ? entry : "?", "ftrace_ops_assist_func");
+		ksym_format(call, sizeof(call), (uintptr_t)ftrace_ops_entry(&c.ops));
+		ksnprintf(want, sizeof(want), "%s ->%s\tops: %s (%s)\n", pre, call, ops, sym);
+	} else {
+		ksym_format(call, sizeof(call), (uintptr_t)ftrace_ops_list_regs_func);
+		ksnprintf(want, sizeof(want), "%s ->%s\n", pre, call);
+	}
+	at = strstr(cap.text, "ft_target (");
 	EXPECT_TRUE(at != NULL && strncmp(at, want, strlen(want)) == 0);
 	if (!at || strncmp(at, want, strlen(want)) != 0)
 		kprintf("    # want: %s    # got:  %s\n", want, at ? at : "(no ft_target line)\n");

@@ -163,6 +163,10 @@ static FTRACE_HOT void list_direct(const struct listvec *v, const struct listvec
 				   uintptr_t ip, struct ftrace_regs *fregs)
 {
 	if (e) {
+		/* A run without a direct ops: nothing to find (the flag never
+		 * changes while an ops is registered). */
+		if (!e->direct)
+			return;
 		for (struct ftrace_ops *const *run = &v->ops[e->first], *op; (op = *run); run++)
 			if ((arch_load_relaxed32(&op->flags) &
 			     (FTRACE_OPS_FL_DIRECT | FTRACE_OPS_FL_ENABLED)) ==

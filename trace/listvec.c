@@ -38,14 +38,17 @@ void listvec_add(struct listvec *v, uintptr_t ip, struct ftrace_ops *const *ops,
 		i++;    /* fewer than `sites` entries so far: i < home + sites */
 	}
 	v->used++;
-	uint16_t plain = 1;
-	for (unsigned k = 0; k < n; k++)
+	uint8_t plain = 1, direct = 0;
+	for (unsigned k = 0; k < n; k++) {
 		if (ops[k]->flags & (FTRACE_OPS_FL_GRAPH | FTRACE_OPS_FL_RECURSION |
 				     FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_DIRECT))
 			plain = 0;
+		if (ops[k]->flags & FTRACE_OPS_FL_DIRECT)
+			direct = 1;
+	}
 	memcpy(&v->ops[v->nops], ops, n * sizeof(*ops));
 	v->ops[v->nops + n] = NULL;             /* calloc'd; said for the reader */
-	v->slot[i] = (struct listvec_entry){ ip, v->nops, (uint16_t)n, plain };
+	v->slot[i] = (struct listvec_entry){ ip, v->nops, (uint16_t)n, plain, direct };
 	v->nops += n + 1;
 }
 

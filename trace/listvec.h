@@ -34,11 +34,13 @@ struct listvec_entry {
 	uintptr_t ip;                   /* 0 = empty slot */
 	uint32_t first;                 /* its ops: ops[first .. first + n), then NULL */
 	uint16_t n;
-	uint16_t plain;                 /* 1: every one of them is a plain callback
+	uint8_t plain;                  /* 1: every one of them is a plain callback
 					   (no GRAPH, RECURSION, SAVE_REGS or DIRECT
 					   flag, which never change while registered;
 					   a DIRECT one is listed for its address,
 					   not called: ftrace.c list_direct) */
+	uint8_t direct;                 /* 1: one of them is a DIRECT ops (0: the
+					   regs list function need not look) */
 };
 
 struct listvec {

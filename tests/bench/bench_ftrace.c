@@ -42,6 +42,7 @@ static void per_call(const char *name, int (*attach)(void), void (*detach)(void)
 	for (int r = 0; r < BENCH_ROUNDS; r++) {
 		base[r] = bench_measure(call_loop, &sink).min;
 		if (attach() != 0) {
+			detach();          /* what did attach stays out of later figures */
 			bench_print_na(name, "insns", "attach failed");
 			return;
 		}

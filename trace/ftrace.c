@@ -34,7 +34,7 @@ struct mutex ftrace_mutex = MUTEX_INIT;
 struct ftrace_ops *ftrace_ops_list;            /* lock-free readers; see header */
 static struct listvec *list_table;             /* lock-free readers; listvec.h */
 bool ftrace_dead;                              /* atomic; ftrace_is_dead() */
-static char dead_reason[96];
+static char dead_reason[FTRACE_ERROR_SIZE];   /* a function named in full */
 
 /* The data word of list sites: each list caller calls its own function
  * through it (ftrace.h, regs_call). */

@@ -614,7 +614,7 @@ static void list_table_update(const struct update *u)
  */
 static int update_refused(const struct update *u)
 {
-	char why[112];
+	char why[FTRACE_ERROR_SIZE];
 	struct ftrace_rec *r = rec_find(u->refused);
 	if (!r)
 		panic("ftrace: refused site %lx has no record", (unsigned long)u->refused);

@@ -9,9 +9,12 @@
  *   - the exit callback, on CPU c, is the only writer of tables[c], with
  *     interrupts off (an interrupt's own profiled calls would otherwise
  *     nest inside an insert);
- *   - readers (lookup, sorted, show) hold profile_mutex and load each
- *     field whole; a new entry's counters are stored before its key
- *     (RELEASE), so a reader that sees the key (ACQUIRE) sees a hit;
+ *   - readers (lookup, sorted, show) hold profile_mutex; a new entry's
+ *     counters are stored before its key (RELEASE), so a reader that sees
+ *     the key (ACQUIRE) sees a hit; a later update is bracketed by the
+ *     entry's seq (odd while it runs), and a reader retries until it read
+ *     every counter of one entry between the same even seq, so the sum of
+ *     squares (two words) is never read half updated;
  *   - zeroing (enable, reset) holds profile_mutex and runs with no writer:
  *     either the user is unregistered (unregister_fgraph waits until no
  *     callback runs), or counting is paused and a grace period has passed
@@ -35,8 +38,15 @@
 
 struct pent {
 	uintptr_t func;                 /* 0: free; owner CPU, RELEASE once */
-	uint64_t hits, total, min, max, s2;   /* ns; owner CPU, irqs off */
+	uint32_t seq;                   /* odd while the owner updates the counters */
+	uint64_t hits, total, min, max; /* ns; owner CPU, irqs off */
+	uint64_t s2_lo, s2_hi;          /* sum of squares, ns^2, 128 bits: one call
+					 * of 4.3 s squares past 64 bits; same */
 };
+
+/* Reader retries of one entry before it takes what it read: the writer
+ * holds an entry for a few dozen instructions with interrupts off. */
+#define READ_TRIES 1000
 
 struct ptable {
 	unsigned mask;                  /* slots - 1; written once */
@@ -61,6 +71,14 @@ static bool prof_entry(const struct fgraph_ent *e, struct fgraph_ops *g, uint64_
 	return true;                    /* only the exit counts; calltime is the core's */
 }
 
+static void add_s2(struct pent *p, uint64_t ns)
+{
+	unsigned __int128 sq = (unsigned __int128)ns * ns;
+	unsigned __int128 sum = ((unsigned __int128)p->s2_hi << 64 | p->s2_lo) + sq;
+	ST(&p->s2_lo, (uint64_t)sum);
+	ST(&p->s2_hi, (uint64_t)(sum >> 64));
+}
+
 /* Add one call of `ns` to the table (owner CPU, interrupts off). */
 static void account(struct ptable *t, uintptr_t func, uint64_t ns)
 {
@@ -68,13 +86,19 @@ static void account(struct ptable *t, uintptr_t func, uint64_t ns)
 	     i = (i + 1) & t->mask, n++) {
 		struct pent *p = &t->e[i];
 		if (p->func == func) {
+			/* seq odd before any counter changes (RELEASE fence:
+			 * the seq store is ordered before the counters'). */
+			ST(&p->seq, p->seq + 1);
+			__atomic_thread_fence(__ATOMIC_RELEASE);
 			ST(&p->hits, p->hits + 1);
 			ST(&p->total, p->total + ns);
-			ST(&p->s2, p->s2 + ns * ns);
+			add_s2(p, ns);
 			if (ns < p->min)
 				ST(&p->min, ns);
 			if (ns > p->max)
 				ST(&p->max, ns);
+			/* RELEASE: the counters before the even seq. */
+			__atomic_store_n(&p->seq, p->seq + 1, __ATOMIC_RELEASE);
 			return;
 		}
 		if (p->func)
@@ -83,7 +107,7 @@ static void account(struct ptable *t, uintptr_t func, uint64_t ns)
 			break;
 		ST(&p->hits, 1);
 		ST(&p->total, ns);
-		ST(&p->s2, ns * ns);
+		add_s2(p, ns);
 		ST(&p->min, ns);
 		ST(&p->max, ns);
 		/* RELEASE: a reader that finds the key finds the counters. */
@@ -94,15 +118,26 @@ static void account(struct ptable *t, uintptr_t func, uint64_t ns)
 	ST(&t->dropped, t->dropped + 1);
 }
 
-static void prof_return(const struct fgraph_ret *r, struct fgraph_ops *g, uint64_t *data)
+/* One call of func that took ns, on this CPU; false if no table yet. */
+static bool count_call(uintptr_t func, uint64_t ns)
 {
-	/* Graph time: from entry to return, children included. */
-	uint64_t ns = clock_cycles_to_ns(r->rettime - r->calltime);
 	unsigned long f = arch_irq_save();
 	struct ptable *t = tables[arch_this_cpu()->id];
 	if (t && !__atomic_load_n(&paused, __ATOMIC_ACQUIRE))
-		account(t, r->func, ns);
+		account(t, func, ns);
 	arch_irq_restore(f);
+	return t != NULL;
+}
+
+static void prof_return(const struct fgraph_ret *r, struct fgraph_ops *g, uint64_t *data)
+{
+	/* Graph time: from entry to return, children included. */
+	count_call(r->func, clock_cycles_to_ns(r->rettime - r->calltime));
+}
+
+int profile_count_call(uintptr_t func, uint64_t ns)
+{
+	return count_call(func, ns) ? 0 : -ENOENT;
 }
 
 static struct fgraph_ops prof_ops = {
@@ -211,16 +246,26 @@ struct ftrace_ops *profile_ftrace_ops(void)
 
 /* ---- reading ---- */
 
-/* A copy of entry p, false if the slot is free. */
+/* A copy of entry p, false if the slot is free.  Every counter from
+ * between the same two even values of p->seq (after READ_TRIES attempts,
+ * what the last one read). */
 static bool read_ent(const struct pent *p, struct profile_rec *out)
 {
 	uintptr_t func = __atomic_load_n(&p->func, __ATOMIC_ACQUIRE);
 	if (!func)
 		return false;
-	*out = (struct profile_rec){
-		.func = func, .hits = LD(&p->hits), .total_ns = LD(&p->total),
-		.min_ns = LD(&p->min), .max_ns = LD(&p->max), .s2 = LD(&p->s2),
-	};
+	for (unsigned tries = 0; tries < READ_TRIES; tries++) {
+		uint32_t seq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
+		*out = (struct profile_rec){
+			.func = func, .hits = LD(&p->hits), .total_ns = LD(&p->total),
+			.min_ns = LD(&p->min), .max_ns = LD(&p->max),
+			.s2 = (unsigned __int128)LD(&p->s2_hi) << 64 | LD(&p->s2_lo),
+		};
+		/* ACQUIRE fence: the counters' loads before seq's second load. */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (!(seq & 1) && LD(&p->seq) == seq)
+			break;
+	}
 	return true;
 }
 
@@ -318,14 +363,20 @@ static size_t put_usecs(char *buf, size_t size, uint64_t ns)
 }
 
 /* The sample variance in ns^2, (n*sum(x^2) - sum(x)^2) / (n*(n-1)), in 128
- * bits; 0 for one hit (or a sum of squares that wrapped: nothing better). */
+ * bits; 0 for one hit.  If n*sum(x^2) passes 128 bits (only after years
+ * of calls), (sum(x^2) - sum(x)^2/n) / (n-1) instead: the same but for
+ * the floor of sum(x)^2/n, less than 1/(n-1) ns^2. */
 static unsigned __int128 variance_ns2(const struct profile_rec *r)
 {
 	if (r->hits <= 1)
 		return 0;
 	unsigned __int128 n = r->hits, sum = r->total_ns;
-	unsigned __int128 a = n * r->s2, b = sum * sum;
-	return a > b ? (a - b) / (n * (n - 1)) : 0;
+	unsigned __int128 b = sum * sum;
+	if (r->s2 <= ~(unsigned __int128)0 / n) {
+		unsigned __int128 a = n * r->s2;
+		return a > b ? (a - b) / (n * (n - 1)) : 0;
+	}
+	return r->s2 > b / n ? (r->s2 - b / n) / (n - 1) : 0;
 }
 
 /* Linux's s^2 column value: the variance over 1000, printed as

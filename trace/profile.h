@@ -15,8 +15,8 @@
  * first profile_enable() (sized from the record table, so a full table
  * is an anomaly; its hits are counted in profile_dropped()).  A CPU's table
  * is written only by that CPU, in the exit callback, with interrupts off;
- * readers (lookup, print) may run on any CPU at any time and see each
- * counter as a whole, if not all counters of one function from one call.
+ * readers (lookup, print) may run on any CPU at any time and see all
+ * counters of one function as of the same call.
  *
  * Control functions: thread context, not from a callback.
  */
@@ -51,7 +51,9 @@ struct profile_rec {
 	uint64_t hits;
 	uint64_t total_ns;          /* children included */
 	uint64_t min_ns, max_ns;
-	uint64_t s2;                /* sum of the squared durations, ns^2 (Linux's time_squared) */
+	unsigned __int128 s2;       /* sum of the squared durations, ns^2 (Linux's
+				     * time_squared, there 64 bits: a call of 4.3 s
+				     * alone wraps them) */
 };
 
 /* The stats of `func` on `cpu`: 0, -ENOENT (never hit), -EINVAL (no such CPU). */
@@ -60,6 +62,11 @@ int profile_lookup(unsigned cpu, uintptr_t func, struct profile_rec *out);
  * (ties: more hits first, then lower address).  Returns how many were
  * stored, or -EINVAL / -ENOMEM.  Thread context (allocates). */
 int profile_sorted(unsigned cpu, struct profile_rec *out, unsigned max);
+/* Count one call of `func` that took `ns` on the calling CPU, as the exit
+ * callback does (for tests: durations a run cannot choose).  0, or
+ * -ENOENT before the first profile_enable() (no table).  Thread context,
+ * pinned to a CPU. */
+int profile_count_call(uintptr_t func, uint64_t ns);
 /* Hits on `cpu` lost because its table was full. */
 uint64_t profile_dropped(unsigned cpu);
 

@@ -98,7 +98,11 @@ static void expect_sane(const char *file, int line, unsigned cpu, void *fn)
 	}
 	uint64_t avg = r.total_ns / r.hits;
 	if (r.func != (uintptr_t)fn || r.min_ns > avg || avg > r.max_ns ||
-	    r.max_ns > r.total_ns || r.s2 < r.min_ns * r.min_ns)
+	    r.max_ns > r.total_ns || r.s2 < (unsigned __int128)r.min_ns * r.min_ns ||
+	    /* Two calls are exactly min and max. */
+	    (r.hits == 2 && (r.min_ns + r.max_ns != r.total_ns ||
+			     r.s2 != (unsigned __int128)r.min_ns * r.min_ns +
+				     (unsigned __int128)r.max_ns * r.max_ns)))
 		test_fail(file, line, "cpu %u %p: hits %llu total %llu min %llu max %llu", cpu, fn,
 			  (unsigned long long)r.hits, (unsigned long long)r.total_ns,
 			  (unsigned long long)r.min_ns, (unsigned long long)r.max_ns);
@@ -118,6 +122,7 @@ TEST_CASE(profile, hits_per_cpu)
 	EXPECT_EQ(hits(1, profw_leaf), 7);
 	EXPECT_EQ(hits(1, profw_caller), 2);
 	EXPECT_EQ(hits(1, profw_callee), 6);
+	EXPECT_EQ(hits(1, profw_caller), 2);    /* expect_sane's two-call case */
 	struct profile_rec r;
 	EXPECT_EQ(profile_lookup(1, (uintptr_t)profw_long, &r), -ENOENT);
 	EXPECT_EQ(profile_lookup(ncpus, (uintptr_t)profw_leaf, &r), -EINVAL);
@@ -244,12 +249,62 @@ TEST_CASE(profile, line_format)
 	EXPECT_STREQ(buf, "  profw_leaf                               2    4000000 us  "
 			  "    2000000 us      2000000000000 us     1000000 us      3000000 us  "
 			  "    1414213 us  \n");
+	/* 2^32 calls, 2^62 ns in all, sum of squares 2^100 ns^2: n*sum(x^2)
+	 * passes 128 bits; s^2 = (2^100 - 2^124/2^32) / (2^32 - 1) ns^2 =
+	 * 293994983743197020175, whose root is 17146281921 ns. */
+	r = (struct profile_rec){ (uintptr_t)profw_leaf, 1ull << 32, 1ull << 62, 0, 1ull << 62,
+				  (unsigned __int128)1 << 100 };
+	profile_format(buf, sizeof(buf), &r);
+	EXPECT_STREQ(buf, "  profw_leaf                      4294967296    4611686018427387 us "
+			  "    1073741 us      293994983743197 us     0.000 us        "
+			  "4611686018427387 us     17146281 us \n");
 	/* 6 digits leave one fraction digit. */
 	r = (struct profile_rec){ (uintptr_t)profw_leaf, 12345, 123456789, 0, 0, 0 };
 	profile_format(buf, sizeof(buf), &r);
 	EXPECT_STREQ(buf, "  profw_leaf                           12345    123456.7 us "
 			  "    10.000 us       0.000 us        0.000 us        0.000 us    "
 			  "    0.000 us    \n");
+}
+
+/* The counters' arithmetic on durations chosen by hand (counted as the
+ * exit callback counts them): calls of 5 s, 1 s and 3 s square to 35e18
+ * ns^2, past 64 bits (a call of 4.3 s alone does); s^2 = (3*35e18 -
+ * 9e9^2) / 6 = 4e18 ns^2, stddev 2e9 ns. */
+TEST_CASE(profile, counted_exactly)
+{
+	ASSERT_EQ(profile_set_filter("profw_leaf", true), 0);
+	thread_migrate(current_thread(), 0);
+	ASSERT_EQ(profile_enable(), 0);          /* the tables exist from here */
+	profile_disable();
+	profile_reset();
+	ASSERT_EQ(profile_count_call((uintptr_t)profw_callee, 5000000000ull), 0);
+	ASSERT_EQ(profile_count_call((uintptr_t)profw_callee, 1000000000ull), 0);
+	ASSERT_EQ(profile_count_call((uintptr_t)profw_callee, 3000000000ull), 0);
+	ASSERT_EQ(profile_count_call((uintptr_t)profw_leaf, 70000), 0);
+	thread_migrate(current_thread(), -1);
+	struct profile_rec r;
+	ASSERT_EQ(profile_lookup(0, (uintptr_t)profw_callee, &r), 0);
+	EXPECT_EQ(r.hits, 3);
+	EXPECT_EQ(r.total_ns, 9000000000ull);
+	EXPECT_EQ(r.min_ns, 1000000000ull);
+	EXPECT_EQ(r.max_ns, 5000000000ull);
+	EXPECT_TRUE(r.s2 == (unsigned __int128)35000000000ull * 1000000000ull);
+	char buf[PROFILE_LINE_MAX];
+	profile_format(buf, sizeof(buf), &r);
+	EXPECT_STREQ(buf, "  profw_callee                             3    9000000 us  "
+			  "    3000000 us      4000000000000 us     1000000 us      5000000 us  "
+			  "    2000000 us  \n");
+	ASSERT_EQ(profile_lookup(0, (uintptr_t)profw_leaf, &r), 0);
+	EXPECT_EQ(r.hits, 1);
+	EXPECT_TRUE(r.total_ns == 70000 && r.min_ns == 70000 && r.max_ns == 70000 &&
+		    r.s2 == 4900000000ull);
+	profile_format(buf, sizeof(buf), &r);
+	EXPECT_STREQ(buf, "  profw_leaf                               1    70.000 us   "
+			  "    70.000 us       0.000 us        70.000 us       70.000 us   "
+			  "    0.000 us    \n");
+	EXPECT_EQ(profile_dropped(0), 0);
+	profile_reset();
+	EXPECT_EQ(hits(0, profw_callee), 0);
 }
 
 /* ---- control ---- */

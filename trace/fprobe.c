@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 
+#include "boot/console.h"
 #include "boot/sched.h"
 #include "trace/fgraph.h"
 #include "trace/fprobe.h"
@@ -50,19 +51,27 @@ static bool has_pattern(const char *s)
 }
 
 /* fp's hashes for filter and notrace, built aside: -EINVAL (reason in
- * ftrace_filter_error) if a glob is bad, matches nothing, or the filter
- * is left empty (only "!..." patterns). */
+ * ftrace_filter_error) if there is no filter, a glob is bad or matches
+ * nothing, or the filter is left empty (only "!..." patterns). */
 static int build_hashes(const char *filter, const char *notrace, struct ftrace_hash **f,
 			struct ftrace_hash **n)
 {
 	*f = *n = NULL;
 	mutex_lock(&ftrace_mutex);               /* ftrace_filter_error */
-	int err = ftrace_build_hash(NULL, filter, true, f);
+	int err = -EINVAL;
+	if (has_pattern(filter))
+		err = ftrace_build_hash(NULL, filter, true, f);
+	else
+		ksnprintf(ftrace_filter_error, sizeof(ftrace_filter_error),
+			  "an fprobe needs a filter (an empty one would mean every function)");
 	if (!err)
 		err = ftrace_build_hash(NULL, notrace ? notrace : "", true, n);
-	mutex_unlock(&ftrace_mutex);
-	if (!err && hash_empty(*f))
+	if (!err && hash_empty(*f)) {
+		ksnprintf(ftrace_filter_error, sizeof(ftrace_filter_error),
+			  "the filter leaves no function ('!' patterns only)");
 		err = -EINVAL;
+	}
+	mutex_unlock(&ftrace_mutex);
 	if (err) {
 		hash_free(*f);
 		hash_free(*n);
@@ -80,8 +89,6 @@ static int build_hashes(const char *filter, const char *notrace, struct ftrace_h
  */
 int register_fprobe(struct fprobe *fp, const char *filter, const char *notrace)
 {
-	if (!has_pattern(filter))
-		return -EINVAL;
 	mutex_lock(&fprobe_mutex);
 	struct ftrace_hash *f = NULL, *n = NULL;
 	struct ftrace_hash *old_f = fp->g.ops.filter, *old_n = fp->g.ops.notrace;

@@ -53,7 +53,8 @@ struct fprobe {
 /*
  * Probe the functions matching `filter` (globs as ftrace_set_filter;
  * required) minus those matching `notrace` (NULL: none).
- * 0; -EINVAL: no filter, a bad glob, or a pattern matching no function
+ * 0; -EINVAL: no filter, a bad glob, a pattern matching no function, or
+ * only "!" patterns
  * (reason in ftrace_filter_error; nothing registered or changed);
  * -EBUSY: fp already registered, or no fgraph slot free; or the core's
  * error.  On any error fp keeps the hashes it had.

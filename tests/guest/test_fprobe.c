@@ -19,6 +19,7 @@
 #include "boot/test.h"
 #include "trace/fgraph.h"
 #include "trace/fprobe.h"
+#include "trace/ftrace_internal.h"
 
 #define T __attribute__((noinline, noclone))
 #define KEEP() __asm__ volatile("" ::: "memory")
@@ -184,6 +185,14 @@ TEST_CASE(fprobe, two_cpus)
 	EXPECT_EQ(p.bad, 0);
 }
 
+/* -EINVAL, and ftrace_filter_error holds `why` (cleared before the call). */
+#define EXPECT_REFUSED(call, why)                                                  \
+	do {                                                                       \
+		ftrace_filter_error[0] = '\0';                                     \
+		EXPECT_EQ(call, -EINVAL);                                          \
+		EXPECT_TRUE(strstr(ftrace_filter_error, why) != NULL);             \
+	} while (0)
+
 /* Refused filters register nothing, and leave a registered probe as it was. */
 TEST_CASE(fprobe, bad_filters)
 {
@@ -191,14 +200,18 @@ TEST_CASE(fprobe, bad_filters)
 	probe_init(&p, true);
 	probe_init(&other, true);
 	ASSERT_EQ(register_fprobe(&other.fp, "fpw_other", NULL), 0);
-	EXPECT_EQ(register_fprobe(&p.fp, NULL, NULL), -EINVAL);
-	EXPECT_EQ(register_fprobe(&p.fp, "", NULL), -EINVAL);
-	EXPECT_EQ(register_fprobe(&p.fp, " , ", NULL), -EINVAL);
-	EXPECT_EQ(register_fprobe(&p.fp, "fpw_[", NULL), -EINVAL);
-	EXPECT_EQ(register_fprobe(&p.fp, "fpw_no_such_function", NULL), -EINVAL);
-	EXPECT_EQ(register_fprobe(&p.fp, "fpw_add fpw_no_such_function", NULL), -EINVAL);
-	EXPECT_EQ(register_fprobe(&p.fp, "!fpw_add", NULL), -EINVAL);
-	EXPECT_EQ(register_fprobe(&p.fp, "fpw_add", "fpw_[x"), -EINVAL);
+	/* Each refusal says why in ftrace_filter_error (a stale reason, or
+	 * none, was left there for the empty and the '!'-only filters). */
+	EXPECT_REFUSED(register_fprobe(&p.fp, NULL, NULL), "needs a filter");
+	EXPECT_REFUSED(register_fprobe(&p.fp, "", NULL), "needs a filter");
+	EXPECT_REFUSED(register_fprobe(&p.fp, " , ", NULL), "needs a filter");
+	EXPECT_REFUSED(register_fprobe(&p.fp, "fpw_[", NULL), "invalid pattern 'fpw_['");
+	EXPECT_REFUSED(register_fprobe(&p.fp, "fpw_no_such_function", NULL),
+		       "no function matches 'fpw_no_such_function'");
+	EXPECT_REFUSED(register_fprobe(&p.fp, "fpw_add fpw_no_such_function", NULL),
+		       "no function matches 'fpw_no_such_function'");
+	EXPECT_REFUSED(register_fprobe(&p.fp, "!fpw_add", NULL), "leaves no function");
+	EXPECT_REFUSED(register_fprobe(&p.fp, "fpw_add", "fpw_[x"), "invalid pattern 'fpw_[x'");
 	EXPECT_TRUE(!fprobe_is_registered(&p.fp));
 	fpw_add(1, 2);
 	fpw_other(3);

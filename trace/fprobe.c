@@ -122,7 +122,11 @@ int unregister_fprobe(struct fprobe *fp)
 	if (!err) {
 		/* Returns once no handler of fp runs or can run (fgraph.h). */
 		err = unregister_fgraph(&fp->g);
-		fp->registered = false;
+		/* A refused unregister leaves the user registered and called
+		 * (fgraph.h), so the probe too; with tracing killed, fgraph
+		 * let its slot go. */
+		if (!err || ftrace_is_dead())
+			fp->registered = false;
 	}
 	mutex_unlock(&fprobe_mutex);
 	return err;

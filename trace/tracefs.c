@@ -427,6 +427,8 @@ static int set_btf(const char *arg, const char *value, bool append)
 	 * would read as "no such file" for btf itself.) */
 	if (err == -ENOENT)
 		return write_error(-EINVAL, !strcmp(value, "initrd") ? "no initrd" : "none in this image");
+	if (err == -ENOMEM)
+		return write_error(err, NULL);   /* "Cannot allocate memory" */
 	return err ? write_error(err, "blob rejected") : 0;
 }
 

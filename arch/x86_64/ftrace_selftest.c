@@ -445,6 +445,92 @@ TEST_CASE(arch_ftrace, live_patching_under_fire)
 	tramp_free(tb);
 }
 
+/*
+ * ---- A CPU that hits a site mid-update runs the site's NEW state ----
+ *
+ * live_patching_under_fire lets a call reach the old or the new target
+ * during a batch, as it must for a call that fetched the site before the
+ * int3: it cannot tell the #BP handler emulating the new state from one
+ * emulating the old.  Here one caller (the only code that runs st_add3, so
+ * the only source of #BP emulations) brackets each call with the phase
+ * (the batch's new target, stored before the batch writes its int3s) and
+ * the global emulation count: a call that saw one phase on both sides and
+ * took exactly one emulation trapped on that batch's int3, and must have
+ * reached the new state — probe a called once on 0 -> ta, not at all on
+ * ta -> 0.  Ordering: the phase store precedes the int3 store, and the
+ * handler's ACQUIRE of the in-flight batch (patch.c B) orders the caller's
+ * later phase load after both, so a trap on the next batch reads the next
+ * phase and the call is not counted.
+ */
+#define NEWSTATE_MIN_TRAPS 50
+#define NEWSTATE_NS        3000000000ull
+
+struct newstate {
+	uintptr_t phase;                 /* atomic: the current batch's new target */
+	int stop;                        /* atomic */
+	unsigned long trapped;           /* atomic: the caller writes, main polls */
+	unsigned long wrong;             /* the caller's; read after join */
+	struct probe *a;
+};
+
+static int newstate_worker(void *arg)
+{
+	struct newstate *s = arg;
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		uintptr_t ph0 = __atomic_load_n(&s->phase, __ATOMIC_ACQUIRE);
+		unsigned long b0 = x86_bp_emulated();
+		unsigned long h0 = __atomic_load_n(&s->a->hits, __ATOMIC_RELAXED);
+		long r = st_add3(1, 2, 3);
+		unsigned long h1 = __atomic_load_n(&s->a->hits, __ATOMIC_RELAXED);
+		unsigned long b1 = x86_bp_emulated();
+		uintptr_t ph1 = __atomic_load_n(&s->phase, __ATOMIC_ACQUIRE);
+		if (r != 6)
+			s->wrong++;
+		if (ph0 != ph1 || b1 - b0 != 1)
+			continue;
+		__atomic_store_n(&s->trapped, s->trapped + 1, __ATOMIC_RELAXED);
+		if (h1 - h0 != (ph1 ? 1u : 0u))
+			s->wrong++;
+	}
+	return 0;
+}
+
+TEST_CASE(arch_ftrace, int3_emulates_the_new_state)
+{
+	static struct probe a;
+	static struct newstate s;
+	const uintptr_t fns[] = { (uintptr_t)st_add3 };
+	if (ncpus < 2)
+		TEST_SKIP("needs a second CPU");
+	probe_init(&a, false);
+	uintptr_t ta = make_tramp(&a, false);
+	ASSERT_TRUE(ta != 0);
+	memset(&s, 0, sizeof(s));
+	s.a = &a;
+	struct thread *w = thread_create("newstate", newstate_worker, &s, 1);
+	ASSERT_TRUE(w != NULL);
+	int err = 0;
+	unsigned batches = 0;
+	uint64_t end = clock_ns() + NEWSTATE_NS;
+	while (!err && clock_ns() < end &&
+	       __atomic_load_n(&s.trapped, __ATOMIC_RELAXED) < NEWSTATE_MIN_TRAPS) {
+		__atomic_store_n(&s.phase, ta, __ATOMIC_RELEASE);
+		err = set_sites(fns, 1, 0, ta);
+		__atomic_store_n(&s.phase, 0, __ATOMIC_RELEASE);
+		err = err ? err : set_sites(fns, 1, ta, 0);
+		batches += 2;
+	}
+	__atomic_store_n(&s.stop, 1, __ATOMIC_RELEASE);
+	thread_join(w);
+	kprintf("    # %u batches, %lu calls trapped mid-update\n", batches, s.trapped);
+	EXPECT_EQ(err, 0);
+	EXPECT_TRUE(s.trapped > 0);
+	EXPECT_EQ(s.wrong, 0);
+	EXPECT_EQ(a.bad, 0);
+	EXPECT_EQ(((const uint8_t *)st_add3)[0], 0x0F);
+	tramp_free(ta);
+}
+
 /* ---- Cost per traced call (guest instructions under ICOUNT=1) ---- */
 #define COST_CALLS 1000
 

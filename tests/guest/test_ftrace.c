@@ -558,10 +558,15 @@ TEST_CASE(ftrace, listings_call_ops)
 /*
  * A site whose bytes are not what the records say is refused: nothing of the
  * batch is written, the error is named, tracing is disabled for good.  Run
- * only when named (bt.test=ftrace_refuse), since it kills tracing.
+ * only when named (bt.test=ftrace_refuse), since it kills tracing.  The
+ * corrupted site (ft_refuse_target, the name tools/test.py looks for) must
+ * lie above the good one: the update scans in address order, and with the
+ * corrupted site first, an update that wrote each site as it checked it
+ * would stop before the good one and pass "nothing written" too.  Hence
+ * ft_refuse_other is defined first, and the case checks the order.
  */
-T int ft_refuse_target(int x) { KEEP(); return x + 11; }
 T int ft_refuse_other(int x) { KEEP(); return x + 12; }
+T int ft_refuse_target(int x) { KEEP(); return x + 11; }
 T int ft_refuse_live(int x) { KEEP(); return x + 13; }
 
 static void call_refuse_live(void *arg)
@@ -574,6 +579,7 @@ TEST_CASE_FLAGS(ftrace_refuse, corrupt_site_is_refused, TEST_MANUAL)
 {
 	uint8_t bad[ARCH_SITE_SIZE], before_other[ARCH_SITE_SIZE], after[ARCH_SITE_SIZE];
 	uintptr_t f = (uintptr_t)ft_refuse_target;
+	ASSERT_TRUE((uintptr_t)ft_refuse_other < f);      /* see above */
 	/* An ops attached before the kill, on a good site. */
 	static struct counter live;
 	counter_init(&live, "ft_refuse_live");

@@ -40,7 +40,12 @@
  * would run into those traps and end the run with a fatal exception (the
  * crash case crash_tramp shows that report).  A timer hook counts the
  * ticks that interrupted code in the pool, where the scheduler must not
- * preempt (boot/irq.c).
+ * preempt (boot/irq.c), and asks for a reschedule at each: the tick's own
+ * exit is then the preemption the rule forbids, so a scheduler that broke
+ * the rule would switch a thread out inside a trampoline at every such
+ * tick (some of them on a slot about to be retired), not only when its
+ * time slice happened to end there.  The case fails unless some ticks
+ * landed in the pool: without them it says nothing of the rule.
  */
 T int ft_recl(int x) { KEEP(); return x + 5; }
 
@@ -68,9 +73,12 @@ static unsigned long recl_pool_ticks;          /* atomic */
 
 static void recl_tick(void)
 {
-	uintptr_t pc = arch_frame_pc(this_cpu()->irq_frame);
-	if (pc >= (uintptr_t)__tramp_pool_start && pc < (uintptr_t)__tramp_pool_end)
+	struct cpu *c = this_cpu();
+	uintptr_t pc = arch_frame_pc(c->irq_frame);
+	if (pc >= (uintptr_t)__tramp_pool_start && pc < (uintptr_t)__tramp_pool_end) {
 		__atomic_fetch_add(&recl_pool_ticks, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->need_resched, true, __ATOMIC_RELAXED);
+	}
 }
 
 /* Between two calls of ft_recl a change of CPU is a migration, and a new
@@ -206,6 +214,7 @@ TEST_CASE(ftrace, trampoline_reclamation)
 	EXPECT_EQ(a.bad + b.bad, 0);
 	EXPECT_TRUE(preempted >= RECL_MIN_PREEMPTED);
 	EXPECT_TRUE(migrated >= RECL_MIN_MIGRATED);
+	EXPECT_TRUE(recl_pool_ticks > 0);
 	EXPECT_EQ(rec_find((uintptr_t)ft_recl)->flags, 0);
 }
 

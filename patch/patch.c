@@ -12,7 +12,9 @@
  * site reads inflight with ACQUIRE, so it sees a complete array;  D
  * inflight_n is cleared;  E  patch_sync_cores(): every CPU has taken an
  * exception return since D, so no handler still walks the array when the
- * caller frees it.  F: see refresh().
+ * caller frees it.  QEMU's multi-threaded TCG can keep a translation of a
+ * site's old bytes past C; each arch protocol drops such translations
+ * itself (arm64 patch.c step F; x86-64 patch.c says why it needs none).
  */
 #include <errno.h>
 #include <string.h>
@@ -22,10 +24,6 @@
 #include "boot/smp.h"
 #include "patch/patch.h"
 #include "trace/ftrace.h"
-
-#ifndef ARCH_PATCH_REFRESHES
-#define ARCH_PATCH_REFRESHES 0       /* 1: arch_patch_sites does step F itself */
-#endif
 
 static struct patch_site *inflight;  /* atomic; see B, D */
 static unsigned inflight_n;          /* atomic */
@@ -57,31 +55,7 @@ const struct patch_site *patch_find_inflight(uintptr_t func)
 	return NULL;
 }
 
-/*
- * F: write every changed site's final bytes once more, then sync.  Real
- * CPUs do not need it.  QEMU's multi-threaded TCG does: a vCPU may translate
- * a site from the bytes it read just before C's write, and insert that
- * translation after C's write invalidated the page's translations; it then
- * runs the old instruction for ever (seen here: a disabled site still
- * calling its old trampoline).  After E every vCPU has left any such
- * translation in progress, so one more write of the same bytes drops the
- * stale ones for good.  The bytes are unchanged, so a CPU running the site
- * meanwhile sees no difference.
- */
-static void refresh(const struct patch_site *sites, unsigned n)
-{
-	uint8_t code[ARCH_SITE_SIZE];
-	for (unsigned i = 0; i < n; i++) {
-		if (sites[i].old_target == sites[i].new_target)
-			continue;
-		memcpy(code, (const void *)sites[i].func, ARCH_SITE_SIZE);
-		arch_text_poke((void *)sites[i].func, code, ARCH_SITE_SIZE);
-	}
-	patch_sync_cores();
-}
-
-/* The batch, validated: publish it (B), write it (C), withdraw it (D, E),
- * refresh it (F).  On one CPU from start to end, preemption disabled: the
+/* The batch, validated: publish it (B), write it (C), withdraw it (D, E).  On one CPU from start to end, preemption disabled: the
  * ftrace lock is a sleeping mutex, and a caller preempted between two
  * steps (each sync enables preemption again on its way out) could be moved
  * by the load balancer, while the arch protocol keeps per-CPU state across
@@ -98,8 +72,6 @@ static void apply(struct patch_site *sites, unsigned n)
 	arch_patch_sites(sites, n);                           /* C */
 	__atomic_store_n(&inflight_n, 0, __ATOMIC_RELEASE);   /* D */
 	patch_sync_cores();                                   /* E */
-	if (!ARCH_PATCH_REFRESHES)
-		refresh(sites, n);                            /* F */
 	stats.batches++;
 	stats.sites += n;
 	preempt_enable();

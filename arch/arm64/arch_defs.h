@@ -66,11 +66,6 @@ _Static_assert(TF_SIZE % 16 == 0 && TF_Q0 % 16 == 0, "trap frame alignment");
 #define ARCH_FTRACE_NARGS   8
 #define ARCH_CALL_PUSH      0       /* bl leaves the return address in x30 */
 #define ARCH_TRAMP_SIZE     512
-/* arch_patch_sites() stores every changed instruction a second time after
- * its sync and syncs again (the QEMU multi-threaded TCG stale-translation
- * refresh, arch/arm64/patch.c step F): patch_apply() need not. */
-#define ARCH_PATCH_REFRESHES 1
-
 /* Registers at the traced function's entry.  Layout: frame.h PT_*. */
 struct pt_regs {
 	uint64_t regs[31];         /* x0..x30; x9 holds the parent too (the site's scratch) */

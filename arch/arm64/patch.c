@@ -189,7 +189,6 @@ static void write_sites(const struct patch_site *sites, unsigned n, bool again)
  *      by E, so storing each changed instruction again (same value) drops
  *      any such block, and a second sync makes sure no CPU still runs one.
  *      The bytes do not change, so the caches need no maintenance.
- *      ARCH_PATCH_REFRESHES (arch_defs.h) tells patch.c not to do its own.
  * Two syncs per batch, whatever its size.  Validation (patch_apply's check,
  * or the caller of patch_apply_checked: patch.h) has checked every new
  * target's reach, so A-C encode without checking again.

@@ -54,11 +54,6 @@
 #define ARCH_CALL_PUSH      8       /* a call pushes the return address */
 #define ARCH_TRAMP_SIZE     512
 #define X86_TRAMP_POOL_SIZE 0x10000    /* 64 KiB: 128 slots */
-/* patch_apply() needs no refresh pass after arch_patch_sites() (step F
- * for QEMU's multi-threaded TCG): a stale translation of a site's old
- * instruction is dropped by step 2's write, which overlaps it, and a stale
- * 1-byte int3 left by steps 2-3 is recognised by the #BP handler (patch.c). */
-#define ARCH_PATCH_REFRESHES 1
 
 /*
  * struct pt_regs (SAVE_REGS callers only), lowest address first.  rip is

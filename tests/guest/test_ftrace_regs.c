@@ -29,6 +29,71 @@
 
 T double ft_fp(double a, double b, int k) { KEEP(); return a * b + k; }
 
+/* ---- the paths a site can take to its callbacks ---- */
+
+/* A callback's ops and how often it ran (first in each probe below). */
+struct path_ops {
+	struct ftrace_ops ops;
+	unsigned long hits;
+};
+
+/* Which of three ops (0 and 1 plain, 2 SAVE_REGS) are on the function, and
+ * the record state that gives: an ops' own trampoline (plain, SAVE_REGS),
+ * the list caller and the regs list caller. */
+static const struct call_path {
+	int ops[2];
+	uint32_t flags;
+	const char *what;
+} call_paths[] = {
+	{ { 0, -1 }, FREC_TRAMP_EN | 1, "own trampoline" },
+	{ { 2, -1 }, FREC_TRAMP_EN | FREC_REGS_EN | 1, "own SAVE_REGS trampoline" },
+	{ { 0, 1 }, 2, "list caller" },
+	{ { 0, 2 }, FREC_REGS_EN | 2, "regs list caller" },
+};
+#define NPATHS (sizeof(call_paths) / sizeof(call_paths[0]))
+
+/* all[0..2] zeroed, calling cb on the function `name`, all[2] SAVE_REGS. */
+static void paths_init(struct path_ops *const all[3], ftrace_func_t cb, const char *name)
+{
+	for (int i = 0; i < 3; i++) {
+		memset(&all[i]->ops, 0, sizeof(all[i]->ops));
+		all[i]->hits = 0;
+		all[i]->ops.func = cb;
+		ASSERT_EQ(ftrace_set_filter(&all[i]->ops, name, true), 0);
+	}
+	all[2]->ops.flags = FTRACE_OPS_FL_SAVE_REGS;
+}
+
+/* Path p on func: its ops registered (the record's state checked), run()
+ * makes `calls` calls, its ops unregistered; each of all[] ran exactly
+ * `calls` times if on the path, else never.  *on_out: the mask of the
+ * ops on it (0 if one could not be registered). */
+static void path_run(struct path_ops *const all[3], const struct call_path *p, uintptr_t func,
+		     void (*run)(const struct call_path *p), unsigned long calls, unsigned *on_out)
+{
+	unsigned long before[3];
+	unsigned on = 0;
+	*on_out = 0;
+	for (int i = 0; i < 3; i++)
+		before[i] = all[i]->hits;
+	for (int k = 0; k < 2 && p->ops[k] >= 0; k++) {
+		ASSERT_EQ(register_ftrace_function(&all[p->ops[k]]->ops), 0);
+		on |= 1u << p->ops[k];
+	}
+	EXPECT_EQ(rec_find(func)->flags & (FREC_TRAMP_EN | FREC_REGS_EN | FREC_REF_MASK), p->flags);
+	run(p);
+	for (int k = 0; k < 2 && p->ops[k] >= 0; k++)
+		EXPECT_EQ(unregister_ftrace_function(&all[p->ops[k]]->ops), 0);
+	for (int i = 0; i < 3; i++) {
+		unsigned long n = all[i]->hits - before[i], want = (on >> i) & 1 ? calls : 0;
+		if (n != want)
+			test_fail(__FILE__, __LINE__, "%s: ops %d called %lu times, want %lu",
+				  p->what, i, n, want);
+	}
+	EXPECT_EQ(rec_find(func)->flags, 0);
+	*on_out = on;
+}
+
 /*
  * FP/SIMD arguments and the result of a traced `double f(double, double)`
  * survive callbacks that use those registers themselves, on every path a
@@ -41,16 +106,12 @@ T double ft_dd(double a, double b) { KEEP(); return a * b - a / b; }
 /* Takes junk in the first four FP/SIMD argument registers (xmm0-3, v0-3). */
 T double fp_junk(double a, double b, double c, double d) { KEEP(); return a * b + c * d; }
 
-struct fp_counter {
-	struct ftrace_ops ops;
-	unsigned long hits;
-};
 static volatile double fp_sink;
 
 static void fp_clobber_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
 			  struct ftrace_regs *fregs)
 {
-	struct fp_counter *c = (struct fp_counter *)op;
+	struct path_ops *c = (struct path_ops *)op;
 	double x = 1.5;
 	for (int i = 0; i < 8; i++)
 		x = x * 3.25 - 0.5;
@@ -58,50 +119,28 @@ static void fp_clobber_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
 	__atomic_fetch_add(&c->hits, 1, __ATOMIC_RELAXED);
 }
 
+static const double fp_a = 2.5, fp_b = -4.0;
+
+/* Five calls of ft_dd, each result exact. */
+static void fp_run(const struct call_path *p)
+{
+	const double want = fp_a * fp_b - fp_a / fp_b;   /* computed here, untraced */
+	unsigned bad = 0;
+	for (int i = 0; i < 5; i++)
+		bad += ft_dd(fp_a, fp_b) != want;
+	if (bad)
+		test_fail(__FILE__, __LINE__, "%s: %u of 5 results wrong", p->what, bad);
+}
+
 TEST_CASE(ftrace, fp_arguments_survive_callbacks)
 {
-	static struct fp_counter plain, plain2, regs;
-	struct fp_counter *all[3] = { &plain, &plain2, &regs };
-	for (int i = 0; i < 3; i++) {
-		memset(all[i], 0, sizeof(*all[i]));
-		all[i]->ops.func = fp_clobber_cb;
-		ASSERT_EQ(ftrace_set_filter(&all[i]->ops, "ft_dd", true), 0);
-	}
-	regs.ops.flags = FTRACE_OPS_FL_SAVE_REGS;
-	const double a = 2.5, b = -4.0;
-	const double want = a * b - a / b;          /* computed here, untraced */
-	/* The ops of each path, and the record state it must give. */
-	static const struct { int ops[2]; uint32_t flags; const char *what; } paths[] = {
-		{ { 0, -1 }, FREC_TRAMP_EN | 1, "own trampoline" },
-		{ { 2, -1 }, FREC_TRAMP_EN | FREC_REGS_EN | 1, "own SAVE_REGS trampoline" },
-		{ { 0, 1 }, 2, "list caller" },
-		{ { 0, 2 }, FREC_REGS_EN | 2, "regs list caller" },
-	};
-	struct ftrace_rec *r = rec_find((uintptr_t)ft_dd);
-	ASSERT_TRUE(r != NULL);
-	for (unsigned p = 0; p < sizeof(paths) / sizeof(paths[0]); p++) {
-		unsigned long before[3];
-		for (int i = 0; i < 3; i++)
-			before[i] = all[i]->hits;
-		for (int k = 0; k < 2 && paths[p].ops[k] >= 0; k++)
-			ASSERT_EQ(register_ftrace_function(&all[paths[p].ops[k]]->ops), 0);
-		EXPECT_EQ(r->flags & (FREC_TRAMP_EN | FREC_REGS_EN | FREC_REF_MASK), paths[p].flags);
-		unsigned bad = 0;
-		for (int i = 0; i < 5; i++)
-			bad += ft_dd(a, b) != want;
-		if (bad)
-			test_fail(__FILE__, __LINE__, "%s: %u of 5 results wrong", paths[p].what, bad);
-		for (int k = 0; k < 2 && paths[p].ops[k] >= 0; k++)
-			EXPECT_EQ(unregister_ftrace_function(&all[paths[p].ops[k]]->ops), 0);
-		for (int i = 0; i < 3; i++) {
-			bool on = paths[p].ops[0] == i || paths[p].ops[1] == i;
-			if (all[i]->hits - before[i] != (on ? 5u : 0u))
-				test_fail(__FILE__, __LINE__, "%s: ops %d called %lu times for 5 calls",
-					  paths[p].what, i, all[i]->hits - before[i]);
-		}
-	}
-	EXPECT_EQ(r->flags, 0);
-	EXPECT_TRUE(ft_dd(a, b) == want);
+	static struct path_ops plain, plain2, regs;
+	struct path_ops *const all[3] = { &plain, &plain2, &regs };
+	paths_init(all, fp_clobber_cb, "ft_dd");
+	unsigned on;
+	for (unsigned p = 0; p < NPATHS; p++)
+		path_run(all, &call_paths[p], (uintptr_t)ft_dd, fp_run, 5, &on);
+	EXPECT_TRUE(ft_dd(fp_a, fp_b) == fp_a * fp_b - fp_a / fp_b);
 }
 
 /*
@@ -140,8 +179,7 @@ T long ft_args8_caller(void)
 }
 
 struct acc_probe {
-	struct ftrace_ops ops;
-	unsigned long hits;
+	struct path_ops po;          /* first: the callback's op is &po.ops */
 	uintptr_t ip, parent, arg[ARCH_FTRACE_NARGS + 1], sp, fp, ret, pc;
 	bool regs;
 };
@@ -150,7 +188,7 @@ static void acc_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
 		   struct ftrace_regs *f)
 {
 	struct acc_probe *p = (struct acc_probe *)op;
-	p->hits++;
+	p->po.hits++;
 	p->ip = ip;
 	p->parent = parent;
 	for (unsigned i = 0; i <= ARCH_FTRACE_NARGS; i++)
@@ -184,47 +222,33 @@ static void acc_check(const struct acc_probe *p, const char *what)
 	if (p->sp != acc_seen.cfa - ARCH_CALL_PUSH)
 		test_fail(__FILE__, __LINE__, "%s: stack pointer %lx, entry's %lx", what,
 			  (unsigned long)p->sp, (unsigned long)(acc_seen.cfa - ARCH_CALL_PUSH));
-	if (p->regs != ((p->ops.flags & FTRACE_OPS_FL_SAVE_REGS) != 0))
+	if (p->regs != ((p->po.ops.flags & FTRACE_OPS_FL_SAVE_REGS) != 0))
 		test_fail(__FILE__, __LINE__, "%s: ftrace_get_regs %s", what,
 			  p->regs ? "not NULL" : "NULL");
+}
+
+/* One call of ft_args8 through its caller, the result exact. */
+static void acc_run(const struct call_path *p)
+{
+	long want = 0;
+	for (int i = 0; i < 8; i++)
+		want += (i + 1) * ACC_ARG(i);
+	EXPECT_EQ(ft_args8_caller(), want);
 }
 
 TEST_CASE(ftrace, regs_accessors_exact)
 {
 	static struct acc_probe plain, plain2, regs;
-	struct acc_probe *all[3] = { &plain, &plain2, &regs };
-	for (int i = 0; i < 3; i++) {
-		memset(all[i], 0, sizeof(*all[i]));
-		all[i]->ops.func = acc_cb;
-		ASSERT_EQ(ftrace_set_filter(&all[i]->ops, "ft_args8", true), 0);
-	}
-	regs.ops.flags = FTRACE_OPS_FL_SAVE_REGS;
-	long want = 0;
-	for (int i = 0; i < 8; i++)
-		want += (i + 1) * ACC_ARG(i);
-	static const struct { int ops[2]; const char *what; } paths[] = {
-		{ { 0, -1 }, "own trampoline" },
-		{ { 2, -1 }, "own SAVE_REGS trampoline" },
-		{ { 0, 1 }, "list caller" },
-		{ { 0, 2 }, "regs list caller" },
-	};
-	for (unsigned p = 0; p < sizeof(paths) / sizeof(paths[0]); p++) {
-		unsigned long before[3];
+	struct acc_probe *const probe[3] = { &plain, &plain2, &regs };
+	struct path_ops *const all[3] = { &plain.po, &plain2.po, &regs.po };
+	paths_init(all, acc_cb, "ft_args8");
+	for (unsigned p = 0; p < NPATHS; p++) {
+		unsigned on;
+		path_run(all, &call_paths[p], (uintptr_t)ft_args8, acc_run, 1, &on);
 		for (int i = 0; i < 3; i++)
-			before[i] = all[i]->hits;
-		for (int k = 0; k < 2 && paths[p].ops[k] >= 0; k++)
-			ASSERT_EQ(register_ftrace_function(&all[paths[p].ops[k]]->ops), 0);
-		EXPECT_EQ(ft_args8_caller(), want);
-		for (int k = 0; k < 2 && paths[p].ops[k] >= 0; k++)
-			EXPECT_EQ(unregister_ftrace_function(&all[paths[p].ops[k]]->ops), 0);
-		for (int i = 0; i < 3; i++) {
-			bool on = paths[p].ops[0] == i || paths[p].ops[1] == i;
-			EXPECT_EQ(all[i]->hits - before[i], on ? 1u : 0u);
-			if (on)
-				acc_check(all[i], paths[p].what);
-		}
+			if ((on >> i) & 1)
+				acc_check(probe[i], call_paths[p].what);
 	}
-	EXPECT_EQ(rec_find((uintptr_t)ft_args8)->flags, 0);
 }
 
 /*

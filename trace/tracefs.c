@@ -432,6 +432,28 @@ static int set_btf(const char *arg, const char *value, bool append)
 	return err ? write_error(err, "blob rejected") : 0;
 }
 
+/* ---- ls of a directory: its entries, or whether it has one ---- */
+
+/* `entry` "": print every entry; else 0 if the directory has it, -ENOENT. */
+static int ls_options(const char *entry)
+{
+	if (*entry)
+		return option_index(entry) >= 0 ? 0 : -ENOENT;
+	for (int i = 0; i < TRACE_OPT_COUNT; i++)
+		kprintf("%s\n", trace_opt_name(i));
+	return 0;
+}
+
+static int ls_trace_stat(const char *entry)
+{
+	unsigned long cpu;
+	if (*entry)
+		return stat_cpu(entry, &cpu) ? 0 : -ENOENT;
+	for (unsigned c = 0; c < ncpus; c++)
+		kprintf("function%u\n", c);
+	return 0;
+}
+
 /* ---- the table ---- */
 
 struct tracefs_file {
@@ -439,6 +461,7 @@ struct tracefs_file {
 	int (*cat)(const char *arg);                /* arg: the entry in a directory */
 	int (*write)(const char *arg, const char *value, bool append);
 	bool append;                /* `>>` adds to the set */
+	int (*ls)(const char *entry);   /* a directory's: as ls_options */
 };
 
 static const struct tracefs_file files[] = {
@@ -457,10 +480,10 @@ static const struct tracefs_file files[] = {
 	{ "enabled_functions", cat_enabled, NULL, false },
 	{ "max_graph_depth", cat_max_graph_depth, set_max_graph_depth, false },
 	{ "trace_options", cat_trace_options, set_trace_options, false },
-	{ "options/", cat_option, set_option, false },
+	{ "options/", cat_option, set_option, false, ls_options },
 	{ "btf", cat_btf, set_btf, false },
 	{ "function_profile_enabled", cat_profile_enabled, set_profile_enabled, false },
-	{ "trace_stat/", cat_trace_stat, NULL, false },
+	{ "trace_stat/", cat_trace_stat, NULL, false, ls_trace_stat },
 };
 
 /* The file `path` names, and in *arg the entry inside a directory. */
@@ -521,37 +544,28 @@ static int echo(char *args)
 	return write_file(e.file, e.value, e.append);
 }
 
-/* "ls [DIR]": the files, one per line, a directory with its '/'; in
- * options/ the options, in trace_stat/ a functionN per CPU. */
-static int ls(const char *dir)
+/* "ls [PATH]": the files, one per line, a directory with its '/'; a
+ * directory's entries (its ls); a file or a directory's entry by name if
+ * there is one, as cat finds it. */
+static int ls(const char *path)
 {
-	size_t n = strlen(dir);
-	if (n && dir[n - 1] == '/')
+	size_t n = strlen(path);
+	if (n && path[n - 1] == '/')
 		n--;
 	if (!n) {
 		tracefs_list_files(print_line, NULL);
 		return 0;
 	}
-	if (n == 7 && !strncmp(dir, "options", 7)) {
-		for (int i = 0; i < TRACE_OPT_COUNT; i++)
-			kprintf("%s\n", trace_opt_name(i));
-		return 0;
-	}
-	if (n == 10 && !strncmp(dir, "trace_stat", 10)) {
-		for (unsigned cpu = 0; cpu < ncpus; cpu++)
-			kprintf("function%u\n", cpu);
-		return 0;
-	}
-	/* A file, or an entry of a directory that cat has: ls names it. */
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (files[i].ls && !strncmp(path, files[i].name, n) && files[i].name[n] == '/')
+			return files[i].ls("");
 	const char *arg;
-	unsigned long cpu;
-	if (find_file(dir, &arg) &&
-	    (strncmp(dir, "options/", 8) || option_index(arg) >= 0) &&
-	    (strncmp(dir, "trace_stat/", 11) || stat_cpu(arg, &cpu))) {
-		kprintf("%s\n", dir);
+	const struct tracefs_file *f = find_file(path, &arg);
+	if (f && (!f->ls || f->ls(arg) == 0)) {
+		kprintf("%s\n", path);
 		return 0;
 	}
-	kprintf("ls: cannot access '%s': No such file or directory\n", dir);
+	kprintf("ls: cannot access '%s': No such file or directory\n", path);
 	return -ENOENT;
 }
 

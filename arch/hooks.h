@@ -297,8 +297,9 @@ struct patch_site;             /* patch/patch.h */
  * CPUs may be executing:
  *   x86-64: int3 on every changed site, patch_sync_cores(), tail bytes,
  *           patch_sync_cores(), first bytes, patch_sync_cores(); a CPU that
- *           hits an int3 meanwhile finds its site with patch_find_inflight()
- *           and the #BP handler emulates the site's NEW state.
+ *           hits an int3 meanwhile finds its site in the batch, which the
+ *           protocol publishes for its #BP handler (and withdraws with one
+ *           more sync), and the handler emulates the site's NEW state.
  *   arm64:  literal (aligned 64-bit store) then instruction (aligned 32-bit
  *           store) for each site, D-cache clean + I-cache invalidate to PoU,
  *           dsb ish, then one patch_sync_cores() (context synchronisation on

@@ -9,8 +9,9 @@
  * for the whole batch.
  *
  * Thread context, interrupts enabled; callers hold the ftrace lock (one
- * batch at a time).  The batch runs with preemption disabled, on one CPU.  While a batch is in flight, patch_find_inflight() lets
- * an exception handler on any CPU find a site's entry (x86-64 int3).
+ * batch at a time).  The batch runs with preemption disabled, on one CPU.
+ * What another CPU's exception handler needs to find a site mid-update is
+ * the arch protocol's (x86-64's #BP handler finds its batch there).
  */
 #ifndef PATCH_PATCH_H
 #define PATCH_PATCH_H
@@ -52,9 +53,6 @@ int patch_apply(struct patch_site *sites, unsigned n, unsigned *bad);
 void patch_apply_checked(struct patch_site *sites, unsigned n);
 void patch_note_refused(void);
 
-
-/* The in-flight entry for func, or NULL (any context; lock-free). */
-const struct patch_site *patch_find_inflight(uintptr_t func);
 
 /* Make every other CPU execute a context-synchronising event (an IPI's
  * exception return) and wait until all have. */

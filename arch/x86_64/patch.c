@@ -15,10 +15,11 @@
  * int3 (1 byte), every CPU serialises, the 4 tail bytes are written (no CPU
  * can decode them: any CPU reaching the site stops at the int3), every CPU
  * serialises, the first byte is written, every CPU serialises.  Three
- * patch_sync_cores() per batch, however many sites.
+ * patch_sync_cores() per batch, however many sites, and one more for the
+ * batch's withdrawal (below).
  *
  * A CPU that hits one of those int3s takes #BP.  x86_bp_inflight() finds
- * the site with patch_find_inflight(rip - 1) and emulates its NEW state:
+ * the site in the batch (find_inflight(rip - 1)) and emulates its NEW state:
  * disabled -> resume at func + 5; `call T` -> push func + 5 and resume at T.
  * The push writes just below the interrupted rsp, which is where the CPU
  * would have put the exception frame; so #BP runs on its own IST stack
@@ -35,6 +36,17 @@
  * patch_sync_cores() that ends a step cannot complete while any CPU is
  * between fetching an int3 and looking up its site: the in-flight entry it
  * finds is the one that put the int3 there.
+ *
+ * The batch is published for the handler, any CPU, any context:  A  the
+ * array is complete (the caller built it);  B  inflight then inflight_n
+ * stored with RELEASE, before the first int3;  the handler loads
+ * inflight_n then inflight with ACQUIRE, so a count it sees covers a
+ * complete array;  C  after the last step's sync no CPU can still fetch an
+ * int3 of this batch, and inflight_n is cleared;  D  one more sync: every
+ * CPU has taken an exception return since C, so no handler still walks
+ * the array when the caller frees it.  (Clearing before the last step's
+ * sync would leave a CPU that fetched an int3 just before the first byte
+ * was written with no entry to find.)
  *
  * QEMU's TCG (checked with the hypervisor CPUID leaf) needs one more
  * thing, which real processors do not.  TCG runs translations of guest
@@ -95,6 +107,27 @@ int arch_site_encode(uintptr_t func, uintptr_t target, uint8_t *out)
 uintptr_t arch_site_data(uintptr_t func)
 {
 	return 0;
+}
+
+static struct patch_site *inflight;  /* atomic; see B, C (header) */
+static unsigned inflight_n;          /* atomic */
+
+/* The in-flight entry for func, or NULL (any context; lock-free). */
+static const struct patch_site *find_inflight(uintptr_t func)
+{
+	unsigned n = __atomic_load_n(&inflight_n, __ATOMIC_ACQUIRE);
+	const struct patch_site *v = __atomic_load_n(&inflight, __ATOMIC_ACQUIRE);
+	unsigned lo = 0, hi = n;
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+		if (v[mid].func == func)
+			return &v[mid];
+		if (v[mid].func < func)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }
 
 static bool site_changes(const struct patch_site *s)
@@ -214,6 +247,9 @@ void arch_patch_sites(struct patch_site *sites, unsigned n)
 		return;                          /* no instruction changes: no sync */
 	sites += first;
 	n -= first;
+	/* B: publish (the array is complete: A). */
+	__atomic_store_n(&inflight, sites, __ATOMIC_RELEASE);
+	__atomic_store_n(&inflight_n, n, __ATOMIC_RELEASE);
 	x86_poke_batch_begin();
 	/* 1: int3 on every changed site.  A CPU now runs old or traps. */
 	write_step(sites, n, STEP_INT3);
@@ -225,6 +261,8 @@ void arch_patch_sites(struct patch_site *sites, unsigned n)
 	write_step(sites, n, STEP_HEAD);
 	step_done();
 	x86_poke_batch_end();
+	__atomic_store_n(&inflight_n, 0, __ATOMIC_RELEASE);   /* C */
+	patch_sync_cores();                                   /* D */
 }
 
 static unsigned long bp_emulated, bp_stale;  /* atomic; statistics only */
@@ -274,7 +312,7 @@ static bool stale_int3(uintptr_t func)
 bool x86_bp_inflight(struct trap_frame *tf)
 {
 	uintptr_t func = tf->rip - 1;            /* int3 is a trap: rip is past it */
-	const struct patch_site *s = patch_find_inflight(func);
+	const struct patch_site *s = find_inflight(func);
 	if (!s) {
 		if (stale_int3(func)) {
 			tf->rip = func;
@@ -282,7 +320,7 @@ bool x86_bp_inflight(struct trap_frame *tf)
 		}
 		/* The int3 is there: a batch may have been published (before
 		 * its int3s) since the first look. */
-		if (!(s = patch_find_inflight(func)))
+		if (!(s = find_inflight(func)))
 			return false;
 	}
 	__atomic_fetch_add(&bp_emulated, 1, __ATOMIC_RELAXED);

@@ -16,6 +16,20 @@
 #include "boot/sched.h"
 
 static spinlock_t console_lock = SPINLOCK_INIT;
+static struct {                       /* console_lock */
+	void (*fn)(void *ctx, const char *s, size_t n);
+	void *ctx;
+	struct thread *thread;
+} tap;
+
+void console_tap(void (*fn)(void *ctx, const char *s, size_t n), void *ctx)
+{
+	unsigned long f = spin_lock_irqsave(&console_lock);
+	tap.fn = fn;
+	tap.ctx = ctx;
+	tap.thread = fn ? current_thread() : NULL;
+	spin_unlock_irqrestore(&console_lock, f);
+}
 
 void console_write(const char *s, size_t n)
 {
@@ -23,6 +37,8 @@ void console_write(const char *s, size_t n)
 	unsigned long f = 0;
 	if (locked)
 		f = spin_lock_irqsave(&console_lock);
+	if (tap.fn && tap.thread == current_thread() && locked)
+		tap.fn(tap.ctx, s, n);
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '\n')
 			arch_console_putc('\r');

@@ -22,6 +22,11 @@ __attribute__((format(printf, 3, 4))) int ksnprintf(char *buf, size_t size, cons
 int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 
 void console_write(const char *s, size_t n);
+
+/* Tests only: while set, fn(ctx, s, n) is also handed every write the
+ * calling thread makes (as given: "\n" not yet "\r\n"), under the console
+ * lock; console_tap(NULL, NULL) ends it.  One tap at a time. */
+void console_tap(void (*fn)(void *ctx, const char *s, size_t n), void *ctx);
 void console_rx(char c);
 int console_getc(void);        /* blocks (sleeps) until a byte arrives; thread context */
 int console_trygetc(void);     /* -1 if nothing is waiting */

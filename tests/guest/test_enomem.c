@@ -497,6 +497,49 @@ TEST_CASE(enomem, tracefs_writes)
 	EXPECT_TRUE(all_clear());
 }
 
+static void tap_append(void *ctx, const char *s, size_t n)
+{
+	struct listing *l = ctx;
+	size_t room = sizeof(l->text) - 1 - l->len;
+	if (n > room)
+		n = room;
+	memcpy(l->text + l->len, s, n);
+	l->len += n;
+	l->text[l->len] = '\0';
+}
+
+/* What a tracefs write refused for lack of memory prints: errno's text, as
+ * Linux's echo does, not the reason a blob or a value is refused, after
+ * what the subsystem said (`before`).  Every allocation fails, from the
+ * first on. */
+static void says_no_memory(const char *args, const char *before)
+{
+	char want[160];
+	ksnprintf(want, sizeof(want), "%secho: write error: Cannot allocate memory\n", before);
+	struct listing out = { 0 };
+	console_tap(tap_append, &out);
+	failalloc_start(0, ~0u);
+	int err = shell("echo", args);
+	failalloc_stop(NULL);
+	console_tap(NULL, NULL);
+	EXPECT_EQ(err, -ENOMEM);
+	EXPECT_STREQ(out.text, want);
+}
+
+TEST_CASE(enomem, tracefs_write_errors_say_no_memory)
+{
+	struct listing t = { 0 };
+	btf_status(listing_line, &t);
+	if (!strstr(t.text, "embedded"))
+		TEST_SKIP("no embedded BTF loaded");
+	char btf_said[96];                 /* t: "embedded: N types, M functions" */
+	ksnprintf(btf_said, sizeof(btf_said), "btf: embedded: rejected: out of memory for %lu types\n",
+		  strtoul(t.text + strlen("embedded: "), NULL, 10));
+	says_no_memory("embedded > btf", btf_said);
+	says_no_memory("en_a > set_ftrace_filter", "");
+	EXPECT_TRUE(all_clear());
+}
+
 /* ---- unregistering: never fails for lack of memory (trace/update.c's
  * reserve), so the callers that ignore its error (tracers' stop(),
  * unregister_fgraph()'s slot handling) never meet one ---- */

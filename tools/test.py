@@ -588,6 +588,8 @@ def shell_session(arch):
          out.count("shell: line too long (at most 255 characters), not run") == 1),
         ("no such file", blocks.get("cat nosuchfile") == ["cat: nosuchfile: No such file or directory"]),
         ("unknown command", blocks.get("bogus") == ["bogus: command not found (try 'help')"]),
+        ("a directory is no file", blocks.get("cat options") == ["cat: options: Is a directory"] and
+         blocks.get("echo 1 > trace_stat/") == ["echo: trace_stat/: Is a directory"]),
         ("ls: the files, the options, a profile per CPU",
          blocks.get("ls", [""])[0].split("\n") == TRACEFS_FILES and
          blocks.get("ls options/", [""])[0].split("\n") == TRACE_OPTIONS and
@@ -628,7 +630,7 @@ def shell_session(arch):
          ["cat: trace_stat/function01: No such file or directory"] and
          blocks.get("echo 2 > function_profile_enabled") ==
          ["echo: write error: Invalid argument (function_profile_enabled takes 0 or 1)"]),
-        ("status", rc == 1 and "baretrace: script done, 22 command(s) failed" in out),
+        ("status", rc == 1 and "baretrace: script done, 24 command(s) failed" in out),
     ]
     for name, ok in checks:
         report(bool(ok), "%s shell script: %s" % (arch, name), out if not ok else "")

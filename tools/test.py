@@ -560,7 +560,10 @@ def shell_session(arch):
          ["#### no functions disabled ####", "path_walk"]),
         ("a tab is a blank (typed tabs kept, shown as spaces)",
          blocks.get("echo vfs_stat kind_name > set_ftrace_notrace") == [""] and
-         blocks.get("cat set_ftrace_notrace", [])[2:] == ["kind_name\nvfs_stat"]),
+         blocks.get("cat set_ftrace_notrace", [])[2:3] == ["kind_name\nvfs_stat"]),
+        ("quotes anywhere in a value, as a shell takes them",
+         blocks.get("echo 'path_'\"walk\"   'kind_*' > set_ftrace_notrace") == [""] and
+         blocks.get("cat set_ftrace_notrace", [])[3:] == ["kind_name\npath_walk"]),
         ("tracing_on takes 0 or 1", blocks.get("echo 2 > tracing_on") ==
          ["echo: write error: Invalid argument (tracing_on takes 0 or 1)"] and
          blocks.get("cat tracing_on") == ["1"]),

@@ -1,10 +1,11 @@
 /*
  * shell.c — the console shell (`trace>`): line editing and a command table.
  *
- * Line editing: printable bytes are echoed, backspace/DEL erases one, Ctrl-U
- * erases the line, Ctrl-C abandons it.  A line is first offered to the
- * tracefs commands (trace/tracefs.c: cat, echo), then looked up in
- * `commands`; an unknown one is reported and changes nothing.
+ * Line editing: printable bytes and tabs (blanks, shown as spaces) are
+ * echoed, backspace/DEL erases one, Ctrl-U erases the line, Ctrl-C abandons
+ * it.  A line is first offered to the tracefs commands (trace/tracefs.c:
+ * cat, echo), then looked up in `commands`; an unknown one is reported and
+ * changes nothing.
  *
  * Script mode (bt.script, set by tools/qemu-run.sh when stdin is a pipe or a
  * file): the same, without prompts, until Ctrl-D (0x04, which qemu-run.sh
@@ -107,12 +108,16 @@ static int read_line(char *buf, size_t size)
 				kprintf("\b \b");
 				n--;
 			}
-		} else if (c >= 32 && c < 127 && n + 1 < size) {
+		} else if ((c >= 32 && c < 127) || c == '\t') {
+			if (n + 1 >= size) {
+				too_long = true;
+				continue;
+			}
 			buf[n++] = (char)c;
-			char e = (char)c;
+			/* A tab is kept (the parsers take it for a blank) and
+			 * shown as one column, so a backspace erases it. */
+			char e = c == '\t' ? ' ' : (char)c;
 			console_write(&e, 1);
-		} else if (c >= 32 && c < 127) {
-			too_long = true;
 		}
 	}
 }

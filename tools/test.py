@@ -556,8 +556,14 @@ def shell_session(arch):
         ("current_tracer", blocks.get("cat current_tracer") == ["nop"]),
         ("available_tracers", blocks.get("cat available_tracers") == ["nop function function_graph"]),
         ("filter >, >>", blocks.get("cat set_ftrace_filter", [""])[0] == "kind_name\nvfs_stat"),
-        ("notrace file, empty as Linux says", blocks.get("cat set_ftrace_notrace") ==
+        ("notrace file, empty as Linux says", blocks.get("cat set_ftrace_notrace", [])[:2] ==
          ["#### no functions disabled ####", "path_walk"]),
+        ("a tab is a blank (typed tabs kept, shown as spaces)",
+         blocks.get("echo vfs_stat kind_name > set_ftrace_notrace") == [""] and
+         blocks.get("cat set_ftrace_notrace", [])[2:3] == ["kind_name\nvfs_stat"]),
+        ("quotes anywhere in a value, as a shell takes them",
+         blocks.get("echo 'path_'\"walk\"   'kind_*' > set_ftrace_notrace") == [""] and
+         blocks.get("cat set_ftrace_notrace", [])[3:] == ["kind_name\npath_walk"]),
         ("tracing_on takes 0 or 1", blocks.get("echo 2 > tracing_on") ==
          ["echo: write error: Invalid argument (tracing_on takes 0 or 1)"] and
          blocks.get("cat tracing_on") == ["1"]),
@@ -585,6 +591,8 @@ def shell_session(arch):
          out.count("shell: line too long (at most 255 characters), not run") == 1),
         ("no such file", blocks.get("cat nosuchfile") == ["cat: nosuchfile: No such file or directory"]),
         ("unknown command", blocks.get("bogus") == ["bogus: command not found (try 'help')"]),
+        ("a directory is no file", blocks.get("cat options") == ["cat: options: Is a directory"] and
+         blocks.get("echo 1 > trace_stat/") == ["echo: trace_stat/: Is a directory"]),
         ("ls: the files, the options, a profile per CPU",
          blocks.get("ls", [""])[0].split("\n") == TRACEFS_FILES and
          blocks.get("ls options/", [""])[0].split("\n") == TRACE_OPTIONS and
@@ -625,7 +633,7 @@ def shell_session(arch):
          ["cat: trace_stat/function01: No such file or directory"] and
          blocks.get("echo 2 > function_profile_enabled") ==
          ["echo: write error: Invalid argument (function_profile_enabled takes 0 or 1)"]),
-        ("status", rc == 1 and "baretrace: script done, 22 command(s) failed" in out),
+        ("status", rc == 1 and "baretrace: script done, 24 command(s) failed" in out),
     ]
     for name, ok in checks:
         report(bool(ok), "%s shell script: %s" % (arch, name), out if not ok else "")

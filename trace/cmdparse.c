@@ -51,6 +51,34 @@ static char *last_unquoted_gt(char *s, const char **open)
 	return gt;
 }
 
+/* The value as a shell makes it from its words, in place: a quoted run
+ * ('...' or "...", anywhere in a word) is kept as it is, without its
+ * quotes; outside quotes a run of blanks is one space.  A quote that is
+ * never closed is an ordinary character.  s has no leading or trailing
+ * blank. */
+static char *unquote(char *s)
+{
+	char *out = s, q = 0;
+	bool blank = false;
+	for (char *p = s; *p; p++) {
+		if (q && *p == q) {
+			q = 0;
+		} else if (!q && (*p == '\'' || *p == '"') && strchr(p + 1, *p)) {
+			q = *p;
+		} else if (!q && (*p == ' ' || *p == '\t')) {
+			if (!blank)
+				*out++ = ' ';
+			blank = true;
+			continue;
+		} else {
+			*out++ = *p;
+		}
+		blank = false;
+	}
+	*out = '\0';
+	return s;
+}
+
 int cmdparse_echo(char *args, struct echo_args *out, const char **why)
 {
 	const char *open;
@@ -82,12 +110,6 @@ int cmdparse_echo(char *args, struct echo_args *out, const char **why)
 		*vend = '\0';
 	}
 	trim_right(args, vend);
-	char *value = skip_blanks(args);
-	size_t len = strlen(value);
-	if (len >= 2 && (value[0] == '\'' || value[0] == '"') && value[len - 1] == value[0]) {
-		value[len - 1] = '\0';
-		value++;
-	}
-	out->value = value;
+	out->value = unquote(skip_blanks(args));
 	return 0;
 }

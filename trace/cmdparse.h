@@ -6,8 +6,10 @@
  *   echo:  VALUE                 plain echo        cmdparse_echo
  *          VALUE > FILE          write (replace)
  *          VALUE >> FILE         append
- *   VALUE may be quoted '...' or "..." (the quotes are dropped); blanks
- *   around '>' / '>>' are not part of VALUE or FILE.  The last '>' of the
+ *   VALUE is its words as a shell joins them: a quoted run '...' or
+ *   "..." anywhere in a word is kept as it is, without its quotes; blanks
+ *   outside quotes are one space; a quote never closed is a character.
+ *   Blanks around '>' / '>>' are not part of VALUE or FILE.  The last '>' of the
  *   line outside quotes is the redirection, so a VALUE holds '>' only
  *   quoted (echo 'a > b' > trace_marker); a FILE holds neither a quote
  *   nor '>'.

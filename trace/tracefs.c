@@ -500,9 +500,25 @@ static const struct tracefs_file *find_file(const char *path, const char **arg)
 	return NULL;
 }
 
+/* The directory `path` names ("options" or "options/"), or NULL. */
+static const struct tracefs_file *find_dir(const char *path)
+{
+	size_t n = strlen(path);
+	if (n && path[n - 1] == '/')
+		n--;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]) && n; i++)
+		if (files[i].ls && !strncmp(path, files[i].name, n) && files[i].name[n] == '/')
+			return &files[i];
+	return NULL;
+}
+
 static int cat(const char *path)
 {
 	const char *arg;
+	if (find_dir(path)) {
+		kprintf("cat: %s: Is a directory\n", path);
+		return -EISDIR;
+	}
 	const struct tracefs_file *f = find_file(path, &arg);
 	int err = f && f->cat ? f->cat(arg) : -ENOENT;
 	if (err == -ENOENT)
@@ -513,6 +529,10 @@ static int cat(const char *path)
 static int write_file(const char *path, const char *value, bool append)
 {
 	const char *arg;
+	if (find_dir(path)) {
+		kprintf("echo: %s: Is a directory\n", path);
+		return -EISDIR;
+	}
 	const struct tracefs_file *f = find_file(path, &arg);
 	if (f && !f->write) {
 		kprintf("echo: %s: Permission denied\n", path);
@@ -549,18 +569,15 @@ static int echo(char *args)
  * there is one, as cat finds it. */
 static int ls(const char *path)
 {
-	size_t n = strlen(path);
-	if (n && path[n - 1] == '/')
-		n--;
-	if (!n) {
+	if (!*path || !strcmp(path, "/")) {
 		tracefs_list_files(print_line, NULL);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		if (files[i].ls && !strncmp(path, files[i].name, n) && files[i].name[n] == '/')
-			return files[i].ls("");
+	const struct tracefs_file *f = find_dir(path);
+	if (f)
+		return f->ls("");
 	const char *arg;
-	const struct tracefs_file *f = find_file(path, &arg);
+	f = find_file(path, &arg);
 	if (f && (!f->ls || f->ls(arg) == 0)) {
 		kprintf("%s\n", path);
 		return 0;

@@ -63,6 +63,14 @@ static void test_echo(void **state __attribute__((unused)))
 	echo_is("'a>b'", "a>b", NULL, false);           /* ... outside quotes */
 	echo_is("'a > b' > trace_marker", "a > b", "trace_marker", false);
 	echo_is("\"x>>y\" >> f", "x>>y", "f", true);
+	/* Words as a shell makes them: quotes anywhere, blanks outside one space. */
+	echo_is("'vfs_stat' \"kind_name\" > set_ftrace_filter", "vfs_stat kind_name",
+		"set_ftrace_filter", false);
+	echo_is("vfs_'*' >> f", "vfs_*", "f", true);
+	echo_is("a  \t b '  c  '", "a b   c  ", NULL, false);
+	echo_is("\"it's\"", "it's", NULL, false);
+	echo_is("don't", "don't", NULL, false);          /* a quote never closed */
+	echo_is("''", "", NULL, false);
 }
 
 static void echo_fails(const char *text, const char *why_expected)

@@ -23,7 +23,9 @@ gdb in batch mode with tests/gdb/*.gdb) and once without gdb:
               writer inside, the entries add up to the .dat's events.
   wrapped   the same with trace_buf_size=12k (4 pages per CPU: the writer
             overwrites the oldest pages) and trace_options=funcgraph-args,
-            funcgraph-retval (signatures read from the guest): bt-trace equals `cat trace`, its
+            funcgraph-retval,funcgraph-args-string (signatures read from the
+            guest; vfs_stat's char * path read from guest memory as the
+            guest reads it): bt-trace equals `cat trace`, its
             LOST marks are bt-stats' overruns, trace-cmd reads the .dat
             (the same events, "[N EVENTS DROPPED]" where the text says LOST N).
   midrun    the workload command line, stopped at the 21st call of
@@ -281,13 +283,15 @@ def workload_case(arch, run, report, kernel, logs):
 def wrapped_case(arch, run, report, kernel, logs):
     d = os.path.join(logs, "gdb-%s-wrapped" % arch)
     rc, out, serial = _gdb_boot(arch, run, kernel, WORKLOAD + " trace_buf_size=12k "
-                                "trace_options=funcgraph-args,funcgraph-retval",
+                                "trace_options=funcgraph-args,funcgraph-retval,"
+                                "funcgraph-args-string",
                                 "tests/gdb/trace.gdb", d)
     bt = _read(os.path.join(d, "bt-trace.txt"))
     i = serial.find("# tracer: ")
     rows = _stats(out)
     lost = re.findall(r"^CPU:(\d) \[LOST (\d+) EVENTS\]$", bt, re.M)
     ok = bool(bt) and i >= 0 and bt == serial[i:] and len(rows) == SMP and \
+        re.search(r'\bvfs_stat\(path="[^"]+"\)', bt) and \
         sorted((int(c), int(n)) for c, n in lost) == sorted((int(r[0]), int(r[3])) for r in rows
                                                           if r[3] != "0") and lost
     rrc, rep = _report(os.path.join(d, "bt.dat"))
@@ -296,7 +300,8 @@ def wrapped_case(arch, run, report, kernel, logs):
     ok = ok and rrc == 0 and _summary(_expand(_graph_calls_report(rep))) == \
         _summary(_expand(_graph_calls_text(bt))) \
         and sorted(re.findall(r"^CPU:(\d+) \[(\d+) EVENTS DROPPED\]$", rep, re.M)) == sorted(lost)
-    report(bool(ok), "%s gdb on a wrapped buffer (trace_buf_size=12k), args and retvals: "
+    report(bool(ok), "%s gdb on a wrapped buffer (trace_buf_size=12k), args (char * read from "
+           "guest memory) and retvals: "
            "bt-trace equals `cat trace`"
            ", LOST marks = bt-stats' overruns, trace-cmd reads the .dat" % arch,
            "%s\nreport:\n%s" % (out, rep[-2000:]))

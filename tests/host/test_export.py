@@ -359,6 +359,29 @@ def test_fsig_text():
           F.format_args(agg, a[:3]))
     check(F.format_args(agg, a[:1]) == "...", F.format_args(agg, a[:1]))
 
+    # char * with a reader of guest memory (the gdb extension's): the
+    # strings of test_btf.c's case, the same text.
+    mem = {0x1000: b"hello\0", 0x2000: b'a"b\\c\n\xff\0',
+           0x3000: b"0123456789abcdef0123456789abcde\0",
+           0x4000: b"0123456789abcdef0123456789abcdef",
+           0x5000: b"0123456789abcdef0123456789abcdef01234567\0", 0x6000: b"\0"}
+
+    def reader(addr, n):
+        m = mem.get(addr)
+        if m is None:
+            return None                # a fault, or not ordinary memory
+        i = m.find(b"\0")
+        return m[:min(n, i + 1 if i >= 0 else len(m))]
+    strs = frames.Signature(3, [("a", F.INT, 4), ("s", F.STR, 8)], (F.VOID, 0))
+    for p, want in [(0x1000, '"hello"'), (0x2000, '"a\\x22b\\x5cc\\x0a\\xff"'),
+                    (0x3000, '"0123456789abcdef0123456789abcde"'),
+                    (0x4000, '"0123456789abcdef0123456789abcdef"...'),
+                    (0x5000, '"0123456789abcdef0123456789abcdef"...'), (0x6000, '""'),
+                    (0x7000, "0x7000"), (0, "0x0")]:
+        got = F.format_args(strs, [1, p], reader)
+        check(got == "a=1, s=" + want, "format_args(char * %#x): %s" % (p, got))
+    check(F.format_args(strs, [1, 0x1000]) == "a=1, s=0x1000", "no reader: the pointer")
+
 
 def test_captured_dumps():
     """Dumps captured from the guests: the host's text equals the guest's

@@ -1,9 +1,10 @@
 """fsig.py — funcgraph-args / funcgraph-retval text from signatures, as
 trace/fsig.c prints it (fsig_format_args, fsig_format_ret).
 
-The one difference: a `char *` argument with funcgraph-args-string prints
-as its pointer here (the guest reads the string from its memory when it
-prints; the host has only the dump).
+A `char *` argument with funcgraph-args-string: the guest reads the string
+from its memory when it prints.  A reader of guest memory (read_str, the
+gdb extension has one) gives the same text; without one (a dump: the host
+has only the buffer) it prints as its pointer.
 """
 VOID, INT, UINT, BOOL, ENUM, PTR, STR, OTHER, FLOAT, STRUCT, UNION = range(11)
 AGGREGATES = (OTHER, STRUCT, UNION)
@@ -34,7 +35,25 @@ def _words_for(kind, size):
     return 1
 
 
-def _value(kind, size, w):
+STR_MAX = 32                          # trace/fsig.c: bytes of a string read
+
+
+def _str(p, read_str):
+    """put_str(): `"text"` of at most STR_MAX bytes, `...` after it if no NUL
+    in them, non-printables, `"` and `\\` as \\xNN; the pointer if
+    read_str(p, STR_MAX) gives None (a fault, or not ordinary memory)."""
+    s = read_str(p & M64, STR_MAX)
+    if s is None:
+        return _hex(p)
+    text = s.split(b"\0", 1)[0]
+    body = "".join(chr(c) if 0x20 <= c <= 0x7e and c not in (0x22, 0x5c) else "\\x%02x" % c
+                   for c in text)
+    return '"' + body + '"' + ("" if s.endswith(b"\0") else "...")
+
+
+def _value(kind, size, w, read_str=None):
+    if kind == STR and read_str:
+        return _str(w[0], read_str)
     if kind in (INT, ENUM):
         return str(_cut_signed(w[0], size))
     if kind in (UINT, BOOL):          # Linux: not BTF_INT_SIGNED, hex
@@ -46,11 +65,13 @@ def _value(kind, size, w):
         parts += [_hex(w[i]) for i in range(1, _words_for(kind, size))]
         prefix = {STRUCT: "(STRUCT)", UNION: "(UNION)"}.get(kind, "")
         return prefix + "[" + ":".join(parts) + "]"
-    return _hex(w[0])                 # PTR, STR (no guest memory here)
+    return _hex(w[0])                 # PTR, STR without a reader
 
 
-def format_args(sig, words):
-    """The argument list without parentheses."""
+def format_args(sig, words, read_str=None):
+    """The argument list without parentheses.  read_str(addr, n): at most n
+    bytes of guest memory from addr, up to and with the first NUL, or None;
+    given only when funcgraph-args-string is on."""
     if sig is None:
         return ", ".join(_hex(w) for w in words)
     out, w = [], 0
@@ -59,7 +80,7 @@ def format_args(sig, words):
         if need > len(words) - w:
             out.append("...")          # Linux's mark past the recorded registers
             break
-        out.append((name + "=" if name else "") + _value(kind, size, words[w:w + need]))
+        out.append((name + "=" if name else "") + _value(kind, size, words[w:w + need], read_str))
         w += need
     return ", ".join(out)
 

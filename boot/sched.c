@@ -469,6 +469,19 @@ const char *thread_comm(int tid, char *buf, size_t size)
 	return known ? buf : "<...>";
 }
 
+void thread_comm_each(void (*fn)(void *ctx, int tid, const char *name), void *ctx)
+{
+	for (unsigned i = 0; i < COMM_SLOTS; i++) {
+		char name[16];
+		unsigned long f = spin_lock_irqsave(&comm_lock);
+		int tid = comm_cache[i].tid;
+		memcpy(name, comm_cache[i].name, sizeof(name));
+		spin_unlock_irqrestore(&comm_lock, f);
+		if (tid > 0)
+			fn(ctx, tid, name);
+	}
+}
+
 /* ---- mutexes ---- */
 
 static bool mutex_try(void *arg)

@@ -105,6 +105,8 @@ void waitq_wake_all(struct waitq *wq);
 /* Name of the thread with id tid ("<idle>" for 0, "<...>" if forgotten):
  * a small cache filled at creation, as Linux's saved_cmdlines. */
 const char *thread_comm(int tid, char *buf, size_t size);
+/* Every remembered (tid, name), in the cache's order (tid mod its size). */
+void thread_comm_each(void (*fn)(void *ctx, int tid, const char *name), void *ctx);
 
 /* Sleeping lock for thread context (not recursive, not from interrupts). */
 struct mutex {

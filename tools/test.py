@@ -504,7 +504,8 @@ def no_buffer(arch):
 # The shell's files in tracefs order (trace/tracefs.c files[]) and the
 # options in trace_options order (trace/options.h), as `ls` lists them.
 TRACEFS_FILES = ["available_tracers", "current_tracer", "tracing_on", "trace", "trace_pipe",
-                 "trace_marker", "buffer_size_kb", "set_ftrace_filter", "set_ftrace_notrace",
+                 "trace_marker", "buffer_size_kb", "tracing_cpumask", "saved_cmdlines",
+                 "set_ftrace_filter", "set_ftrace_notrace",
                  "set_graph_function", "set_graph_notrace", "available_filter_functions",
                  "enabled_functions", "max_graph_depth", "trace_options", "options/", "btf",
                  "function_profile_enabled", "trace_stat/"]
@@ -525,20 +526,25 @@ def shell_session(arch):
     for part in out.split("trace> ")[1:]:
         cmd, _, answer = part.partition("\n")
         blocks.setdefault(cmd, []).append(answer.rstrip("\n"))
+    # The function tracer's run with tracing_cpumask 1: (comm, pid, cpu, func).
+    masked = re.findall(r"^ *(\S+)-(\d+) +\[(\d{3})\] \S{5} +\d+\.\d{6}: (\S+) <-",
+                        blocks.get("cat trace", ["", "", "", ""])[3], re.M)
+    cmdlines = [tuple(l.split(" ", 1)) for l in
+                blocks.get("cat saved_cmdlines", [""])[0].split("\n") if l]
     fn = re.compile(r"^(kind_name|vfs_stat) \(1\) {11}\ttramp: 0x[0-9a-f]+ \(function_trace_call\+0x0/0x[0-9a-f]+\) "
                     r"->function_trace_call\+0x0/0x[0-9a-f]+$")
     enabled = blocks.get("cat enabled_functions", ["", ""])
     trace = blocks.get("cat trace", [""])[0]
-    graph = blocks.get("cat trace", ["", ""])[-1]
+    graph = blocks.get("cat trace", ["", "", ""])[2]
     symoff = re.findall(r"^ *\S+-\d+ +\[\d{3}\] \S{5} +\d+\.\d{6}: (\S+)$",
                         blocks.get("cat trace", ["", "", ""])[1], re.M)
-    # The timer's lookups are counted since boot: the graph run's are the
-    # difference between the last two runs' counts.
+    # The timer's lookups are counted since boot, printed after the boot's
+    # own run and each of the session's four (function, function_graph,
+    # profiled, tracing_cpumask): a run's are the difference from the one
+    # before.
     ticks = [int(n) for n in re.findall(r"(\d+) lookups from the timer interrupt", out)]
-    irq_lookups = ticks[-1] - ticks[-2] if len(ticks) >= 3 else -1
-    if len(ticks) >= 3:
-        irq_lookups = ticks[-2] - ticks[-3]        # the graph run; the last is the profiled one
-    prof_irq = ticks[-1] - ticks[-2] if len(ticks) >= 3 else -1
+    irq_lookups = ticks[2] - ticks[1] if len(ticks) == 5 else -1      # the graph run
+    prof_irq = ticks[3] - ticks[2] if len(ticks) == 5 else -1         # the profiled one
     # trace_stat/functionN: "  name   hits    total us ..." summed over the CPUs.
     prof_hits, prof_heads = {}, 0
     for n in range(4):
@@ -564,9 +570,10 @@ def shell_session(arch):
         ("quotes anywhere in a value, as a shell takes them",
          blocks.get("echo 'path_'\"walk\"   'kind_*' > set_ftrace_notrace") == [""] and
          blocks.get("cat set_ftrace_notrace", [])[3:] == ["kind_name\npath_walk"]),
-        ("tracing_on takes 0 or 1", blocks.get("echo 2 > tracing_on") ==
-         ["echo: write error: Invalid argument (tracing_on takes 0 or 1)"] and
-         blocks.get("cat tracing_on") == ["1"]),
+        ("tracing_on takes a number, 0 for off (Linux)", blocks.get("echo 2 > tracing_on") ==
+         ["", ""] and blocks.get("cat tracing_on") == ["1", "0", "1"] and
+         blocks.get("echo on > tracing_on") ==
+         ["echo: write error: Invalid argument (tracing_on takes a number, 0 for off)"]),
         ("enabled_functions", [bool(fn.match(l)) for l in enabled[0].splitlines()] == [True, True]),
         ("sym-offset, noprint-parent", len(symoff) == len(calls) and
          all(re.match(r"^(vfs_stat|kind_name)\+0x0/0x[0-9a-f]+$", x) for x in symoff)),
@@ -624,16 +631,29 @@ def shell_session(arch):
             r"^ +init-1 +\[\d{3}\] \S{5} +\d+\.\d{6}: tracing_mark_write: hello marker$",
             blocks.get("cat trace_pipe", [""])[0]) is not None and
          blocks.get("cat trace_marker") == ["cat: trace_marker: Invalid argument"]),
-        ("function profiler", blocks.get("cat function_profile_enabled") == ["1"] and
+        ("function profiler", blocks.get("cat function_profile_enabled") == ["1", "1"] and
          prof_hits.get("vfs_stat") == 1600 + prof_irq and prof_hits.get("kind_name") == 1 and
          set(prof_hits) == {"vfs_stat", "kind_name"} and prof_heads == 4 and
          blocks.get("cat trace_stat/function99") ==
          ["cat: trace_stat/function99: No such file or directory"] and
          blocks.get("cat trace_stat/function01") ==
          ["cat: trace_stat/function01: No such file or directory"] and
-         blocks.get("echo 2 > function_profile_enabled") ==
-         ["echo: write error: Invalid argument (function_profile_enabled takes 0 or 1)"]),
-        ("status", rc == 1 and "baretrace: script done, 24 command(s) failed" in out),
+         blocks.get("echo 2 > function_profile_enabled") == [""] and
+         blocks.get("echo on > function_profile_enabled") ==
+         ["echo: write error: Invalid argument (function_profile_enabled takes a number, "
+          "0 for off)"]),
+        ("tracing_cpumask", blocks.get("cat tracing_cpumask") == ["f", "1", "1", "f"] and
+         blocks.get("echo 1 > tracing_cpumask") == [""] and
+         blocks.get("echo 10 > tracing_cpumask") == blocks.get("echo xyz > tracing_cpumask") ==
+         ["echo: write error: Invalid argument (tracing_cpumask takes a hex mask of CPUs 0-%d)"
+          % (SMP - 1)] and
+         len(masked) > 0 and all(c == "000" and f == "vfs_stat" for _, _, c, f in masked) and
+         ("# entries-in-buffer/entries-written: %d/%d " % (len(masked), len(masked)))
+         in blocks.get("cat trace", ["", "", "", ""])[3]),
+        ("saved_cmdlines", cmdlines[:1] == [("1", "init")] and
+         all(re.match(r"^\d+ \S+$", l) for l in blocks.get("cat saved_cmdlines", [""])[0].split("\n"))
+         and {(p, n) for n, p, _, _ in masked if p != "0"} <= set(cmdlines)),
+        ("status", rc == 1 and "baretrace: script done, 26 command(s) failed" in out),
     ]
     for name, ok in checks:
         report(bool(ok), "%s shell script: %s" % (arch, name), out if not ok else "")

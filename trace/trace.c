@@ -116,6 +116,39 @@ bool tracing_is_on(void)
 	return __atomic_load_n(&recording, __ATOMIC_RELAXED);
 }
 
+static uint32_t cpumask_off;                   /* CPUs switched off by the mask; cpumask_mutex */
+static struct mutex cpumask_mutex = MUTEX_INIT;
+
+int trace_set_cpumask(uint32_t mask)
+{
+	uint32_t all = ncpus >= 32 ? ~0u : (1u << ncpus) - 1;
+	if (mask & ~all)
+		return -EINVAL;
+	if (!trace_buffer)
+		return -ENODEV;
+	mutex_lock(&cpumask_mutex);
+	uint32_t off = all & ~mask;
+	for (unsigned cpu = 0; cpu < ncpus; cpu++) {
+		uint32_t bit = 1u << cpu;
+		if ((off & bit) && !(cpumask_off & bit))
+			rb_record_cpu_off(trace_buffer, cpu);
+		else if (!(off & bit) && (cpumask_off & bit))
+			rb_record_cpu_on(trace_buffer, cpu);
+	}
+	cpumask_off = off;
+	mutex_unlock(&cpumask_mutex);
+	return 0;
+}
+
+uint32_t trace_cpumask(void)
+{
+	uint32_t all = ncpus >= 32 ? ~0u : (1u << ncpus) - 1;
+	mutex_lock(&cpumask_mutex);
+	uint32_t mask = all & ~cpumask_off;
+	mutex_unlock(&cpumask_mutex);
+	return mask;
+}
+
 int tracing_mark_write(const char *text)
 {
 	size_t n = strlen(text);

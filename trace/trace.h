@@ -79,6 +79,14 @@ void tracing_off(void);
 void tracing_on(void);
 bool tracing_is_on(void);
 
+/* tracing_cpumask (Linux's): bit N set = CPU N records.  A CPU leaving the
+ * mask has its recording switched off (rb_record_cpu_off: its writers stop
+ * at once, nothing counted lost), and on again when it comes back.  0, or
+ * -EINVAL for a bit of a CPU that does not exist, -ENODEV without a buffer
+ * (nothing changed).  Thread context. */
+int trace_set_cpumask(uint32_t mask);
+uint32_t trace_cpumask(void);
+
 /*
  * A printing pass over the buffer (`cat trace`): the merged iterator, the
  * event being printed, and what printers remember from one event to the

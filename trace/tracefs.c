@@ -12,6 +12,7 @@
  * tracer's state as it was.  Thread context (the shell).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,8 +129,8 @@ static int set_tracing_on(const char *arg, const char *value, bool append)
 	unsigned long n;
 	if (!need_buffer("echo", "tracing_on"))
 		return -ENODEV;
-	if (!parse_ulong(value, &n, 1))
-		return write_error(-EINVAL, "tracing_on takes 0 or 1");
+	if (!parse_ulong(value, &n, ULONG_MAX))      /* Linux: any number, 0 is off */
+		return write_error(-EINVAL, "tracing_on takes a number, 0 for off");
 	if (n)
 		tracing_on();
 	else
@@ -185,6 +186,48 @@ static int write_marker(const char *arg, const char *value, bool append)
 	else if (err)
 		kprintf("echo: write error: Bad file descriptor (recording is off)\n");
 	return err;
+}
+
+/* saved_cmdlines: "pid comm" of each thread the trace can name. */
+static void print_comm(void *ctx, int tid, const char *name)
+{
+	kprintf("%d %s\n", tid, name);
+}
+
+static int cat_saved_cmdlines(const char *arg)
+{
+	thread_comm_each(print_comm, NULL);
+	return 0;
+}
+
+/* tracing_cpumask: the CPUs that record, in hex as Linux prints and
+ * parses it (no 0x; the CPUs here fit one 32-bit group). */
+static int cat_cpumask(const char *arg)
+{
+	if (!need_buffer("cat", "tracing_cpumask"))
+		return -ENODEV;
+	kprintf("%x\n", trace_cpumask());
+	return 0;
+}
+
+static int set_cpumask(const char *arg, const char *value, bool append)
+{
+	char why[64];
+	const char *p = value;
+	unsigned long mask = 0;
+	if (!need_buffer("echo", "tracing_cpumask"))
+		return -ENODEV;
+	while (*p == '0')
+		p++;
+	bool hex = *value != '\0' && strspn(value, "0123456789abcdefABCDEF") == strlen(value);
+	if (hex && strlen(p) <= 8)
+		mask = strtoul(value, NULL, 16);
+	if (!hex || strlen(p) > 8 || trace_set_cpumask((uint32_t)mask) == -EINVAL) {
+		ksnprintf(why, sizeof(why), "tracing_cpumask takes a hex mask of CPUs 0-%u",
+			  ncpus - 1);
+		return write_error(-EINVAL, why);
+	}
+	return 0;
 }
 
 /* What each CPU's buffer holds, as Linux shows it: whole pages of 4080
@@ -371,8 +414,8 @@ static int cat_profile_enabled(const char *arg)
 static int set_profile_enabled(const char *arg, const char *value, bool append)
 {
 	unsigned long n;
-	if (!parse_ulong(value, &n, 1))
-		return write_error(-EINVAL, "function_profile_enabled takes 0 or 1");
+	if (!parse_ulong(value, &n, ULONG_MAX))      /* Linux: any number, 0 is off */
+		return write_error(-EINVAL, "function_profile_enabled takes a number, 0 for off");
 	if (!n) {
 		profile_disable();
 		return 0;
@@ -472,6 +515,8 @@ static const struct tracefs_file files[] = {
 	{ "trace_pipe", cat_trace_pipe, NULL, false },
 	{ "trace_marker", cat_write_only, write_marker, true },
 	{ "buffer_size_kb", cat_buffer_size, set_buffer_size, false },
+	{ "tracing_cpumask", cat_cpumask, set_cpumask, false },
+	{ "saved_cmdlines", cat_saved_cmdlines, NULL, false },
 	{ "set_ftrace_filter", cat_ftrace_filter, set_ftrace_filter, true },
 	{ "set_ftrace_notrace", cat_ftrace_notrace, set_ftrace_notrace, true },
 	{ "set_graph_function", cat_graph_function, set_graph_function, true },

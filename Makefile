@@ -107,6 +107,10 @@ TEST_SRCS  += tests/guest/test_btf.c
 TRACE_SRCS += trace/profile.c trace/fprobe.c
 TEST_SRCS  += tests/guest/test_profile.c tests/guest/test_fprobe.c
 
+# set_ftrace_filter's traceon/traceoff commands (trace/func_cmd.h) and their suite.
+TRACE_SRCS += trace/func_cmd.c
+TEST_SRCS  += tests/guest/test_func_cmd.c
+
 # Dumps (trace/dump.h): the framed binary dump, ftrace_dump_on_oops, traceoff_on_warning.
 TRACE_SRCS += trace/dump.c
 TEST_SRCS  += tests/guest/test_dump.c

@@ -110,7 +110,7 @@ void tramp_free(uintptr_t slot)
 	stats.retired++;
 }
 
-void tramp_synchronize(void)
+void tramp_grace_period(void)
 {
 	uint32_t snap[MAX_CPUS];
 	snapshot(snap);
@@ -130,8 +130,13 @@ void tramp_synchronize(void)
 		arch_cpu_relax();
 		now = clock_ns();
 		if (now > deadline)
-			panic("tramp_synchronize: a CPU passed no quiescent state in 5 s");
+			panic("tramp_grace_period: a CPU passed no quiescent state in 5 s");
 	}
+}
+
+void tramp_synchronize(void)
+{
+	tramp_grace_period();
 	reclaim();
 }
 

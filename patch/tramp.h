@@ -10,7 +10,8 @@
  * sleep.  Then it is filled with trap instructions and becomes free.
  *
  * Thread context, under the ftrace lock, except text_is_trampoline() and
- * tramp_quiescent() (any context, lock-free).
+ * tramp_quiescent() (any context, lock-free) and tramp_grace_period()
+ * (thread context, no lock).
  */
 #ifndef PATCH_TRAMP_H
 #define PATCH_TRAMP_H
@@ -54,7 +55,12 @@ void tramp_write(uintptr_t slot, const void *code, size_t len);
 /* Retire a slot no site calls any more (the caller patched them first).
  * Cannot fail: it allocates nothing (unregister paths rely on it). */
 void tramp_free(uintptr_t slot);
-/* Wait until every CPU passed a quiescent state; then reclaim retired slots. */
+/* Wait until every CPU passed a quiescent state: a grace period.  Any
+ * thread context, no lock needed (for readers of anything a callback reads
+ * with preemption disabled: tables, hashes, users). */
+void tramp_grace_period(void);
+/* A grace period, then reclaim the slots retired before it (under the
+ * ftrace lock like the rest: reclaim writes slot states and pool text). */
 void tramp_synchronize(void);
 
 struct tramp_stats {

@@ -391,7 +391,7 @@ int unregister_fgraph(struct fgraph_ops *g)
 		return err;
 	}
 	__atomic_store_n(&users[idx], NULL, __ATOMIC_RELEASE);
-	tramp_synchronize();
+	tramp_grace_period();
 	if (err)
 		dead_slots |= 1u << idx;    /* tracing died: its sites may still pass its bit */
 	else

@@ -470,6 +470,13 @@ int ftrace_do_unregister(struct ftrace_ops *op)
 	return err;
 }
 
+void ftrace_reclaim_trampolines(void)
+{
+	mutex_lock(&ftrace_mutex);
+	tramp_synchronize();
+	mutex_unlock(&ftrace_mutex);
+}
+
 int unregister_ftrace_function(struct ftrace_ops *op)
 {
 	mutex_lock(&ftrace_mutex);

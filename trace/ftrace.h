@@ -199,6 +199,11 @@ extern struct ftrace_ops ftrace_list_ops;   /* per-site data word for list sites
 void ftrace_list_available(void (*out)(void *ctx, const char *line), void *ctx);
 void ftrace_list_enabled(void (*out)(void *ctx, const char *line), void *ctx);
 
+/* Reclaim the trampolines freed so far (filled with traps, free for reuse)
+ * once no CPU can be inside them: a grace period, under the ftrace lock.
+ * Thread context.  Updates reclaim as they go; tests call it to see it. */
+void ftrace_reclaim_trampolines(void);
+
 /* Build the record table and initialise every site (boot CPU, before SMP). */
 int ftrace_init(void);
 

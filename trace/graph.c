@@ -283,7 +283,7 @@ int graph_set_hash(bool notrace, const char *patterns, bool reset)
 			__atomic_fetch_and(&graph_filters, ~bit, __ATOMIC_RELAXED);
 		else
 			__atomic_fetch_or(&graph_filters, bit, __ATOMIC_RELAXED);
-		tramp_synchronize();     /* no entry callback still reads it */
+		tramp_grace_period();     /* no entry callback still reads it */
 		hash_free(old);
 	}
 	mutex_unlock(&graph_mutex);

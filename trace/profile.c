@@ -18,7 +18,7 @@
  *   - zeroing (enable, reset) holds profile_mutex and runs with no writer:
  *     either the user is unregistered (unregister_fgraph waits until no
  *     callback runs), or counting is paused and a grace period has passed
- *     (callbacks run with preemption off, so tramp_synchronize waits for
+ *     (callbacks run with preemption off, so tramp_grace_period waits for
  *     every one that did not see the pause).
  */
 #include <errno.h>
@@ -222,7 +222,7 @@ void profile_reset(void)
 	mutex_lock(&profile_mutex);
 	if (enabled) {
 		__atomic_store_n(&paused, true, __ATOMIC_RELEASE);
-		tramp_synchronize();     /* no callback still counts */
+		tramp_grace_period();     /* no callback still counts */
 	}
 	clear_tables();
 	__atomic_store_n(&paused, false, __ATOMIC_RELEASE);

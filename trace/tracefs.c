@@ -22,6 +22,7 @@
 #include "trace/cmdparse.h"
 #include "trace/fgraph.h"
 #include "trace/ftrace.h"
+#include "trace/func_cmd.h"
 #include "trace/ftrace_internal.h"
 #include "trace/graph.h"
 #include "trace/hash.h"
@@ -277,6 +278,7 @@ static void print_hash(const struct ftrace_hash *h, const char *empty)
 static int cat_ftrace_filter(const char *arg)
 {
 	print_hash(trace_filter_hash(false), ALL_ENABLED);
+	func_cmd_list(print_line, NULL);
 	return 0;
 }
 
@@ -305,8 +307,13 @@ static int set_funcs(int err)
 	return err ? write_error(err, NULL) : 0;
 }
 
+/* A write of commands (func_cmd.h) leaves the filter alone, with > as >>. */
 static int set_ftrace_filter(const char *arg, const char *value, bool append)
 {
+	if (func_cmd_is(value)) {
+		int err = func_cmd_write(value);
+		return err == -EINVAL ? write_error(err, func_cmd_error) : err ? write_error(err, NULL) : 0;
+	}
 	return set_funcs(trace_filter_set(false, value, !append));
 }
 

@@ -14,6 +14,17 @@ void listing_line(void *ctx, const char *line)
 	l->lines++;
 }
 
+void listing_append(void *ctx, const char *s, size_t n)
+{
+	struct listing *l = ctx;
+	size_t room = sizeof(l->text) - 1 - l->len;
+	if (n > room)
+		n = room;
+	memcpy(l->text + l->len, s, n);
+	l->len += n;
+	l->text[l->len] = '\0';
+}
+
 const char *enabled_listing(struct listing *l)
 {
 	memset(l, 0, sizeof(*l));

@@ -20,6 +20,8 @@ struct listing {
 };
 
 void listing_line(void *ctx, const char *line);
+/* Raw text as given (a console_tap callback, boot/console.h). */
+void listing_append(void *ctx, const char *s, size_t n);
 const char *enabled_listing(struct listing *l);
 
 #endif

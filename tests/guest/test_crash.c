@@ -52,7 +52,7 @@ TEST_CASE_FLAGS(crash_tramp, call_freed_trampoline, TEST_MANUAL)
 	ASSERT_TRUE(slot != 0);
 	EXPECT_EQ(crash_tramp_target(1), 2);
 	ASSERT_EQ(unregister_ftrace_function(&ops), 0);
-	tramp_synchronize();
+	ftrace_reclaim_trampolines();
 	kprintf("crash_tramp: calling the freed trampoline at 0x%lx\n", (unsigned long)slot);
 	((void (*)(void))slot)();
 	test_fail(__FILE__, __LINE__, "survived a call into a freed trampoline");

@@ -497,17 +497,6 @@ TEST_CASE(enomem, tracefs_writes)
 	EXPECT_TRUE(all_clear());
 }
 
-static void tap_append(void *ctx, const char *s, size_t n)
-{
-	struct listing *l = ctx;
-	size_t room = sizeof(l->text) - 1 - l->len;
-	if (n > room)
-		n = room;
-	memcpy(l->text + l->len, s, n);
-	l->len += n;
-	l->text[l->len] = '\0';
-}
-
 /* What a tracefs write refused for lack of memory prints: errno's text, as
  * Linux's echo does, not the reason a blob or a value is refused, after
  * what the subsystem said (`before`).  Every allocation fails, from the
@@ -516,8 +505,9 @@ static void says_no_memory(const char *args, const char *before)
 {
 	char want[160];
 	ksnprintf(want, sizeof(want), "%secho: write error: Cannot allocate memory\n", before);
-	struct listing out = { 0 };
-	console_tap(tap_append, &out);
+	static struct listing out;
+	memset(&out, 0, sizeof(out));
+	console_tap(listing_append, &out);
 	failalloc_start(0, ~0u);
 	int err = shell("echo", args);
 	failalloc_stop(NULL);

@@ -313,7 +313,7 @@ static void live_switching(unsigned rounds)
 	kprintf("    # %u rounds, %lu calls on %u CPUs, %lu ms\n", rounds, calls, n,
 		(unsigned long)ms);
 	EXPECT_TRUE(fops[0].leaf_hits > 0);
-	tramp_synchronize();
+	ftrace_reclaim_trampolines();
 	tramp_get_stats(&ts1);
 	/* Trampolines were freed and reused many times; none is left in use. */
 	EXPECT_TRUE(ts1.reclaimed > ts0.reclaimed);

@@ -183,7 +183,7 @@ TEST_CASE(ftrace, trampoline_reclamation)
 		recl_wait_calls(w, n, 64);
 		err |= unregister_ftrace_function(&b.ops) != 0;     /* tb retired */
 		recl_wait_calls(w, n, 16);
-		tramp_synchronize();                                 /* both reclaimed */
+		ftrace_reclaim_trampolines();                                 /* both reclaimed */
 		no_tramp += !ta || !tb;
 		unpoisoned += (ta && !slot_is_poison(ta)) + (tb && !slot_is_poison(tb));
 	}

@@ -26,7 +26,9 @@
 #include "lib/glob.h"
 #include "patch/tramp.h"
 #include "trace/ftrace.h"
+#include "trace/ftrace_internal.h"
 #include "trace/func_cmd.h"
+#include "trace/hash.h"
 #include "trace/records.h"
 #include "trace/trace.h"
 
@@ -256,8 +258,21 @@ static int follow(const struct word *w, const struct cmd_table *t)
 	ksnprintf(pat, sizeof(pat), "%s%s", w->remove ? "!" : "", w->text);
 	if (registered)
 		return ftrace_set_filter(op, pat, false);
-	int err = ftrace_set_filter(op, pat, true);
-	return err ? err : register_ftrace_function(op);
+	/* The first function: its filter built aside, so that a refused
+	 * registration leaves the ops and the heap as they were (as
+	 * register_fprobe does). */
+	struct ftrace_hash *f, *old = op->filter;
+	mutex_lock(&ftrace_mutex);                 /* ftrace_filter_error */
+	int err = ftrace_build_hash(NULL, pat, true, &f);
+	mutex_unlock(&ftrace_mutex);
+	if (err)
+		return err;
+	op->filter = f;
+	err = register_ftrace_function(op);
+	hash_free(err ? f : old);
+	if (err)
+		op->filter = old;
+	return err;
 }
 
 static int apply(const struct word *w)

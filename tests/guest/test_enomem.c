@@ -478,6 +478,16 @@ static void echo_sweep(const char *to, const char *from)
 	sweep(what, echo_to, echo_from);
 }
 
+/* A traceoff command on en_a: the state snapshots call en_a, which turns
+ * tracing off while the command is there; taking it back turns it on. */
+static int cmd_add(void) { return shell("echo", "en_a:traceoff:3 > set_ftrace_filter"); }
+static int cmd_remove(void)
+{
+	int err = shell("echo", "!en_a:traceoff > set_ftrace_filter");
+	tracing_on();
+	return err;
+}
+
 TEST_CASE(enomem, tracefs_writes)
 {
 	ASSERT_TRUE(tracers_on_ours());
@@ -487,6 +497,7 @@ TEST_CASE(enomem, tracefs_writes)
 	echo_sweep("function > current_tracer", "function_graph > current_tracer");
 	echo_sweep("embedded > btf", "embedded > btf");
 	echo_sweep("1 > function_profile_enabled", "0 > function_profile_enabled");
+	sweep("echo en_a:traceoff:3 > set_ftrace_filter", cmd_add, cmd_remove);
 	/* A read that allocates: -ENOMEM and nothing else. */
 	ASSERT_EQ(profile_set_filter("en_a en_b", true), 0);
 	ASSERT_EQ(profile_enable(), 0);

@@ -450,7 +450,8 @@ def no_buffer(arch):
                 "cat current_tracer\ncat trace\necho > trace\ncat trace_pipe\n"
                 "echo hi > trace_marker\necho 0 > tracing_on\necho 100 > buffer_size_kb\n"
                 "cat buffer_size_kb\necho 1 > function_profile_enabled\n"
-                "echo 0 > function_profile_enabled\n")
+                "echo 0 > function_profile_enabled\n" + "".join(c + "\n" for c in PER_CPU_NOBUF) +
+                "echo 0 > options/overwrite\nls per_cpu\n")
     with open(script, "rb") as f:
         rc, out, _ = run(["tools/qemu-run.sh", arch, kernel_path(arch),
                           "trace_buf_size=250m ftrace=function"], 150,
@@ -473,12 +474,17 @@ def no_buffer(arch):
         "cat buffer_size_kb": ["cat: buffer_size_kb: no trace buffer"],
         "echo 1 > function_profile_enabled": [""],
         "echo 0 > function_profile_enabled": [""],
+        "echo 0 > options/overwrite": [""],
+        "ls per_cpu": ["cpu0\ncpu1\ncpu2\ncpu3"],
     }
+    for c in PER_CPU_NOBUF:
+        op, path = ("cat", c[4:]) if c.startswith("cat ") else ("echo", c.split("> ")[1])
+        want[c] = ["%s: %s: no trace buffer" % (op, path)]
     bad = [k for k, v in want.items() if blocks.get(k) != v]
     ok = "trace: cannot create the buffer (262144000 bytes per CPU): out of memory; only the nop " \
         "tracer runs\ntrace: tracer function not started: no trace buffer\n" in out \
         and "baretrace: demo returned 0" in out and not bad and \
-        "baretrace: script done, 8 command(s) failed" in out and rc == 1
+        "baretrace: script done, %d command(s) failed" % (8 + len(PER_CPU_NOBUF)) in out and rc == 1
     # Bad sizes, each refused with the default kept: 1441792 bytes, which
     # is ceil(1441792 / 4080) = 354 pages of 4080 data bytes = 1410 KiB.
     bad_sizes = ["300m", "0", "0k", "abc", "-1", "4k2", "1.5m", "", "1g",
@@ -514,6 +520,12 @@ TRACE_OPTIONS = ["print-parent", "sym-offset", "funcgraph-overrun", "funcgraph-c
                  "funcgraph-retval-hex", "funcgraph-args", "funcgraph-args-string", "overwrite"]
 # per_cpu/cpuN/'s files in trace/tracefs.c's order.
 PER_CPU_FILES = ["trace", "trace_pipe", "stats", "buffer_size_kb"]
+
+
+# The files of the buffer added with per_cpu/: each says there is none.
+PER_CPU_NOBUF = ["cat buffer_total_size_kb", "cat per_cpu/cpu0/trace", "cat per_cpu/cpu0/trace_pipe",
+                 "cat per_cpu/cpu0/stats", "cat per_cpu/cpu0/buffer_size_kb",
+                 "echo > per_cpu/cpu0/trace", "echo 8 > per_cpu/cpu0/buffer_size_kb"]
 
 
 def per_cpu_checks(blocks):

@@ -499,8 +499,10 @@ static int percpu_entry(const char *entry, unsigned *cpu)
 {
 	char num[4];
 	unsigned long n;
-	size_t len = strcspn(entry + 3, "/");
-	if (strncmp(entry, "cpu", 3) || len == 0 || len >= sizeof(num))
+	if (strncmp(entry, "cpu", 3))
+		return -ENOENT;
+	size_t len = strcspn(entry + 3, "/");      /* after the check: entry has 3 chars */
+	if (len == 0 || len >= sizeof(num))
 		return -ENOENT;
 	memcpy(num, entry + 3, len);
 	num[len] = '\0';

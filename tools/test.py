@@ -450,7 +450,8 @@ def no_buffer(arch):
                 "cat current_tracer\ncat trace\necho > trace\ncat trace_pipe\n"
                 "echo hi > trace_marker\necho 0 > tracing_on\necho 100 > buffer_size_kb\n"
                 "cat buffer_size_kb\necho 1 > function_profile_enabled\n"
-                "echo 0 > function_profile_enabled\n")
+                "echo 0 > function_profile_enabled\n" + "".join(c + "\n" for c in PER_CPU_NOBUF) +
+                "echo 0 > options/overwrite\nls per_cpu\n")
     with open(script, "rb") as f:
         rc, out, _ = run(["tools/qemu-run.sh", arch, kernel_path(arch),
                           "trace_buf_size=250m ftrace=function"], 150,
@@ -473,12 +474,17 @@ def no_buffer(arch):
         "cat buffer_size_kb": ["cat: buffer_size_kb: no trace buffer"],
         "echo 1 > function_profile_enabled": [""],
         "echo 0 > function_profile_enabled": [""],
+        "echo 0 > options/overwrite": [""],
+        "ls per_cpu": ["cpu0\ncpu1\ncpu2\ncpu3"],
     }
+    for c in PER_CPU_NOBUF:
+        op, path = ("cat", c[4:]) if c.startswith("cat ") else ("echo", c.split("> ")[1])
+        want[c] = ["%s: %s: no trace buffer" % (op, path)]
     bad = [k for k, v in want.items() if blocks.get(k) != v]
     ok = "trace: cannot create the buffer (262144000 bytes per CPU): out of memory; only the nop " \
         "tracer runs\ntrace: tracer function not started: no trace buffer\n" in out \
         and "baretrace: demo returned 0" in out and not bad and \
-        "baretrace: script done, 8 command(s) failed" in out and rc == 1
+        "baretrace: script done, %d command(s) failed" % (8 + len(PER_CPU_NOBUF)) in out and rc == 1
     # Bad sizes, each refused with the default kept: 1441792 bytes, which
     # is ceil(1441792 / 4080) = 354 pages of 4080 data bytes = 1410 KiB.
     bad_sizes = ["300m", "0", "0k", "abc", "-1", "4k2", "1.5m", "", "1g",
@@ -504,15 +510,105 @@ def no_buffer(arch):
 # The shell's files in tracefs order (trace/tracefs.c files[]) and the
 # options in trace_options order (trace/options.h), as `ls` lists them.
 TRACEFS_FILES = ["available_tracers", "current_tracer", "tracing_on", "trace", "trace_pipe",
-                 "trace_marker", "buffer_size_kb", "tracing_cpumask", "saved_cmdlines",
-                 "set_ftrace_filter", "set_ftrace_notrace",
+                 "trace_marker", "buffer_size_kb", "buffer_total_size_kb", "tracing_cpumask",
+                 "saved_cmdlines", "set_ftrace_filter", "set_ftrace_notrace",
                  "set_graph_function", "set_graph_notrace", "available_filter_functions",
                  "enabled_functions", "max_graph_depth", "trace_options", "options/", "btf",
-                 "function_profile_enabled", "trace_stat/"]
+                 "function_profile_enabled", "trace_stat/", "per_cpu/"]
 TRACE_OPTIONS = ["print-parent", "sym-offset", "funcgraph-overrun", "funcgraph-cpu",
                  "funcgraph-overhead", "funcgraph-proc", "funcgraph-duration",
                  "funcgraph-abstime", "funcgraph-irqs", "funcgraph-tail", "funcgraph-retval",
-                 "funcgraph-retval-hex", "funcgraph-args", "funcgraph-args-string"]
+                 "funcgraph-retval-hex", "funcgraph-args", "funcgraph-args-string", "overwrite"]
+# per_cpu/cpuN/'s files in trace/tracefs.c's order.
+PER_CPU_FILES = ["trace", "trace_pipe", "stats", "buffer_size_kb"]
+
+
+# The files of the buffer added with per_cpu/: each says there is none.
+PER_CPU_NOBUF = ["cat buffer_total_size_kb", "cat per_cpu/cpu0/trace", "cat per_cpu/cpu0/trace_pipe",
+                 "cat per_cpu/cpu0/stats", "cat per_cpu/cpu0/buffer_size_kb",
+                 "echo > per_cpu/cpu0/trace", "echo 8 > per_cpu/cpu0/buffer_size_kb"]
+
+
+def per_cpu_checks(blocks):
+    """The session's per_cpu/, buffer_total_size_kb and options/overwrite part."""
+    def one(cmd, i=0):
+        got = blocks.get(cmd, [])
+        return got[i] if len(got) > i else None
+
+    def nofile(op, path):
+        if op == "ls":
+            return ["ls: cannot access '%s': No such file or directory" % path]
+        return ["%s: %s: No such file or directory" % (op, path)]
+    size_err = ["echo: write error: Invalid argument (buffer_size_kb must be a number from 1 to 258984)"]
+    header = ("# tracer: nop\n#\n# entries-in-buffer/entries-written: %s   #P:%d\n#\n"
+              "#                                _-----=> irqs-off/BH-disabled\n"
+              "#                               / _----=> need-resched\n"
+              "#                              | / _---=> hardirq/softirq\n"
+              "#                              || / _--=> preempt-depth\n"
+              "#                              ||| / _-=> migrate-disable\n"
+              "#                              |||| /     delay\n"
+              "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+              "#              | |         |   |||||     |         |")
+    line = r" +init-1 +\[00(\d)\] \.{5} +\d+\.\d{6}: tracing_mark_write: %s"
+    # The CPU each marker landed on: the one whose file shows it.
+    traces = [one("cat per_cpu/cpu%d/trace" % c) or "" for c in range(SMP)]
+    shown = [c for c in range(SMP) if re.search(line % "per-cpu marker", traces[c])]
+    n1 = shown[0] if len(shown) == 1 else -1
+    pipes = [one("cat per_cpu/cpu%d/trace_pipe" % c) for c in range(SMP)]
+    piped = [c for c in range(SMP) if pipes[c]]
+    n2 = piped[0] if len(piped) == 1 else -1
+
+    def stats(entries, nbytes, oldest, read):
+        return re.compile(r"entries: %d\noverrun: 0\ncommit overrun: 0\nbytes: %d\n"
+                          r"oldest event ts: %s\nnow ts: +\d+\.\d{6}\ndropped events: 0\n"
+                          r"read events: %d$" % (entries, nbytes, oldest, read))
+    return [
+        ("per_cpu/: a directory per CPU, its files",
+         one("ls per_cpu") == "\n".join("cpu%d" % c for c in range(SMP)) and
+         one("ls per_cpu/cpu3") == one("ls per_cpu/cpu3/") == "\n".join(PER_CPU_FILES) and
+         one("ls per_cpu/cpu3/stats") == "per_cpu/cpu3/stats"),
+        ("per_cpu/: no such CPU, no such file, a directory is no file",
+         all(blocks.get("ls " + p) == nofile("ls", p)
+             for p in ("per_cpu/cpu%d" % SMP, "per_cpu/cpuX", "per_cpu/cpu01")) and
+         all(blocks.get("cat " + p) == nofile("cat", p)
+             for p in ("per_cpu/cpu99/trace", "per_cpu/cpu0/nosuch", "per_cpu/c")) and
+         blocks.get("cat per_cpu/cpu0") == ["cat: per_cpu/cpu0: Is a directory"] and
+         blocks.get("echo 1 > per_cpu/cpu0") == ["echo: per_cpu/cpu0: Is a directory"]),
+        ("per_cpu/cpuN/buffer_size_kb: one CPU's size; buffer_size_kb X when they differ, "
+         "a write sets all; buffer_total_size_kb the sum",
+         one("cat per_cpu/cpu1/buffer_size_kb") == "103" and          # 26 pages of 4080
+         one("cat per_cpu/cpu0/buffer_size_kb") == "1410" and
+         blocks.get("cat buffer_size_kb", [])[1:] == ["X", "1410"] and
+         blocks.get("cat buffer_total_size_kb") == [str(1410 * SMP), str(1410 * (SMP - 1) + 103),
+                                                    str(1410 * SMP)] and
+         blocks.get("cat per_cpu/cpu1/buffer_size_kb") == ["103", "103", "1410"]),
+        ("per_cpu/cpuN/buffer_size_kb: a bad size refused, size unchanged",
+         blocks.get("echo 0 > per_cpu/cpu1/buffer_size_kb") == size_err and
+         blocks.get("echo 300000 > per_cpu/cpu1/buffer_size_kb") == size_err),
+        ("read-only files refuse a write",
+         all(blocks.get("echo 1 > " + p) == ["echo: %s: Permission denied" % p]
+             for p in ("per_cpu/cpu0/stats", "per_cpu/cpu0/trace_pipe", "buffer_total_size_kb"))),
+        ("options/overwrite: 1 by default, 0 or 1 only, trace_options nooverwrite",
+         blocks.get("cat options/overwrite") == ["1", "1", "0", "1"] and
+         blocks.get("echo 2 > options/overwrite") ==
+         ["echo: write error: Invalid argument (an option takes 0 or 1)"]),
+        ("per_cpu/cpuN/trace: that CPU's events under the whole buffer's header",
+         n1 >= 0 and all(traces[c] == header % ("1/1", SMP) for c in range(SMP) if c != n1) and
+         re.match("^" + re.escape(header % ("1/1", SMP)) + "\n" + line % "per-cpu marker" + "$",
+                  traces[n1]) and re.search(line % "per-cpu marker", traces[n1]).group(1) == str(n1)),
+        ("per_cpu/cpuN/stats: entries, bytes, oldest event of that CPU only",
+         n1 >= 0 and all(stats(0, 0, r" +0\.000000", 0).match(one("cat per_cpu/cpu%d/stats" % c) or "")
+                         for c in range(SMP) if c != n1) and
+         stats(1, 36, r" +\d+\.\d{6}", 0).match(one("cat per_cpu/cpu%d/stats" % n1) or "")),
+        ("echo > per_cpu/cpuN/trace clears that CPU only",
+         n1 >= 0 and all(one("cat per_cpu/cpu%d/trace" % c, 1) ==
+                         header % ("1/1" if c < n1 else "0/0", SMP) for c in range(SMP))),
+        ("per_cpu/cpuN/trace_pipe: that CPU's events, consumed (read events)",
+         n2 >= 0 and re.match("^" + line % "piped marker" + "$", pipes[n2]) and
+         all(pipes[c] == "" for c in range(SMP) if c != n2) and
+         all(stats(0, 0, r" +0\.000000", 1 if c == n2 else 0).match(
+             one("cat per_cpu/cpu%d/stats" % c, 1) or "") for c in range(SMP))),
+    ]
 
 
 def shell_session(arch):
@@ -593,7 +689,7 @@ def shell_session(arch):
         ("buffer size 0 and too large; the size as Linux shows it",
          blocks.get("echo 0 > buffer_size_kb") == blocks.get("echo 300000 > buffer_size_kb") ==
          ["echo: write error: Invalid argument (buffer_size_kb must be a number from 1 to 258984)"]
-         and blocks.get("cat buffer_size_kb") == ["1410"]),
+         and blocks.get("cat buffer_size_kb", [""])[0] == "1410"),
         ("line too long: refused, not run",
          out.count("shell: line too long (at most 255 characters), not run") == 1),
         ("no such file", blocks.get("cat nosuchfile") == ["cat: nosuchfile: No such file or directory"]),
@@ -653,8 +749,8 @@ def shell_session(arch):
         ("saved_cmdlines", cmdlines[:1] == [("1", "init")] and
          all(re.match(r"^\d+ \S+$", l) for l in blocks.get("cat saved_cmdlines", [""])[0].split("\n"))
          and {(p, n) for n, p, _, _ in masked if p != "0"} <= set(cmdlines)),
-        ("status", rc == 1 and "baretrace: script done, 26 command(s) failed" in out),
-    ]
+        ("status", rc == 1 and "baretrace: script done, 40 command(s) failed" in out),
+    ] + per_cpu_checks(blocks)
     for name, ok in checks:
         report(bool(ok), "%s shell script: %s" % (arch, name), out if not ok else "")
 

@@ -28,7 +28,8 @@
 	X(TRACE_OPT_FUNCGRAPH_RETVAL,     "funcgraph-retval",      0)   \
 	X(TRACE_OPT_FUNCGRAPH_RETVAL_HEX, "funcgraph-retval-hex",  0)   \
 	X(TRACE_OPT_FUNCGRAPH_ARGS,       "funcgraph-args",        0)   \
-	X(TRACE_OPT_FUNCGRAPH_ARGS_STR,   "funcgraph-args-string", 0)
+	X(TRACE_OPT_FUNCGRAPH_ARGS_STR,   "funcgraph-args-string", 0)   \
+	X(TRACE_OPT_OVERWRITE,            "overwrite",             1)
 
 #define OPT_NAME(o, name, on)    [o] = name,
 #define OPT_DEFAULT(o, name, on) | ((unsigned long)(on) << (o))
@@ -43,6 +44,7 @@ _Static_assert(TRACE_OPT_COUNT <= 8 * sizeof(unsigned long), "trace_opts has a b
 /* Spot checks of Linux's defaults (Documentation/trace/ftrace.rst). */
 _Static_assert((TRACE_OPTS_DEFAULT >> TRACE_OPT_PRINT_PARENT & 1) &&
 	       (TRACE_OPTS_DEFAULT >> TRACE_OPT_FUNCGRAPH_IRQS & 1) &&
+	       (TRACE_OPTS_DEFAULT >> TRACE_OPT_OVERWRITE & 1) &&
 	       !(TRACE_OPTS_DEFAULT >> TRACE_OPT_FUNCGRAPH_RETVAL & 1), "Linux's defaults");
 
 unsigned long trace_opts = TRACE_OPTS_DEFAULT;

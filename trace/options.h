@@ -26,6 +26,12 @@ enum trace_opt {
 	TRACE_OPT_FUNCGRAPH_RETVAL_HEX,/* graph: return values always in hex (off) */
 	TRACE_OPT_FUNCGRAPH_ARGS,      /* graph: record and print arguments (off) */
 	TRACE_OPT_FUNCGRAPH_ARGS_STR,  /* graph: char * arguments as strings (off; ours) */
+	/* The trace buffer's mode (on): overwrite the oldest events when full,
+	 * or drop new ones (producer/consumer).  Last although Linux lists it
+	 * before the tracer options: the bit numbers are in dumps
+	 * (tools/btlib/text.py).  trace_init() creates the buffer in this mode;
+	 * a change from the shell is applied by tracefs (rb_set_overwrite). */
+	TRACE_OPT_OVERWRITE,
 	TRACE_OPT_COUNT
 };
 

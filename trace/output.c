@@ -58,7 +58,10 @@ static void default_header(unsigned long in_buffer, unsigned long written)
 		"#              | |         |   |||||     |         |\n");
 }
 
-unsigned long trace_print_pass(struct trace_iter *ti)
+/* A pass over ti->it, printing the events of `cpu` only, or of every CPU
+ * (RB_ALL_CPUS).  The header counts the whole buffer either way, as
+ * Linux's per_cpu/cpuN/trace does. */
+static unsigned long print_pass(struct trace_iter *ti, int cpu)
 {
 	const struct tracer *t = tracer_current();
 	/* Count on a copy of the iterator: the pass itself starts from the
@@ -83,11 +86,17 @@ unsigned long trace_print_pass(struct trace_iter *ti)
 	for (unsigned c = 0; c < MAX_CPUS; c++)
 		ti->last_pid[c] = -1;
 	while (rb_iter_next(&ti->it, &ti->ev) == 0)
-		printed += print_event(t, ti);
+		if (cpu == RB_ALL_CPUS || ti->ev.cpu == (unsigned)cpu)
+			printed += print_event(t, ti);
 	return printed;
 }
 
-unsigned long trace_print_all(void)
+unsigned long trace_print_pass(struct trace_iter *ti)
+{
+	return print_pass(ti, RB_ALL_CPUS);
+}
+
+unsigned long trace_print_cpu(int cpu)
 {
 	static struct trace_iter ti;        /* large; one printer at a time (print_mutex) */
 	if (!trace_buffer) {
@@ -95,16 +104,22 @@ unsigned long trace_print_all(void)
 		return 0;
 	}
 	mutex_lock(&print_mutex);
+	/* All CPUs even for one: the header counts them all. */
 	int err = rb_iter_start(&ti.it, trace_buffer, RB_ALL_CPUS);
 	if (err) {
 		mutex_unlock(&print_mutex);
 		kprintf("# trace: cannot read the buffer: %s\n", rb_strerror(err));
 		return 0;
 	}
-	unsigned long printed = trace_print_pass(&ti);
+	unsigned long printed = print_pass(&ti, cpu);
 	rb_iter_end(&ti.it);
 	mutex_unlock(&print_mutex);
 	return printed;
+}
+
+unsigned long trace_print_all(void)
+{
+	return trace_print_cpu(RB_ALL_CPUS);
 }
 
 static bool print_event(const struct tracer *t, struct trace_iter *ti)
@@ -122,6 +137,11 @@ static bool print_event(const struct tracer *t, struct trace_iter *ti)
 
 unsigned long trace_pipe(bool (*stop)(bool empty))
 {
+	return trace_pipe_cpu(RB_ALL_CPUS, stop);
+}
+
+unsigned long trace_pipe_cpu(int cpu, bool (*stop)(bool empty))
+{
 	static struct trace_iter ti;
 	unsigned long printed = 0;
 	if (!trace_buffer)
@@ -133,7 +153,8 @@ unsigned long trace_pipe(bool (*stop)(bool empty))
 		ti.last_pid[c] = -1;
 	const struct tracer *t = tracer_current();
 	for (;;) {
-		bool empty = rb_consume_merged(trace_buffer, &ti.ev) != 0;
+		bool empty = (cpu == RB_ALL_CPUS ? rb_consume_merged(trace_buffer, &ti.ev) :
+			      rb_consume(trace_buffer, (unsigned)cpu, &ti.ev)) != 0;
 		if (!empty)
 			printed += print_event(t, &ti);
 		if (stop(empty))

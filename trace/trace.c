@@ -16,6 +16,7 @@
 #include "boot/sched.h"
 #include "trace/btf.h"
 #include "trace/graph.h"
+#include "trace/options.h"
 #include "trace/trace.h"
 
 struct rb_buffer *trace_buffer;
@@ -76,7 +77,9 @@ int trace_init(void)
 	 * profiler and fprobes work without one). */
 	btf_boot_init();
 	trace_filter_boot();
-	int err = rb_create(&trace_buffer, ncpus, trace_buf_size, RB_FL_OVERWRITE, &rb_kernel_allocator);
+	/* The mode trace_options= chose (options/overwrite, on by default). */
+	int err = rb_create(&trace_buffer, ncpus, trace_buf_size,
+			    trace_opt(TRACE_OPT_OVERWRITE) ? RB_FL_OVERWRITE : 0, &rb_kernel_allocator);
 	if (err) {
 		kprintf("trace: cannot create the buffer (%lu bytes per CPU): %s; only the nop "
 			"tracer runs\n", (unsigned long)trace_buf_size, rb_strerror(err));

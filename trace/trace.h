@@ -201,6 +201,9 @@ trace_entry_fill(struct trace_entry *e, uint16_t type, unsigned preempt_depth)
 /* Print the buffer in the current tracer's format, all CPUs merged by time
  * (`cat trace`; non-consuming).  Returns the number of events printed. */
 unsigned long trace_print_all(void);
+/* `cat per_cpu/cpuN/trace`: the same header (counting every CPU, as
+ * Linux's does), then the events of CPU `cpu` only; RB_ALL_CPUS: all. */
+unsigned long trace_print_cpu(int cpu);
 /* The same over an iterator the caller started (ti->it; the panic dump's
  * forced one): header and events.  The caller ends the iterator. */
 unsigned long trace_print_pass(struct trace_iter *ti);
@@ -208,6 +211,8 @@ unsigned long trace_print_pass(struct trace_iter *ti);
  * stop() says so (polled between events and while the buffer is empty;
  * it sleeps meanwhile).  Thread context.  Returns the events printed. */
 unsigned long trace_pipe(bool (*stop)(bool empty));
+/* per_cpu/cpuN/trace_pipe: the same for CPU `cpu`'s events only. */
+unsigned long trace_pipe_cpu(int cpu, bool (*stop)(bool empty));
 /* "   sec.usec" of a buffer timestamp, as the trace prints it. */
 void trace_format_ts(char *buf, size_t size, uint64_t ts);
 /* "comm-pid [cpu] flags timestamp: " context columns. */

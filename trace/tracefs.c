@@ -18,6 +18,7 @@
 
 #include "boot/console.h"
 #include "boot/main.h"
+#include "boot/sched.h"
 #include "trace/btf.h"
 #include "trace/cmdparse.h"
 #include "trace/fgraph.h"
@@ -231,29 +232,69 @@ static int set_cpumask(const char *arg, const char *value, bool append)
 	return 0;
 }
 
-/* What each CPU's buffer holds, as Linux shows it: whole pages of 4080
- * data bytes (the default 1441792 shows as 1410). */
+/* What a CPU's buffer holds, as Linux shows it: whole pages of 4080 data
+ * bytes (the default 1441792 shows as 1410). */
+static unsigned long size_kb(unsigned cpu)
+{
+	return (unsigned long)(rb_size(trace_buffer, cpu) / 1024);
+}
+
+/* The size of every CPU's buffer, or "X" when they differ (Linux). */
 static int cat_buffer_size(const char *arg)
 {
 	if (!need_buffer("cat", "buffer_size_kb"))
 		return -ENODEV;
-	kprintf("%lu\n", (unsigned long)(rb_size(trace_buffer, 0) / 1024));
+	for (unsigned c = 1; c < rb_ncpus(trace_buffer); c++)
+		if (size_kb(c) != size_kb(0)) {
+			kprintf("X\n");
+			return 0;
+		}
+	kprintf("%lu\n", size_kb(0));
 	return 0;
 }
 
+/* Resize CPU `cpu`'s buffer or all (RB_ALL_CPUS) to `value` KB, with
+ * recording off on the CPUs concerned meanwhile (rb_resize's rule); `file`
+ * names the file for the "no trace buffer" message. */
+static int resize(const char *file, int cpu, const char *value, unsigned long *kb)
+{
+	if (!need_buffer("echo", file))
+		return -ENODEV;
+	if (!parse_ulong(value, kb, RB_MAX_SIZE / 1024) || *kb == 0)
+		return write_error(-EINVAL, "buffer_size_kb must be a number from 1 to 258984");
+	int err;
+	if (cpu == RB_ALL_CPUS) {
+		rb_record_off(trace_buffer);
+		err = rb_errno(rb_resize(trace_buffer, cpu, *kb * 1024));
+		rb_record_on(trace_buffer);
+	} else {
+		rb_record_cpu_off(trace_buffer, (unsigned)cpu);
+		err = rb_errno(rb_resize(trace_buffer, cpu, *kb * 1024));
+		rb_record_cpu_on(trace_buffer, (unsigned)cpu);
+	}
+	return err ? write_error(err, NULL) : 0;
+}
+
+/* A write sets every CPU's size. */
 static int set_buffer_size(const char *arg, const char *value, bool append)
 {
-	unsigned long n;
-	if (!need_buffer("echo", "buffer_size_kb"))
+	unsigned long kb;
+	int err = resize("buffer_size_kb", RB_ALL_CPUS, value, &kb);
+	if (!err)
+		trace_buf_size = kb * 1024;
+	return err;
+}
+
+/* buffer_total_size_kb: the CPUs' sizes added up, each as buffer_size_kb
+ * shows it. */
+static int cat_buffer_total_size(const char *arg)
+{
+	unsigned long kb = 0;
+	if (!need_buffer("cat", "buffer_total_size_kb"))
 		return -ENODEV;
-	if (!parse_ulong(value, &n, RB_MAX_SIZE / 1024) || n == 0)
-		return write_error(-EINVAL, "buffer_size_kb must be a number from 1 to 258984");
-	rb_record_off(trace_buffer);
-	int err = rb_errno(rb_resize(trace_buffer, RB_ALL_CPUS, n * 1024));
-	rb_record_on(trace_buffer);
-	if (err)
-		return write_error(err, NULL);
-	trace_buf_size = n * 1024;
+	for (unsigned c = 0; c < rb_ncpus(trace_buffer); c++)
+		kb += size_kb(c);
+	kprintf("%lu\n", kb);
 	return 0;
 }
 
@@ -361,6 +402,14 @@ static int set_max_graph_depth(const char *arg, const char *value, bool append)
 	return 0;
 }
 
+/* The options the buffer itself holds, from trace_opts to the buffer:
+ * after every option write (a no-op for the others). */
+static void options_to_buffer(void)
+{
+	if (trace_buffer)
+		rb_set_overwrite(trace_buffer, trace_opt(TRACE_OPT_OVERWRITE));
+}
+
 static int cat_trace_options(const char *arg)
 {
 	trace_opt_list(print_line, NULL);
@@ -376,6 +425,7 @@ static int set_trace_options(const char *arg, const char *value, bool append)
 			  strlen(value) > 40 ? "..." : "");
 		return write_error(-EINVAL, why);
 	}
+	options_to_buffer();
 	return 0;
 }
 
@@ -407,7 +457,10 @@ static int set_option(const char *name, const char *value, bool append)
 		return write_error(-EINVAL, "an option takes 0 or 1");
 	char word[48];
 	ksnprintf(word, sizeof(word), "%s%s", n ? "" : "no", name);
-	return trace_opt_set(word);
+	int err = trace_opt_set(word);
+	if (!err)
+		options_to_buffer();
+	return err;
 }
 
 /* ---- the function profiler (trace/profile.h) ---- */
@@ -482,6 +535,128 @@ static int set_btf(const char *arg, const char *value, bool append)
 	return err ? write_error(err, "blob rejected") : 0;
 }
 
+/* ---- per_cpu/cpuN/: one CPU's buffer ---- */
+
+enum { PC_TRACE, PC_PIPE, PC_STATS, PC_SIZE, PC_NFILES, PC_DIR = PC_NFILES };
+static const char *const percpu_files[PC_NFILES] = {
+	[PC_TRACE] = "trace", [PC_PIPE] = "trace_pipe", [PC_STATS] = "stats",
+	[PC_SIZE] = "buffer_size_kb",
+};
+
+/* "cpuN", "cpuN/" (PC_DIR) or "cpuN/FILE" (its PC_*), for a CPU N that
+ * exists, named as Linux names it (no leading zero); -ENOENT otherwise. */
+static int percpu_entry(const char *entry, unsigned *cpu)
+{
+	char num[4];
+	unsigned long n;
+	if (strncmp(entry, "cpu", 3))
+		return -ENOENT;
+	size_t len = strcspn(entry + 3, "/");      /* after the check: entry has 3 chars */
+	if (len == 0 || len >= sizeof(num))
+		return -ENOENT;
+	memcpy(num, entry + 3, len);
+	num[len] = '\0';
+	if (!parse_ulong(num, &n, MAX_CPUS - 1) || n >= ncpus || (num[0] == '0' && num[1]))
+		return -ENOENT;
+	*cpu = (unsigned)n;
+	const char *rest = entry + 3 + len;
+	if (!*rest || !strcmp(rest, "/"))
+		return PC_DIR;
+	for (int i = 0; i < PC_NFILES; i++)
+		if (!strcmp(rest + 1, percpu_files[i]))
+			return i;
+	return -ENOENT;
+}
+
+/* Linux's per_cpu/cpuN/stats.  What the counters do not hold (the events
+ * still in the buffer, their bytes, the oldest one's time) comes from a
+ * pass over the CPU's buffer, recording paused on that CPU meanwhile as
+ * for `cat trace`; the counters are read inside it, so all agree.  bytes:
+ * the events' own bytes (headers and payloads, no time extends or
+ * padding).  commit overrun: 0 -- a writer that would wrap onto an
+ * uncommitted page drops its event, counted in dropped events. */
+static int cat_stats(unsigned cpu, const char *path)
+{
+	static struct mutex lock = MUTEX_INIT;
+	static struct rb_iter it;                /* large; under lock */
+	struct rb_event ev;
+	struct rb_stats st;
+	unsigned long entries = 0, bytes = 0;
+	uint64_t oldest = 0;
+	char ts[32];
+	mutex_lock(&lock);
+	int err = rb_iter_start(&it, trace_buffer, (int)cpu);
+	if (err) {
+		mutex_unlock(&lock);
+		kprintf("cat: %s: Device or resource busy\n", path);
+		return -EBUSY;
+	}
+	while (rb_iter_next(&it, &ev) == 0) {
+		if (entries++ == 0)
+			oldest = ev.ts;
+		bytes += rb_event_size(ev.len);
+	}
+	rb_stats(trace_buffer, cpu, &st);
+	rb_iter_end(&it);
+	mutex_unlock(&lock);
+	kprintf("entries: %lu\noverrun: %llu\ncommit overrun: 0\nbytes: %lu\n", entries,
+		(unsigned long long)st.overrun, bytes);
+	trace_format_ts(ts, sizeof(ts), oldest);
+	kprintf("oldest event ts: %s\n", ts);
+	trace_format_ts(ts, sizeof(ts), arch_counter());
+	kprintf("now ts: %s\ndropped events: %llu\nread events: %llu\n", ts,
+		(unsigned long long)st.dropped, (unsigned long long)st.read);
+	return 0;
+}
+
+static int cat_per_cpu(const char *entry)
+{
+	unsigned cpu;
+	char path[48];
+	int f = percpu_entry(entry, &cpu);
+	if (f < 0 || f == PC_DIR)
+		return f < 0 ? f : -EISDIR;
+	ksnprintf(path, sizeof(path), "per_cpu/%s", entry);
+	if (!need_buffer("cat", path))
+		return -ENODEV;
+	switch (f) {
+	case PC_TRACE:
+		trace_print_cpu((int)cpu);
+		return 0;
+	case PC_PIPE:
+		trace_pipe_cpu((int)cpu, pipe_stop);
+		return 0;
+	case PC_STATS:
+		return cat_stats(cpu, path);
+	default:
+		kprintf("%lu\n", size_kb(cpu));
+		return 0;
+	}
+}
+
+/* trace: clears this CPU's buffer; buffer_size_kb: resizes it; the
+ * others are read-only. */
+static int write_per_cpu(const char *entry, const char *value, bool append)
+{
+	unsigned cpu;
+	unsigned long kb;
+	char path[48];
+	int f = percpu_entry(entry, &cpu);
+	if (f < 0 || f == PC_DIR)
+		return f < 0 ? f : -EISDIR;
+	if (f != PC_TRACE && f != PC_SIZE)
+		return -EACCES;
+	ksnprintf(path, sizeof(path), "per_cpu/%s", entry);
+	if (f == PC_SIZE)
+		return resize(path, (int)cpu, value, &kb);
+	if (!need_buffer("echo", path))
+		return -ENODEV;
+	rb_record_cpu_off(trace_buffer, cpu);
+	int err = rb_errno(rb_reset(trace_buffer, (int)cpu));
+	rb_record_cpu_on(trace_buffer, cpu);
+	return err ? write_error(err, NULL) : 0;
+}
+
 /* ---- ls of a directory: its entries, or whether it has one ---- */
 
 /* `entry` "": print every entry; else 0 if the directory has it, -ENOENT. */
@@ -504,6 +679,24 @@ static int ls_trace_stat(const char *entry)
 	return 0;
 }
 
+/* per_cpu/: a directory per CPU; "cpuN" lists that directory's files
+ * (and returns 1: listed). */
+static int ls_per_cpu(const char *entry)
+{
+	unsigned cpu;
+	if (!*entry) {
+		for (unsigned c = 0; c < ncpus; c++)
+			kprintf("cpu%u\n", c);
+		return 0;
+	}
+	int f = percpu_entry(entry, &cpu);
+	if (f != PC_DIR)
+		return f < 0 ? f : 0;
+	for (int i = 0; i < PC_NFILES; i++)
+		kprintf("%s\n", percpu_files[i]);
+	return 1;
+}
+
 /* ---- the table ---- */
 
 struct tracefs_file {
@@ -511,7 +704,11 @@ struct tracefs_file {
 	int (*cat)(const char *arg);                /* arg: the entry in a directory */
 	int (*write)(const char *arg, const char *value, bool append);
 	bool append;                /* `>>` adds to the set */
-	int (*ls)(const char *entry);   /* a directory's: as ls_options */
+	/* A directory's: as ls_options; a directory inside it (per_cpu/cpuN)
+	 * prints its entries and returns 1.  cat/write of an entry return
+	 * -ENOENT (no such entry), -EISDIR (a directory inside) or -EACCES
+	 * (read-only), and the shell says so. */
+	int (*ls)(const char *entry);
 };
 
 static const struct tracefs_file files[] = {
@@ -522,6 +719,7 @@ static const struct tracefs_file files[] = {
 	{ "trace_pipe", cat_trace_pipe, NULL, false },
 	{ "trace_marker", cat_write_only, write_marker, true },
 	{ "buffer_size_kb", cat_buffer_size, set_buffer_size, false },
+	{ "buffer_total_size_kb", cat_buffer_total_size, NULL, false },
 	{ "tracing_cpumask", cat_cpumask, set_cpumask, false },
 	{ "saved_cmdlines", cat_saved_cmdlines, NULL, false },
 	{ "set_ftrace_filter", cat_ftrace_filter, set_ftrace_filter, true },
@@ -536,6 +734,7 @@ static const struct tracefs_file files[] = {
 	{ "btf", cat_btf, set_btf, false },
 	{ "function_profile_enabled", cat_profile_enabled, set_profile_enabled, false },
 	{ "trace_stat/", cat_trace_stat, NULL, false, ls_trace_stat },
+	{ "per_cpu/", cat_per_cpu, write_per_cpu, false, ls_per_cpu },
 };
 
 /* The file `path` names, and in *arg the entry inside a directory. */
@@ -575,6 +774,8 @@ static int cat(const char *path)
 	int err = f && f->cat ? f->cat(arg) : -ENOENT;
 	if (err == -ENOENT)
 		kprintf("cat: %s: No such file or directory\n", path);
+	if (err == -EISDIR)
+		kprintf("cat: %s: Is a directory\n", path);
 	return err;
 }
 
@@ -597,6 +798,10 @@ static int write_file(const char *path, const char *value, bool append)
 	int err = f ? f->write(arg, value, append) : -ENOENT;
 	if (err == -ENOENT)
 		kprintf("echo: %s: No such file or directory\n", path);
+	if (err == -EISDIR)
+		kprintf("echo: %s: Is a directory\n", path);
+	if (err == -EACCES)
+		kprintf("echo: %s: Permission denied\n", path);
 	return err;
 }
 
@@ -630,7 +835,10 @@ static int ls(const char *path)
 		return f->ls("");
 	const char *arg;
 	f = find_file(path, &arg);
-	if (f && (!f->ls || f->ls(arg) == 0)) {
+	int r = f && f->ls ? f->ls(arg) : f ? 0 : -ENOENT;
+	if (r > 0)
+		return 0;                /* a directory inside: listed */
+	if (r == 0) {
 		kprintf("%s\n", path);
 		return 0;
 	}

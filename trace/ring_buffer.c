@@ -107,6 +107,7 @@ static int rb_take_oldest(struct rb_cpu *cb, uint32_t s, uint64_t n, uint64_t *w
 	/* C(n-N-1), recorded when page n-1 was entered. */
 	uint64_t cprev = __atomic_load_n(&cb->slot_c[(n - 1) % nslots], __ATOMIC_RELAXED);
 	__atomic_store_n(&cb->slot_c[s], cprev + e + om->drops_before, __ATOMIC_RELAXED);
+	rb_port_race();
 	/* RELEASE: slot_c before a reader sees "overwritten" (it then reads
 	 * slot_c).  ACQUIRE on failure: the reader's swap published its last
 	 * reads of the spare page we are about to write. */
@@ -145,6 +146,7 @@ __attribute__((noinline)) static int rb_move(struct rb_buffer *b, struct rb_cpu 
 	/* ACQUIRE: pairs with the reader's swap; its reads of the spare page
 	 * happen before our writes to it. */
 	uint64_t w = __atomic_load_n(&cb->slot[s], __ATOMIC_ACQUIRE);
+	rb_port_race();
 	if (S_SEQ(w) != n) {
 		if (S_SEQ(w) != n - nslots)
 			return rb_corrupt(cb);

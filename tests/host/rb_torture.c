@@ -394,6 +394,7 @@ int main(int argc, char **argv)
 {
 	parse(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	rb_host_race = 1;           /* stretch the reader/writer race windows */
 	int err = rb_create(&B, ncpus, (size_t)npages * RB_DATA_SIZE,
 			    overwrite ? RB_FL_OVERWRITE : 0, &rb_host_allocator);
 	if (err) {

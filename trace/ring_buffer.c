@@ -104,9 +104,20 @@ static int rb_take_oldest(struct rb_cpu *cb, uint32_t s, uint64_t n, uint64_t *w
 	uint32_t nslots = cb->n;
 	const struct rb_meta *om = &cb->meta[S_PIDX(*w)];
 	uint64_t e = om->entries;          /* final: the commit is past page n-N */
+	uint64_t lost = e + om->drops_before;
 	/* C(n-N-1), recorded when page n-1 was entered. */
 	uint64_t cprev = __atomic_load_n(&cb->slot_c[(n - 1) % nslots], __ATOMIC_RELAXED);
-	__atomic_store_n(&cb->slot_c[s], cprev + e + om->drops_before, __ATOMIC_RELAXED);
+	/* Page n-N's counts only if the slot still holds it after we read
+	 * them.  A writer nested in us since rb_move loaded *w may have made
+	 * this same move: the physical page is then page n, its meta already
+	 * page n's (drops_before at once, entries once it moved on), and
+	 * that writer stored the right C(n-N) before its CAS.  Read before the
+	 * check (program order is enough: only this CPU's writers change
+	 * either), the counts are page n-N's even if we are interrupted
+	 * between the check and the store: it stores what a nested mover does. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&cb->slot[s], __ATOMIC_RELAXED) == *w)
+		__atomic_store_n(&cb->slot_c[s], cprev + lost, __ATOMIC_RELAXED);
 	rb_port_race();
 	/* RELEASE: slot_c before a reader sees "overwritten" (it then reads
 	 * slot_c).  ACQUIRE on failure: the reader's swap published its last
@@ -121,7 +132,7 @@ static int rb_take_oldest(struct rb_cpu *cb, uint32_t s, uint64_t n, uint64_t *w
 		return rb_corrupt(cb);
 	if (S_R(*w))     /* the reader took page n-N after all: nothing lost there */
 		__atomic_store_n(&cb->slot_c[s], cprev, __ATOMIC_RELAXED);
-	return 0;        /* (R=0: a writer we interrupted had overwritten it first) */
+	return 0;        /* (R=0: a writer nested in us overwrote it first) */
 }
 
 /*

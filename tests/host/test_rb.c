@@ -393,6 +393,81 @@ static void test_overwrite_loss_exact(void **state)
 	}
 }
 
+/*
+ * A writer interrupted in B' right after loading the slot word of page n-N
+ * (rb_port_race: the hook plays the interrupt), while nested writers drop
+ * an event (nesting too deep) and then make the same move themselves: page
+ * n-N's physical page becomes page n, with a drop before it.  The resumed
+ * writer must not record that page's new bookkeeping as page n-N's in C
+ * (slot_c): the reader that skips pages 0 and 1 is told exactly their
+ * events, and the drop with the page after it.
+ */
+static struct rb_buffer *race_b;
+static bool race_armed;
+static uint32_t race_seq;
+
+static void fill_seq(struct rb_resv *r, uint32_t seq, uint32_t len)
+{
+	memcpy(r->data, &seq, 4);
+	memcpy((uint8_t *)r->data + 4, &len, 4);
+	for (uint32_t i = 8; i < len; i++)
+		((uint8_t *)r->data)[i] = (uint8_t)(seq * 7 + i);
+}
+
+static void race_nested_writers(void)
+{
+	if (!race_armed)
+		return;
+	race_armed = false;
+	struct rb_resv r[8];
+	for (unsigned i = 0; i < 7; i++) {          /* levels 1..7, in page 2 */
+		must_reserve(race_b, 8, &r[i]);
+		fill_seq(&r[i], race_seq++, 8);
+	}
+	assert_int_equal(rb_reserve(race_b, 8, &r[7]), -RB_EDROPPED);   /* level 8 */
+	race_seq++;
+	for (unsigned i = 7; i-- > 0;)
+		rb_commit(&r[i]);
+	assert_int_equal(put(race_b, race_seq++, 3000), 0);   /* moves to page 3 */
+}
+
+static void test_overwrite_interrupted_move(void **state)
+{
+	(void)state;
+	struct rb_buffer *b = race_b = mk(1, 3 * RB_DATA_SIZE, RB_FL_OVERWRITE);
+	uint32_t per_page = RB_DATA_SIZE / rb_event_size(100);      /* 39 */
+	uint32_t w = 0;
+	for (; w < 2 * per_page + 30; w++)                          /* pages 0, 1, most of 2 */
+		assert_int_equal(put(b, w, 100), 0);
+	race_seq = w;
+	race_armed = true;
+	rb_host_race_hook = race_nested_writers;
+	struct rb_resv r;
+	must_reserve(b, 2000, &r);       /* does not fit in page 2: moves, interrupted */
+	rb_host_race_hook = NULL;
+	assert_false(race_armed);
+	fill_seq(&r, race_seq++, 2000);
+	rb_commit(&r);
+	struct rb_event ev;
+	uint32_t seq, expect = 0, nread = 0;
+	uint64_t lost = 0;
+	while (rb_consume(b, 0, &ev) == 0) {
+		check_body(&ev, &seq);
+		assert_int_equal(seq, expect + ev.lost);
+		lost += ev.lost;
+		expect = seq + 1;
+		nread++;
+	}
+	assert_int_equal(expect, race_seq);
+	struct rb_stats s;
+	rb_stats(b, 0, &s);
+	assert_int_equal(s.overrun, 2 * per_page);
+	assert_int_equal(s.dropped, 1);
+	assert_int_equal(lost, s.overrun + s.dropped);
+	assert_int_equal(nread + lost, race_seq);
+	rb_destroy(b);
+}
+
 /* Producer/consumer: new events are dropped, counted, and reported where
  * they were lost -- including a reader that reads in between. */
 static void test_pc_drop_exact(void **state)
@@ -1088,6 +1163,7 @@ int main(void)
 		cmocka_unit_test_setup(test_time_extend_in_buffer, setup),
 		cmocka_unit_test_setup(test_reader_swap_tail_page, setup),
 		cmocka_unit_test_setup(test_overwrite_loss_exact, setup),
+		cmocka_unit_test_setup(test_overwrite_interrupted_move, setup),
 		cmocka_unit_test_setup(test_pc_drop_exact, setup),
 		cmocka_unit_test_setup(test_drops_beyond_tail_count, setup),
 		cmocka_unit_test_setup(test_nested_commit_order, setup),

@@ -393,6 +393,23 @@ static void test_overwrite_loss_exact(void **state)
 	}
 }
 
+/* Consume everything left on CPU 0, checking that each event's sequence
+ * number is the previous one's + 1 + its lost count; returns events read
+ * and adds the lost ones to *lost.  *expect: the next sequence number. */
+static uint32_t drain_checked(struct rb_buffer *b, uint32_t *expect, uint64_t *lost)
+{
+	struct rb_event ev;
+	uint32_t seq, n = 0;
+	while (rb_consume(b, 0, &ev) == 0) {
+		check_body(&ev, &seq);
+		assert_int_equal(seq, *expect + ev.lost);
+		*lost += ev.lost;
+		*expect = seq + 1;
+		n++;
+	}
+	return n;
+}
+
 /*
  * A writer interrupted in B' right after loading the slot word of page n-N
  * (rb_port_race: the hook plays the interrupt), while nested writers drop
@@ -400,7 +417,9 @@ static void test_overwrite_loss_exact(void **state)
  * n-N's physical page becomes page n, with a drop before it.  The resumed
  * writer must not record that page's new bookkeeping as page n-N's in C
  * (slot_c): the reader that skips pages 0 and 1 is told exactly their
- * events, and the drop with the page after it.
+ * events, and the drop with the page after it; in a second round the
+ * writer laps on first, so page 3 and the drop before it are lost as well
+ * (C counts a lost page's drops too).
  */
 static struct rb_buffer *race_b;
 static bool race_armed;
@@ -431,9 +450,8 @@ static void race_nested_writers(void)
 	assert_int_equal(put(race_b, race_seq++, 3000), 0);   /* moves to page 3 */
 }
 
-static void test_overwrite_interrupted_move(void **state)
+static void interrupted_move(unsigned round)
 {
-	(void)state;
 	struct rb_buffer *b = race_b = mk(1, 3 * RB_DATA_SIZE, RB_FL_OVERWRITE);
 	uint32_t per_page = RB_DATA_SIZE / rb_event_size(100);      /* 39 */
 	uint32_t w = 0;
@@ -448,23 +466,153 @@ static void test_overwrite_interrupted_move(void **state)
 	assert_false(race_armed);
 	fill_seq(&r, race_seq++, 2000);
 	rb_commit(&r);
-	struct rb_event ev;
-	uint32_t seq, expect = 0, nread = 0;
-	uint64_t lost = 0;
-	while (rb_consume(b, 0, &ev) == 0) {
-		check_body(&ev, &seq);
-		assert_int_equal(seq, expect + ev.lost);
-		lost += ev.lost;
-		expect = seq + 1;
-		nread++;
-	}
-	assert_int_equal(expect, race_seq);
 	struct rb_stats s;
 	rb_stats(b, 0, &s);
 	assert_int_equal(s.overrun, 2 * per_page);
 	assert_int_equal(s.dropped, 1);
+	if (round == 1)       /* page 3, the drop before it, overwritten too */
+		for (uint32_t i = 0; i < 4 * per_page; i++)
+			assert_int_equal(put(b, race_seq++, 100), 0);
+	uint32_t expect = 0, nread;
+	uint64_t lost = 0;
+	nread = drain_checked(b, &expect, &lost);
+	assert_int_equal(expect, race_seq);
+	rb_stats(b, 0, &s);
+	assert_int_equal(s.dropped, 1);
+	assert_true(round == 0 || s.overrun > 2 * per_page + 1);
 	assert_int_equal(lost, s.overrun + s.dropped);
 	assert_int_equal(nread + lost, race_seq);
+	rb_destroy(b);
+}
+
+static void test_overwrite_interrupted_move(void **state)
+{
+	(void)state;
+	for (unsigned round = 0; round < 2; round++)
+		interrupted_move(round);
+}
+
+/*
+ * The reader and the writer race for one slot word, each inside the
+ * other's window (rb_port_race; the hook plays the other CPU):
+ *   - the writer has recorded C(n-N) and is about to overwrite page n-N
+ *     when the reader swaps that page out: the writer's CAS fails, C(n-N)
+ *     goes back to C(n-N-1), the writer takes the reader's spare;
+ *   - the reader has found page h and is about to swap it out when the
+ *     writer overwrites it: the reader's CAS fails, it skips the page and
+ *     is told its events.
+ * Then the writer laps the ring a few times with the reader asleep; every
+ * event read says exactly how many were lost before it.
+ */
+static unsigned race_calls, race_at;
+static void (*race_act)(void);
+
+static void race_count(void)
+{
+	if (++race_calls != race_at)
+		return;
+	race_act();
+}
+
+static void race_reader_takes(void)
+{
+	struct rb_event ev;
+	uint32_t seq;
+	assert_int_equal(rb_consume(race_b, 0, &ev), 0);   /* swaps page 0 out */
+	check_body(&ev, &seq);
+	assert_int_equal(seq, 0);
+	assert_int_equal(ev.lost, 0);
+}
+
+static void race_writer_overwrites(void)
+{
+	assert_int_equal(put(race_b, race_seq++, 100), 0);  /* page 3, over page 0 */
+}
+
+static void test_reader_writer_race(void **state)
+{
+	(void)state;
+	uint32_t per_page = RB_DATA_SIZE / rb_event_size(100);      /* 39 */
+	for (unsigned reader_wins = 0; reader_wins < 2; reader_wins++) {
+		struct rb_buffer *b = race_b = mk(1, 3 * RB_DATA_SIZE, RB_FL_OVERWRITE);
+		uint32_t w = 0, expect = 0, nread = 0;
+		uint64_t lost = 0;
+		for (; w < 3 * per_page; w++)                       /* pages 0..2, full */
+			assert_int_equal(put(b, w, 100), 0);
+		race_calls = 0;
+		rb_host_race_hook = race_count;
+		if (reader_wins) {
+			/* The writer's move to page 3: its second point is between
+			 * storing C(0) and the CAS that overwrites page 0. */
+			race_at = 2;
+			race_act = race_reader_takes;
+			assert_int_equal(put(b, w++, 100), 0);
+			expect = 1;
+			nread = 1;
+		} else {
+			/* The reader's first point is just before its swap of page 0. */
+			race_at = 1;
+			race_act = race_writer_overwrites;
+			race_seq = w;
+			struct rb_event ev;
+			uint32_t seq;
+			assert_int_equal(rb_consume(b, 0, &ev), 0);
+			check_body(&ev, &seq);
+			assert_int_equal(seq, per_page);            /* page 1's first */
+			assert_int_equal(ev.lost, per_page);
+			w = race_seq;
+			expect = seq + 1;
+			nread = 1;
+			lost = ev.lost;
+		}
+		rb_host_race_hook = NULL;
+		assert_true(race_calls >= race_at);
+		struct rb_stats s;
+		rb_stats(b, 0, &s);
+		assert_int_equal(s.overrun, reader_wins ? 0 : per_page);
+		for (uint32_t i = 0; i < 10 * per_page; i++, w++)  /* laps, reader asleep */
+			assert_int_equal(put(b, w, 8 + (i * 13) % 150), 0);
+		nread += drain_checked(b, &expect, &lost);
+		assert_int_equal(expect, w);
+		rb_stats(b, 0, &s);
+		assert_int_equal(nread + lost, w);
+		assert_int_equal(s.overrun, lost);
+		assert_int_equal(s.lost_reported, lost);
+		rb_destroy(b);
+	}
+}
+
+/* Overwrite mode with a reader that reads now and then: pages the reader
+ * swapped out come back as spares, others are overwritten, and every event
+ * read says exactly how many were lost before it. */
+static void test_overwrite_loss_interleaved(void **state)
+{
+	(void)state;
+	struct rb_buffer *b = mk(1, 3 * RB_DATA_SIZE, RB_FL_OVERWRITE);
+	struct rb_event ev;
+	uint32_t seq, expect = 0, w = 0, nread = 0;
+	uint64_t lost = 0;
+	for (unsigned round = 0; round < 60; round++) {
+		for (unsigned i = 0; i < 20 + round % 9 * 25; i++, w++)
+			assert_int_equal(put(b, w, 8 + (w * 29) % 180), 0);
+		for (unsigned i = 0; i < 10 + round % 5 * 30; i++) {
+			if (rb_consume(b, 0, &ev))
+				break;
+			check_body(&ev, &seq);
+			assert_int_equal(seq, expect + ev.lost);
+			lost += ev.lost;
+			expect = seq + 1;
+			nread++;
+		}
+	}
+	nread += drain_checked(b, &expect, &lost);
+	assert_int_equal(expect, w);
+	struct rb_stats s;
+	rb_stats(b, 0, &s);
+	assert_true(lost > 0);
+	assert_int_equal(nread + lost, w);
+	assert_int_equal(s.overrun, lost);
+	assert_int_equal(s.lost_reported, lost);
 	rb_destroy(b);
 }
 
@@ -1164,6 +1312,8 @@ int main(void)
 		cmocka_unit_test_setup(test_reader_swap_tail_page, setup),
 		cmocka_unit_test_setup(test_overwrite_loss_exact, setup),
 		cmocka_unit_test_setup(test_overwrite_interrupted_move, setup),
+		cmocka_unit_test_setup(test_reader_writer_race, setup),
+		cmocka_unit_test_setup(test_overwrite_loss_interleaved, setup),
 		cmocka_unit_test_setup(test_pc_drop_exact, setup),
 		cmocka_unit_test_setup(test_drops_beyond_tail_count, setup),
 		cmocka_unit_test_setup(test_nested_commit_order, setup),

@@ -1299,6 +1299,55 @@ static void test_iterators(void **state)
 	rb_destroy(b);
 }
 
+/*
+ * Merged order with equal time stamps and time extends: groups of events at
+ * one time on three CPUs, written highest CPU first, two per CPU, and gaps
+ * that need a time extend between groups (also across page starts).  Both
+ * the merged iterator and the merged consumer give (time, CPU) order, the
+ * lower CPU first on equal times (as Linux's merged iterator does), and each
+ * CPU's events in the order written.
+ */
+static void test_merged_order_ties(void **state)
+{
+	(void)state;
+	struct rb_buffer *b = mk(3, 8 * RB_DATA_SIZE, 0);
+	const uint64_t gaps[] = { 2, 1, RB_DELTA_MAX + 1ull, 1ull << 40, 5 };
+	enum { GROUPS = 150 };
+	fake_step = 0;
+	uint32_t seq = 0;
+	for (uint32_t g = 0; g < GROUPS; g++) {
+		for (unsigned k = 0; k < 6; k++) {       /* cpu 2, 2, 1, 1, 0, 0 */
+			rb_host_cpu = 2 - k / 2;
+			assert_int_equal(put(b, seq++, 8 + (g * 7 + k) % 60), 0);
+		}
+		fake_now += gaps[g % 5];
+	}
+	rb_host_cpu = 0;
+	/* Expected: group by group, cpu 0's two, cpu 1's two, cpu 2's two. */
+	for (unsigned pass = 0; pass < 2; pass++) {
+		struct rb_iter it;
+		struct rb_event ev;
+		uint64_t last_ts = 0;
+		uint32_t n = 0, got;
+		if (pass == 0)
+			assert_int_equal(rb_iter_start(&it, b, RB_ALL_CPUS), 0);
+		while ((pass == 0 ? rb_iter_next(&it, &ev) : rb_consume_merged(b, &ev)) == 0) {
+			uint32_t g = n / 6, k = n % 6;
+			uint32_t want = g * 6 + (2 - k / 2) * 2 + k % 2;
+			check_body(&ev, &got);
+			assert_int_equal(got, want);
+			assert_int_equal(ev.cpu, k / 2);
+			assert_true(ev.ts >= last_ts);
+			last_ts = ev.ts;
+			n++;
+		}
+		if (pass == 0)
+			rb_iter_end(&it);
+		assert_int_equal(n, GROUPS * 6);
+	}
+	rb_destroy(b);
+}
+
 int main(void)
 {
 	kb_open();
@@ -1328,6 +1377,7 @@ int main(void)
 		cmocka_unit_test_setup(test_alloc_failure, setup),
 		cmocka_unit_test_setup(test_reset, setup),
 		cmocka_unit_test_setup(test_iterators, setup),
+		cmocka_unit_test_setup(test_merged_order_ties, setup),
 	};
 	cmocka_set_message_output(CM_OUTPUT_TAP);
 	return cmocka_run_group_tests_name("ring_buffer", tests, NULL, NULL);

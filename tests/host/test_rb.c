@@ -1197,6 +1197,77 @@ static void test_alloc_failure(void **state)
 	assert_int_equal(fa_live, 0);
 }
 
+/*
+ * A reset (and a resize) leaves none of a CPU's counters behind: drops,
+ * events read, lost counts reported, drops pending and unplaced, an
+ * impossible state seen; the other CPU keeps its own.
+ */
+static void reset_counters(void)
+{
+	struct rb_buffer *b = mk(2, 3 * RB_DATA_SIZE, 0);
+	struct rb_cpu *cb = b->cpu[0];
+	struct rb_event ev;
+	struct rb_stats s, s1;
+	uint32_t w = 0, seq;
+	rb_host_cpu = 1;
+	assert_int_equal(put(b, 1000, 8), 0);
+	rb_host_cpu = 0;
+	while (put(b, w, 100) == 0)                  /* pages 0..2 full: dropped */
+		w++;
+	assert_int_equal(put(b, w, 100), -RB_EDROPPED);
+	for (uint32_t i = 0; i < 2 * RB_DATA_SIZE / rb_event_size(100); i++)
+		assert_int_equal(rb_consume(b, 0, &ev), 0);
+	for (uint32_t i = 0; i < 3; i++)             /* a page after the drops */
+		assert_int_equal(put(b, w + 2 + i, 100), 0);
+	while (rb_consume(b, 0, &ev) == 0)
+		;
+	while (put(b, 7, 100) == 0)                  /* drops pending again */
+		;
+	__atomic_store_n(&cb->unplaced, 5, __ATOMIC_RELAXED);   /* white box */
+	rb_stats(b, 0, &s);
+	assert_true(s.dropped > 2 && s.read > 0 && s.lost_reported == 2);
+	assert_true(s.pending_drops > 0 && s.unplaced == 5);
+	/* An impossible slot word at the next move: the CPU stops, broken. */
+	uint64_t t = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
+	uint64_t n = C_CNT(cb->pstart[T_PIDX(t)]) + 1;
+	uint64_t sw = cb->slot[n % cb->n];
+	cb->slot[n % cb->n] = S_MAKE(n + 5, 1, S_PIDX(sw));
+	while (rb_consume(b, 0, &ev) == 0)           /* room, so the writer moves */
+		;
+	assert_int_equal(put(b, 8, 100), -RB_ECORRUPT);
+	assert_false(rb_record_is_on(b, 0));
+	rb_stats(b, 1, &s1);
+	rb_record_cpu_off(b, 0);
+	assert_int_equal(rb_reset(b, 0), 0);
+	rb_record_cpu_on(b, 0);
+	assert_true(rb_record_is_on(b, 0));
+	rb_stats(b, 0, &s);
+	assert_int_equal(s.overrun + s.dropped + s.read + s.lost_reported + s.pending_drops +
+			 s.unplaced, 0);
+	rb_stats(b, 1, &s);
+	assert_true(s.read == s1.read && s.dropped == s1.dropped && s.overrun == s1.overrun);
+	assert_int_equal(s1.dropped + s1.overrun, 0);
+	assert_int_equal(rb_consume(b, 1, &ev), 0);    /* CPU 1's event is still there */
+	check_body(&ev, &seq);
+	assert_int_equal(seq, 1000);
+	assert_int_equal(put(b, 9, 100), 0);
+	assert_int_equal(rb_consume(b, 0, &ev), 0);
+	check_body(&ev, &seq);
+	assert_int_equal(seq, 9);
+	assert_int_equal(ev.lost, 0);
+	/* A resize clears the same way. */
+	while (put(b, 10, 100) == 0)
+		;
+	rb_record_off(b);
+	assert_int_equal(rb_resize(b, 0, 4 * RB_DATA_SIZE), 0);
+	rb_record_on(b);
+	rb_stats(b, 0, &s);
+	assert_int_equal(s.overrun + s.dropped + s.read + s.lost_reported + s.pending_drops +
+			 s.unplaced, 0);
+	assert_int_equal(s.pages, 4);
+	rb_destroy(b);
+}
+
 static void test_reset(void **state)
 {
 	(void)state;
@@ -1231,6 +1302,7 @@ static void test_reset(void **state)
 	assert_int_equal(seq, 5);
 	assert_int_equal(ev.lost, 0);
 	rb_destroy(b);
+	reset_counters();
 }
 
 /* Non-consuming iteration, merged over CPUs, and the merged consumer. */
@@ -1276,6 +1348,13 @@ static void test_iterators(void **state)
 	/* one CPU only */
 	struct rb_iter it;
 	assert_int_equal(rb_iter_start(&it, b, 2), 0);
+	/* refused at CPU 2 after taking CPUs 0 and 1: it gives them back */
+	struct rb_iter it2;
+	assert_int_equal(rb_iter_start(&it2, b, RB_ALL_CPUS), -RB_EBUSY);
+	assert_true(rb_record_is_on(b, 0) && rb_record_is_on(b, 1));
+	assert_false(rb_record_is_on(b, 2));
+	assert_int_equal(rb_iter_start(&it2, b, 1), 0);
+	rb_iter_end(&it2);
 	uint32_t seen = 0;
 	while (rb_iter_next(&it, &ev) == 0) {
 		assert_int_equal(ev.cpu, 2);

@@ -111,10 +111,12 @@ static int rb_take_oldest(struct rb_cpu *cb, uint32_t s, uint64_t n, uint64_t *w
 	 * them.  A writer nested in us since rb_move loaded *w may have made
 	 * this same move: the physical page is then page n, its meta already
 	 * page n's (drops_before at once, entries once it moved on), and
-	 * that writer stored the right C(n-N) before its CAS.  Read before the
-	 * check (program order is enough: only this CPU's writers change
-	 * either), the counts are page n-N's even if we are interrupted
-	 * between the check and the store: it stores what a nested mover does. */
+	 * that writer stored the right C(n-N) before its CAS.  Counts read
+	 * before the check are page n-N's (the meta of a page changes only
+	 * through this CPU's writers, which interrupt us, so program order is
+	 * enough), even if we are interrupted between the check and the
+	 * store: we store what a nested mover does.  The reader's swap may
+	 * still come after the check: our CAS fails and we put C(n-N-1) back. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&cb->slot[s], __ATOMIC_RELAXED) == *w)
 		__atomic_store_n(&cb->slot_c[s], cprev + lost, __ATOMIC_RELAXED);

@@ -28,6 +28,14 @@
  *                                       a relaxed strong compare-and-swap
  *                                       (__atomic_compare_exchange_n's
  *                                       contract), for the same fast path
+ *   void rb_port_race(void)             a point inside one of the windows where
+ *                                       the reader and a writer race for a slot
+ *                                       word (between loading it and the CAS
+ *                                       that decides, and R2's slot_c check):
+ *                                       nothing in the kernel; the host torture
+ *                                       stretches the window now and then, so
+ *                                       that the races DESIGN argues happen
+ *                                       under test, not once in a million pages
  *
  * and three macros for the calls the writers' inline fast path makes when it
  * leaves for the general path (rarely), so that a port can make them cost

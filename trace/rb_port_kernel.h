@@ -31,6 +31,7 @@ RB_PORT_INLINE unsigned rb_port_cpu_id(void) { return arch_this_cpu()->id; }
  * delta for that (DESIGN, B). */
 RB_PORT_INLINE uint64_t rb_port_clock(void) { return arch_counter_relaxed(); }
 RB_PORT_INLINE void rb_port_relax(void) { arch_cpu_relax(); }
+RB_PORT_INLINE void rb_port_race(void) {}
 RB_PORT_INLINE uint64_t rb_port_load64(const uint64_t *p) { return arch_load_relaxed64(p); }
 RB_PORT_INLINE void rb_port_store64(uint64_t *p, uint64_t v) { arch_store_relaxed64(p, v); }
 RB_PORT_INLINE bool rb_port_cas64(uint64_t *p, uint64_t *expected, uint64_t desired)

@@ -48,6 +48,7 @@ static bool rb_c_before(const struct rb_cpu *cb, uint64_t h, uint64_t *out)
 	if (__atomic_load_n(&cb->slot[s], __ATOMIC_ACQUIRE) >> 16 != want)
 		return false;
 	*out = __atomic_load_n(&cb->slot_c[s], __ATOMIC_RELAXED);
+	rb_port_race();
 	return __atomic_load_n(&cb->slot[s], __ATOMIC_ACQUIRE) >> 16 == want;
 }
 
@@ -73,6 +74,7 @@ static int rb_next_page(struct rb_cpu *cb, struct rb_cursor *c, bool swap)
 			if (S_SEQ(s) == h) {
 				if (skipped && !rb_c_before(cb, h, &cbase))
 					break;       /* the writer lapped us again: rescan */
+				rb_port_race();
 				/* R2: the swap.  RELEASE: our reads of the page we
 				 * give back come before the writer reuses it.
 				 * ACQUIRE: its writes to the page we take. */

@@ -104,9 +104,23 @@ static int rb_take_oldest(struct rb_cpu *cb, uint32_t s, uint64_t n, uint64_t *w
 	uint32_t nslots = cb->n;
 	const struct rb_meta *om = &cb->meta[S_PIDX(*w)];
 	uint64_t e = om->entries;          /* final: the commit is past page n-N */
+	uint64_t lost = e + om->drops_before;
 	/* C(n-N-1), recorded when page n-1 was entered. */
 	uint64_t cprev = __atomic_load_n(&cb->slot_c[(n - 1) % nslots], __ATOMIC_RELAXED);
-	__atomic_store_n(&cb->slot_c[s], cprev + e + om->drops_before, __ATOMIC_RELAXED);
+	/* Page n-N's counts only if the slot still holds it after we read
+	 * them.  A writer nested in us since rb_move loaded *w may have made
+	 * this same move: the physical page is then page n, its meta already
+	 * page n's (drops_before at once, entries once it moved on), and
+	 * that writer stored the right C(n-N) before its CAS.  Counts read
+	 * before the check are page n-N's (the meta of a page changes only
+	 * through this CPU's writers, which interrupt us, so program order is
+	 * enough), even if we are interrupted between the check and the
+	 * store: we store what a nested mover does.  The reader's swap may
+	 * still come after the check: our CAS fails and we put C(n-N-1) back. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&cb->slot[s], __ATOMIC_RELAXED) == *w)
+		__atomic_store_n(&cb->slot_c[s], cprev + lost, __ATOMIC_RELAXED);
+	rb_port_race();
 	/* RELEASE: slot_c before a reader sees "overwritten" (it then reads
 	 * slot_c).  ACQUIRE on failure: the reader's swap published its last
 	 * reads of the spare page we are about to write. */
@@ -120,7 +134,7 @@ static int rb_take_oldest(struct rb_cpu *cb, uint32_t s, uint64_t n, uint64_t *w
 		return rb_corrupt(cb);
 	if (S_R(*w))     /* the reader took page n-N after all: nothing lost there */
 		__atomic_store_n(&cb->slot_c[s], cprev, __ATOMIC_RELAXED);
-	return 0;        /* (R=0: a writer we interrupted had overwritten it first) */
+	return 0;        /* (R=0: a writer nested in us overwrote it first) */
 }
 
 /*
@@ -145,6 +159,7 @@ __attribute__((noinline)) static int rb_move(struct rb_buffer *b, struct rb_cpu 
 	/* ACQUIRE: pairs with the reader's swap; its reads of the spare page
 	 * happen before our writes to it. */
 	uint64_t w = __atomic_load_n(&cb->slot[s], __ATOMIC_ACQUIRE);
+	rb_port_race();
 	if (S_SEQ(w) != n) {
 		if (S_SEQ(w) != n - nslots)
 			return rb_corrupt(cb);

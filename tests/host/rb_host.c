@@ -8,6 +8,8 @@
 
 __thread unsigned rb_host_cpu;
 uint64_t (*volatile rb_host_clock)(void);
+int rb_host_race;
+void (*rb_host_race_hook)(void);
 
 static void *host_alloc(void *ctx, size_t size, size_t align)
 {

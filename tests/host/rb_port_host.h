@@ -45,6 +45,27 @@ static inline bool rb_port_cas64(uint64_t *p, uint64_t *expected, uint64_t desir
 					   __ATOMIC_RELAXED);
 }
 
+/* rb_port_race: with rb_host_race set (the torture), about one point in 32
+ * on each thread spins for a few microseconds, stretching a reader/writer
+ * race window across many of the other side's steps.  Signal handlers
+ * (writers) run it too: it only spins, and the counter is the thread's own.
+ * A unit test may instead set rb_host_race_hook to act at these points
+ * itself, as an interrupt (a nested writer) or the reader would. */
+extern int rb_host_race;                    /* set before the threads start */
+extern void (*rb_host_race_hook)(void);
+static inline void rb_port_race(void)
+{
+	static __thread uint32_t x = 1;
+	if (rb_host_race_hook)
+		rb_host_race_hook();
+	if (!rb_host_race)
+		return;
+	x = x * 1103515245u + 12345u;
+	if ((x >> 16) % 32 == 0)
+		for (volatile unsigned i = 0; i < 4000u + (x >> 18); i++)
+			;
+}
+
 /* Cold calls are plain calls here. */
 #define RB_PORT_COLD_THUNK(fn) _Static_assert(1, #fn)
 #define RB_PORT_COLD(type, fn, ...) fn(__VA_ARGS__)

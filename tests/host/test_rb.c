@@ -393,6 +393,229 @@ static void test_overwrite_loss_exact(void **state)
 	}
 }
 
+/* Consume everything left on CPU 0, checking that each event's sequence
+ * number is the previous one's + 1 + its lost count; returns events read
+ * and adds the lost ones to *lost.  *expect: the next sequence number. */
+static uint32_t drain_checked(struct rb_buffer *b, uint32_t *expect, uint64_t *lost)
+{
+	struct rb_event ev;
+	uint32_t seq, n = 0;
+	while (rb_consume(b, 0, &ev) == 0) {
+		check_body(&ev, &seq);
+		assert_int_equal(seq, *expect + ev.lost);
+		*lost += ev.lost;
+		*expect = seq + 1;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * A writer interrupted in B' right after loading the slot word of page n-N
+ * (rb_port_race: the hook plays the interrupt), while nested writers drop
+ * an event (nesting too deep) and then make the same move themselves: page
+ * n-N's physical page becomes page n, with a drop before it.  The resumed
+ * writer must not record that page's new bookkeeping as page n-N's in C
+ * (slot_c): the reader that skips pages 0 and 1 is told exactly their
+ * events, and the drop with the page after it; in a second round the
+ * writer laps on first, so page 3 and the drop before it are lost as well
+ * (C counts a lost page's drops too).
+ */
+static struct rb_buffer *race_b;
+static bool race_armed;
+static uint32_t race_seq;
+
+static void fill_seq(struct rb_resv *r, uint32_t seq, uint32_t len)
+{
+	memcpy(r->data, &seq, 4);
+	memcpy((uint8_t *)r->data + 4, &len, 4);
+	for (uint32_t i = 8; i < len; i++)
+		((uint8_t *)r->data)[i] = (uint8_t)(seq * 7 + i);
+}
+
+static void race_nested_writers(void)
+{
+	if (!race_armed)
+		return;
+	race_armed = false;
+	struct rb_resv r[8];
+	for (unsigned i = 0; i < 7; i++) {          /* levels 1..7, in page 2 */
+		must_reserve(race_b, 8, &r[i]);
+		fill_seq(&r[i], race_seq++, 8);
+	}
+	assert_int_equal(rb_reserve(race_b, 8, &r[7]), -RB_EDROPPED);   /* level 8 */
+	race_seq++;
+	for (unsigned i = 7; i-- > 0;)
+		rb_commit(&r[i]);
+	assert_int_equal(put(race_b, race_seq++, 3000), 0);   /* moves to page 3 */
+}
+
+static void interrupted_move(unsigned round)
+{
+	struct rb_buffer *b = race_b = mk(1, 3 * RB_DATA_SIZE, RB_FL_OVERWRITE);
+	uint32_t per_page = RB_DATA_SIZE / rb_event_size(100);      /* 39 */
+	uint32_t w = 0;
+	for (; w < 2 * per_page + 30; w++)                          /* pages 0, 1, most of 2 */
+		assert_int_equal(put(b, w, 100), 0);
+	race_seq = w;
+	race_armed = true;
+	rb_host_race_hook = race_nested_writers;
+	struct rb_resv r;
+	must_reserve(b, 2000, &r);       /* does not fit in page 2: moves, interrupted */
+	rb_host_race_hook = NULL;
+	assert_false(race_armed);
+	fill_seq(&r, race_seq++, 2000);
+	rb_commit(&r);
+	struct rb_stats s;
+	rb_stats(b, 0, &s);
+	assert_int_equal(s.overrun, 2 * per_page);
+	assert_int_equal(s.dropped, 1);
+	if (round == 1)       /* page 3, the drop before it, overwritten too */
+		for (uint32_t i = 0; i < 4 * per_page; i++)
+			assert_int_equal(put(b, race_seq++, 100), 0);
+	uint32_t expect = 0, nread;
+	uint64_t lost = 0;
+	nread = drain_checked(b, &expect, &lost);
+	assert_int_equal(expect, race_seq);
+	rb_stats(b, 0, &s);
+	assert_int_equal(s.dropped, 1);
+	assert_true(round == 0 || s.overrun > 2 * per_page + 1);
+	assert_int_equal(lost, s.overrun + s.dropped);
+	assert_int_equal(nread + lost, race_seq);
+	rb_destroy(b);
+}
+
+static void test_overwrite_interrupted_move(void **state)
+{
+	(void)state;
+	for (unsigned round = 0; round < 2; round++)
+		interrupted_move(round);
+}
+
+/*
+ * The reader and the writer race for one slot word, each inside the
+ * other's window (rb_port_race; the hook plays the other CPU):
+ *   - the writer has recorded C(n-N) and is about to overwrite page n-N
+ *     when the reader swaps that page out: the writer's CAS fails, C(n-N)
+ *     goes back to C(n-N-1), the writer takes the reader's spare;
+ *   - the reader has found page h and is about to swap it out when the
+ *     writer overwrites it: the reader's CAS fails, it skips the page and
+ *     is told its events.
+ * Then the writer laps the ring a few times with the reader asleep; every
+ * event read says exactly how many were lost before it.
+ */
+static unsigned race_calls, race_at;
+static void (*race_act)(void);
+
+static void race_count(void)
+{
+	if (++race_calls != race_at)
+		return;
+	race_act();
+}
+
+static void race_reader_takes(void)
+{
+	struct rb_event ev;
+	uint32_t seq;
+	assert_int_equal(rb_consume(race_b, 0, &ev), 0);   /* swaps page 0 out */
+	check_body(&ev, &seq);
+	assert_int_equal(seq, 0);
+	assert_int_equal(ev.lost, 0);
+}
+
+static void race_writer_overwrites(void)
+{
+	assert_int_equal(put(race_b, race_seq++, 100), 0);  /* page 3, over page 0 */
+}
+
+static void test_reader_writer_race(void **state)
+{
+	(void)state;
+	uint32_t per_page = RB_DATA_SIZE / rb_event_size(100);      /* 39 */
+	for (unsigned reader_wins = 0; reader_wins < 2; reader_wins++) {
+		struct rb_buffer *b = race_b = mk(1, 3 * RB_DATA_SIZE, RB_FL_OVERWRITE);
+		uint32_t w = 0, expect = 0, nread = 0;
+		uint64_t lost = 0;
+		for (; w < 3 * per_page; w++)                       /* pages 0..2, full */
+			assert_int_equal(put(b, w, 100), 0);
+		race_calls = 0;
+		rb_host_race_hook = race_count;
+		if (reader_wins) {
+			/* The writer's move to page 3: its second point is between
+			 * storing C(0) and the CAS that overwrites page 0. */
+			race_at = 2;
+			race_act = race_reader_takes;
+			assert_int_equal(put(b, w++, 100), 0);
+			expect = 1;
+			nread = 1;
+		} else {
+			/* The reader's first point is just before its swap of page 0. */
+			race_at = 1;
+			race_act = race_writer_overwrites;
+			race_seq = w;
+			struct rb_event ev;
+			uint32_t seq;
+			assert_int_equal(rb_consume(b, 0, &ev), 0);
+			check_body(&ev, &seq);
+			assert_int_equal(seq, per_page);            /* page 1's first */
+			assert_int_equal(ev.lost, per_page);
+			w = race_seq;
+			expect = seq + 1;
+			nread = 1;
+			lost = ev.lost;
+		}
+		rb_host_race_hook = NULL;
+		assert_true(race_calls >= race_at);
+		struct rb_stats s;
+		rb_stats(b, 0, &s);
+		assert_int_equal(s.overrun, reader_wins ? 0 : per_page);
+		for (uint32_t i = 0; i < 10 * per_page; i++, w++)  /* laps, reader asleep */
+			assert_int_equal(put(b, w, 8 + (i * 13) % 150), 0);
+		nread += drain_checked(b, &expect, &lost);
+		assert_int_equal(expect, w);
+		rb_stats(b, 0, &s);
+		assert_int_equal(nread + lost, w);
+		assert_int_equal(s.overrun, lost);
+		assert_int_equal(s.lost_reported, lost);
+		rb_destroy(b);
+	}
+}
+
+/* Overwrite mode with a reader that reads now and then: pages the reader
+ * swapped out come back as spares, others are overwritten, and every event
+ * read says exactly how many were lost before it. */
+static void test_overwrite_loss_interleaved(void **state)
+{
+	(void)state;
+	struct rb_buffer *b = mk(1, 3 * RB_DATA_SIZE, RB_FL_OVERWRITE);
+	struct rb_event ev;
+	uint32_t seq, expect = 0, w = 0, nread = 0;
+	uint64_t lost = 0;
+	for (unsigned round = 0; round < 60; round++) {
+		for (unsigned i = 0; i < 20 + round % 9 * 25; i++, w++)
+			assert_int_equal(put(b, w, 8 + (w * 29) % 180), 0);
+		for (unsigned i = 0; i < 10 + round % 5 * 30; i++) {
+			if (rb_consume(b, 0, &ev))
+				break;
+			check_body(&ev, &seq);
+			assert_int_equal(seq, expect + ev.lost);
+			lost += ev.lost;
+			expect = seq + 1;
+			nread++;
+		}
+	}
+	nread += drain_checked(b, &expect, &lost);
+	assert_int_equal(expect, w);
+	struct rb_stats s;
+	rb_stats(b, 0, &s);
+	assert_true(lost > 0);
+	assert_int_equal(nread + lost, w);
+	assert_int_equal(s.overrun, lost);
+	assert_int_equal(s.lost_reported, lost);
+	rb_destroy(b);
+}
+
 /* Producer/consumer: new events are dropped, counted, and reported where
  * they were lost -- including a reader that reads in between. */
 static void test_pc_drop_exact(void **state)
@@ -974,6 +1197,77 @@ static void test_alloc_failure(void **state)
 	assert_int_equal(fa_live, 0);
 }
 
+/*
+ * A reset (and a resize) leaves none of a CPU's counters behind: drops,
+ * events read, lost counts reported, drops pending and unplaced, an
+ * impossible state seen; the other CPU keeps its own.
+ */
+static void reset_counters(void)
+{
+	struct rb_buffer *b = mk(2, 3 * RB_DATA_SIZE, 0);
+	struct rb_cpu *cb = b->cpu[0];
+	struct rb_event ev;
+	struct rb_stats s, s1;
+	uint32_t w = 0, seq;
+	rb_host_cpu = 1;
+	assert_int_equal(put(b, 1000, 8), 0);
+	rb_host_cpu = 0;
+	while (put(b, w, 100) == 0)                  /* pages 0..2 full: dropped */
+		w++;
+	assert_int_equal(put(b, w, 100), -RB_EDROPPED);
+	for (uint32_t i = 0; i < 2 * RB_DATA_SIZE / rb_event_size(100); i++)
+		assert_int_equal(rb_consume(b, 0, &ev), 0);
+	for (uint32_t i = 0; i < 3; i++)             /* a page after the drops */
+		assert_int_equal(put(b, w + 2 + i, 100), 0);
+	while (rb_consume(b, 0, &ev) == 0)
+		;
+	while (put(b, 7, 100) == 0)                  /* drops pending again */
+		;
+	__atomic_store_n(&cb->unplaced, 5, __ATOMIC_RELAXED);   /* white box */
+	rb_stats(b, 0, &s);
+	assert_true(s.dropped > 2 && s.read > 0 && s.lost_reported == 2);
+	assert_true(s.pending_drops > 0 && s.unplaced == 5);
+	/* An impossible slot word at the next move: the CPU stops, broken. */
+	uint64_t t = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
+	uint64_t n = C_CNT(cb->pstart[T_PIDX(t)]) + 1;
+	uint64_t sw = cb->slot[n % cb->n];
+	cb->slot[n % cb->n] = S_MAKE(n + 5, 1, S_PIDX(sw));
+	while (rb_consume(b, 0, &ev) == 0)           /* room, so the writer moves */
+		;
+	assert_int_equal(put(b, 8, 100), -RB_ECORRUPT);
+	assert_false(rb_record_is_on(b, 0));
+	rb_stats(b, 1, &s1);
+	rb_record_cpu_off(b, 0);
+	assert_int_equal(rb_reset(b, 0), 0);
+	rb_record_cpu_on(b, 0);
+	assert_true(rb_record_is_on(b, 0));
+	rb_stats(b, 0, &s);
+	assert_int_equal(s.overrun + s.dropped + s.read + s.lost_reported + s.pending_drops +
+			 s.unplaced, 0);
+	rb_stats(b, 1, &s);
+	assert_true(s.read == s1.read && s.dropped == s1.dropped && s.overrun == s1.overrun);
+	assert_int_equal(s1.dropped + s1.overrun, 0);
+	assert_int_equal(rb_consume(b, 1, &ev), 0);    /* CPU 1's event is still there */
+	check_body(&ev, &seq);
+	assert_int_equal(seq, 1000);
+	assert_int_equal(put(b, 9, 100), 0);
+	assert_int_equal(rb_consume(b, 0, &ev), 0);
+	check_body(&ev, &seq);
+	assert_int_equal(seq, 9);
+	assert_int_equal(ev.lost, 0);
+	/* A resize clears the same way. */
+	while (put(b, 10, 100) == 0)
+		;
+	rb_record_off(b);
+	assert_int_equal(rb_resize(b, 0, 4 * RB_DATA_SIZE), 0);
+	rb_record_on(b);
+	rb_stats(b, 0, &s);
+	assert_int_equal(s.overrun + s.dropped + s.read + s.lost_reported + s.pending_drops +
+			 s.unplaced, 0);
+	assert_int_equal(s.pages, 4);
+	rb_destroy(b);
+}
+
 static void test_reset(void **state)
 {
 	(void)state;
@@ -1008,6 +1302,7 @@ static void test_reset(void **state)
 	assert_int_equal(seq, 5);
 	assert_int_equal(ev.lost, 0);
 	rb_destroy(b);
+	reset_counters();
 }
 
 /* Non-consuming iteration, merged over CPUs, and the merged consumer. */
@@ -1053,6 +1348,13 @@ static void test_iterators(void **state)
 	/* one CPU only */
 	struct rb_iter it;
 	assert_int_equal(rb_iter_start(&it, b, 2), 0);
+	/* refused at CPU 2 after taking CPUs 0 and 1: it gives them back */
+	struct rb_iter it2;
+	assert_int_equal(rb_iter_start(&it2, b, RB_ALL_CPUS), -RB_EBUSY);
+	assert_true(rb_record_is_on(b, 0) && rb_record_is_on(b, 1));
+	assert_false(rb_record_is_on(b, 2));
+	assert_int_equal(rb_iter_start(&it2, b, 1), 0);
+	rb_iter_end(&it2);
 	uint32_t seen = 0;
 	while (rb_iter_next(&it, &ev) == 0) {
 		assert_int_equal(ev.cpu, 2);
@@ -1076,6 +1378,55 @@ static void test_iterators(void **state)
 	rb_destroy(b);
 }
 
+/*
+ * Merged order with equal time stamps and time extends: groups of events at
+ * one time on three CPUs, written highest CPU first, two per CPU, and gaps
+ * that need a time extend between groups (also across page starts).  Both
+ * the merged iterator and the merged consumer give (time, CPU) order, the
+ * lower CPU first on equal times (as Linux's merged iterator does), and each
+ * CPU's events in the order written.
+ */
+static void test_merged_order_ties(void **state)
+{
+	(void)state;
+	struct rb_buffer *b = mk(3, 8 * RB_DATA_SIZE, 0);
+	const uint64_t gaps[] = { 2, 1, RB_DELTA_MAX + 1ull, 1ull << 40, 5 };
+	enum { GROUPS = 150 };
+	fake_step = 0;
+	uint32_t seq = 0;
+	for (uint32_t g = 0; g < GROUPS; g++) {
+		for (unsigned k = 0; k < 6; k++) {       /* cpu 2, 2, 1, 1, 0, 0 */
+			rb_host_cpu = 2 - k / 2;
+			assert_int_equal(put(b, seq++, 8 + (g * 7 + k) % 60), 0);
+		}
+		fake_now += gaps[g % 5];
+	}
+	rb_host_cpu = 0;
+	/* Expected: group by group, cpu 0's two, cpu 1's two, cpu 2's two. */
+	for (unsigned pass = 0; pass < 2; pass++) {
+		struct rb_iter it;
+		struct rb_event ev;
+		uint64_t last_ts = 0;
+		uint32_t n = 0, got;
+		if (pass == 0)
+			assert_int_equal(rb_iter_start(&it, b, RB_ALL_CPUS), 0);
+		while ((pass == 0 ? rb_iter_next(&it, &ev) : rb_consume_merged(b, &ev)) == 0) {
+			uint32_t g = n / 6, k = n % 6;
+			uint32_t want = g * 6 + (2 - k / 2) * 2 + k % 2;
+			check_body(&ev, &got);
+			assert_int_equal(got, want);
+			assert_int_equal(ev.cpu, k / 2);
+			assert_true(ev.ts >= last_ts);
+			last_ts = ev.ts;
+			n++;
+		}
+		if (pass == 0)
+			rb_iter_end(&it);
+		assert_int_equal(n, GROUPS * 6);
+	}
+	rb_destroy(b);
+}
+
 int main(void)
 {
 	kb_open();
@@ -1088,6 +1439,9 @@ int main(void)
 		cmocka_unit_test_setup(test_time_extend_in_buffer, setup),
 		cmocka_unit_test_setup(test_reader_swap_tail_page, setup),
 		cmocka_unit_test_setup(test_overwrite_loss_exact, setup),
+		cmocka_unit_test_setup(test_overwrite_interrupted_move, setup),
+		cmocka_unit_test_setup(test_reader_writer_race, setup),
+		cmocka_unit_test_setup(test_overwrite_loss_interleaved, setup),
 		cmocka_unit_test_setup(test_pc_drop_exact, setup),
 		cmocka_unit_test_setup(test_drops_beyond_tail_count, setup),
 		cmocka_unit_test_setup(test_nested_commit_order, setup),
@@ -1102,6 +1456,7 @@ int main(void)
 		cmocka_unit_test_setup(test_alloc_failure, setup),
 		cmocka_unit_test_setup(test_reset, setup),
 		cmocka_unit_test_setup(test_iterators, setup),
+		cmocka_unit_test_setup(test_merged_order_ties, setup),
 	};
 	cmocka_set_message_output(CM_OUTPUT_TAP);
 	return cmocka_run_group_tests_name("ring_buffer", tests, NULL, NULL);

@@ -147,6 +147,10 @@ TEST_CASE(func_cmd, bad_writes_change_nothing)
 		  "'fcmd_a': a function name among commands (one write holds either)" },
 		{ "!fcmd_a:traceon", "no function matching 'fcmd_a' has traceon" },
 		{ "fcmd_b:traceoff fcmd_b:nosuch", "no command 'nosuch' (traceon, traceoff)" },
+		/* Judged after the write's earlier words, before any applies. */
+		{ "fcmd_a:traceoff !fcmd_a:traceon", "no function matching 'fcmd_a' has traceon" },
+		{ "fcmd_a:traceon !fcmd_a:traceon !fcmd_a:traceon",
+		  "no function matching 'fcmd_a' has traceon" },
 	};
 	static struct listing en0, en1;
 	char before[256], want[192], line[256];
@@ -183,4 +187,14 @@ TEST_CASE(func_cmd, bad_writes_change_nothing)
 	ASSERT_EQ(echo(" > set_ftrace_filter"), 0);
 	EXPECT_STREQ(cat_filter(), "#### all functions enabled ####\n");
 	EXPECT_TRUE(tracing_is_on());
+}
+
+/* A write's words apply in order: a removal may take what an earlier word
+ * of the same write added. */
+TEST_CASE(func_cmd, words_in_order)
+{
+	ASSERT_EQ(echo("fcmd_a:traceon:2 !fcmd_a:traceon fcmd_b:traceoff:1 > set_ftrace_filter"), 0);
+	EXPECT_STREQ(cat_filter(), "#### all functions enabled ####\nfcmd_b:traceoff:count=1\n");
+	ASSERT_EQ(echo("!fcmd_b:traceoff > set_ftrace_filter"), 0);
+	EXPECT_STREQ(cat_filter(), "#### all functions enabled ####\n");
 }

@@ -156,12 +156,12 @@ static int parse_word(const char *s, size_t len, struct word *w)
 	if (!w->cmd)
 		return refuse("no command '%s' (traceon, traceoff)", name);
 	w->count = NO_LIMIT;
-	if (param && !w->remove) {
+	if (param && *param && !w->remove) {       /* Linux's: empty is no limit */
 		char *end;
 		if (*param < '0' || *param > '9')
 			return refuse("count '%s' of %s is not a number", param, name);
 		errno = 0;
-		w->count = strtol(param, &end, 10);
+		w->count = strtol(param, &end, 0);         /* Linux's: 0x10, 010 as C */
 		if (*end || errno)
 			return refuse("count '%s' of %s is not a number", param, name);
 	}

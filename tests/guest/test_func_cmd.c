@@ -141,6 +141,8 @@ TEST_CASE(func_cmd, bad_writes_change_nothing)
 		{ "fcmd_a:traceoff:x", "count 'x' of traceoff is not a number" },
 		{ "fcmd_a:traceoff:-1", "count '-1' of traceoff is not a number" },
 		{ "fcmd_a:traceoff:3z", "count '3z' of traceoff is not a number" },
+		{ "fcmd_a:traceoff:0x", "count '0x' of traceoff is not a number" },
+		{ "fcmd_a:traceoff:08", "count '08' of traceoff is not a number" },
 		{ "nosuch_fn_*:traceoff", "no function matches 'nosuch_fn_*'" },
 		{ "[x:traceoff", "invalid pattern '[x': unterminated '[' in pattern" },
 		{ "fcmd_b:traceoff fcmd_a",
@@ -197,4 +199,24 @@ TEST_CASE(func_cmd, words_in_order)
 	EXPECT_STREQ(cat_filter(), "#### all functions enabled ####\nfcmd_b:traceoff:count=1\n");
 	ASSERT_EQ(echo("!fcmd_b:traceoff > set_ftrace_filter"), 0);
 	EXPECT_STREQ(cat_filter(), "#### all functions enabled ####\n");
+}
+
+/* Counts as Linux reads them (kstrtoul base 0): hex, octal, and an empty
+ * count for no limit. */
+TEST_CASE(func_cmd, count_bases)
+{
+	char want[160], lines[128];
+	ASSERT_EQ(echo("fcmd_a:traceoff:0x10 fcmd_b:traceoff:010 > set_ftrace_filter"), 0);
+	ksnprintf(want, sizeof(want), "#### all functions enabled ####\n%s",
+		  two_lines("fcmd_a:traceoff:count=16", "fcmd_b:traceoff:count=8", lines,
+			    sizeof(lines)));
+	EXPECT_STREQ(cat_filter(), want);
+	ASSERT_EQ(echo("fcmd_a:traceoff: > set_ftrace_filter"), 0);
+	ksnprintf(want, sizeof(want), "#### all functions enabled ####\n%s",
+		  two_lines("fcmd_a:traceoff:unlimited", "fcmd_b:traceoff:count=8", lines,
+			    sizeof(lines)));
+	EXPECT_STREQ(cat_filter(), want);
+	ASSERT_EQ(echo("!fcmd_*:traceoff > set_ftrace_filter"), 0);
+	EXPECT_STREQ(cat_filter(), "#### all functions enabled ####\n");
+	EXPECT_TRUE(tracing_is_on());
 }

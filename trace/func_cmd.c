@@ -156,12 +156,12 @@ static int parse_word(const char *s, size_t len, struct word *w)
 	if (!w->cmd)
 		return refuse("no command '%s' (traceon, traceoff)", name);
 	w->count = NO_LIMIT;
-	if (param && !w->remove) {
+	if (param && *param && !w->remove) {       /* Linux's: empty is no limit */
 		char *end;
 		if (*param < '0' || *param > '9')
 			return refuse("count '%s' of %s is not a number", param, name);
 		errno = 0;
-		w->count = strtol(param, &end, 10);
+		w->count = strtol(param, &end, 0);         /* Linux's: 0x10, 010 as C */
 		if (*end || errno)
 			return refuse("count '%s' of %s is not a number", param, name);
 	}
@@ -299,6 +299,33 @@ static int apply(const struct word *w)
 	return 0;
 }
 
+/* Does cmd hold record r once words w[0..i) are applied?  The last of
+ * them for cmd whose glob matches r decides; none: the current table. */
+static bool held_after(const struct word *w, unsigned i, const struct func_cmd *cmd,
+		       const struct ftrace_rec *r)
+{
+	while (i-- > 0)
+		if (w[i].cmd == cmd && glob_match(w[i].text, rec_name(r)))
+			return !w[i].remove;
+	return find(cmd->table, rec_ip(r)) != NULL;
+}
+
+/* A removal that would find no function holding its command, judged after
+ * the write's earlier words: refused before any word applies.  cmd_mutex. */
+static int check_removals(const struct word *w, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		bool held = !w[i].remove;
+		for (unsigned k = 0; k < ftrace_nrecs && !held; k++)
+			held = glob_match(w[i].text, rec_name(&ftrace_recs[k])) &&
+			       held_after(w, i, w[i].cmd, &ftrace_recs[k]);
+		if (!held)
+			return refuse("no function matching '%s' has %s", w[i].text,
+				      w[i].cmd->name);
+	}
+	return 0;
+}
+
 int func_cmd_write(const char *value)
 {
 	struct word *w = calloc(MAX_WORDS, sizeof(*w));
@@ -317,6 +344,8 @@ int func_cmd_write(const char *value)
 		p += strspn(p, " \t\n");
 	}
 	mutex_lock(&cmd_mutex);
+	if (!err)
+		err = check_removals(w, n);
 	for (unsigned i = 0; i < n && !err; i++)
 		err = apply(&w[i]);
 	mutex_unlock(&cmd_mutex);

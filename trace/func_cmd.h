@@ -29,7 +29,9 @@ bool func_cmd_is(const char *value);
  * Apply a write: blank-separated words, each a command as above.  Every
  * word is checked before anything changes: -EINVAL with func_cmd_error set
  * (a word without a command among commands, an unknown command, a bad
- * count, a bad glob, a glob matching no function) changes nothing; -ENOMEM
+ * count, a bad glob, a glob matching no function, a removal of a command
+ * no matching function holds once the earlier words applied) changes
+ * nothing; -ENOMEM
  * changes nothing of the word it struck (earlier words of the write stay).
  */
 int func_cmd_write(const char *value);

@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "boot/console.h"
+#include "boot/sched.h"
+#include "boot/smp.h"
 #include "boot/test.h"
 #include "tests/guest/listing.h"
 #include "trace/ftrace.h"
@@ -141,12 +143,18 @@ TEST_CASE(func_cmd, bad_writes_change_nothing)
 		{ "fcmd_a:traceoff:x", "count 'x' of traceoff is not a number" },
 		{ "fcmd_a:traceoff:-1", "count '-1' of traceoff is not a number" },
 		{ "fcmd_a:traceoff:3z", "count '3z' of traceoff is not a number" },
+		{ "fcmd_a:traceoff:0x", "count '0x' of traceoff is not a number" },
+		{ "fcmd_a:traceoff:08", "count '08' of traceoff is not a number" },
 		{ "nosuch_fn_*:traceoff", "no function matches 'nosuch_fn_*'" },
 		{ "[x:traceoff", "invalid pattern '[x': unterminated '[' in pattern" },
 		{ "fcmd_b:traceoff fcmd_a",
 		  "'fcmd_a': a function name among commands (one write holds either)" },
 		{ "!fcmd_a:traceon", "no function matching 'fcmd_a' has traceon" },
 		{ "fcmd_b:traceoff fcmd_b:nosuch", "no command 'nosuch' (traceon, traceoff)" },
+		/* Judged after the write's earlier words, before any applies. */
+		{ "fcmd_a:traceoff !fcmd_a:traceon", "no function matching 'fcmd_a' has traceon" },
+		{ "fcmd_a:traceon !fcmd_a:traceon !fcmd_a:traceon",
+		  "no function matching 'fcmd_a' has traceon" },
 	};
 	static struct listing en0, en1;
 	char before[256], want[192], line[256];
@@ -183,4 +191,85 @@ TEST_CASE(func_cmd, bad_writes_change_nothing)
 	ASSERT_EQ(echo(" > set_ftrace_filter"), 0);
 	EXPECT_STREQ(cat_filter(), "#### all functions enabled ####\n");
 	EXPECT_TRUE(tracing_is_on());
+}
+
+/* A write's words apply in order: a removal may take what an earlier word
+ * of the same write added. */
+TEST_CASE(func_cmd, words_in_order)
+{
+	ASSERT_EQ(echo("fcmd_a:traceon:2 !fcmd_a:traceon fcmd_b:traceoff:1 > set_ftrace_filter"), 0);
+	EXPECT_STREQ(cat_filter(), "#### all functions enabled ####\nfcmd_b:traceoff:count=1\n");
+	ASSERT_EQ(echo("!fcmd_b:traceoff > set_ftrace_filter"), 0);
+	EXPECT_STREQ(cat_filter(), "#### all functions enabled ####\n");
+}
+
+/* Counts as Linux reads them (kstrtoul base 0): hex, octal, and an empty
+ * count for no limit. */
+TEST_CASE(func_cmd, count_bases)
+{
+	char want[160], lines[128];
+	ASSERT_EQ(echo("fcmd_a:traceoff:0x10 fcmd_b:traceoff:010 > set_ftrace_filter"), 0);
+	ksnprintf(want, sizeof(want), "#### all functions enabled ####\n%s",
+		  two_lines("fcmd_a:traceoff:count=16", "fcmd_b:traceoff:count=8", lines,
+			    sizeof(lines)));
+	EXPECT_STREQ(cat_filter(), want);
+	ASSERT_EQ(echo("fcmd_a:traceoff: > set_ftrace_filter"), 0);
+	ksnprintf(want, sizeof(want), "#### all functions enabled ####\n%s",
+		  two_lines("fcmd_a:traceoff:unlimited", "fcmd_b:traceoff:count=8", lines,
+			    sizeof(lines)));
+	EXPECT_STREQ(cat_filter(), want);
+	ASSERT_EQ(echo("!fcmd_*:traceoff > set_ftrace_filter"), 0);
+	EXPECT_STREQ(cat_filter(), "#### all functions enabled ####\n");
+	EXPECT_TRUE(tracing_is_on());
+}
+
+/* Tables replaced while other CPUs run the callbacks: workers on every
+ * other CPU call fcmd_a / fcmd_b and put tracing back on; this thread
+ * rewrites and removes the commands.  No crash, and at the end a last
+ * count runs down to exactly 0 (never below: a CAS per change). */
+static volatile bool stress_stop;
+
+static int stress_worker(void *arg)
+{
+	unsigned long calls = 0;
+	while (!__atomic_load_n(&stress_stop, __ATOMIC_RELAXED)) {
+		fcmd_a();
+		fcmd_b();
+		if (!tracing_is_on())
+			tracing_on();
+		calls++;
+	}
+	return (int)(calls > 0);
+}
+
+TEST_CASE(func_cmd, swap_under_callers)
+{
+	static const char *const writes[] = {
+		"fcmd_a:traceoff:3 fcmd_b:traceon > set_ftrace_filter",
+		"fcmd_*:traceoff:7 > set_ftrace_filter",
+		"!fcmd_b:traceoff > set_ftrace_filter",
+		"fcmd_b:traceoff fcmd_a:traceon:2 > set_ftrace_filter",
+		"!fcmd_*:traceoff !fcmd_*:traceon > set_ftrace_filter",
+	};
+	struct thread *t[MAX_CPUS];
+	unsigned nw = 0;
+	if (ncpus < 2)
+		TEST_SKIP("needs two CPUs");
+	stress_stop = false;
+	for (unsigned c = 1; c < ncpus; c++)
+		if ((t[nw] = thread_create("fcmd-w", stress_worker, NULL, (int)c)))
+			nw++;
+	for (unsigned i = 0; i < 60; i++)
+		EXPECT_EQ(echo(writes[i % 5]), 0);
+	ASSERT_EQ(echo("fcmd_a:traceoff:5 > set_ftrace_filter"), 0);
+	for (unsigned i = 0; i < 2000 && strcmp(cat_filter(), "#### all functions enabled ####\n"
+					      "fcmd_a:traceoff:count=0\n"); i++)
+		thread_yield();
+	__atomic_store_n(&stress_stop, true, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < nw; i++)
+		EXPECT_EQ(thread_join(t[i]), 1);
+	EXPECT_STREQ(cat_filter(), "#### all functions enabled ####\nfcmd_a:traceoff:count=0\n");
+	ASSERT_EQ(echo("!fcmd_a:traceoff > set_ftrace_filter"), 0);
+	EXPECT_STREQ(cat_filter(), "#### all functions enabled ####\n");
+	tracing_on();
 }

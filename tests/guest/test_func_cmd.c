@@ -51,12 +51,15 @@ static const char *cat_filter(void)
 	return out.text;
 }
 
-/* The listing lines of a and b's commands, in address order. */
-static const char *two_lines(const char *a, const char *b, char *buf, size_t size)
+/* `cat set_ftrace_filter` with an empty filter and one command line each
+ * for fcmd_a and fcmd_b, in address order. */
+static const char *two_lines(const char *a, const char *b)
 {
+	static char want[160];
 	bool a_first = (uintptr_t)fcmd_a < (uintptr_t)fcmd_b;
-	ksnprintf(buf, size, "%s\n%s\n", a_first ? a : b, a_first ? b : a);
-	return buf;
+	ksnprintf(want, sizeof(want), "#### all functions enabled ####\n%s\n%s\n",
+		  a_first ? a : b, a_first ? b : a);
+	return want;
 }
 
 TEST_CASE(func_cmd, traceoff_counts_only_changes)
@@ -87,12 +90,9 @@ TEST_CASE(func_cmd, traceoff_counts_only_changes)
 
 TEST_CASE(func_cmd, traceon_unlimited_by_glob_and_replaced)
 {
-	char want[160], lines[128];
 	ASSERT_EQ(echo("fcmd_*:traceon >> set_ftrace_filter"), 0);
-	ksnprintf(want, sizeof(want), "#### all functions enabled ####\n%s",
-		  two_lines("fcmd_a:traceon:unlimited", "fcmd_b:traceon:unlimited", lines,
-			    sizeof(lines)));
-	EXPECT_STREQ(cat_filter(), want);
+	EXPECT_STREQ(cat_filter(),
+		     two_lines("fcmd_a:traceon:unlimited", "fcmd_b:traceon:unlimited"));
 	for (int i = 0; i < 3; i++) {
 		tracing_off();
 		(i & 1 ? fcmd_b : fcmd_a)();
@@ -100,10 +100,8 @@ TEST_CASE(func_cmd, traceon_unlimited_by_glob_and_replaced)
 	}
 	/* Written again for one function: its count replaces the old one. */
 	ASSERT_EQ(echo("fcmd_b:traceon:1 > set_ftrace_filter"), 0);
-	ksnprintf(want, sizeof(want), "#### all functions enabled ####\n%s",
-		  two_lines("fcmd_a:traceon:unlimited", "fcmd_b:traceon:count=1", lines,
-			    sizeof(lines)));
-	EXPECT_STREQ(cat_filter(), want);
+	EXPECT_STREQ(cat_filter(),
+		     two_lines("fcmd_a:traceon:unlimited", "fcmd_b:traceon:count=1"));
 	tracing_off();
 	fcmd_b();
 	EXPECT_TRUE(tracing_is_on());
@@ -207,17 +205,12 @@ TEST_CASE(func_cmd, words_in_order)
  * count for no limit. */
 TEST_CASE(func_cmd, count_bases)
 {
-	char want[160], lines[128];
 	ASSERT_EQ(echo("fcmd_a:traceoff:0x10 fcmd_b:traceoff:010 > set_ftrace_filter"), 0);
-	ksnprintf(want, sizeof(want), "#### all functions enabled ####\n%s",
-		  two_lines("fcmd_a:traceoff:count=16", "fcmd_b:traceoff:count=8", lines,
-			    sizeof(lines)));
-	EXPECT_STREQ(cat_filter(), want);
+	EXPECT_STREQ(cat_filter(),
+		     two_lines("fcmd_a:traceoff:count=16", "fcmd_b:traceoff:count=8"));
 	ASSERT_EQ(echo("fcmd_a:traceoff: > set_ftrace_filter"), 0);
-	ksnprintf(want, sizeof(want), "#### all functions enabled ####\n%s",
-		  two_lines("fcmd_a:traceoff:unlimited", "fcmd_b:traceoff:count=8", lines,
-			    sizeof(lines)));
-	EXPECT_STREQ(cat_filter(), want);
+	EXPECT_STREQ(cat_filter(),
+		     two_lines("fcmd_a:traceoff:unlimited", "fcmd_b:traceoff:count=8"));
 	ASSERT_EQ(echo("!fcmd_*:traceoff > set_ftrace_filter"), 0);
 	EXPECT_STREQ(cat_filter(), "#### all functions enabled ####\n");
 	EXPECT_TRUE(tracing_is_on());

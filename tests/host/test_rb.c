@@ -410,6 +410,23 @@ static uint32_t drain_checked(struct rb_buffer *b, uint32_t *expect, uint64_t *l
 	return n;
 }
 
+/* The end of an overwrite-mode case: drain what is left, then every event
+ * written was read or counted lost, and the counters agree; destroys b. */
+static void drain_and_account(struct rb_buffer *b, uint32_t w, uint32_t nread, uint32_t expect,
+			      uint64_t lost)
+{
+	struct rb_stats s;
+	nread += drain_checked(b, &expect, &lost);
+	assert_int_equal(expect, w);
+	rb_stats(b, 0, &s);
+	assert_true(lost > 0);
+	assert_int_equal(nread + lost, w);
+	assert_int_equal(s.overrun, lost);
+	assert_int_equal(s.lost_reported, lost);
+	rb_destroy(b);
+}
+
+
 /*
  * A writer interrupted in B' right after loading the slot word of page n-N
  * (rb_port_race: the hook plays the interrupt), while nested writers drop
@@ -572,13 +589,7 @@ static void test_reader_writer_race(void **state)
 		assert_int_equal(s.overrun, reader_wins ? 0 : per_page);
 		for (uint32_t i = 0; i < 10 * per_page; i++, w++)  /* laps, reader asleep */
 			assert_int_equal(put(b, w, 8 + (i * 13) % 150), 0);
-		nread += drain_checked(b, &expect, &lost);
-		assert_int_equal(expect, w);
-		rb_stats(b, 0, &s);
-		assert_int_equal(nread + lost, w);
-		assert_int_equal(s.overrun, lost);
-		assert_int_equal(s.lost_reported, lost);
-		rb_destroy(b);
+		drain_and_account(b, w, nread, expect, lost);
 	}
 }
 
@@ -605,15 +616,7 @@ static void test_overwrite_loss_interleaved(void **state)
 			nread++;
 		}
 	}
-	nread += drain_checked(b, &expect, &lost);
-	assert_int_equal(expect, w);
-	struct rb_stats s;
-	rb_stats(b, 0, &s);
-	assert_true(lost > 0);
-	assert_int_equal(nread + lost, w);
-	assert_int_equal(s.overrun, lost);
-	assert_int_equal(s.lost_reported, lost);
-	rb_destroy(b);
+	drain_and_account(b, w, nread, expect, lost);
 }
 
 /* Producer/consumer: new events are dropped, counted, and reported where

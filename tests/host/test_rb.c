@@ -393,14 +393,14 @@ static void test_overwrite_loss_exact(void **state)
 	}
 }
 
-/* Consume everything left on CPU 0, checking that each event's sequence
+/* Consume up to max events on CPU 0, checking that each event's sequence
  * number is the previous one's + 1 + its lost count; returns events read
  * and adds the lost ones to *lost.  *expect: the next sequence number. */
-static uint32_t drain_checked(struct rb_buffer *b, uint32_t *expect, uint64_t *lost)
+static uint32_t read_checked(struct rb_buffer *b, uint32_t max, uint32_t *expect, uint64_t *lost)
 {
 	struct rb_event ev;
 	uint32_t seq, n = 0;
-	while (rb_consume(b, 0, &ev) == 0) {
+	while (n < max && rb_consume(b, 0, &ev) == 0) {
 		check_body(&ev, &seq);
 		assert_int_equal(seq, *expect + ev.lost);
 		*lost += ev.lost;
@@ -408,6 +408,12 @@ static uint32_t drain_checked(struct rb_buffer *b, uint32_t *expect, uint64_t *l
 		n++;
 	}
 	return n;
+}
+
+/* Everything left on CPU 0, checked. */
+static uint32_t drain_checked(struct rb_buffer *b, uint32_t *expect, uint64_t *lost)
+{
+	return read_checked(b, UINT32_MAX, expect, lost);
 }
 
 /* The end of an overwrite-mode case: drain what is left, then every event
@@ -600,21 +606,12 @@ static void test_overwrite_loss_interleaved(void **state)
 {
 	(void)state;
 	struct rb_buffer *b = mk(1, 3 * RB_DATA_SIZE, RB_FL_OVERWRITE);
-	struct rb_event ev;
-	uint32_t seq, expect = 0, w = 0, nread = 0;
+	uint32_t expect = 0, w = 0, nread = 0;
 	uint64_t lost = 0;
 	for (unsigned round = 0; round < 60; round++) {
 		for (unsigned i = 0; i < 20 + round % 9 * 25; i++, w++)
 			assert_int_equal(put(b, w, 8 + (w * 29) % 180), 0);
-		for (unsigned i = 0; i < 10 + round % 5 * 30; i++) {
-			if (rb_consume(b, 0, &ev))
-				break;
-			check_body(&ev, &seq);
-			assert_int_equal(seq, expect + ev.lost);
-			lost += ev.lost;
-			expect = seq + 1;
-			nread++;
-		}
+		nread += read_checked(b, 10 + round % 5 * 30, &expect, &lost);
 	}
 	drain_and_account(b, w, nread, expect, lost);
 }
@@ -625,8 +622,7 @@ static void test_pc_drop_exact(void **state)
 {
 	(void)state;
 	struct rb_buffer *b = mk(1, 3 * RB_DATA_SIZE, 0);
-	struct rb_event ev;
-	uint32_t seq, expect = 0, w = 0, nread = 0, attempts = 0;
+	uint32_t expect = 0, w = 0, nread = 0, attempts = 0;
 	uint64_t lost = 0, dropped = 0;
 	for (unsigned round = 0; round < 40; round++) {
 		for (unsigned i = 0; i < 150; i++, attempts++) {
@@ -635,23 +631,9 @@ static void test_pc_drop_exact(void **state)
 			assert_true(r == 0 || r == -RB_EDROPPED);
 			dropped += r != 0;
 		}
-		for (unsigned i = 0; i < 60 + round % 7 * 30; i++) {
-			if (rb_consume(b, 0, &ev))
-				break;
-			check_body(&ev, &seq);
-			assert_int_equal(seq, expect + ev.lost);
-			lost += ev.lost;
-			expect = seq + 1;
-			nread++;
-		}
+		nread += read_checked(b, 60 + round % 7 * 30, &expect, &lost);
 	}
-	while (rb_consume(b, 0, &ev) == 0) {
-		check_body(&ev, &seq);
-		assert_int_equal(seq, expect + ev.lost);
-		lost += ev.lost;
-		expect = seq + 1;
-		nread++;
-	}
+	nread += drain_checked(b, &expect, &lost);
 	struct rb_stats s;
 	rb_stats(b, 0, &s);
 	assert_true(dropped > 0);

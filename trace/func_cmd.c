@@ -236,12 +236,7 @@ static int next_table(const struct word *w, struct cmd_table **out, struct cmd_t
 		e->count = w->count;
 		t->e[t->n++] = e;
 	}
-	if (w->remove && d->n == 0) {
-		free(t);
-		free(d);
-		return refuse("no function matching '%s' has %s", w->text, w->cmd->name);
-	}
-	*out = t;
+	*out = t;        /* a removal holds one at least: check_removals */
 	*dropped = d;
 	return 0;
 }

@@ -122,9 +122,14 @@ bool tracing_is_on(void)
 static uint32_t cpumask_off;                   /* CPUs switched off by the mask; cpumask_mutex */
 static struct mutex cpumask_mutex = MUTEX_INIT;
 
+static uint32_t all_cpus(void)
+{
+	return ncpus >= 32 ? ~0u : (1u << ncpus) - 1;
+}
+
 int trace_set_cpumask(uint32_t mask)
 {
-	uint32_t all = ncpus >= 32 ? ~0u : (1u << ncpus) - 1;
+	uint32_t all = all_cpus();
 	if (mask & ~all)
 		return -EINVAL;
 	if (!trace_buffer)
@@ -145,9 +150,8 @@ int trace_set_cpumask(uint32_t mask)
 
 uint32_t trace_cpumask(void)
 {
-	uint32_t all = ncpus >= 32 ? ~0u : (1u << ncpus) - 1;
 	mutex_lock(&cpumask_mutex);
-	uint32_t mask = all & ~cpumask_off;
+	uint32_t mask = all_cpus() & ~cpumask_off;
 	mutex_unlock(&cpumask_mutex);
 	return mask;
 }

@@ -146,14 +146,32 @@ static int cat_trace(const char *arg)
 	return 0;
 }
 
+/* Recording on or off for CPU `cpu`, or for every CPU (RB_ALL_CPUS):
+ * off around a reset or a resize of what it names (rb_reset's and
+ * rb_resize's rule). */
+static void record_switch(int cpu, bool on)
+{
+	if (cpu == RB_ALL_CPUS)
+		(on ? rb_record_on : rb_record_off)(trace_buffer);
+	else
+		(on ? rb_record_cpu_on : rb_record_cpu_off)(trace_buffer, (unsigned)cpu);
+}
+
+/* Empty CPU `cpu`'s buffer or all (RB_ALL_CPUS); `file` names the file
+ * for the "no trace buffer" message. */
+static int clear_buffer(const char *file, int cpu)
+{
+	if (!need_buffer("echo", file))
+		return -ENODEV;
+	record_switch(cpu, false);
+	int err = rb_errno(rb_reset(trace_buffer, cpu));
+	record_switch(cpu, true);
+	return err ? write_error(err, NULL) : 0;
+}
+
 static int clear_trace(const char *arg, const char *value, bool append)
 {
-	if (!need_buffer("echo", "trace"))
-		return -ENODEV;
-	rb_record_off(trace_buffer);
-	int err = rb_errno(rb_reset(trace_buffer, RB_ALL_CPUS));
-	rb_record_on(trace_buffer);
-	return err ? write_error(err, NULL) : 0;
+	return clear_buffer("trace", RB_ALL_CPUS);
 }
 
 /* trace_pipe: until a key arrives; a script goes on once it is drained. */
@@ -262,16 +280,9 @@ static int resize(const char *file, int cpu, const char *value, unsigned long *k
 		return -ENODEV;
 	if (!parse_ulong(value, kb, RB_MAX_SIZE / 1024) || *kb == 0)
 		return write_error(-EINVAL, "buffer_size_kb must be a number from 1 to 258984");
-	int err;
-	if (cpu == RB_ALL_CPUS) {
-		rb_record_off(trace_buffer);
-		err = rb_errno(rb_resize(trace_buffer, cpu, *kb * 1024));
-		rb_record_on(trace_buffer);
-	} else {
-		rb_record_cpu_off(trace_buffer, (unsigned)cpu);
-		err = rb_errno(rb_resize(trace_buffer, cpu, *kb * 1024));
-		rb_record_cpu_on(trace_buffer, (unsigned)cpu);
-	}
+	record_switch(cpu, false);
+	int err = rb_errno(rb_resize(trace_buffer, cpu, *kb * 1024));
+	record_switch(cpu, true);
 	return err ? write_error(err, NULL) : 0;
 }
 
@@ -649,12 +660,7 @@ static int write_per_cpu(const char *entry, const char *value, bool append)
 	ksnprintf(path, sizeof(path), "per_cpu/%s", entry);
 	if (f == PC_SIZE)
 		return resize(path, (int)cpu, value, &kb);
-	if (!need_buffer("echo", path))
-		return -ENODEV;
-	rb_record_cpu_off(trace_buffer, cpu);
-	int err = rb_errno(rb_reset(trace_buffer, (int)cpu));
-	rb_record_cpu_on(trace_buffer, cpu);
-	return err ? write_error(err, NULL) : 0;
+	return clear_buffer(path, (int)cpu);
 }
 
 /* ---- ls of a directory: its entries, or whether it has one ---- */
@@ -763,46 +769,43 @@ static const struct tracefs_file *find_dir(const char *path)
 	return NULL;
 }
 
+/* What cat and echo say of a file they cannot use, as a shell does
+ * (the file's own errors print themselves); returns err. */
+static int file_error(const char *op, const char *path, int err)
+{
+	const char *what = err == -ENOENT ? "No such file or directory" :
+			   err == -EISDIR ? "Is a directory" :
+			   err == -EACCES ? "Permission denied" : NULL;
+	if (what)
+		kprintf("%s: %s: %s\n", op, path, what);
+	return err;
+}
+
 static int cat(const char *path)
 {
 	const char *arg;
-	if (find_dir(path)) {
-		kprintf("cat: %s: Is a directory\n", path);
-		return -EISDIR;
-	}
-	const struct tracefs_file *f = find_file(path, &arg);
-	int err = f && f->cat ? f->cat(arg) : -ENOENT;
-	if (err == -ENOENT)
-		kprintf("cat: %s: No such file or directory\n", path);
-	if (err == -EISDIR)
-		kprintf("cat: %s: Is a directory\n", path);
-	return err;
+	const struct tracefs_file *f = find_dir(path) ? NULL : find_file(path, &arg);
+	int err = find_dir(path) ? -EISDIR : f && f->cat ? f->cat(arg) : -ENOENT;
+	return file_error("cat", path, err);
 }
 
 static int write_file(const char *path, const char *value, bool append)
 {
 	const char *arg;
-	if (find_dir(path)) {
-		kprintf("echo: %s: Is a directory\n", path);
-		return -EISDIR;
-	}
-	const struct tracefs_file *f = find_file(path, &arg);
-	if (f && !f->write) {
-		kprintf("echo: %s: Permission denied\n", path);
-		return -EACCES;
-	}
-	if (f && append && !f->append) {
+	const struct tracefs_file *f = find_dir(path) ? NULL : find_file(path, &arg);
+	int err;
+	if (find_dir(path))
+		err = -EISDIR;
+	else if (!f)
+		err = -ENOENT;
+	else if (!f->write)
+		err = -EACCES;
+	else if (append && !f->append) {
 		kprintf("echo: %s: '>>' only appends to filter files\n", path);
 		return -EINVAL;
-	}
-	int err = f ? f->write(arg, value, append) : -ENOENT;
-	if (err == -ENOENT)
-		kprintf("echo: %s: No such file or directory\n", path);
-	if (err == -EISDIR)
-		kprintf("echo: %s: Is a directory\n", path);
-	if (err == -EACCES)
-		kprintf("echo: %s: Permission denied\n", path);
-	return err;
+	} else
+		err = f->write(arg, value, append);
+	return file_error("echo", path, err);
 }
 
 /* "echo WORDS > FILE" / "echo WORDS >> FILE" (trace/cmdparse.h). */

@@ -17,7 +17,6 @@ void heap_init(uintptr_t start, uintptr_t end)
 	heap_end = end;
 }
 
-size_t heap_used(void) { return heap_brk - heap_start; }
 size_t heap_size(void) { return heap_end - heap_start; }
 
 void *_sbrk(ptrdiff_t incr)

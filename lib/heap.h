@@ -13,7 +13,6 @@
 #include <stdint.h>
 
 void heap_init(uintptr_t start, uintptr_t end);
-size_t heap_used(void);
 size_t heap_size(void);
 
 #endif

@@ -22,15 +22,12 @@
 #include "patch/patch.h"
 #include "trace/ftrace.h"
 
-static struct patch_stats stats;     /* ftrace lock */
-
 void patch_sync_cores(void)
 {
 	/* Each other CPU runs the IPI handler and returns from the exception:
 	 * a context synchronisation event on arm64, serialising (iret) on
 	 * x86-64.  This CPU synchronises by the call itself. */
 	smp_sync_all();
-	stats.syncs++;
 }
 
 /* The batch, validated, written by the arch protocol.  On one CPU from
@@ -46,8 +43,6 @@ static void apply(struct patch_site *sites, unsigned n)
 		return;
 	preempt_disable();
 	arch_patch_sites(sites, n);
-	stats.batches++;
-	stats.sites += n;
 	preempt_enable();
 }
 
@@ -85,10 +80,8 @@ int patch_apply(struct patch_site *sites, unsigned n, unsigned *bad)
 		ftrace_kill("patch batch not sorted by address");
 		return err;
 	}
-	if (err) {
-		stats.refused++;
+	if (err)
 		return -EILSEQ;
-	}
 	apply(sites, n);
 	return 0;
 }
@@ -98,12 +91,3 @@ void patch_apply_checked(struct patch_site *sites, unsigned n)
 	apply(sites, n);
 }
 
-void patch_note_refused(void)
-{
-	stats.refused++;
-}
-
-void patch_get_stats(struct patch_stats *out)
-{
-	*out = stats;
-}

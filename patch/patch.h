@@ -8,8 +8,8 @@
  * them all with the ISA's protocol, using patch_sync_cores() once per step
  * for the whole batch.
  *
- * Thread context, interrupts enabled; callers hold the ftrace lock (one
- * batch at a time).  The batch runs with preemption disabled, on one CPU.
+ * Thread context, interrupts enabled; callers hold ftrace_mutex (a sleeping
+ * mutex: one batch at a time).  The batch runs with preemption disabled, on one CPU.
  * What another CPU's exception handler needs to find a site mid-update is
  * the arch protocol's (x86-64's #BP handler finds its batch there).
  */
@@ -47,21 +47,13 @@ int patch_apply(struct patch_site *sites, unsigned n, unsigned *bad);
  * the data word equal to old_data when it changes.  (The ftrace update
  * checks more: every site it changes holds the data word its record's
  * state says, whether the word changes or not.)  A caller that finds a site refused
- * does not call it: it calls patch_note_refused() (counted with
- * patch_apply's refusals) and kills tracing.
+ * does not call it: it kills tracing.
  */
 void patch_apply_checked(struct patch_site *sites, unsigned n);
-void patch_note_refused(void);
 
 
 /* Make every other CPU execute a context-synchronising event (an IPI's
  * exception return) and wait until all have. */
 void patch_sync_cores(void);
-
-/* Counters, for enabled_functions and the benchmarks. */
-struct patch_stats {
-	unsigned long batches, sites, syncs, refused;
-};
-void patch_get_stats(struct patch_stats *out);
 
 #endif

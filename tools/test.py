@@ -219,7 +219,7 @@ def ftrace_boot(arch):
     ok = rc == 0 and calls == want and hdr and int(hdr.group(1)) == total == int(hdr.group(2))
     report(bool(ok), "%s ftrace=function ftrace_filter=vfs_stat,path_walk ftrace_notrace=path_walk: "
            "exactly the demo's calls (%s)" % (arch, calls), out)
-    # Live patching again with all vCPUs on one host thread (TOOLCHAIN-NOTES:
+    # Live patching again with all vCPUs on one host thread (docs/TOOLCHAIN-NOTES.md:
     # cross-modifying code must hold under both TCG modes).
     rc, out, secs = boot(arch, "bt.test=ftrace", timeout=300, env={"TCG_THREAD": "single"})
     save_log(arch + "-ftrace-single", out)

@@ -34,7 +34,6 @@ struct mutex ftrace_mutex = MUTEX_INIT;
 struct ftrace_ops *ftrace_ops_list;            /* lock-free readers; see header */
 static struct listvec *list_table;             /* lock-free readers; listvec.h */
 bool ftrace_dead;                              /* atomic; ftrace_is_dead() */
-static char dead_reason[FTRACE_ERROR_SIZE];   /* a function named in full */
 
 /* The data word of list sites: each list caller calls its own function
  * through it (ftrace.h, regs_call). */
@@ -53,13 +52,7 @@ void ftrace_kill(const char *why)
 		__atomic_store_n(&cpus[i].ftrace_dead, 1, __ATOMIC_RELAXED);
 	if (__atomic_exchange_n(&ftrace_dead, true, __ATOMIC_RELAXED))
 		return;
-	ksnprintf(dead_reason, sizeof(dead_reason), "%s", why);
 	kprintf("ftrace: tracing disabled: %s\n", why);
-}
-
-const char *ftrace_dead_reason(void)
-{
-	return ftrace_is_dead() ? dead_reason : NULL;
 }
 
 /* ---- callbacks ---- */

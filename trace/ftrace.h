@@ -27,8 +27,10 @@
  * and, for the regs list caller's list function only (the caller reads it):
  *   ftrace_regs_set_direct(f, addr)       enter direct trampoline addr on the way out
  *
- * Locking: all control functions take ftrace_lock (a sleeping-free spinlock
- * held with preemption disabled, interrupts enabled); thread context only.
+ * Locking: all control functions take ftrace_mutex (boot/sched.h's sleeping
+ * mutex: the update waits for other CPUs, IPI rounds and grace periods, and
+ * may sleep while it does); thread context only, never from a callback or
+ * an interrupt.  The update panics if it runs without it (ftrace_update).
  */
 #ifndef TRACE_FTRACE_H
 #define TRACE_FTRACE_H
@@ -99,7 +101,7 @@ struct ftrace_ops {
 	ftrace_func_t func;          /* the user's callback; set before registering */
 	unsigned flags;              /* FTRACE_OPS_FL_*; user bits set before registering */
 	void *private;               /* for the user */
-	/* Core-private, under ftrace_lock unless said otherwise. */
+	/* Core-private, under ftrace_mutex unless said otherwise. */
 	struct ftrace_hash *filter;  /* read lock-free by the list function */
 	struct ftrace_hash *notrace;
 	struct ftrace_ops *next;     /* registered list, read lock-free */

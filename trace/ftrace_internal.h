@@ -58,7 +58,6 @@ int ftrace_build_hash(const struct ftrace_hash *base, const char *patterns, bool
  * bytes of words and three addresses, and a name of up to 150. */
 #define FTRACE_ERROR_SIZE 256
 extern char ftrace_filter_error[FTRACE_ERROR_SIZE];
-const char *ftrace_dead_reason(void);     /* NULL while tracing works */
 
 /* ftrace.c: register / unregister op with ftrace_mutex held (the public
  * calls take it; direct.c adds its checks around them). */

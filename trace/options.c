@@ -49,11 +49,6 @@ _Static_assert((TRACE_OPTS_DEFAULT >> TRACE_OPT_PRINT_PARENT & 1) &&
 
 unsigned long trace_opts = TRACE_OPTS_DEFAULT;
 
-bool trace_opt_default(enum trace_opt o)
-{
-	return (unsigned)o < TRACE_OPT_COUNT && (TRACE_OPTS_DEFAULT >> o & 1);
-}
-
 static int lookup(const char *word, bool *on)
 {
 	*on = strncmp(word, "no", 2) != 0;

@@ -45,7 +45,6 @@ static inline bool trace_opt(enum trace_opt o)
 /* "name" sets, "noname" clears.  -EINVAL (nothing changes) if unknown. */
 int trace_opt_set(const char *word);
 const char *trace_opt_name(enum trace_opt o);
-bool trace_opt_default(enum trace_opt o);
 /* trace_options' listing: one line per option, "name" or "noname". */
 void trace_opt_list(void (*out)(void *ctx, const char *line), void *ctx);
 

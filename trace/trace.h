@@ -5,8 +5,8 @@
  * Events start with Linux's common header, so their layout is the one
  * trace-cmd knows from the `function`/`funcgraph_*` formats.
  *
- * Tracers (`nop`, `function`, ...) register in the .tracers section; one is
- * current at a time (tracer_set(), `ftrace=` at boot).  Starting and
+ * Tracers (`nop`, `function`, `function_graph`) are listed in trace.c's
+ * `tracers` table; one is current at a time (tracer_set(), `ftrace=` at boot).  Starting and
  * stopping a tracer happens in thread context under tracer_mutex.
  */
 #ifndef TRACE_TRACE_H

@@ -624,7 +624,6 @@ static int update_refused(const struct update *u)
 		return -ERANGE;
 	}
 	r->flags |= FREC_DISABLED;
-	patch_note_refused();
 	ksnprintf(why, sizeof(why), "site of %s at %lx holds %s (EILSEQ)", rec_name(r),
 		  (unsigned long)rec_ip(r),
 		  u->why == REFUSED_DATA ? "an unexpected data word" : "unexpected bytes");
@@ -634,6 +633,8 @@ static int update_refused(const struct update *u)
 
 int ftrace_update(const struct ftrace_ops *changed)
 {
+	if (!mutex_held(&ftrace_mutex))
+		panic("ftrace_update without ftrace_mutex");
 	if (ftrace_is_dead())
 		return -ENODEV;
 	struct update u = { .op = changed, .nlist = (int)list_sites };

@@ -111,11 +111,6 @@ int fdt_valid(const void *p)
 	return p && be32(p) == FDT_MAGIC;
 }
 
-uint32_t fdt_total_size(const void *fdt)
-{
-	return be32((const uint8_t *)fdt + HDR_TOTALSIZE);
-}
-
 static void chosen_prop(const char *name, const uint8_t *v, uint32_t len)
 {
 	if (str_eq(name, "bootargs") && len > 0 && v[len - 1] == 0) {

@@ -22,22 +22,8 @@
 #define INSN_TRAMP_POISON (INSN_BRK | BRK_TRAMP_POISON << 5)
 
 #ifndef __ASSEMBLY__
-#include <stdbool.h>
-#include <stdint.h>
-
+/* B/BL reach: a signed 26-bit word offset (site.h encodes it). */
 #define BRANCH_RANGE      (128l << 20)
-
-/* B/BL at `pc` to `target`: the encoding into *out, false when out of reach
- * or misaligned. */
-static inline __attribute__((always_inline))
-bool insn_branch(uint32_t op, uintptr_t pc, uintptr_t target, uint32_t *out)
-{
-	long off = (long)(target - pc);
-	if ((off & 3) || off < -BRANCH_RANGE || off >= BRANCH_RANGE)
-		return false;
-	*out = op | ((uint32_t)(off >> 2) & INSN_IMM26_MASK);
-	return true;
-}
 #endif
 
 #endif

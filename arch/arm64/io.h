@@ -37,9 +37,4 @@ static inline __attribute__((always_inline)) void mmio_write64(uintptr_t a, uint
 	__asm__ volatile("str %x0, [%1]" :: "rZ"(v), "r"(a) : "memory");
 }
 
-static inline __attribute__((always_inline)) void mmio_write8(uintptr_t a, uint8_t v)
-{
-	__asm__ volatile("strb %w0, [%1]" :: "rZ"(v), "r"(a) : "memory");
-}
-
 #endif

@@ -52,6 +52,5 @@ const char *fdt_parse(const void *fdt, uintptr_t kernel_addr);
 int fdt_valid(const void *p);
 
 /* Total size of the blob (header field); only for a blob fdt_valid() accepted. */
-uint32_t fdt_total_size(const void *fdt);
 
 #endif

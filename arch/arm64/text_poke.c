@@ -155,14 +155,6 @@ unsigned text_poke_line_size(void)
 	return dline;
 }
 
-void text_poke_insn_again(uintptr_t dst)
-{
-	if (dst & 3)
-		panic("text_poke: misaligned instruction at %lx", (unsigned long)dst);
-	uint32_t insn = *(const volatile uint32_t *)dst;
-	__atomic_store_n((uint32_t *)alias(dst), insn, __ATOMIC_RELAXED);
-}
-
 void text_poke_data64(uintptr_t dst, uint64_t v)
 {
 	if (dst & 7)

@@ -23,10 +23,6 @@
 
 /* One aligned 32-bit store of an instruction, then D-cache clean to PoU. */
 void text_poke_insn(uintptr_t dst, uint32_t insn);
-/* Store the instruction at dst again, unchanged: for QEMU, whose
- * translations are dropped by stores (patch.c step F).  The caches already
- * hold the value, so no maintenance. */
-void text_poke_insn_again(uintptr_t dst);
 /* One aligned 64-bit store of a data word in text (a site literal): read
  * by loads only, so no cache maintenance. */
 void text_poke_data64(uintptr_t dst, uint64_t v);

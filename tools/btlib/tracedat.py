@@ -1,5 +1,5 @@
 """tracedat.py — trace.dat version 6 from a dump, the subset trace-cmd
-report 3.1.6 reads (shared/TOOLCHAIN-NOTES.md, "Formats and harnesses"):
+report 3.1.6 reads (docs/TOOLCHAIN-NOTES.md, "Formats and harnesses"):
 
   magic, "6", endianness, long size, page size
   header_page, header_event       Linux's texts for the page and event header

@@ -229,7 +229,8 @@ __attribute__((noreturn)) void arch_halt(void);
  * arch_site_addr(func)):
  *
  *   x86-64 (site = func, 5 bytes)
- *     compiled / disabled   0f 1f 44 00 00        nopl 0x0(%rax,%rax,1)
+ *     compiled              90 90 90 90 90        nop x 5
+ *     disabled              0f 1f 44 00 00        nopl 0x0(%rax,%rax,1)
  *     enabled               e8 <rel32>            call target
  *   arm64 (site = func, 8 bytes; per-site literal at func - 8, 8-aligned)
  *     compiled              d503201f d503201f     nop; nop     (literal: 2 nops)

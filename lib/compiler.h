@@ -1,9 +1,10 @@
 /*
  * compiler.h — attributes shared by generic code.
  *
- * notrace: no patchable entry for this function, on either arch (x86-64's
- * -pg/-mfentry honours no_instrument_function, arm64's
- * -fpatchable-function-entry honours patchable_function_entry(0, 0)).  For
+ * notrace: no patchable entry for this function, on either arch
+ * (-fpatchable-function-entry honours patchable_function_entry(0, 0);
+ * no_instrument_function is there for -pg and -finstrument-functions
+ * builds, such as the host's).  For
  * functions in traced files that the tracer or the patch engine calls.
  */
 #ifndef LIB_COMPILER_H

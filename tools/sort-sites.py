@@ -2,7 +2,7 @@
 """sort-sites.py ELF [LIST] — sort the patchable-site table of a linked kernel in place.
 
 The compiler emits one 64-bit address per instrumented function
-(__mcount_loc on x86-64, __patchable_function_entries on arm64) in link
+(__patchable_function_entries, both arches) in link
 order; the linker script gathers them between __sites_start and __sites_end.
 Sorting them here, after the final link, lets the kernel build its record
 table in one pass with no sort at boot (trace/records.c checks the order).

@@ -42,8 +42,9 @@
 
 /* ---- Tracing (arch/hooks.h "Tracing"; ftrace_tramp.S, patch.c) ----
  *
- * A site is the 5-byte entry NOP of -mfentry -mnop-mcount, at the function's
- * address; enabled, it is `call rel32`.  Trampoline slots in the pool are
+ * A site is the 5 bytes at the function's address that
+ * -fpatchable-function-entry=5 leaves (five NOPs, made one 5-byte NOP at
+ * boot: patch.c); enabled, it is `call rel32`.  Trampoline slots in the pool are
  * ARCH_TRAMP_SIZE bytes (the regs template is the larger one: ftrace.c
  * checks both fit).
  */

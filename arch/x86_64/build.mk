@@ -1,8 +1,11 @@
 # arch/x86_64/build.mk — x86-64 build and QEMU parameters (included by the Makefile).
 CROSS        :=
 ARCH_CFLAGS  := -m64 -march=x86-64 -mno-red-zone -mcmodel=small
-# Patchable entry: a 5-byte NOP at each function's entry, recorded in __mcount_loc.
-INSTR_CFLAGS := -pg -mfentry -mrecord-mcount -mnop-mcount
+# Patchable entry: five one-byte NOPs at each function's entry, recorded in
+# __patchable_function_entries; boot makes them one 5-byte NOP (patch.c).
+# Not -pg -mfentry: -pg gives every function a frame, leaf functions included,
+# which costs more than the NOP itself (docs/PERFORMANCE.md, site_disabled_ratio).
+INSTR_CFLAGS := -fpatchable-function-entry=5
 # Tracer, arch and low-level code: no FP/SIMD registers, and no jump tables
 # (an indirect jump tools/check-nofp.py could not follow).
 NOFP_CFLAGS  := -mno-sse -mno-mmx -mno-80387 -fno-jump-tables

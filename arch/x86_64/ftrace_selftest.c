@@ -6,7 +6,7 @@
  * The traced targets are written in assembly (top of this file): arch/ is
  * built without patchable entries and without SSE, and the targets need
  * both — each starts with the compiled 5-byte NOP, by hand.  They are not
- * in __mcount_loc, so the record table never sees them; this file patches
+ * in __patchable_function_entries, so the record table never sees them; this file patches
  * their sites directly with patch_apply() and makes trampolines with
  * tramp_alloc()/arch_tramp_build()/tramp_write().
  */
@@ -32,6 +32,7 @@ long st_add3(long a, long b, long c);
 long st_args6(long a, long b, long c, long d, long e, long f);
 long st_alt(long a, long b, long c);
 long st_nosite(void);
+long st_compiled(void);                        /* a site as the compiler leaves it */
 uint64_t st_call_fsum8(const uint64_t v[8]);   /* st_fsum8(v[0..7]) */
 uint64_t st_call_rax(uint64_t v);              /* st_ret_rax() with rax = v */
 uint64_t st_call_r10(uint64_t v);              /* st_ret_r10() with r10 = v */
@@ -51,6 +52,8 @@ __asm__(".text\n"
 	"leaq 4200(%rdi), %rax\n\tret\n"
 	".balign 16\n.globl st_nosite\nst_nosite:\n\t"
 	"xorl %eax, %eax\n\tret\n"
+	".balign 16\n.globl st_compiled\nst_compiled:\n\t"
+	".byte 0x90, 0x90, 0x90, 0x90, 0x90\n\tmovl $7, %eax\n\tret\n"
 	".balign 16\n.globl st_fsum8\nst_fsum8:\n\t" SITE_NOP
 	"addsd %xmm1, %xmm0\n\taddsd %xmm2, %xmm0\n\taddsd %xmm3, %xmm0\n\t"
 	"addsd %xmm4, %xmm0\n\taddsd %xmm5, %xmm0\n\taddsd %xmm6, %xmm0\n\t"
@@ -188,7 +191,14 @@ TEST_CASE(arch_ftrace, site_encoding)
 	uint8_t b[ARCH_SITE_SIZE];
 	uintptr_t f = (uintptr_t)st_add3;
 	EXPECT_EQ(arch_site_func(f), f);
-	EXPECT_EQ(arch_site_init(f, 0), 0);
+	/* Compiled (five NOPs) -> disabled (one NOP5), once: an initialised
+	 * site, or no site, is not as compiled. */
+	uintptr_t c = (uintptr_t)st_compiled;
+	EXPECT_EQ(arch_site_init(c, 0), 0);
+	EXPECT_EQ(memcmp((const void *)c, "\x0f\x1f\x44\x00\x00", ARCH_SITE_SIZE), 0);
+	EXPECT_EQ(st_compiled(), 7);
+	EXPECT_EQ(arch_site_init(c, 0), -EILSEQ);
+	EXPECT_EQ(arch_site_init(f, 0), -EILSEQ);
 	EXPECT_EQ(arch_site_init((uintptr_t)st_nosite, 0), -EILSEQ);
 	EXPECT_EQ(arch_site_data(f), 0);
 	ASSERT_EQ(arch_site_encode(f, 0, b), 0);
@@ -202,14 +212,15 @@ TEST_CASE(arch_ftrace, site_encoding)
 	EXPECT_EQ(arch_site_encode(f, f - (3ull << 30), b), -ERANGE);
 }
 
-/* Every recorded site holds the NOP or a call (when something is traced). */
+/* Every recorded site holds the NOP5 boot made of it, or a call (when
+ * something is traced); none is left as compiled. */
 extern const uintptr_t __sites_start[], __sites_end[];
 TEST_CASE(arch_ftrace, recorded_sites)
 {
 	unsigned n = 0, odd = 0;
 	for (const uintptr_t *r = __sites_start; r < __sites_end; r++, n++) {
 		const uint8_t *s = (const uint8_t *)arch_site_func(*r);
-		if (arch_site_init((uintptr_t)s, 0) != 0 && s[0] != 0xE8)
+		if (memcmp(s, "\x0f\x1f\x44\x00\x00", ARCH_SITE_SIZE) != 0 && s[0] != 0xE8)
 			odd++;
 	}
 	EXPECT_TRUE(n > 100);

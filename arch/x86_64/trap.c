@@ -27,6 +27,7 @@
 #include "boot/irq.h"
 #include "boot/ksyms.h"
 #include "boot/panic.h"
+#include "boot/sched.h"
 #include "patch/tramp.h"
 
 _Static_assert(offsetof(struct trap_frame, link_rbp) == TF_LINK_RBP, "TF_LINK_RBP");
@@ -172,10 +173,41 @@ uintptr_t arch_frame_pc(const struct trap_frame *tf)
  * address} is at rsp, so use that.  The prologue is recognised from the
  * function's first bytes: an optional 5-byte entry site (NOP or call), then
  * push %rbp (55), and mov %rsp,%rbp (48 89 e5) within the next few bytes.
- * A fault before the push still loses the immediate caller (no record
- * exists yet); that is the price of frame-pointer unwinding.
+ * A function that has pushed no record at all — a leaf (sites from
+ * -fpatchable-function-entry leave leaves frameless), or a fault before
+ * its push — has its return address at rsp: record_at_entry.
  */
 #define PROLOGUE_SCAN 24
+
+/*
+ * The return address at rsp is trusted only when it is certain: rsp inside
+ * the current thread's own stack, and the 5 bytes before the address a
+ * `call rel32` to this very function (an indirect call cannot be told, and
+ * then the immediate caller is missing, as frame-pointer unwinding goes).
+ * The backtrace then starts from a record made here, {rbp, return
+ * address}: one per CPU, for that CPU's fault report.
+ */
+static uintptr_t entry_record[MAX_CPUS][2];
+
+static uintptr_t record_at_entry(const struct trap_frame *tf, uintptr_t fn)
+{
+	struct thread *t = this_cpu()->current;
+	uintptr_t sp = tf->rsp, lo = t ? (uintptr_t)t->stack : 0, off, size;
+	if (!lo || (sp & 7) || sp < lo || sp + 8 > lo + t->stack_size)
+		return tf->rbp;
+	uintptr_t ret = *(const uintptr_t *)sp;
+	if (!ksym_lookup(ret - 5, &off, &size) || off + 5 > size)
+		return tf->rbp;                /* not 5 bytes of one function */
+	const uint8_t *call = (const uint8_t *)(ret - 5);
+	int32_t rel;
+	memcpy(&rel, call + 1, sizeof(rel));
+	if (call[0] != 0xE8 || ret + (intptr_t)rel != fn)
+		return tf->rbp;
+	uintptr_t *rec = entry_record[cpu_id()];
+	rec[0] = tf->rbp;
+	rec[1] = ret;
+	return (uintptr_t)rec;
+}
 
 uintptr_t arch_frame_fp(const struct trap_frame *tf)
 {
@@ -188,7 +220,7 @@ uintptr_t arch_frame_fp(const struct trap_frame *tf)
 	if (size > 5 && (memcmp(fn, nop5, 5) == 0 || fn[0] == 0xE8))
 		push = 5;
 	if (push >= size || fn[push] != 0x55 || off <= push)
-		return tf->rbp;
+		return record_at_entry(tf, (uintptr_t)fn);
 	for (uintptr_t i = push + 1; i + 3 <= size && i <= push + PROLOGUE_SCAN; i++)
 		if (fn[i] == 0x48 && fn[i + 1] == 0x89 && fn[i + 2] == 0xE5)
 			return off <= i ? tf->rsp : tf->rbp;

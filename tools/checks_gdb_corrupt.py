@@ -38,9 +38,15 @@ COMMANDS = ["bt-trace", "bt-save-dat", "bt-json", "bt-enabled", "bt-stats", "bt"
 
 # Values.  P: pointers (NULL, 0xffffffff, one whose end wraps past 2^64, a
 # misaligned one into RAM that holds something else).  U32 / U64: counts.
-P = ["0", "0xffffffff", "0xfffffffffffffff0", "(unsigned long)&cpus + 4"]
+GARBAGE = "(unsigned long)&cpus + 4"
+P = ["0", "0xffffffff", "0xfffffffffffffff0", GARBAGE]
 U32 = ["0xffffffff", "0x80000000"]
 U64 = ["-1", "0xffffffff"]
+# Values a command may take in its stride: NULL (many pointers may be
+# NULL), 0 (an empty count) and the garbage pointer (what it points at may
+# parse).  Every other value of a field with commands to fail must make
+# each of them fail.
+SOFT = {"0", GARBAGE}
 
 CPU0 = "trace_buffer->cpu[0]"
 TAILPG = "((%s->tail >> 25) & 0xffff)" % CPU0
@@ -48,91 +54,102 @@ THIS = "cpus[$_thread - 1]"
 RS = THIS + ".current->ret_stack"
 CUR = "'trace/fsig.c'::cur"
 OPS = "ftrace_ops_list"
+# Which commands read what: the buffer, the dump (buffer, symbols, tracer,
+# signatures), the enabled functions.
+BUF = ["bt-trace", "bt-save-dat", "bt-json", "bt-stats"]
+DUMP = ["bt-trace", "bt-save-dat", "bt-json"]
+ENA = ["bt-enabled"]
 
 
 def _fields():
-    """(lvalue, [values], names): names is a regex an error must match."""
+    """(lvalue, [values], names, commands that must fail[, the values they
+    must fail at, if not all but SOFT]): names is a regex their errors (and
+    any other bt-* error) must match."""
     f = [
         # buffer_state / ring_cpu
-        ("trace_buffer", P, r"trace_buffer"),
-        ("trace_buffer->ncpus", U32 + ["17", "0"], r"ncpus"),
-        (CPU0, P, r"cpu\[0\]"),
-        (CPU0 + "->n", U32 + ["65001", "0"], r"\bn\b"),
+        ("trace_buffer", P, r"trace_buffer", BUF),
+        ("trace_buffer->ncpus", U32 + ["17", "0"], r"ncpus", BUF),
+        (CPU0, P, r"cpu\[0\]", BUF),
+        (CPU0 + "->n", U32 + ["65001", "0"], r"->n\b", BUF),
     ]
     for arr in ("slot", "slot_c", "pstart", "meta", "pages"):
-        f.append((CPU0 + "->" + arr, P, arr))
+        f.append((CPU0 + "->" + arr, P, arr, BUF))
     f += [
-        ("%s->pages[%s]" % (CPU0, TAILPG), P, r"pages\["),
-        ("%s->slot[0]" % CPU0, U64 + ["0xffff"], r"slot|page"),
-        ("%s->slot_c[0]" % CPU0, U64, r"slot_c"),
-        ("%s->pstart[%s]" % (CPU0, TAILPG), U64, r"pstart"),
-        ("%s->meta[%s].real_end" % (CPU0, TAILPG), U32, r"real_end"),
-        ("%s->meta[%s].drops_before" % (CPU0, TAILPG), U64, r"drops_before"),
-        ("%s->meta[%s].entries" % (CPU0, TAILPG), U32, r"entries"),
+        ("%s->pages[%s]" % (CPU0, TAILPG), P, r"pages\[", BUF),
+        ("%s->slot[0]" % CPU0, U64 + ["0xffff"], r"slot|page", []),
+        ("%s->slot_c[0]" % CPU0, U64, r"slot_c", []),
+        ("%s->pstart[%s]" % (CPU0, TAILPG), U64, r"pstart", []),
+        ("%s->meta[%s].real_end" % (CPU0, TAILPG), U32, r"real_end", []),
+        ("%s->meta[%s].drops_before" % (CPU0, TAILPG), U64, r"drops_before", []),
+        ("%s->meta[%s].entries" % (CPU0, TAILPG), U32, r"entries", []),
     ]
     for w in ("commit", "tail", "gate", "overrun", "dropped", "read", "unplaced",
               "lost_reported", "reader"):
-        f.append((CPU0 + "->" + w, ["-1", "0"] if w in ("commit", "tail") else ["-1"], w))
+        f.append((CPU0 + "->" + w, ["-1", "0"] if w in ("commit", "tail") else ["-1"], w, []))
     for w in ("cnt", "head", "ts", "cbase", "pending", "pidx", "off", "valid", "started"):
         f.append((CPU0 + "->rd." + w, ["-1"] if w not in ("valid", "started") else ["1"],
-                  r"rd\." + w))
+                  r"rd\." + w, []))
     f += [
-        ("trace_buffer->record_off", ["-1"], "record_off"),
-        ("trace_buffer->overwrite", ["-1"], "overwrite"),
+        ("trace_buffer->record_off", ["-1"], "record_off", []),
+        ("trace_buffer->overwrite", ["-1"], "overwrite", []),
         # tracer_name, build_dump
-        ("'trace/trace.c'::current_tracer", P, r"current_tracer"),
-        ("'trace/trace.c'::current_tracer->name", P, r"tracer.*name"),
-        ("'boot/clock.c'::mult", ["0", "-1"], r"mult"),
-        ("trace_opts", ["-1"], r"trace_opts"),
-        ("boot_info.ram_start", ["0", "-1"], r"boot_info"),
-        ("boot_info.heap_end", ["0", "-1"], r"boot_info"),
+        ("'trace/trace.c'::current_tracer", P, r"current_tracer", DUMP),
+        ("'trace/trace.c'::current_tracer->name", P, r"current_tracer->name", DUMP),
+        ("'boot/clock.c'::mult", ["0", "-1"], r"mult", []),
+        ("trace_opts", ["-1"], r"trace_opts", []),
+        ("boot_info.ram_start", ["0", "-1"], r"boot_info", BUF + ENA),
+        ("boot_info.heap_end", ["0", "-1"], r"boot_info", BUF + ENA, ["0"]),
         # signatures ($sig: vfs_stat's index, set by tests/gdb/corrupt.py)
-        (CUR, P, r"cur|fsig"),
-        (CUR + "->n", U64 + ["%s->n + 1" % CUR], r"fsig_table\.n"),
-        (CUR + "->sigs[$sig].nparams", ["0xff"], r"nparams"),
-        (CUR + "->sigs[$sig].params", P, r"params"),
-        (CUR + "->sigs[$sig].params[0].name", P, r"name"),
+        (CUR, P, r"cur\b", DUMP),
+        (CUR + "->n", U64 + ["%s->n + 1" % CUR], r"cur->n", DUMP, U64),
+        (CUR + "->sigs[$sig].nparams", ["0xff"], r"params", []),
+        (CUR + "->sigs[$sig].params", P, r"params", DUMP),
+        (CUR + "->sigs[$sig].params[0].name", P, r"name", DUMP),
         # Ksyms (assembly symbols: no debug info)
         ("*(unsigned long *)&ksyms_count", U64 + ["*(unsigned long *)&ksyms_count + 1"],
-         r"ksyms_count"),
-        ("*(unsigned long *)&ksyms_text_end", ["0", "-1"], r"ksyms"),
-        ("((unsigned int *)&ksyms_name)[0]", ["-1"], r"ksyms"),
-        ("((unsigned long *)&ksyms_addr)[0]", ["-1"], r"ksyms"),
+         r"ksyms_count", DUMP + ENA),
+        ("*(unsigned long *)&ksyms_text_end", ["0", "-1"], r"ksyms", []),
+        ("((unsigned int *)&ksyms_name)[0]", ["-1"], r"ksyms", []),
+        ("((unsigned long *)&ksyms_addr)[0]", ["-1"], r"ksyms", []),
         # enabled_lines, ops_list, _hash
-        ("ftrace_nrecs", U32 + ["ftrace_nrecs + 1"], r"ftrace_nrecs"),
-        ("ftrace_recs", P, r"ftrace_recs"),
-        ("ftrace_recs[0].flags", ["-1"], r"flags"),
-        ("ftrace_recs[0].off", ["-1"], r"off"),
-        (OPS, P, r"ftrace_ops"),
-        (OPS + "->next", P + [OPS], r"ftrace_ops"),
-        (OPS + "->flags", ["-1"], r"flags"),
-        (OPS + "->applied_filter", P, r"applied_filter|ftrace_hash"),
-        (OPS + "->applied_filter->mask", U32 + ["0"], r"mask"),
-        (OPS + "->applied_filter->count", U32, r"count"),
-        (OPS + "->applied_notrace", P[1:], r"applied_notrace|ftrace_hash"),
-        # shadow_frames, the unwinder
-        (THIS + ".current", P, r"current"),
-        (RS, P, r"ret_stack"),
-        (RS + "->top", U32 + ["2049"], r"top"),
-        ("%s->w[%s->top - 1]" % (RS, RS), ["-1", "0", "%s->top + 1" % RS], r"w\["),
-        (THIS + ".irq_depth", ["-1"], r"irq"),
+        ("ftrace_nrecs", U32 + ["ftrace_nrecs + 1"], r"ftrace_nrecs", ENA),
+        ("ftrace_recs", P, r"ftrace_recs", ENA),
+        ("ftrace_recs[0].flags", ["-1"], r"flags", []),
+        ("ftrace_recs[0].off", ["-1"], r"off", []),
+        (OPS, P, r"ftrace_ops", ENA),
+        (OPS + "->next", P + [OPS], r"ftrace_ops", ENA),
+        (OPS + "->flags", ["-1"], r"flags", []),
+        (OPS + "->applied_filter", P, r"applied_filter", ENA),
+        (OPS + "->applied_filter->mask", U32 + ["0", "0x1f"], r"mask", ENA, U32 + ["0"]),
+        (OPS + "->applied_filter->count", U32, r"count", ENA),
+        (OPS + "->applied_notrace", P[1:], r"applied_notrace", ENA),
+        # shadow_frames, the unwinder (which declines: `bt` goes on)
+        (THIS + ".current", P, r"current", []),
+        (RS, P, r"ret_stack", []),
+        (RS + "->top", U32 + ["2049"], r"top", []),
+        ("%s->w[%s->top - 1]" % (RS, RS), ["-1", "0", "%s->top + 1" % RS], r"w\[", []),
+        (THIS + ".irq_depth", ["-1"], r"irq", []),
     ]
     return f
 
 
 def cases():
-    out = [{"id": "none", "set": [], "names": "^$"}]
-    for lv, vals, names in _fields():
+    out = [{"id": "none", "set": [], "names": "^$", "fail": []}]
+    for lv, vals, names, fail, *hard in _fields():
+        hard = hard[0] if hard else [v for v in vals if v not in SOFT]
         for v in vals:
-            out.append({"id": "%s = %s" % (lv, v), "set": [[lv, v]], "names": names})
+            out.append({"id": "%s = %s" % (lv, v), "set": [[lv, v]], "names": names,
+                        "fail": fail if v in hard else []})
     # An interrupt stack is read only with irq_depth set: both at once.
     irq = "'trace/fgraph.c'::irq_stacks[$_thread - 1]"
     for v in P:
         out.append({"id": "irq_depth = 1, %s = %s" % (irq, v),
-                    "set": [[THIS + ".irq_depth", "1"], [irq, v]], "names": r"irq_stacks"})
+                    "set": [[THIS + ".irq_depth", "1"], [irq, v]], "names": r"irq_stacks",
+                    "fail": []})
     for v in U32:
         out.append({"id": "irq_depth = 1, %s->top = %s" % (irq, v),
-                    "set": [[THIS + ".irq_depth", "1"], [irq + "->top", v]], "names": r"top"})
+                    "set": [[THIS + ".irq_depth", "1"], [irq + "->top", v]], "names": r"top",
+                    "fail": []})
     return out
 
 
@@ -169,9 +186,12 @@ def check_output(out, all_cases):
             r = results.get(cmd)
             if r is None:
                 problems.append("%s: %s did not run" % (cid, cmd))
+            elif cmd in case["fail"] and not r.startswith("error: "):
+                problems.append("%s: %s worked: it must fail naming /%s/" % (
+                    cid, cmd, case["names"]))
             elif r == "ok" or cmd == "bt":
                 continue
-            elif not r.startswith("error: %s: " % cmd):
+            elif not r.startswith("error: %s: " % cmd) or "a bug in it" in r:
                 problems.append("%s: %s: not its own error: %s" % (cid, cmd, r))
             elif not re.search(case["names"], r[len("error: %s: " % cmd):]):
                 problems.append("%s: %s: the error names no field /%s/: %s" % (

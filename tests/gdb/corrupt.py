@@ -44,6 +44,9 @@ def run_commands():
 
 
 def clear_caches():
+    """gdb's frames (else `bt` shows the unwind of before the write) and
+    the extension's symbol table."""
+    gdb.invalidate_cached_frames()
     import __main__
     ks = getattr(__main__, "Ksyms", None)
     if ks is not None:
@@ -67,6 +70,7 @@ def one_case(case):
     finally:
         for a, b in reversed(old):
             inf.write_memory(a, b)
+        clear_caches()
 
 
 def set_sig(fn):

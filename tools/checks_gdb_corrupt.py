@@ -14,7 +14,9 @@ reads of baretrace.py and memsrc.py they reach: the ring buffer
 (buffer_state, ring_cpu and memsrc's walk), the trace's metadata
 (tracer_name, signatures, build_dump), the symbol table (Ksyms), the
 records and ops (enabled_lines, ops_list, _hash), and the shadow return
-stacks (shadow_frames, the unwinder).
+stacks (shadow_frames, the unwinder); and the words the walk and the
+writers decode (a page's time stamp and first event, a signature's ip,
+kinds and sizes, a shadow frame's return address and SP).
 
 Passes when gdb ends normally after the last case, nothing printed an
 internal error, a Python exception or traceback, and each bt-* command
@@ -54,6 +56,11 @@ THIS = "cpus[$_thread - 1]"
 RS = THIS + ".current->ret_stack"
 CUR = "'trace/fsig.c'::cur"
 OPS = "ftrace_ops_list"
+# The words of CPU 0's tail page, as u32s (trace/rb_internal.h's struct
+# rb_page: u64 time stamp, u64 commit, then the events from word 4).
+PAGE0 = "((unsigned int *)%s->pages[%s])" % (CPU0, TAILPG)
+# Word k of the innermost shadow frame: w[top - w[top - 1] + k].
+FRAME = "%s->w[%s->top - %s->w[%s->top - 1] + %%d]" % (RS, RS, RS, RS)
 # Which commands read what: the buffer, the dump (buffer, symbols, tracer,
 # signatures), the enabled functions.
 BUF = ["bt-trace", "bt-save-dat", "bt-json", "bt-stats"]
@@ -82,6 +89,12 @@ def _fields():
         ("%s->meta[%s].real_end" % (CPU0, TAILPG), U32, r"real_end", []),
         ("%s->meta[%s].drops_before" % (CPU0, TAILPG), U64, r"drops_before", []),
         ("%s->meta[%s].entries" % (CPU0, TAILPG), U32, r"entries", []),
+        # The page's time stamp, then its first event's header word (type_len
+        # 31, 0 (a length word follows), 29 (padding) and 30) and the word
+        # after it.
+        (PAGE0 + "[0]", ["-1"], r"pages", []),
+        (PAGE0 + "[4]", ["-1", "0", "0x1d", "0x1e"], r"pages", []),
+        (PAGE0 + "[5]", ["-1", "0"], r"pages", []),
     ]
     for w in ("commit", "tail", "gate", "overrun", "dropped", "read", "unplaced",
               "lost_reported", "reader"):
@@ -103,6 +116,11 @@ def _fields():
         (CUR, P, r"cur\b", DUMP),
         (CUR + "->n", U64 + ["%s->n + 1" % CUR], r"cur->n", DUMP, U64),
         (CUR + "->sigs[$sig].nparams", ["0xff"], r"params", []),
+        (CUR + "->sigs[$sig].ip", ["-1", "0"], r"sigs", []),
+        (CUR + "->sigs[$sig].ret.kind", ["0xff"], r"ret", []),
+        (CUR + "->sigs[$sig].ret.size", ["0xff", "0"], r"ret", []),
+        (CUR + "->sigs[$sig].params[0].type.kind", ["0xff"], r"params", []),
+        (CUR + "->sigs[$sig].params[0].type.size", ["0xff", "0"], r"params", []),
         (CUR + "->sigs[$sig].params", P, r"params", DUMP),
         (CUR + "->sigs[$sig].params[0].name", P, r"name", DUMP),
         # Ksyms (assembly symbols: no debug info)
@@ -128,6 +146,9 @@ def _fields():
         (RS, P, r"ret_stack", []),
         (RS + "->top", U32 + ["2049"], r"top", []),
         ("%s->w[%s->top - 1]" % (RS, RS), ["-1", "0", "%s->top + 1" % RS], r"w\[", []),
+        # The innermost frame's return address and entry SP (FR_RET, FR_SP).
+        (FRAME % 0, ["-1", "0"], r"w\[", []),
+        (FRAME % 2, ["-1", "0"], r"w\[", []),
         (THIS + ".irq_depth", ["-1"], r"irq", []),
     ]
     return f

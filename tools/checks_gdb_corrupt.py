@@ -9,8 +9,8 @@ every count and pointer the extension reads from guest memory is given a
 value no correct guest holds (all ones, one past its capacity, negative,
 NULL, 0xffffffff, an address that wraps past 2^64, a misaligned address in
 RAM holding something else, a list looping on itself), every bt-* command
-and `bt` run, and the old value written back.  CASES lists them by the
-reads of baretrace.py and memsrc.py they reach: the ring buffer
+and `bt` run, and the old value written back.  _fields() lists them by
+the reads of baretrace.py and memsrc.py they reach: the ring buffer
 (buffer_state, ring_cpu and memsrc's walk), the trace's metadata
 (tracer_name, signatures, build_dump), the symbol table (Ksyms), the
 records and ops (enabled_lines, ops_list, _hash), and the shadow return
@@ -20,8 +20,11 @@ kinds and sizes, a shadow frame's return address and SP).
 
 Passes when gdb ends normally after the last case, nothing printed an
 internal error, a Python exception or traceback, and each bt-* command
-either worked or failed with its own error naming a field (the case's
-`names`).  `bt` may stop where gdb's own unwinder stops.
+either worked or failed with its own error naming the field (the case's
+`names`); where the extension knows the exact capacity (ncpus, rb_cpu.n,
+ftrace_nrecs, ksyms_count, a hash's mask, ...) or a pointer leaves RAM,
+the commands that read the field must fail.  `bt` may stop where gdb's
+own unwinder stops: the extension's unwinder declines what it cannot trust.
 
 Port: 1253 (arm64) / 1254 (x86_64), or BT_GDB_PORT_BASE + 4 / + 5.
 """

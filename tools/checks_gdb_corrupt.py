@@ -39,6 +39,7 @@ CMDLINE = ("ftrace=function_graph trace_options=funcgraph-args,funcgraph-retval,
            "funcgraph-args-string ftrace_filter=demo_main,worker_main,demo_tick,vfs_stat,"
            "path_walk,walk_component,follow_link,dir_lookup,kind_name,inode_size,tree_bytes "
            "trace_buf_size=16k")
+PORT = {"arm64": 1253, "x86_64": 1254}
 COMMANDS = ["bt-trace", "bt-save-dat", "bt-json", "bt-enabled", "bt-stats", "bt"]
 
 # Values.  P: pointers (NULL, 0xffffffff, one whose end wraps past 2^64, a
@@ -233,8 +234,8 @@ def gdb_corrupt_checks(arch, run, report, kernel, logs):
     cases_file = os.path.join(d, "cases.json")
     with open(cases_file, "w") as f:
         json.dump(all_cases, f, indent=1)
-    rc, out, secs = run(["tools/qemu-run.sh", arch, kernel, CMDLINE], 600,
-                        env={"GDB": "1", "GDB_PORT": gdb_port(arch, {"arm64": 1253, "x86_64": 1254}[arch], 4),
+    rc, out, secs = run(["tools/qemu-run.sh", arch, kernel, CMDLINE], 300,
+                        env={"GDB": "1", "GDB_PORT": gdb_port(arch, PORT[arch], 4),
                              "GDB_BATCH": "tests/gdb/corrupt.py",
                              "SERIAL_LOG": os.path.join(d, "serial.log"), "SMP": "2",
                              "BT_GDB_OUT": d, "BT_CORRUPT_CASES": cases_file})

@@ -32,9 +32,11 @@ the image), every count is bounded by the capacity of what it counts (the
 array in the DWARF type, RB_MAX_PAGES, the ELF's site table, the ksyms
 arrays, the shadow stack's words), and no one read is above MAX_READ.  A
 value that fails gives the command's error naming the field, its value and
-the bound ("bt-enabled: ftrace_nrecs = 4294967295: more than the 512 sites
-..."), never a huge allocation, a gdb internal error or a traceback; the
-unwinder declines (gdb's own unwinders go on).
+the bound ("bt-enabled: ftrace_nrecs = 4294967295 (0xffffffff): more than
+the sites the kernel was built with (__sites_start..__sites_end) (512)"),
+never a huge allocation, a gdb internal error or a traceback; the unwinder
+declines (gdb's own unwinders go on).  tools/checks_gdb_corrupt.py
+corrupts each of these fields in turn.
 """
 import os
 import struct

@@ -165,6 +165,20 @@ def cases():
         for v in vals:
             out.append({"id": "%s = %s" % (lv, v), "set": [[lv, v]], "names": names,
                         "fail": fail if v in hard else []})
+    # Drops counted before the walk's first page on top of a pending count
+    # near 2^64: the sum wraps in u64 as the guest's does.
+    first = "%s->meta[%s->slot[%s->rd.head %% %s->n] & 0xffff].drops_before" % (
+        CPU0, CPU0, CPU0, CPU0)
+    out.append({"id": "rd.pending = -1, %s = -1" % first,
+                "set": [[CPU0 + "->rd.pending", "-1"], [first, "-1"]],
+                "names": r"pending|drops_before", "fail": []})
+    # The reader's cursor inside a page whose committed bytes (a writer
+    # inside: the commit word's) run past the page's data.
+    out.append({"id": "a writer inside, commit = -1, rd on its page at offset 4085",
+                "set": [[CPU0 + "->gate", "1"], [CPU0 + "->commit", "-1"],
+                        [CPU0 + "->rd.valid", "1"], [CPU0 + "->rd.cnt", "0xfffffffffffff"],
+                        [CPU0 + "->rd.off", "4085"]],
+                "names": r"commit|rd\.", "fail": []})
     # An interrupt stack is read only with irq_depth set: both at once.
     irq = "'trace/fgraph.c'::irq_stacks[$_thread - 1]"
     for v in P:

@@ -64,7 +64,8 @@ gdb in batch mode with tests/gdb/*.gdb) and once without gdb:
 
 `run(cmd, timeout, env=None, stdin=...)` and `report(ok, name, detail)` are
 tools/test.py's; kernel_path(arch) names the ELF.  gdb uses ports 1251
-(arm64) / 1252 (x86_64); files go to LOGS/gdb-ARCH-CASE/.
+(arm64) / 1252 (x86_64) (BT_GDB_PORT_BASE + 2 / + 3 if set: gdb_port());
+files go to LOGS/gdb-ARCH-CASE/.
 
 Standalone (own build dir, nothing else touched):
   tools/gdb_checks.py [--arch arm64|x86_64]... [--build-dir build/gdb-{arch}]
@@ -77,7 +78,16 @@ import sys
 import checklib  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PORT = {"arm64": "1251", "x86_64": "1252"}
+
+
+def gdb_port(arch, default, offset):
+    """The gdbstub port of a check: default, or with BT_GDB_PORT_BASE set
+    (test runs of two work trees at once) that base + offset, + 1 for x86_64."""
+    base = os.environ.get("BT_GDB_PORT_BASE")
+    return str(int(base) + offset + (arch == "x86_64")) if base else str(default)
+
+
+PORT = {a: gdb_port(a, d, 2) for a, d in (("arm64", 1251), ("x86_64", 1252))}
 SMP = 2
 WORKLOAD = "ftrace=function_graph ftrace_filter=vfs_stat,path_walk,kind_name"
 CRASH = "bt.test=crash_panic ftrace=function ftrace_filter=test_*"

@@ -33,7 +33,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from bench_figures import FIGURES as BENCH_FIGURES  # noqa: E402
 import export_checks  # noqa: E402
-from gdb_checks import gdb_trace_checks  # noqa: E402
+from gdb_checks import gdb_trace_checks, gdb_port  # noqa: E402
+from checks_gdb_corrupt import gdb_corrupt_checks  # noqa: E402
 from checklib import run  # noqa: E402
 LOGS = os.path.join(ROOT, "build", "test-logs")
 SMP = 4
@@ -757,7 +758,7 @@ def shell_session(arch):
 
 def gdb_smoke(arch):
     """make gdb-ARCH's machinery: QEMU's gdbstub plus gdb-multiarch with symbols."""
-    port = {"arm64": "1241", "x86_64": "1242"}[arch]
+    port = gdb_port(arch, {"arm64": 1241, "x86_64": 1242}[arch], 0)
     os.makedirs(LOGS, exist_ok=True)
     rc, out, _ = run(["tools/qemu-run.sh", arch, kernel_path(arch), ""], 120,
                      env={"GDB": "1", "GDB_PORT": port, "GDB_BATCH": "tests/gdb/smoke.gdb",
@@ -828,6 +829,7 @@ def main():
         if "gdb" in only:
             gdb_smoke(arch)
             gdb_trace_checks(arch, run, report, kernel_path, LOGS)
+            gdb_corrupt_checks(arch, run, report, kernel_path(arch), LOGS)
         if "app" in only:
             apps(arch)
     if "bench" in only and not args.arch:

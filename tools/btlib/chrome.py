@@ -52,6 +52,8 @@ def build(dump):
             out.append({"name": "lost %d events" % ev.lost, "ph": "i", "s": "p",
                         "ts": us(ev.ts), "pid": ev.cpu, "tid": tid_of(ev)})
         tid = tid_of(ev)
+        if ev.pid is None:
+            continue                # too short for the common header: nothing to show
         tids.add((ev.cpu, tid, ev.pid))
         if ev.is_entry:
             args = dict(_arg_pairs(d.sigs.get(ev.func), ev.args)) if ev.nargs else {}

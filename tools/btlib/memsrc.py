@@ -169,7 +169,9 @@ def _next_page(cb, c, cm):
             if pidx >= len(cb.meta):
                 cb.notes.append("page %d: slot names page index %d of %d" % (h, pidx, len(cb.meta)))
                 return False
-            c.pending += cbase - c.cbase + cb.meta[pidx][0]
+            # u64 arithmetic, as rb_read.c's (a corrupt count wraps, never
+            # goes negative or past 64 bits).
+            c.pending = (c.pending + cbase - c.cbase + cb.meta[pidx][0]) & M64
             c.cbase, c.pidx, c.cnt, c.head = cbase, pidx, h, h + 1
             c.off, c.valid, c.started = 0, True, False
             return True
@@ -238,11 +240,14 @@ def _cursor_page(cb, c, cm):
             break
     if not c.valid or c.off >= end:
         return None
+    if end > DATA_SIZE:
+        cb.notes.append("page %d: %d committed bytes, more than a page holds (%d); the walk "
+                        "ends there" % (c.cnt, end, DATA_SIZE))
+        return None
     pg = cb.page(c.pidx)
     if pg is None:
         cb.notes.append("page index %d unreadable" % c.pidx)
         return None
-    end = min(end, DATA_SIZE)
     if not c.started:
         c.ts = struct.unpack_from("<Q", pg, 0)[0]
         c.started = True
@@ -272,6 +277,11 @@ def cpu_pages(cb):
     c = Cursor(**{f: getattr(cb.rd, f) for f in Cursor.FIELDS})
     cm = cb.commit()
     out = []
+    if cb.n == 0 or len(cb.slot) < cb.n or len(cb.meta) <= cb.n:
+        if cb.n:
+            cb.notes.append("%d ring slots but %d slot words and %d page records: not read"
+                            % (cb.n, len(cb.slot), len(cb.meta)))
+        return out
     for _ in range(cb.n + 2):
         r = _cursor_page(cb, c, cm)
         if r is None:

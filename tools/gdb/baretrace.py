@@ -24,6 +24,19 @@ up to its commit word (the unfinished event is left out), and a page state
 that makes no sense ends that CPU's walk with a note, never a loop.  char *
 arguments under funcgraph-args-string are read from guest memory as the
 guest reads them when it prints (guest_read_str).
+
+Corrupt state (a wild write, a guest stopped in a bad place): nothing read
+from guest memory is trusted before it is checked.  Every pointer is read
+only inside RAM (boot_info's [ram_start, heap_end), itself checked to hold
+the image), every count is bounded by the capacity of what it counts (the
+array in the DWARF type, RB_MAX_PAGES, the ELF's site table, the ksyms
+arrays, the shadow stack's words), and no one read is above MAX_READ.  A
+value that fails gives the command's error naming the field, its value and
+the bound ("bt-enabled: ftrace_nrecs = 4294967295 (0xffffffff): more than
+the sites the kernel was built with (__sites_start..__sites_end) (512)"),
+never a huge allocation, a gdb internal error or a traceback; the unwinder
+declines (gdb's own unwinders go on).  tools/checks_gdb_corrupt.py
+corrupts each of these fields in turn.
 """
 import os
 import struct
@@ -47,6 +60,12 @@ ENABLED_LINE_MAX = 320            # ftrace_list_enabled's line buffer
 # alone is some 250 ops on arm64 (tests/guest/test_gdb_states.c), so the
 # bound only stops a list that loops or runs wild, and says so.
 MAX_OPS = 1 << 16
+# trace/rb_internal.h (#define): a CPU buffer's pages; a page index is 16 bits.
+RB_MAX_PAGES = 65000
+# The largest single read of a correct guest is an rb_cpu array of
+# RB_MAX_PAGES + 1 words (520 KB); past this a read is refused whatever
+# the count that asked for it.
+MAX_READ = 1 << 20
 
 
 class BtError(Exception):
@@ -61,16 +80,64 @@ def _inf():
     return inf
 
 
-def read(addr, n):
-    if n <= 0:
-        return b""
+def _read_raw(addr, n, what):
     try:
         return bytes(_inf().read_memory(addr, n))
     except gdb.MemoryError as e:
-        raise BtError("cannot read %d bytes at 0x%x: %s" % (n, addr, e))
+        raise BtError("%s = 0x%x: cannot read its %d bytes: %s" % (what, addr, n, e))
 
 
-def read_cstr(addr, limit=256):
+_ram = None         # [ram_start, heap_end) for the command being run: ram()
+
+
+def forget_ram():
+    """Read boot_info again at the next read (each command, each unwind:
+    memory may have changed since)."""
+    global _ram
+    _ram = None
+
+
+def ram():
+    """(ram_start, heap_end) of boot_info, where everything the extension
+    follows a pointer to lies (the image, the heap).  BtError if those do
+    not hold boot_info itself."""
+    global _ram
+    if _ram is None:
+        addr, t = var("boot_info")
+        bi = unpack(t, _read_raw(addr, t.sizeof, "&boot_info"))
+        lo, hi = bi["ram_start"], bi["heap_end"]
+        if not lo <= addr < hi:
+            raise BtError("boot_info.ram_start, heap_end = 0x%x, 0x%x: RAM that does not hold "
+                          "boot_info itself (at 0x%x)" % (lo, hi, addr))
+        _ram = (lo, hi)
+    return _ram
+
+
+def read(addr, n, what):
+    """n bytes at addr, which `what` names in the errors (a C expression:
+    "trace_buffer->cpu[1]->slot").  BtError unless [addr, addr + n) lies in
+    RAM, n is at most MAX_READ and gdb can read it."""
+    if n <= 0:
+        return b""
+    if n > MAX_READ:
+        raise BtError("%s = 0x%x: %d bytes there is more than any structure of the tracer "
+                      "(%d)" % (what, addr, n, MAX_READ))
+    lo, hi = ram()
+    if not lo <= addr <= hi - n:
+        raise BtError("%s = 0x%x: its %d bytes are not in RAM [0x%x, 0x%x)" % (what, addr, n,
+                                                                                lo, hi))
+    return _read_raw(addr, n, what)
+
+
+def bounded(what, v, limit, of):
+    """v, if 0 <= v <= limit; else BtError naming what, v and the bound
+    (`of`: what the limit is the capacity of)."""
+    if not 0 <= v <= limit:
+        raise BtError("%s = %d (0x%x): more than %s (%d)" % (what, v, v & (2 ** 64 - 1), of, limit))
+    return v
+
+
+def read_cstr(addr, limit=256, what="string"):
     """A NUL-terminated string, read in small pieces so that the end of
     mapped memory after it is never touched."""
     if not addr:
@@ -78,9 +145,9 @@ def read_cstr(addr, limit=256):
     out = b""
     while len(out) < limit:
         try:
-            chunk = read(addr + len(out), 32)
+            chunk = read(addr + len(out), 32, what)
         except BtError:
-            chunk = read(addr + len(out), 1)
+            chunk = read(addr + len(out), 1, what)
         i = chunk.find(b"\0")
         if i >= 0:
             return (out + chunk[:i]).decode("utf-8", "replace")
@@ -97,12 +164,12 @@ def guest_read_str(addr, n, bi):
     if not bi["ram_start"] <= addr < bi["heap_end"]:
         return None
     try:
-        b = read(addr, n)
+        b = read(addr, n, "char * argument")
     except BtError:
         b = b""
         while len(b) < n and not b.endswith(b"\0"):
             try:
-                b += read(addr + len(b), 1)
+                b += read(addr + len(b), 1, "char * argument")
             except BtError:
                 return None
     i = b.find(b"\0")
@@ -187,7 +254,7 @@ def var(name, file=None):
 
 def load(name, file=None):
     addr, t = var(name, file)
-    return unpack(t, read(addr, t.sizeof))
+    return unpack(t, read(addr, t.sizeof, name))
 
 
 def msym(name):
@@ -198,12 +265,12 @@ def msym(name):
         raise BtError("symbol %s not found" % name)
 
 
-def read_array(et, addr, count):
-    """count elements of type et at addr."""
+def read_array(et, addr, count, what):
+    """count elements of type et at addr (the caller has bounded count)."""
     et = et.strip_typedefs()
     if count <= 0 or not addr:
         return []
-    b = read(addr, et.sizeof * count)
+    b = read(addr, et.sizeof * count, what)
     if et.code in (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_PTR) and et.sizeof in (4, 8):
         signed = et.code == gdb.TYPE_CODE_INT and _signed(et)
         fmt = {4: "i", 8: "q"}[et.sizeof] if signed else {4: "I", 8: "Q"}[et.sizeof]
@@ -214,6 +281,20 @@ def read_array(et, addr, count):
 def ptr_target(t, fieldname):
     _, ft = field_offset(t, fieldname)
     return ft.target()
+
+
+def array_len(t, fieldname=None):
+    """Elements of array type t (or of t's field fieldname): a capacity."""
+    if fieldname:
+        _, t = field_offset(t, fieldname)
+    lo, hi = t.strip_typedefs().range()
+    return hi - lo + 1
+
+
+def nsites():
+    """Patch sites the kernel was built with (__sites_start..__sites_end,
+    one uintptr_t each): the capacity of ftrace_recs."""
+    return (msym("__sites_end") - msym("__sites_start")) // 8
 
 
 def arch_name():
@@ -231,7 +312,12 @@ class Ksyms:
 
     @classmethod
     def get(cls):
-        count = struct.unpack("<Q", read(msym("ksyms_count"), 8))[0]
+        count = struct.unpack("<Q", read(msym("ksyms_count"), 8, "ksyms_count"))[0]
+        # tools/gen-ksyms.py lays the arrays out one after the other.
+        bounded("ksyms_count", count, (msym("ksyms_name") - msym("ksyms_addr")) // 8,
+                "the entries of ksyms_addr")
+        bounded("ksyms_count", count, (msym("ksyms_by_name") - msym("ksyms_name")) // 4,
+                "the entries of ksyms_name")
         key = (msym("ksyms_addr"), count)
         if key not in cls._cache:
             cls._cache = {key: cls(count)}
@@ -239,9 +325,11 @@ class Ksyms:
 
     def __init__(self, count):
         self.count = count
-        self.addr = list(struct.unpack("<%dQ" % count, read(msym("ksyms_addr"), 8 * count)))
-        self.name_off = list(struct.unpack("<%dI" % count, read(msym("ksyms_name"), 4 * count)))
-        self.text_end = struct.unpack("<Q", read(msym("ksyms_text_end"), 8))[0]
+        self.addr = list(struct.unpack("<%dQ" % count, read(msym("ksyms_addr"), 8 * count,
+                                                            "ksyms_addr")))
+        self.name_off = list(struct.unpack("<%dI" % count, read(msym("ksyms_name"), 4 * count,
+                                                                "ksyms_name")))
+        self.text_end = struct.unpack("<Q", read(msym("ksyms_text_end"), 8, "ksyms_text_end"))[0]
         self.strings_at = msym("ksyms_strings")
         self._names = {}
 
@@ -253,7 +341,8 @@ class Ksyms:
 
     def name(self, i):
         if i not in self._names:
-            self._names[i] = read_cstr(self.strings_at + self.name_off[i]) or "?"
+            self._names[i] = read_cstr(self.strings_at + self.name_off[i], 256,
+                                       "ksyms_strings + ksyms_name[%d]" % i) or "?"
         return self._names[i]
 
     def size(self, i):
@@ -288,34 +377,41 @@ class Ksyms:
 def buffer_state():
     """(rb_buffer dict, [memsrc.RingCpu]) of trace_buffer."""
     addr, t = var("trace_buffer")
-    bptr = unpack(t, read(addr, t.sizeof))
+    bptr = unpack(t, read(addr, t.sizeof, "&trace_buffer"))
     if not bptr:
-        raise BtError("no trace buffer (trace_init has not run)")
+        raise BtError("trace_buffer is NULL: no trace buffer (trace_init has not run)")
     bt = struct_type("struct rb_buffer")
-    b = unpack(bt, read(bptr, bt.sizeof))
+    b = unpack(bt, read(bptr, bt.sizeof, "trace_buffer"))
+    bounded("trace_buffer->ncpus", b["ncpus"], len(b["cpu"]), "the entries of its cpu array")
     ct = struct_type("struct rb_cpu")
     cpus = []
     for i in range(b["ncpus"]):
-        cpus.append(ring_cpu(ct, b["cpu"][i]))
+        cpus.append(ring_cpu(ct, b["cpu"][i], "trace_buffer->cpu[%d]" % i))
     return b, cpus
 
 
-def ring_cpu(ct, addr):
-    c = unpack(ct, read(addr, ct.sizeof))
-    n = c["n"]
+def ring_cpu(ct, addr, name):
+    c = unpack(ct, read(addr, ct.sizeof, name))
+    n = bounded(name + "->n", c["n"], RB_MAX_PAGES, "RB_MAX_PAGES (a page index is 16 bits)")
     u64 = ptr_target(ct, "slot")
-    slot = read_array(u64, c["slot"], n)
-    slot_c = read_array(ptr_target(ct, "slot_c"), c["slot_c"], n)
-    pstart = read_array(ptr_target(ct, "pstart"), c["pstart"], n + 1)
+    slot = read_array(u64, c["slot"], n, name + "->slot")
+    slot_c = read_array(ptr_target(ct, "slot_c"), c["slot_c"], n, name + "->slot_c")
+    pstart = read_array(ptr_target(ct, "pstart"), c["pstart"], n + 1, name + "->pstart")
     meta = [(m["drops_before"], m["real_end"], m["entries"])
-            for m in read_array(ptr_target(ct, "meta"), c["meta"], n + 1)]
-    pages = read_array(ptr_target(ct, "pages"), c["pages"], n + 1)
+            for m in read_array(ptr_target(ct, "meta"), c["meta"], n + 1, name + "->meta")]
+    pages = read_array(ptr_target(ct, "pages"), c["pages"], n + 1, name + "->pages")
     page_size = ptr_target(ct, "pages").strip_typedefs().target().strip_typedefs().sizeof
+    # One block of page-aligned pages (trace/rb_setup.c): a page pointer
+    # off that alignment is not one.
+    for i, pg in enumerate(pages):
+        if pg % page_size:
+            raise BtError("%s->pages[%d] = 0x%x: not aligned to a page (%d bytes)"
+                          % (name, i, pg, page_size))
 
     def read_page(pidx):
         if pidx >= len(pages) or not pages[pidx]:
             return None
-        return read(pages[pidx], page_size)
+        return read(pages[pidx], page_size, "%s->pages[%d]" % (name, pidx))
 
     rd = memsrc.Cursor(**{k: c["rd"][k] for k in memsrc.Cursor.FIELDS})
     return memsrc.RingCpu(n, c["commit"], c["gate"], c["tail"], slot, slot_c, pstart, meta,
@@ -327,28 +423,30 @@ def ring_cpu(ct, addr):
 # ---- what the text needs besides the pages ------------------------------------
 def tracer_name():
     addr, t = var("current_tracer", "trace/trace.c")
-    p = unpack(t, read(addr, t.sizeof))
+    p = unpack(t, read(addr, t.sizeof, "&current_tracer"))
     if not p:
         return "nop"                       # tracer_current()'s fallback
     tt = struct_type("struct tracer")
-    tr = unpack(tt, read(p, tt.sizeof))
-    return read_cstr(tr["name"]) or "nop"
+    tr = unpack(tt, read(p, tt.sizeof, "current_tracer"))
+    return read_cstr(tr["name"], 256, "current_tracer->name") or "nop"
 
 
 def signatures(ips):
     """({ip: frames.Signature} for those ips in `cur`'s table, loaded?)."""
     addr, t = var("cur", "trace/fsig.c")
-    tab = unpack(t, read(addr, t.sizeof))
+    tab = unpack(t, read(addr, t.sizeof, "&cur (trace/fsig.c)"))
     if not tab:
         return {}, False
     tabt = struct_type("struct fsig_table")
-    hdr = unpack(tabt, read(tab, tabt.sizeof))
-    n = hdr["n"]
+    hdr = unpack(tabt, read(tab, tabt.sizeof, "cur (trace/fsig.c, struct fsig_table *)"))
     sigs_off, _ = field_offset(tabt, "sigs")
     ft = struct_type("struct fsig")
     ip_off, ip_t = field_offset(ft, "ip")
     pt = struct_type("struct fsig_param")
     base = tab + sigs_off
+    # The table is one allocation: its sigs[] end in RAM.
+    n = bounded("cur->n (struct fsig_table, trace/fsig.c)", hdr["n"],
+                (ram()[1] - base) // ft.sizeof, "the signatures RAM after the table holds")
     out = {}
     for ip in sorted(ips):
         lo, hi, found = 0, n, None
@@ -356,17 +454,20 @@ def signatures(ips):
             if lo >= hi:
                 break
             mid = (lo + hi) // 2
-            v = _int_of(ip_t, read(base + mid * ft.sizeof + ip_off, ip_t.sizeof), 0, ip_t.sizeof)
+            v = _int_of(ip_t, read(base + mid * ft.sizeof + ip_off, ip_t.sizeof,
+                                   "&cur->sigs[%d].ip" % mid), 0, ip_t.sizeof)
             if v == ip:
                 found = mid
                 break
             lo, hi = (mid + 1, hi) if v < ip else (lo, mid)
         if found is None:
             continue
-        s = unpack(ft, read(base + found * ft.sizeof, ft.sizeof))
+        s = unpack(ft, read(base + found * ft.sizeof, ft.sizeof, "&cur->sigs[%d]" % found))
         params = []
-        for p in read_array(pt, s["params"], s["nparams"]):
-            params.append((read_cstr(p["name"], 64) or "", p["type"]["kind"], p["type"]["size"]))
+        for k, p in enumerate(read_array(pt, s["params"], s["nparams"],
+                                         "cur->sigs[%d].params" % found)):
+            params.append((read_cstr(p["name"], 64, "cur->sigs[%d].params[%d].name" % (found, k))
+                           or "", p["type"]["kind"], p["type"]["size"]))
         out[ip] = frames.Signature(ip, params, (s["ret"]["kind"], s["ret"]["size"]))
     return out, True
 
@@ -375,7 +476,7 @@ def comms(pids):
     """thread_comm() of each pid that has a name (0 and unknown ones are
     left out: the text prints <idle> and <...> as the guest does)."""
     addr, t = var("comm_cache", "boot/sched.c")
-    cache = unpack(t, read(addr, t.sizeof))
+    cache = unpack(t, read(addr, t.sizeof, "comm_cache"))
     out = {}
     for pid in pids:
         if pid <= 0:
@@ -411,15 +512,25 @@ def build_dump():
 
 
 # ---- enabled_functions (trace/enabled_functions.c describe()) -----------------------------
-def _hash(addr):
+def _hash(addr, what):
     if not addr:
         return None
     ht = struct_type("struct ftrace_hash")
-    h = unpack(ht, read(addr, ht.sizeof))
+    h = unpack(ht, read(addr, ht.sizeof, what))
     if not h["count"]:
         return set()
+    # trace/hash.c: slots are a power of two, at least 16, and grow to the
+    # one at or above 4 * (keys + 1); a key is a site's address, so no hash
+    # has more slots than 4 * 2^bits(sites + 1).
+    slots = h["mask"] + 1
+    bounded(what + "->mask", h["mask"], 4 * 2 ** (nsites() + 1).bit_length() - 1,
+            "the slots of a hash of the %d sites" % nsites())
+    if slots & (slots - 1) or slots < 16:
+        raise BtError("%s->mask = %d (0x%x): slots not a power of two of at least 16"
+                      % (what, h["mask"], h["mask"]))
+    bounded(what + "->count", h["count"], slots, "its slots")
     off, st = field_offset(ht, "slot")
-    return {k for k in read_array(st.target(), addr + off, h["mask"] + 1) if k}
+    return {k for k in read_array(st.target(), addr + off, slots, what + "->slot") if k}
 
 
 def _enum(name):
@@ -429,7 +540,7 @@ def _enum(name):
 def ops_list():
     """The registered ops (trace/ftrace.c ftrace_ops_list), with their applied hashes."""
     addr, t = var("ftrace_ops_list")
-    p = unpack(t, read(addr, t.sizeof))
+    p = unpack(t, read(addr, t.sizeof, "&ftrace_ops_list"))
     ot = struct_type("struct ftrace_ops")
     out, seen = [], set()
     while p:
@@ -438,10 +549,13 @@ def ops_list():
             raise BtError("ftrace_ops_list %s at ops 0x%x after %d ops" % (
                 "loops" if p in seen else "goes on", p, len(out)))
         seen.add(p)
-        o = unpack(ot, read(p, ot.sizeof))
+        name = "ftrace_ops_list%s" % ("->next" * len(out))
+        if len(out) > 2:
+            name = "ftrace_ops_list's ops %d" % len(out)
+        o = unpack(ot, read(p, ot.sizeof, name))
         o["addr"] = p
-        o["h_filter"] = _hash(o["applied_filter"])
-        o["h_notrace"] = _hash(o["applied_notrace"])
+        o["h_filter"] = _hash(o["applied_filter"], "(%s)->applied_filter" % name)
+        o["h_notrace"] = _hash(o["applied_notrace"], "(%s)->applied_notrace" % name)
         out.append(o)
         p = o["next"]
     return out
@@ -466,10 +580,11 @@ def want_of(ip, ops, fl):
 
 
 def enabled_lines():
-    nrecs = load("ftrace_nrecs")
+    nrecs = bounded("ftrace_nrecs", load("ftrace_nrecs"), nsites(),
+                    "the sites the kernel was built with (__sites_start..__sites_end)")
     raddr, rt = var("ftrace_recs")
-    recs_at = unpack(rt, read(raddr, rt.sizeof))
-    recs = read_array(rt.target(), recs_at, nrecs)
+    recs_at = unpack(rt, read(raddr, rt.sizeof, "&ftrace_recs"))
+    recs = read_array(rt.target(), recs_at, nrecs, "ftrace_recs")
     text_start = msym("_text_start")
     ks = Ksyms.get()
     ops = ops_list()
@@ -547,12 +662,16 @@ class _Cmd(gdb.Command):
         super().__init__(name, gdb.COMMAND_DATA)
 
     def invoke(self, arg, from_tty):
+        forget_ram()
         try:
             self.run(gdb.string_to_argv(arg))
-        except BtError as e:
+        except (BtError, OSError) as e:
             raise gdb.GdbError("%s: %s" % (self._name, e))
-        except OSError as e:
-            raise gdb.GdbError("%s: %s" % (self._name, e))
+        except gdb.GdbError:
+            raise
+        except Exception as e:                  # noqa: B902 (one message, never a traceback)
+            raise gdb.GdbError("%s: guest state this extension did not expect, or a bug in "
+                               "it: %s: %s" % (self._name, type(e).__name__, e))
 
 
 class BtTrace(_Cmd):
@@ -649,14 +768,15 @@ for _c in (BtTrace, BtSaveDat, BtJson, BtEnabled, BtStats):
 FR_RET, FR_SP, FR_MIN = 0, 2, 9
 
 
-def _stack_frames(addr, st_t):
+def _stack_frames(addr, st_t, what):
     """[(entry sp, ret)] of one shadow stack, innermost first."""
     if not addr:
         return []
     top_off, _ = field_offset(st_t, "top")
     w_off, _ = field_offset(st_t, "w")
-    top = struct.unpack("<I", read(addr + top_off, 4))[0]
-    words = struct.unpack("<%dQ" % top, read(addr + w_off, 8 * top)) if top else ()
+    top = struct.unpack("<I", read(addr + top_off, 4, what))[0]
+    bounded(what + "->top", top, array_len(st_t, "w"), "the words of its w[]")
+    words = struct.unpack("<%dQ" % top, read(addr + w_off, 8 * top, what + "->w")) if top else ()
     out = []
     while top:
         size = words[top - 1]
@@ -671,17 +791,21 @@ def shadow_frames(cpu):
     """The shadow frames of what CPU `cpu` runs: its interrupt stack's when
     in an interrupt, then its current thread's."""
     cpus_addr, cpus_t = var("cpus")
+    bounded("the CPU of gdb's thread", cpu, array_len(cpus_t) - 1, "the last of cpus[]")
     ct = cpus_t.target().strip_typedefs()
-    c = unpack(ct, read(cpus_addr + cpu * ct.sizeof, ct.sizeof))
+    c = unpack(ct, read(cpus_addr + cpu * ct.sizeof, ct.sizeof, "&cpus[%d]" % cpu))
     st_t = struct_type("struct fgraph_stack")
     frames = []
     if c["irq_depth"]:
         irq_addr, irq_t = var("irq_stacks", "trace/fgraph.c")
-        frames += _stack_frames(read_array(irq_t.target(), irq_addr, cpu + 1)[cpu], st_t)
+        bounded("the CPU of gdb's thread", cpu, array_len(irq_t) - 1, "the last of irq_stacks[]")
+        frames += _stack_frames(read_array(irq_t.target(), irq_addr, cpu + 1,
+                                           "irq_stacks")[cpu], st_t, "irq_stacks[%d]" % cpu)
     if c["current"]:
         tt = struct_type("struct thread")
         off, _ = field_offset(tt, "ret_stack")
-        frames += _stack_frames(struct.unpack("<Q", read(c["current"] + off, 8))[0], st_t)
+        rs = struct.unpack("<Q", read(c["current"] + off, 8, "cpus[%d].current" % cpu))[0]
+        frames += _stack_frames(rs, st_t, "cpus[%d].current->ret_stack" % cpu)
     return frames
 
 
@@ -699,7 +823,11 @@ try:
             self.hook = None
 
         def __call__(self, pending):
+            # Anything unexpected (corrupt shadow stacks, cpus[], memory
+            # gdb cannot read) declines: gdb's own unwinders go on, and a
+            # backtrace never ends in a Python exception.
             try:
+                forget_ram()
                 if self.hook is None:
                     self.hook = msym("arch_fgraph_return_hook")
                 pc_reg, sp_reg, fp_reg = (("pc", "sp", "x29") if arch_name() == "arm64"
@@ -721,8 +849,8 @@ try:
                 info.add_saved_register(sp_reg, sp_v)
                 info.add_saved_register(fp_reg, pending.read_register(fp_reg))
                 return info
-            except (BtError, gdb.error, gdb.MemoryError, struct.error, ValueError):
-                return None                 # not ours to unwind: gdb's own unwinders go on
+            except Exception:               # noqa: B902 (see above)
+                return None
 
     register_unwinder(None, FgraphUnwinder(), replace=True)
 except ImportError:                         # a gdb without Python unwinders

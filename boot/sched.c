@@ -24,9 +24,9 @@
 #include "boot/panic.h"
 #include "boot/sched.h"
 #include "boot/smp.h"
-#include "trace/fgraph.h"      /* before compiler.h: ftrace_ops has a field named notrace */
 #include "lib/compiler.h"
 #include "patch/tramp.h"
+#include "trace/fgraph.h"
 
 #define SLICE_TICKS    2     /* a busy CPU switches threads every 2 ticks */
 #define BALANCE_TICKS  4     /* an idle CPU looks for work this often */

@@ -38,7 +38,7 @@ static uintptr_t direct_taken_by_other(const struct direct_change *c, uintptr_t 
 	for (const struct ftrace_ops *p = ftrace_ops_list; p; p = p->next)
 		if ((p->flags & (FTRACE_OPS_FL_DIRECT | FTRACE_OPS_FL_ENABLED)) ==
 		    (FTRACE_OPS_FL_DIRECT | FTRACE_OPS_FL_ENABLED) &&
-		    !in_change(c, p) && ftrace_ops_wants(p->filter, p->notrace, ip))
+		    !in_change(c, p) && ftrace_ops_wants(p->filter_hash, p->notrace_hash, ip))
 			return p->direct;
 	return 0;
 }
@@ -82,7 +82,7 @@ int direct_check(const struct direct_change *c)
 {
 	bool any = false;
 	for (unsigned i = 0; i < c->n; i++) {
-		if (c->addr[i] && hash_empty(c->filter[i])) {
+		if (c->addr[i] && hash_empty(c->filter_hash[i])) {
 			ksnprintf(ftrace_filter_error, sizeof(ftrace_filter_error),
 				  "direct trampoline %lx: an empty filter would take every function",
 				  (unsigned long)c->addr[i]);
@@ -93,7 +93,7 @@ int direct_check(const struct direct_change *c)
 	for (unsigned k = 0; any && k < ftrace_nrecs; k++) {
 		uintptr_t ip = rec_ip(&ftrace_recs[k]), taken = 0;
 		for (unsigned i = 0; i < c->n; i++) {
-			if (!c->addr[i] || !ftrace_ops_wants(c->filter[i], c->notrace[i], ip))
+			if (!c->addr[i] || !ftrace_ops_wants(c->filter_hash[i], c->notrace_hash[i], ip))
 				continue;
 			if (!arch_site_reaches(ip, c->addr[i]))
 				return direct_refuse(-ERANGE, "ERANGE", c->addr[i], k, 0);
@@ -112,12 +112,12 @@ int direct_check(const struct direct_change *c)
 
 int register_ftrace_direct(struct ftrace_ops *op, uintptr_t addr)
 {
-	if (!addr || hash_empty(op->filter))
+	if (!addr || hash_empty(op->filter_hash))
 		return -EINVAL;
 	mutex_lock(&ftrace_mutex);
 	/* Its functions: its own (one direct trampoline each) and in reach. */
-	struct direct_change dc = { .ops = &op, .n = 1, .filter = { op->filter },
-				    .notrace = { op->notrace }, .addr = { addr } };
+	struct direct_change dc = { .ops = &op, .n = 1, .filter_hash = { op->filter_hash },
+				    .notrace_hash = { op->notrace_hash }, .addr = { addr } };
 	int err = (op->flags & FTRACE_OPS_FL_ENABLED) ? -EBUSY : direct_check(&dc);
 	if (!err) {
 		op->flags |= FTRACE_OPS_FL_DIRECT;

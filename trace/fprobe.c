@@ -91,19 +91,19 @@ int register_fprobe(struct fprobe *fp, const char *filter, const char *notrace)
 {
 	mutex_lock(&fprobe_mutex);
 	struct ftrace_hash *f = NULL, *n = NULL;
-	struct ftrace_hash *old_f = fp->g.ops.filter, *old_n = fp->g.ops.notrace;
+	struct ftrace_hash *old_f = fp->g.ops.filter_hash, *old_n = fp->g.ops.notrace_hash;
 	int err = fp->registered ? -EBUSY : build_hashes(filter, notrace, &f, &n);
 	if (!err) {
 		fp->g.entryfunc = fprobe_entry;
 		fp->g.retfunc = fprobe_exit;
 		fp->g.private = fp;
-		fp->g.ops.filter = f;
-		fp->g.ops.notrace = n;
+		fp->g.ops.filter_hash = f;
+		fp->g.ops.notrace_hash = n;
 		err = register_fgraph(&fp->g);      /* zeroes fp->g.nmissed */
 		fp->registered = err == 0;
 		if (err) {
-			fp->g.ops.filter = old_f;
-			fp->g.ops.notrace = old_n;
+			fp->g.ops.filter_hash = old_f;
+			fp->g.ops.notrace_hash = old_n;
 			hash_free(f);
 			hash_free(n);
 		} else {

@@ -51,15 +51,15 @@ struct fprobe {
 };
 
 /*
- * Probe the functions matching `filter` (globs as ftrace_set_filter;
- * required) minus those matching `notrace` (NULL: none).
+ * Probe the functions matching `filter_globs` (globs as ftrace_set_filter;
+ * required) minus those matching `notrace_globs` (NULL: none).
  * 0; -EINVAL: no filter, a bad glob, a pattern matching no function, or
  * only "!" patterns
  * (reason in ftrace_filter_error; nothing registered or changed);
  * -EBUSY: fp already registered, or no fgraph slot free; or the core's
  * error.  On any error fp keeps the hashes it had.
  */
-int register_fprobe(struct fprobe *fp, const char *filter, const char *notrace);
+int register_fprobe(struct fprobe *fp, const char *filter_globs, const char *notrace_globs);
 /* 0, or -EINVAL if fp is not registered. */
 int unregister_fprobe(struct fprobe *fp);
 

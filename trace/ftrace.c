@@ -175,8 +175,8 @@ static FTRACE_HOT void list_direct(const struct listvec *v, const struct listvec
 	     op = __atomic_load_n(&op->next, __ATOMIC_ACQUIRE)) {
 		unsigned flags = arch_load_relaxed32(&op->flags);
 		if ((flags & FTRACE_OPS_FL_DIRECT) && (flags & FTRACE_OPS_FL_ENABLED) &&
-		    ftrace_ops_wants(__atomic_load_n(&op->filter, __ATOMIC_ACQUIRE),
-				     __atomic_load_n(&op->notrace, __ATOMIC_ACQUIRE), ip)) {
+		    ftrace_ops_wants(__atomic_load_n(&op->filter_hash, __ATOMIC_ACQUIRE),
+				     __atomic_load_n(&op->notrace_hash, __ATOMIC_ACQUIRE), ip)) {
 			ftrace_regs_set_direct(fregs, op->direct);
 			return;
 		}
@@ -214,8 +214,8 @@ list_walk_all(struct cpu *c, const struct listvec *v, const struct listvec_entry
 				unsigned flags = arch_load_relaxed32(&op->flags);
 				if (!(flags & FTRACE_OPS_FL_ENABLED) || (flags & FTRACE_OPS_FL_DIRECT))
 					continue;
-				if (ftrace_ops_wants(__atomic_load_n(&op->filter, __ATOMIC_ACQUIRE),
-					      __atomic_load_n(&op->notrace, __ATOMIC_ACQUIRE), ip))
+				if (ftrace_ops_wants(__atomic_load_n(&op->filter_hash, __ATOMIC_ACQUIRE),
+					      __atomic_load_n(&op->notrace_hash, __ATOMIC_ACQUIRE), ip))
 					list_call(&w, op, flags, ip, parent, fregs, regs_entry);
 			}
 		}
@@ -402,7 +402,7 @@ int ftrace_do_register(struct ftrace_ops *op)
 	if (!on_list(op)) {
 		op->next = ftrace_ops_list;
 		op->applied = false;
-		op->applied_filter = op->applied_notrace = NULL;
+		op->applied_filter_hash = op->applied_notrace_hash = NULL;
 		/* RELEASE: the list function sees a complete ops. */
 		__atomic_store_n(&ftrace_ops_list, op, __ATOMIC_RELEASE);
 	}
@@ -459,7 +459,7 @@ int ftrace_do_unregister(struct ftrace_ops *op)
 		tramp_free(op->tramp);
 		op->tramp = 0;
 	}
-	op->applied_filter = op->applied_notrace = NULL;
+	op->applied_filter_hash = op->applied_notrace_hash = NULL;
 	return err;
 }
 
@@ -578,7 +578,7 @@ int ftrace_build_hash(const struct ftrace_hash *base, const char *patterns, bool
 
 static struct ftrace_hash **hash_slot(struct ftrace_ops *op, bool notrace)
 {
-	return notrace ? &op->notrace : &op->filter;
+	return notrace ? &op->notrace_hash : &op->filter_hash;
 }
 
 /*
@@ -611,8 +611,8 @@ static int set_hashes(struct ftrace_ops *const *ops, unsigned n, bool notrace,
 	 * each must be its own and within its reach (direct_check). */
 	struct direct_change dc = { .ops = ops, .n = n };
 	for (unsigned i = 0; i < n && !err; i++) {
-		dc.filter[i] = notrace ? ops[i]->filter : h[i];
-		dc.notrace[i] = notrace ? h[i] : ops[i]->notrace;
+		dc.filter_hash[i] = notrace ? ops[i]->filter_hash : h[i];
+		dc.notrace_hash[i] = notrace ? h[i] : ops[i]->notrace_hash;
 		dc.addr[i] = (ops[i]->flags & (FTRACE_OPS_FL_DIRECT | FTRACE_OPS_FL_ENABLED)) ==
 			     (FTRACE_OPS_FL_DIRECT | FTRACE_OPS_FL_ENABLED) ? ops[i]->direct : 0;
 	}
@@ -645,7 +645,7 @@ static int set_hashes(struct ftrace_ops *const *ops, unsigned n, bool notrace,
 	} else {
 		for (unsigned i = 0; i < n; i++)
 			if (!(ops[i]->flags & FTRACE_OPS_FL_ENABLED) &&
-			    old[i] != (notrace ? ops[i]->applied_notrace : ops[i]->applied_filter))
+			    old[i] != (notrace ? ops[i]->applied_notrace_hash : ops[i]->applied_filter_hash))
 				hash_free(old[i]);
 	}
 	mutex_unlock(&ftrace_mutex);

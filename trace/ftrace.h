@@ -102,13 +102,13 @@ struct ftrace_ops {
 	unsigned flags;              /* FTRACE_OPS_FL_*; user bits set before registering */
 	void *private;               /* for the user */
 	/* Core-private, under ftrace_mutex unless said otherwise. */
-	struct ftrace_hash *filter;  /* read lock-free by the list function */
-	struct ftrace_hash *notrace;
+	struct ftrace_hash *filter_hash;   /* read lock-free by the list function */
+	struct ftrace_hash *notrace_hash;
 	struct ftrace_ops *next;     /* registered list, read lock-free */
 	uintptr_t tramp;             /* this ops' trampoline in the pool, or 0 */
 	uintptr_t direct;            /* direct ops: the code sites call */
-	struct ftrace_hash *applied_filter;   /* hashes of the last completed update */
-	struct ftrace_hash *applied_notrace;
+	struct ftrace_hash *applied_filter_hash;   /* hashes of the last completed update */
+	struct ftrace_hash *applied_notrace_hash;
 	bool applied;                /* registered at the last completed update */
 	unsigned graph_mask;         /* FTRACE_OPS_FL_GRAPH: the user's bit (fgraph.c) */
 };
@@ -148,12 +148,12 @@ int ftrace_set_filter(struct ftrace_ops *ops, const char *patterns, bool reset);
 int ftrace_set_notrace(struct ftrace_ops *ops, const char *patterns, bool reset);
 int ftrace_set_filter_ip(struct ftrace_ops *ops, uintptr_t ip, bool remove, bool reset);
 /*
- * The same patterns as the filter (notrace: the notrace hash) of n
+ * The same patterns as the filter (is_notrace: the notrace hash) of n
  * distinct ops at once, 1 <= n <= 4: all of them change, or (-EINVAL,
  * -ENOMEM, ...) none does.  Registered ones are moved by one update.  For
  * a filter several tracers share (tracefs's set_ftrace_filter).
  */
-int ftrace_set_filter_ops(struct ftrace_ops *const *ops, unsigned n, bool notrace,
+int ftrace_set_filter_ops(struct ftrace_ops *const *ops, unsigned n, bool is_notrace,
 			  const char *patterns, bool reset);
 
 /*

@@ -78,7 +78,8 @@ int ftrace_do_unregister(struct ftrace_ops *op);
 struct direct_change {
 	struct ftrace_ops *const *ops;
 	unsigned n;
-	const struct ftrace_hash *filter[FTRACE_SET_MAX_OPS], *notrace[FTRACE_SET_MAX_OPS];
+	const struct ftrace_hash *filter_hash[FTRACE_SET_MAX_OPS],
+			 *notrace_hash[FTRACE_SET_MAX_OPS];
 	uintptr_t addr[FTRACE_SET_MAX_OPS];
 };
 
@@ -90,10 +91,11 @@ int direct_check(const struct direct_change *c);
 
 /* Does an ops with these hashes trace ip?  (An empty filter means every
  * function; notrace wins.) */
-FTRACE_INLINE bool ftrace_ops_wants(const struct ftrace_hash *filter,
-				    const struct ftrace_hash *notrace, uintptr_t ip)
+FTRACE_INLINE bool ftrace_ops_wants(const struct ftrace_hash *filter_hash,
+				    const struct ftrace_hash *notrace_hash, uintptr_t ip)
 {
-	return (hash_empty(filter) || hash_contains(filter, ip)) && !hash_contains(notrace, ip);
+	return (hash_empty(filter_hash) || hash_contains(filter_hash, ip)) &&
+	       !hash_contains(notrace_hash, ip);
 }
 
 /* Preemption off without calling traced code (see trace/rb_port_kernel.h),

@@ -256,17 +256,17 @@ static int follow(const struct word *w, const struct cmd_table *t)
 	/* The first function: its filter built aside, so that a refused
 	 * registration leaves the ops and the heap as they were (as
 	 * register_fprobe does). */
-	struct ftrace_hash *f, *old = op->filter;
+	struct ftrace_hash *f, *old = op->filter_hash;
 	mutex_lock(&ftrace_mutex);                 /* ftrace_filter_error */
 	int err = ftrace_build_hash(NULL, pat, true, &f);
 	mutex_unlock(&ftrace_mutex);
 	if (err)
 		return err;
-	op->filter = f;
+	op->filter_hash = f;
 	err = register_ftrace_function(op);
 	hash_free(err ? f : old);
 	if (err)
-		op->filter = old;
+		op->filter_hash = old;
 	return err;
 }
 

@@ -180,7 +180,7 @@ int trace_filter_set(bool notrace, const char *patterns, bool reset)
 
 const struct ftrace_hash *trace_filter_hash(bool notrace)
 {
-	return notrace ? function_ops.notrace : function_ops.filter;
+	return notrace ? function_ops.notrace_hash : function_ops.filter_hash;
 }
 
 void trace_filter_boot(void)

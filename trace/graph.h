@@ -46,11 +46,11 @@ extern struct fgraph_ops graph_fgraph_ops;     /* the tracer's graph user */
 extern unsigned max_graph_depth;               /* 0: no limit; set it with: */
 void graph_set_max_depth(unsigned depth);
 
-/* set_graph_function (notrace=false) / set_graph_notrace (true): rules of
+/* set_graph_function (is_notrace false) / set_graph_notrace (true): rules of
  * ftrace_set_filter; -EINVAL (reason in ftrace_filter_error) changes
  * nothing.  Thread context. */
-int graph_set_hash(bool notrace, const char *patterns, bool reset);
-const struct ftrace_hash *graph_hash(bool notrace);
+int graph_set_hash(bool is_notrace, const char *patterns, bool reset);
+const struct ftrace_hash *graph_hash(bool is_notrace);
 
 /* Printer (trace/graph_output.c): one event of the function_graph tracer,
  * with the iterator to look ahead on the event's CPU (leaf collapse). */

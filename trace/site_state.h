@@ -54,8 +54,8 @@ SITE_INLINE void want_of(uintptr_t ip, struct site_want *w, bool applied)
 		bool live = applied ? op->applied : (op->flags & FTRACE_OPS_FL_ENABLED);
 		if (!live)
 			continue;
-		if (!ftrace_ops_wants(applied ? op->applied_filter : op->filter,
-			       applied ? op->applied_notrace : op->notrace, ip))
+		if (!ftrace_ops_wants(applied ? op->applied_filter_hash : op->filter_hash,
+			       applied ? op->applied_notrace_hash : op->notrace_hash, ip))
 			continue;
 		if (op->flags & FTRACE_OPS_FL_DIRECT) {
 			w->direct = op->direct;

@@ -137,8 +137,8 @@ extern struct ftrace_ops function_ops;     /* the function tracer's ops */
  * ftrace_set_filter; -EINVAL (reason in ftrace_filter_error) changes
  * nothing.  trace_filter_boot() applies ftrace_filter= / ftrace_notrace=.
  */
-int trace_filter_set(bool notrace, const char *patterns, bool reset);
-const struct ftrace_hash *trace_filter_hash(bool notrace);
+int trace_filter_set(bool is_notrace, const char *patterns, bool reset);
+const struct ftrace_hash *trace_filter_hash(bool is_notrace);
 void trace_filter_boot(void);
 /*
  * Boot options that take globs (ftrace_filter=, ftrace_notrace=,
@@ -153,8 +153,8 @@ void trace_filter_boot(void);
  * Boot CPU or thread context; set() is trace_filter_set or graph_set_hash.
  */
 unsigned trace_boot_globs_check(const char *opt, const char *v);
-void trace_boot_globs_apply(const char *opt, const char *v, bool notrace,
-			    int (*set)(bool notrace, const char *patterns, bool reset));
+void trace_boot_globs_apply(const char *opt, const char *v, bool is_notrace,
+			    int (*set)(bool is_notrace, const char *patterns, bool reset));
 
 const struct tracer *tracer_find(const char *name);
 const struct tracer *tracer_current(void);

@@ -50,7 +50,7 @@ static struct listvec *retired_table;          /* replaced by the last update, t
  * not plain).  ftrace_mutex held. */
 static bool ops_calls(const struct ftrace_ops *op, uintptr_t ip)
 {
-	return (op->flags & FTRACE_OPS_FL_ENABLED) && ftrace_ops_wants(op->filter, op->notrace, ip);
+	return (op->flags & FTRACE_OPS_FL_ENABLED) && ftrace_ops_wants(op->filter_hash, op->notrace_hash, ip);
 }
 
 /* A record whose stored flags an update changes: ftrace_recs[idx].flags
@@ -213,8 +213,8 @@ static bool removal(const struct ftrace_ops *op)
 static int candidates(struct update *u)
 {
 	const struct ftrace_ops *op = u->op;
-	const struct ftrace_hash *sets[4] = { op ? op->filter : NULL, op ? op->applied_filter : NULL,
-					      op ? op->notrace : NULL, op ? op->applied_notrace : NULL };
+	const struct ftrace_hash *sets[4] = { op ? op->filter_hash : NULL, op ? op->applied_filter_hash : NULL,
+					      op ? op->notrace_hash : NULL, op ? op->applied_notrace_hash : NULL };
 	/* A registration counts the filter in (applied NULL): judge by what
 	 * the live state uses. */
 	bool was = op && op->applied, is = op && (op->flags & FTRACE_OPS_FL_ENABLED);
@@ -270,7 +270,7 @@ static bool settled(const struct ftrace_ops *p)
 {
 	bool live = (p->flags & FTRACE_OPS_FL_ENABLED) != 0;
 	return p->applied == live &&
-	       (!live || (p->applied_filter == p->filter && p->applied_notrace == p->notrace));
+	       (!live || (p->applied_filter_hash == p->filter_hash && p->applied_notrace_hash == p->notrace_hash));
 }
 
 /*
@@ -312,8 +312,8 @@ static void fast_setup(struct update *u)
 	u->d0 = data_of(0, &w);
 	u->list1 = calls_list(f);
 	bool is = (op->flags & FTRACE_OPS_FL_ENABLED) != 0, was = op->applied;
-	u->is = !is ? 0 : u->only ? op->notrace != u->only : -1;
-	u->was = !was ? 0 : u->only ? op->applied_notrace != u->only : -1;
+	u->is = !is ? 0 : u->only ? op->notrace_hash != u->only : -1;
+	u->was = !was ? 0 : u->only ? op->applied_notrace_hash != u->only : -1;
 }
 
 /* Refuse the site at ip (the scan stops; nothing is written). */
@@ -518,8 +518,8 @@ static inline __attribute__((always_inline)) bool any_rec(struct update *u, unsi
 	uint32_t f = r->flags;
 	uintptr_t ip = (uintptr_t)_text_start + r->off;
 	if (u->fast) {
-		bool is = u->is >= 0 ? u->is : ftrace_ops_wants(op->filter, op->notrace, ip);
-		bool was = u->was >= 0 ? u->was : ftrace_ops_wants(op->applied_filter, op->applied_notrace, ip);
+		bool is = u->is >= 0 ? u->is : ftrace_ops_wants(op->filter_hash, op->notrace_hash, ip);
+		bool was = u->was >= 0 ? u->was : ftrace_ops_wants(op->applied_filter_hash, op->applied_notrace_hash, ip);
 		if (is == was)
 			return true;             /* the same ops before and after */
 		if (f == (was ? u->f1 : 0)) {
@@ -668,12 +668,12 @@ int ftrace_update(const struct ftrace_ops *changed)
 static void commit_applied(struct ftrace_hash **garbage, unsigned *ng)
 {
 	for (struct ftrace_ops *op = ftrace_ops_list; op; op = op->next) {
-		if (op->applied_filter != op->filter && op->applied_filter && garbage)
-			garbage[(*ng)++] = op->applied_filter;
-		if (op->applied_notrace != op->notrace && op->applied_notrace && garbage)
-			garbage[(*ng)++] = op->applied_notrace;
-		op->applied_filter = op->filter;
-		op->applied_notrace = op->notrace;
+		if (op->applied_filter_hash != op->filter_hash && op->applied_filter_hash && garbage)
+			garbage[(*ng)++] = op->applied_filter_hash;
+		if (op->applied_notrace_hash != op->notrace_hash && op->applied_notrace_hash && garbage)
+			garbage[(*ng)++] = op->applied_notrace_hash;
+		op->applied_filter_hash = op->filter_hash;
+		op->applied_notrace_hash = op->notrace_hash;
 		op->applied = (op->flags & FTRACE_OPS_FL_ENABLED) != 0;
 	}
 }
@@ -683,8 +683,8 @@ static unsigned garbage_count(void)
 {
 	unsigned n = 0;
 	for (struct ftrace_ops *op = ftrace_ops_list; op; op = op->next)
-		n += (op->applied_filter && op->applied_filter != op->filter) +
-		     (op->applied_notrace && op->applied_notrace != op->notrace);
+		n += (op->applied_filter_hash && op->applied_filter_hash != op->filter_hash) +
+		     (op->applied_notrace_hash && op->applied_notrace_hash != op->notrace_hash);
 	return n;
 }
 

@@ -333,12 +333,12 @@ static void snap_take(struct snap *s, bool hits)
 	mutex_lock(&ftrace_mutex);
 	s->nops = 0;
 	for (struct ftrace_ops *op = ftrace_ops_list; op && s->nops < MAX_OPS; op = op->next)
-		s->ops[s->nops++] = (struct ops_state){ op, op->flags, op->filter, op->notrace,
+		s->ops[s->nops++] = (struct ops_state){ op, op->flags, op->filter_hash, op->notrace_hash,
 						       op->tramp, op->direct };
 	s->table = ftrace_list_table_get();
 	for (int i = 0; i < NPROBES; i++) {
-		s->probe[i][0] = probe_ops(i)->filter;
-		s->probe[i][1] = probe_ops(i)->notrace;
+		s->probe[i][0] = probe_ops(i)->filter_hash;
+		s->probe[i][1] = probe_ops(i)->notrace_hash;
 	}
 	mutex_unlock(&ftrace_mutex);
 	s->tracer = tracer_current();

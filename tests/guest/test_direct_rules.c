@@ -140,7 +140,7 @@ TEST_CASE(direct_rules, second_direct_on_a_function_refused)
 	static struct dsnap before;
 	ASSERT_EQ(own_register(d, 3, "dt_own_a", NULL), 0);
 	ASSERT_EQ(ftrace_set_filter(&d[2], "dt_own_c dt_own_b", true), 0);
-	const struct ftrace_hash *filter = d[1].filter, *notrace = d[1].notrace;
+	const struct ftrace_hash *filter = d[1].filter_hash, *notrace = d[1].notrace_hash;
 	snap_take(&before);
 	uint64_t h0 = arch_test_direct_hits;
 
@@ -157,7 +157,7 @@ TEST_CASE(direct_rules, second_direct_on_a_function_refused)
 	EXPECT_EQ(ftrace_set_filter(&d[1], "", true), -EINVAL);
 	EXPECT_TRUE(strstr(ftrace_filter_error, "empty filter") != NULL);
 
-	EXPECT_TRUE(d[1].filter == filter && d[1].notrace == notrace);
+	EXPECT_TRUE(d[1].filter_hash == filter && d[1].notrace_hash == notrace);
 	EXPECT_UNCHANGED(&before);
 	EXPECT_EQ(wrong_calls(dt_own_a, 4, 1, 21), 0);
 	EXPECT_EQ(arch_test_direct_hits - h0, 4);
@@ -205,11 +205,11 @@ TEST_CASE(direct_rules, notrace_decides_what_a_direct_takes)
 
 	/* Refused: a notrace change that would make d[0] take dt_own_c
 	 * again (d[1]'s now), or d[2] take dt_own_b (d[1]'s). */
-	const struct ftrace_hash *n0 = d[0].notrace, *n2 = d[2].notrace;
+	const struct ftrace_hash *n0 = d[0].notrace_hash, *n2 = d[2].notrace_hash;
 	snap_take(&before);
 	EXPECT_REFUSED(ftrace_set_notrace(&d[0], "!dt_own_c", false), -EBUSY, "dt_own_c");
 	EXPECT_REFUSED(ftrace_set_notrace(&d[2], "dt_own_a", true), -EBUSY, "dt_own_b");
-	EXPECT_TRUE(d[0].notrace == n0 && d[2].notrace == n2);
+	EXPECT_TRUE(d[0].notrace_hash == n0 && d[2].notrace_hash == n2);
 	EXPECT_UNCHANGED(&before);
 	EXPECT_EQ(wrong_calls(dt_own_c, 4, 1, 1023), 0);
 	EXPECT_EQ(arch_test_direct_hits - h0, 8);
@@ -233,19 +233,19 @@ TEST_CASE(direct_rules, several_ops_at_once)
 	/* On dt_own_d, then dt_own_c too, which is the one called. */
 	dcount_init(&c, "dt_own_d", (uintptr_t)dt_own_c, 0);
 	ASSERT_EQ(register_ftrace_function(&c.ops), 0);
-	const struct ftrace_hash *f0 = d[0].filter, *f1 = d[1].filter, *fc = c.ops.filter;
+	const struct ftrace_hash *f0 = d[0].filter_hash, *f1 = d[1].filter_hash, *fc = c.ops.filter_hash;
 	snap_take(&before);
 	struct ftrace_ops *both[2] = { &d[0], &d[1] };
 	EXPECT_REFUSED(ftrace_set_filter_ops(both, 2, false, "dt_own_c", false), -EBUSY,
 		       "dt_own_c");
 	EXPECT_REFUSED(ftrace_set_filter_ops(both, 2, false, "dt_own_c", true), -EBUSY,
 		       "dt_own_c");
-	EXPECT_TRUE(d[0].filter == f0 && d[1].filter == f1);
+	EXPECT_TRUE(d[0].filter_hash == f0 && d[1].filter_hash == f1);
 	EXPECT_UNCHANGED(&before);
 
 	struct ftrace_ops *mixed[2] = { &c.ops, &d[0] };
 	EXPECT_EQ(ftrace_set_filter_ops(mixed, 2, false, "dt_own_c", false), 0);
-	EXPECT_TRUE(c.ops.filter != fc && d[0].filter != f0);
+	EXPECT_TRUE(c.ops.filter_hash != fc && d[0].filter_hash != f0);
 	uint64_t h0 = arch_test_direct_hits;
 	EXPECT_EQ(wrong_calls(dt_own_c, 4, 1, 23), 0);
 	EXPECT_EQ(arch_test_direct_hits - h0, 4);
@@ -367,7 +367,7 @@ TEST_CASE(direct_rules, filter_change_out_of_reach_refused)
 	ASSERT_EQ(ftrace_set_filter(&d, p.hi_name, true), 0);
 	memcpy(site, (void *)p.lo, sizeof(site));
 	ASSERT_EQ(register_ftrace_direct(&d, p.above), 0);
-	struct ftrace_hash *filter = d.filter;
+	struct ftrace_hash *filter = d.filter_hash;
 	ksnprintf(both, sizeof(both), "%s %s", p.hi_name, p.lo_name);
 	ksnprintf(named, sizeof(named), "the site of %s at", p.lo_name);
 	ftrace_filter_error[0] = '\0';
@@ -376,7 +376,7 @@ TEST_CASE(direct_rules, filter_change_out_of_reach_refused)
 	ftrace_filter_error[0] = '\0';
 	EXPECT_EQ(ftrace_set_filter(&d, p.lo_name, false), -ERANGE);
 	EXPECT_TRUE(strstr(ftrace_filter_error, named) != NULL);
-	EXPECT_TRUE(d.filter == filter);
+	EXPECT_TRUE(d.filter_hash == filter);
 	EXPECT_EQ(memcmp((void *)p.lo, site, sizeof(site)), 0);
 	EXPECT_EQ(rec_find(p.lo)->flags, 0);
 	EXPECT_TRUE(rec_find(p.hi)->flags & FREC_DIRECT_EN);
@@ -483,7 +483,7 @@ TEST_CASE(direct_rules, first_function_in_record_order_named)
 		ASSERT_EQ(pair_direct(&d[0], lo_taken ? p.lo_name : p.hi_name, T0), 0);
 		memset(&d[1], 0, sizeof(d[1]));
 		ASSERT_EQ(ftrace_set_filter(&d[1], both, true), 0);
-		const struct ftrace_hash *filter = d[1].filter;
+		const struct ftrace_hash *filter = d[1].filter_hash;
 		snap_take(&before);
 		if (lo_taken)
 			EXPECT_REFUSED_AS(register_ftrace_direct(&d[1], p.below), -EBUSY,
@@ -492,7 +492,7 @@ TEST_CASE(direct_rules, first_function_in_record_order_named)
 			EXPECT_REFUSED_AS(register_ftrace_direct(&d[1], p.above), -ERANGE,
 					  range_text(want, sizeof(want), p.above, p.lo_name, p.lo));
 		EXPECT_EQ(d[1].flags & (FTRACE_OPS_FL_ENABLED | FTRACE_OPS_FL_DIRECT), 0);
-		EXPECT_TRUE(d[1].filter == filter && d[1].notrace == NULL);
+		EXPECT_TRUE(d[1].filter_hash == filter && d[1].notrace_hash == NULL);
 		EXPECT_PAIR_UNCHANGED(&p, &before, true, 0);
 		own_unregister(d, 1);
 	}
@@ -517,7 +517,7 @@ TEST_CASE(direct_rules, out_of_reach_wins_on_one_function)
 	char want[160];
 	ASSERT_EQ(pair_hold(&p, d, true, &before), 0);
 	ASSERT_EQ(ftrace_set_filter(&d[2], p.lo_name, true), 0);
-	const struct ftrace_hash *f0 = d[0].filter, *f1 = d[1].filter, *f2 = d[2].filter;
+	const struct ftrace_hash *f0 = d[0].filter_hash, *f1 = d[1].filter_hash, *f2 = d[2].filter_hash;
 	range_text(want, sizeof(want), p.above, p.lo_name, p.lo);
 
 	EXPECT_REFUSED_AS(register_ftrace_direct(&d[2], p.above), -ERANGE, want);
@@ -527,7 +527,7 @@ TEST_CASE(direct_rules, out_of_reach_wins_on_one_function)
 	EXPECT_REFUSED_AS(ftrace_set_filter_ops(both, 2, false, p.lo_name, false), -ERANGE,
 			  want);
 
-	EXPECT_TRUE(d[0].filter == f0 && d[1].filter == f1 && d[2].filter == f2);
+	EXPECT_TRUE(d[0].filter_hash == f0 && d[1].filter_hash == f1 && d[2].filter_hash == f2);
 	EXPECT_PAIR_UNCHANGED(&p, &before, false, 0);
 	own_unregister(d, 2);
 }
@@ -547,7 +547,7 @@ TEST_CASE(direct_rules, taken_by_names_the_holder)
 	struct pair p;
 	char want[160];
 	ASSERT_EQ(pair_hold(&p, d, false, &before), 0);
-	const struct ftrace_hash *f0 = d[0].filter, *f1 = d[1].filter;
+	const struct ftrace_hash *f0 = d[0].filter_hash, *f1 = d[1].filter_hash;
 
 	ASSERT_EQ(ftrace_set_filter(&d[2], p.hi_name, true), 0);
 	EXPECT_REFUSED_AS(register_ftrace_direct(&d[2], T0), -EBUSY,
@@ -560,7 +560,7 @@ TEST_CASE(direct_rules, taken_by_names_the_holder)
 	EXPECT_REFUSED_AS(ftrace_set_filter_ops(both, 2, false, p.lo_name, false), -EBUSY,
 			  busy_text(want, sizeof(want), T1, p.lo_name, p.lo, T0));
 
-	EXPECT_TRUE(d[0].filter == f0 && d[1].filter == f1);
+	EXPECT_TRUE(d[0].filter_hash == f0 && d[1].filter_hash == f1);
 	EXPECT_PAIR_UNCHANGED(&p, &before, true, 1000);
 	own_unregister(d, 2);
 }

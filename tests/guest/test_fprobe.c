@@ -240,12 +240,12 @@ TEST_CASE(fprobe, refusal_keeps_hashes)
 	probe_init(&p, true);
 	ASSERT_EQ(register_fprobe(&p.fp, "fpw_other", "fpw_add"), 0);
 	EXPECT_EQ(unregister_fprobe(&p.fp), 0);
-	const struct ftrace_hash *f = p.fp.g.ops.filter, *n = p.fp.g.ops.notrace;
+	const struct ftrace_hash *f = p.fp.g.ops.filter_hash, *n = p.fp.g.ops.notrace_hash;
 	ASSERT_TRUE(f && n);
 	EXPECT_EQ(register_fprobe(&p.fp, "fpw_add", "fpw_[x"), -EINVAL);
 	EXPECT_EQ(register_fprobe(&p.fp, "fpw_add !fpw_add", NULL), -EINVAL);
 	EXPECT_EQ(register_fprobe(&p.fp, "fpw_add", "fpw_no_such_function"), -EINVAL);
-	EXPECT_TRUE(p.fp.g.ops.filter == f && p.fp.g.ops.notrace == n);
+	EXPECT_TRUE(p.fp.g.ops.filter_hash == f && p.fp.g.ops.notrace_hash == n);
 	EXPECT_TRUE(!fprobe_is_registered(&p.fp));
 	fpw_add(1, 2);
 	EXPECT_EQ(p.entries, 0);

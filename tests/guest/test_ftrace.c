@@ -395,12 +395,12 @@ TEST_CASE(ftrace, bad_input_changes_nothing)
 	static struct counter c;
 	counter_init(&c, "ft_target");
 	ASSERT_EQ(register_ftrace_function(&c.ops), 0);
-	struct ftrace_hash *before = c.ops.filter;
+	struct ftrace_hash *before = c.ops.filter_hash;
 	EXPECT_EQ(ftrace_set_filter(&c.ops, "ft_[abc", false), -EINVAL);
 	EXPECT_EQ(ftrace_set_filter(&c.ops, "no_such_function_xyz", true), -EINVAL);
 	EXPECT_EQ(ftrace_set_filter(&c.ops, "ft_a no_such_function_xyz", true), -EINVAL);
 	EXPECT_EQ(ftrace_set_notrace(&c.ops, "ft_target\\", true), -EINVAL);
-	EXPECT_TRUE(c.ops.filter == before);
+	EXPECT_TRUE(c.ops.filter_hash == before);
 	EXPECT_EQ(register_ftrace_function(&c.ops), -EBUSY);
 	ft_caller(3);
 	ft_a(0);

@@ -554,8 +554,8 @@ def ops_list():
             name = "ftrace_ops_list's ops %d" % len(out)
         o = unpack(ot, read(p, ot.sizeof, name))
         o["addr"] = p
-        o["h_filter"] = _hash(o["applied_filter"], "(%s)->applied_filter" % name)
-        o["h_notrace"] = _hash(o["applied_notrace"], "(%s)->applied_notrace" % name)
+        o["h_filter"] = _hash(o["applied_filter_hash"], "(%s)->applied_filter_hash" % name)
+        o["h_notrace"] = _hash(o["applied_notrace_hash"], "(%s)->applied_notrace_hash" % name)
         out.append(o)
         p = o["next"]
     return out

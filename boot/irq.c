@@ -10,7 +10,7 @@
 void (*timer_hook)(void);                    /* atomic: timer_hook_set */
 
 /* cpu.trace_ctx for irq depth d: the tracer's recursion bit minus 1
- * (ftrace_internal.h): task, interrupt, nested interrupt and deeper share
+ * (trace/recursion.h): task, interrupt, nested interrupt and deeper share
  * the last. */
 static unsigned ctx_bit(unsigned d)
 {

@@ -20,8 +20,7 @@
 #include "boot/smp.h"
 #include "boot/test.h"
 #include "lib/heap.h"
-#include "trace/ftrace.h"
-#include "trace/trace.h"
+#include "trace/boot.h"
 
 struct boot_info boot_info;
 extern char _text_start[];
@@ -64,8 +63,7 @@ static int init_thread(void *unused)
 	if (bench_spec)
 		arch_poweroff(bench_run(bench_spec));
 	int rc = run_workload();
-	if (tracer_current() != &nop_tracer)
-		trace_print_all();
+	trace_print_workload_end();
 	if (!console_interactive && !console_script)
 		arch_poweroff(rc == 0 ? 0 : 1);
 	shell_main(console_script);

@@ -7,7 +7,7 @@
 #include "boot/cpu.h"
 #include "boot/ksyms.h"
 #include "boot/panic.h"
-#include "trace/fgraph.h"
+#include "trace/boot.h"
 #include "boot/smp.h"
 
 static int panic_cpu = -1;             /* atomic: CPU that owns the panic */

@@ -26,7 +26,7 @@
 #include "boot/smp.h"
 #include "lib/compiler.h"
 #include "patch/tramp.h"
-#include "trace/fgraph.h"
+#include "trace/boot.h"
 
 #define SLICE_TICKS    2     /* a busy CPU switches threads every 2 ticks */
 #define BALANCE_TICKS  4     /* an idle CPU looks for work this often */

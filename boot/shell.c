@@ -18,8 +18,7 @@
 #include "arch/hooks.h"
 #include "boot/main.h"
 #include "trace/cmdparse.h"
-#include "trace/dump.h"
-#include "trace/tracefs.h"
+#include "trace/boot.h"
 
 #define LINE_MAX 256
 

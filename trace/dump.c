@@ -52,6 +52,7 @@
 #include "boot/cpu.h"
 #include "boot/ksyms.h"
 #include "boot/panic.h"
+#include "trace/boot.h"
 #include "trace/dump.h"
 #include "trace/fsig.h"
 #include "trace/graph.h"

@@ -51,8 +51,6 @@ enum {
  * (another dump is running, or writers did not leave the buffer), -ENODEV
  * (no trace buffer).  Thread context. */
 int dump_binary(void);
-/* The shell's `dump` command (takes no arguments). */
-int dump_command(const char *args);
 /* panic_hook for ftrace_dump_on_oops. */
 void dump_on_panic(void);
 /* CRC-32 (IEEE 802.3, zlib's) of n bytes, continuing from crc (0 to start). */

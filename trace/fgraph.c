@@ -59,9 +59,10 @@
 #include "boot/panic.h"
 #include "boot/sched.h"
 #include "patch/tramp.h"
+#include "trace/boot.h"
 #include "trace/fgraph.h"
 #include "trace/fgraph_inline.h"
-#include "trace/ftrace_internal.h"
+#include "trace/recursion.h"
 
 /*
  * Slots.  Every registration takes a fresh 64-bit serial (fgraph_ops.gen,

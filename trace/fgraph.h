@@ -116,19 +116,7 @@ uintptr_t fgraph_return(struct fgraph_ret_regs *r);
  * ip (recursion bit held, preemption off). */
 void fgraph_list_enter(uintptr_t ip, uintptr_t parent, struct ftrace_regs *fregs, unsigned mask);
 
-/* Shadow stacks: a thread's (boot/sched.c), and each CPU's interrupt
- * stack (fgraph_init_cpu, by the CPU itself as it comes up). */
-struct fgraph_stack *fgraph_stack_alloc(void);
-void fgraph_stack_free(struct fgraph_stack *st);
-void fgraph_init_cpu(unsigned cpu);
-
-/*
- * Unwinders: a return address read from the frame record at `record` in the
- * running context's stack.  If it is the return hook, the original return
- * address from the shadow stacks; otherwise ret itself.  `cursor` (start at
- * 0) carries the search from one frame to the next, outwards.
- */
-uintptr_t fgraph_ret_addr(uintptr_t ret, uintptr_t record, unsigned *cursor);
+/* The shadow stacks' allocation, set-up and unwinding help: trace/boot.h. */
 
 struct fgraph_stats {
 	uint64_t overrun;                /* calls not hooked: a stack was full */

@@ -31,7 +31,7 @@
 #include "boot/cpu.h"
 #include "boot/sched.h"
 #include "trace/fgraph.h"
-#include "trace/ftrace_internal.h"
+#include "trace/recursion.h"
 
 /* Frame layout: see the top of fgraph.c.  Words 0 and 2 and the size word
  * are read by tools/gdb/baretrace.py too. */

@@ -69,7 +69,7 @@ typedef void (*ftrace_func_t)(uintptr_t ip, uintptr_t parent_ip, struct ftrace_o
  * trampoline then leaves the FP/SIMD argument registers alone instead of
  * saving and restoring them.  And since nothing it calls can enter the
  * tracer again, it tests its context's recursion bit without taking it
- * (ftrace_recursion_free_on, trace/ftrace_internal.h).
+ * (ftrace_recursion_free_on, trace/recursion.h).
  */
 #define FTRACE_HOT_NOFP __attribute__((section(".text.tramp.nofp"), noinline))
 
@@ -206,8 +206,6 @@ void ftrace_list_enabled(void (*out)(void *ctx, const char *line), void *ctx);
  * Thread context.  Updates reclaim as they go; tests call it to see it. */
 void ftrace_reclaim_trampolines(void);
 
-/* Build the record table and initialise every site (boot CPU, before SMP). */
-int ftrace_init(void);
 
 /* Stop all tracing for good after an impossible state; says why. */
 void ftrace_kill(const char *why);

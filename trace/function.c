@@ -21,6 +21,7 @@
 #include "trace/ftrace.h"
 #include "trace/fgraph.h"
 #include "trace/ftrace_internal.h"
+#include "trace/recursion.h"
 #include "trace/graph.h"
 #include "trace/options.h"
 #include "trace/profile.h"

@@ -14,6 +14,7 @@
 #include "boot/cpu.h"
 #include "boot/irq.h"
 #include "boot/sched.h"
+#include "trace/boot.h"
 #include "trace/btf.h"
 #include "trace/graph.h"
 #include "trace/options.h"
@@ -250,3 +251,9 @@ static bool nop_print(struct trace_iter *ti)
 }
 
 const struct tracer nop_tracer = { "nop", NULL, NULL, nop_print, NULL };
+
+void trace_print_workload_end(void)
+{
+	if (tracer_current() != &nop_tracer)
+		trace_print_all();
+}

@@ -69,8 +69,6 @@ extern struct rb_buffer *trace_buffer;
 extern const struct rb_allocator rb_kernel_allocator;
 extern size_t trace_buf_size;               /* bytes per CPU (trace_buf_size=) */
 
-/* Create the buffer for ncpus CPUs (after SMP bring-up). */
-int trace_init(void);
 
 /* tracing_on: the one global recording switch (the file, traceoff_on_warning).
  * Idempotent; any context.  Other users of rb_record_off/on (printing,

@@ -31,7 +31,7 @@
 #include "trace/profile.h"
 #include "trace/records.h"
 #include "trace/trace.h"
-#include "trace/tracefs.h"
+#include "trace/boot.h"
 
 _Static_assert(RB_MAX_SIZE / 1024 == 258984, "set_buffer_size's message names the limit");
 

@@ -51,7 +51,7 @@
 #include "trace/profile.h"
 #include "trace/records.h"
 #include "trace/trace.h"
-#include "trace/tracefs.h"
+#include "trace/boot.h"
 #include "tests/guest/enomem.h"
 
 #define KEEP() __asm__ volatile("" ::: "memory")

@@ -31,7 +31,6 @@
 #include "tests/guest/direct_harness.h"
 #include "trace/fgraph.h"
 #include "trace/ftrace.h"
-#include "trace/ftrace_internal.h"
 #include "trace/records.h"
 
 #define T __attribute__((noinline))

@@ -6,6 +6,7 @@
 #include "boot/cmdline.h"
 #include "boot/panic.h"
 #include "boot/test.h"
+#include "trace/boot.h"
 #include "trace/dump.h"
 #include "trace/trace.h"
 

@@ -20,13 +20,12 @@
 #include "trace/fgraph.h"
 #include "trace/fprobe.h"
 #include "trace/ftrace.h"
-#include "trace/ftrace_internal.h"
 #include "trace/graph.h"
 #include "trace/hash.h"
 #include "trace/profile.h"
 #include "trace/records.h"
 #include "trace/trace.h"
-#include "trace/tracefs.h"
+#include "trace/boot.h"
 #include "tests/guest/enomem.h"
 
 /* ---- the injection itself ---- */

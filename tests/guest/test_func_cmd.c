@@ -21,7 +21,7 @@
 #include "trace/ftrace.h"
 #include "trace/func_cmd.h"
 #include "trace/trace.h"
-#include "trace/tracefs.h"
+#include "trace/boot.h"
 
 #define T __attribute__((noinline, noclone))
 #define KEEP() __asm__ volatile("" ::: "memory")

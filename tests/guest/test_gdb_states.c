@@ -29,7 +29,6 @@
 #include "tests/guest/direct_harness.h"
 #include "tests/guest/ftrace_harness.h"
 #include "trace/ftrace.h"
-#include "trace/ftrace_internal.h"
 #include "trace/records.h"
 
 #define T __attribute__((noinline))

@@ -26,7 +26,7 @@
 #include "boot/test.h"
 #include "trace/options.h"
 #include "trace/trace.h"
-#include "trace/tracefs.h"
+#include "trace/boot.h"
 
 #define MARK        "x"        /* print_entry (16) + "x\n\0" = 19 -> 20 payload, 24 in all */
 #define EV_BYTES    24u

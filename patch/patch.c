@@ -20,7 +20,6 @@
 #include "boot/sched.h"
 #include "boot/smp.h"
 #include "patch/patch.h"
-#include "trace/ftrace.h"
 
 void patch_sync_cores(void)
 {
@@ -76,14 +75,9 @@ static int patch_check(const struct patch_site *sites, unsigned n, unsigned *bad
 int patch_apply(struct patch_site *sites, unsigned n, unsigned *bad)
 {
 	int err = patch_check(sites, n, bad);
-	if (err == -EINVAL) {
-		ftrace_kill("patch batch not sorted by address");
-		return err;
-	}
-	if (err)
-		return -EILSEQ;
-	apply(sites, n);
-	return 0;
+	if (!err)
+		apply(sites, n);
+	return err;
 }
 
 void patch_apply_checked(struct patch_site *sites, unsigned n)

@@ -3,8 +3,9 @@
  *
  * patch_apply(sites, n): every site in the batch is first read back and
  * compared with the encoding of its old state (patch_apply's check, patch.c); if any
- * differs nothing is written, the error names the site, and the caller
- * disables tracing (ftrace_kill).  Otherwise arch_patch_sites() rewrites
+ * differs nothing is written and the error names the site; the caller
+ * decides what follows (the ftrace update disables tracing: patch/ knows
+ * nothing of the tracer).  Otherwise arch_patch_sites() rewrites
  * them all with the ISA's protocol, using patch_sync_cores() once per step
  * for the whole batch.
  *
@@ -31,7 +32,7 @@ struct patch_site {
 /* 0, or with *bad set to the index of the first offending site and nothing
  * written: -EILSEQ, its bytes (or its data word) were not what old_* says,
  * or new_target does not encode there; -EINVAL, the batch is not sorted by
- * func (tracing is then killed here: a bug, not a site). */
+ * func (a bug of the caller's, not a site). */
 int patch_apply(struct patch_site *sites, unsigned n, unsigned *bad);
 
 /*

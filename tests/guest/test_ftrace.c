@@ -31,6 +31,7 @@
 #include "tests/guest/ftrace_harness.h"
 #include "tests/guest/listing.h"
 #include "trace/ftrace.h"
+#include "trace/ftrace_internal.h"
 #include "trace/graph.h"
 #include "trace/records.h"
 #include "trace/trace.h"
@@ -409,6 +410,37 @@ TEST_CASE(ftrace, bad_input_changes_nothing)
 	EXPECT_EQ(unregister_ftrace_function(&c.ops), -EINVAL);
 	static struct ftrace_ops nofunc = { 0 };
 	EXPECT_EQ(register_ftrace_function(&nofunc), -EINVAL);
+}
+
+/* patch/ refuses a batch and writes nothing; what follows is the caller's:
+ * tracing stays alive (patch/ knows nothing of the tracer). */
+TEST_CASE(ftrace, patch_refusal_writes_nothing)
+{
+	uintptr_t lo = (uintptr_t)ft_b, hi = (uintptr_t)ft_c;
+	if (lo > hi) {
+		uintptr_t t = lo;
+		lo = hi;
+		hi = t;
+	}
+	uint8_t before_lo[ARCH_SITE_SIZE], before_hi[ARCH_SITE_SIZE];
+	memcpy(before_lo, (const void *)lo, ARCH_SITE_SIZE);
+	memcpy(before_hi, (const void *)hi, ARCH_SITE_SIZE);
+	struct patch_site s[2] = {
+		{ .func = hi, .new_target = (uintptr_t)ft_a },
+		{ .func = lo, .new_target = (uintptr_t)ft_a },
+	};
+	unsigned bad = 99;
+	mutex_lock(&ftrace_mutex);
+	EXPECT_EQ(patch_apply(s, 2, &bad), -EINVAL);     /* not sorted */
+	EXPECT_EQ(bad, 1);
+	struct patch_site w = { .func = lo, .old_target = (uintptr_t)ft_a };
+	EXPECT_EQ(patch_apply(&w, 1, &bad), -EILSEQ);     /* not what it holds */
+	EXPECT_EQ(bad, 0);
+	mutex_unlock(&ftrace_mutex);
+	EXPECT_EQ(memcmp(before_lo, (const void *)lo, ARCH_SITE_SIZE), 0);
+	EXPECT_EQ(memcmp(before_hi, (const void *)hi, ARCH_SITE_SIZE), 0);
+	EXPECT_TRUE(!ftrace_is_dead());
+	EXPECT_EQ(ft_b(1) + ft_c(1), 7);
 }
 
 /* The start of an enabled_functions line: name, count and flag columns

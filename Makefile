@@ -24,7 +24,7 @@ ARCH    ?= arm64
 
 .DEFAULT_GOAL := help
 .PHONY: help deps qemu-arm64 qemu-x86_64 gdb-arm64 gdb-x86_64 test test-host bench \
-	kernel run gdb clean print-kernel
+	kernel run gdb clean print-kernel print-initrd
 
 help:
 	@sed -n '3,9p' Makefile | sed 's/^# \{0,1\}//'
@@ -84,7 +84,8 @@ CFLAGS_BASE := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missin
 BOOT_SRCS := boot/main.c boot/console.c boot/kprintf.c boot/panic.c boot/fault.c \
 	boot/irq.c boot/smp.c boot/sched.c boot/clock.c boot/ksyms.c boot/cmdline.c \
 	boot/selftest.c boot/shell.c boot/bench.c
-LIB_SRCS  := lib/newlib_glue.c lib/heap.c lib/glob.c lib/failalloc.c
+LIB_SRCS  := lib/newlib_glue.c lib/heap.c lib/glob.c lib/failalloc.c lib/fs.c lib/initrd.c \
+	lib/timekeeping.c
 TRACE_SRCS := trace/ring_buffer.c trace/rb_event.c trace/rb_read.c trace/rb_setup.c \
 	trace/records.c trace/hash.c trace/listvec.c trace/ftrace.c trace/direct.c trace/update.c trace/enabled_functions.c trace/trace.c trace/function.c \
 	trace/output.c trace/tracefs.c trace/graph_output.c trace/fgraph.c trace/options.c trace/graph.c trace/cmdparse.c
@@ -168,7 +169,8 @@ endif
 endif
 
 NOTRACE_SRCS := boot/kprintf.c boot/console.c boot/panic.c boot/fault.c boot/ksyms.c boot/smp.c \
-	boot/irq.c boot/clock.c boot/bench.c lib/newlib_glue.c lib/heap.c lib/glob.c lib/failalloc.c
+	boot/irq.c boot/clock.c boot/bench.c lib/newlib_glue.c lib/heap.c lib/glob.c lib/failalloc.c \
+	lib/fs.c lib/initrd.c lib/timekeeping.c
 TRACED_SRCS  := $(filter-out $(NOTRACE_SRCS),$(BOOT_SRCS) $(LIB_SRCS) $(DEMO_SRCS) $(TEST_SRCS))
 
 OBJS := $(patsubst %,$(B)/%.o,$(ARCH_SRCS) $(BOOT_SRCS) $(LIB_SRCS) $(TRACE_SRCS) \
@@ -220,6 +222,29 @@ $(BTF_OBJ): $(B)/kernel.btf
 	$(CC) $(CFLAGS_BASE) -c $(B)/btf.S -o $@
 OBJS += $(BTF_OBJ)
 
+# APP_DATA=DIR: the APP's files, packed with the image's BTF module
+# (kernel.btf) into a cpio "newc" archive that QEMU loads as -initrd
+# (lib/fs.h).  Rewritten only when its contents change, so a boot of an
+# unchanged APP reuses it.
+ifneq ($(APP_DATA),)
+ifeq ($(APP_DIR),)
+$(error APP_DATA=$(APP_DATA) needs APP=)
+endif
+APP_DATA_DIR := $(call app_path,$(APP_DATA))
+ifeq ($(wildcard $(APP_DATA_DIR)/.),)
+$(error APP_DATA=$(APP_DATA): no directory $(APP_DATA_DIR))
+endif
+ifneq ($(INITRD),)
+$(error INITRD=$(INITRD) and APP_DATA=$(APP_DATA) both give the initrd; the APP_DATA archive holds kernel.btf for btf=initrd)
+endif
+APP_INITRD := $(B)/initrd.cpio
+$(APP_INITRD): $(B)/kernel.btf tools/mkinitrd.py FORCE
+	tools/mkinitrd.py $@ $(B)/kernel.btf $(APP_DATA_DIR)
+kernel: $(APP_INITRD)
+run gdb: export INITRD := $(abspath $(APP_INITRD))
+endif
+.PHONY: FORCE
+
 $(B)/app/%.c.o: $(APP_DIR)/%.c $(APP_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(APP_CFLAGS_ALL) $(if $(filter $<,$(APP_NOTRACE_SRCS)),,$(INSTR_CFLAGS)) -c $< -o $@
@@ -263,6 +288,8 @@ kernel: $(B)/kernel.elf $(B)/kernel.bin
 
 print-kernel:
 	@echo $(B)/kernel.elf
+print-initrd:
+	@echo $(APP_INITRD)
 
 QEMU_RUN := tools/qemu-run.sh $(ARCH) $(B)/kernel.elf
 

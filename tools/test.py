@@ -9,7 +9,8 @@ Checks, each a line "ok - NAME" or "not ok - NAME" (with the evidence):
               then the slow ring-buffer tortures (bt.test_slow), both modes,
               and the ftrace suite with its slow case
   ARCH demo   `make qemu-ARCH </dev/null` runs the demo and exits 0
-  ARCH app    APP=tests/apps/ok exits 0, APP=tests/apps/fail exits non-zero
+  ARCH app    APP=tests/apps/ok exits 0, APP=tests/apps/fail exits non-zero;
+              APP=tests/apps/libc: the C library (tools/checks_libc.py)
   ARCH crash  a fatal exception, a panic and a call into a freed trampoline
               print their report and exit 3
   ARCH ftrace the function tracer from the command line: exact events; the
@@ -36,6 +37,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from bench_figures import FIGURES as BENCH_FIGURES  # noqa: E402
 import export_checks  # noqa: E402
+import checks_libc  # noqa: E402
 import checks_thirdparty  # noqa: E402
 from gdb_checks import gdb_trace_checks  # noqa: E402
 from checklib import run  # noqa: E402
@@ -834,9 +836,12 @@ def main():
             gdb_trace_checks(arch, run, report, kernel_path, LOGS)
         if "app" in only:
             apps(arch)
+            checks_libc.libc_app(arch, run, report, save_log)
         if "thirdparty" in only:
             checks_thirdparty.thirdparty(arch, report, lambda a, c, app: boot(a, c, app=app, smp=2),
                                          save_log, thirdparty_cache)
+    if "app" in only:
+        checks_libc.mkinitrd_refusals(report)
     if "bench" in only and not args.arch:
         bench_smoke()
     passed = sum(1 for ok, _ in results if ok)

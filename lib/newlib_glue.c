@@ -54,9 +54,33 @@ void _exit(int status)
 	arch_poweroff(status);
 }
 
+/* No other process can be made: fork, execve and wait fail with ENOSYS, as
+ * newlib's own stubs (libnosys) do, so system("cmd") returns -1 (ISO C's
+ * "no command processor"; Lua's os.execute reports it). */
+int _fork(void)
+{
+	errno = ENOSYS;
+	return -1;
+}
+
+int _execve(const char *path, char *const argv[], char *const envp[])
+{
+	errno = ENOSYS;
+	return -1;
+}
+
+int _wait(int *status)
+{
+	errno = ENOSYS;
+	return -1;
+}
+
 /* Some newlib targets (x86_64-elf) call the plain names. */
 int getpid(void) __attribute__((alias("_getpid")));
 int kill(int pid, int sig) __attribute__((alias("_kill")));
+int fork(void) __attribute__((alias("_fork")));
+int execve(const char *path, char *const argv[], char *const envp[]) __attribute__((alias("_execve")));
+int wait(int *status) __attribute__((alias("_wait")));
 
 /* ---- locks ---- */
 

@@ -34,11 +34,13 @@ CLONE = re.compile(r"\.(constprop|isra|part|cold|lto_priv)\.\d+.*$")
 
 
 class Call:
-    __slots__ = ("name", "args", "ret", "children", "returned", "line")
+    __slots__ = ("name", "args", "ret", "children", "returned", "line", "typed")
 
-    def __init__(self, name, args, line):
+    def __init__(self, name, args, line, typed=True):
         self.name, self.args, self.line = name, args, line
         self.ret, self.children, self.returned = None, [], False
+        # False: the guest printed raw words (no signature for this address).
+        self.typed = typed
 
     def __repr__(self):
         return "%s(%s)%s" % (self.name, ", ".join(map(str, self.args or [])),
@@ -127,9 +129,9 @@ class Tree:
         while self.stack and self.stack[-1][0] >= indent:
             self.stack.pop()
 
-    def call(self, indent, name, args, line, leaf=False, ret=None, returned=False):
+    def call(self, indent, name, args, line, leaf=False, ret=None, returned=False, typed=True):
         self._unwind(indent)
-        c = Call(name, args, line)
+        c = Call(name, args, line, typed)
         (self.stack[-1][1].children if self.stack else self.roots).append(c)
         if leaf:
             c.ret, c.returned = ret, returned
@@ -187,6 +189,13 @@ GUEST_LEAF = re.compile(r"^([^\s(]+)\((.*)\);(?: /\* ret=(\S+) \*/)?$")
 GUEST_OPEN = re.compile(r"^([^\s(]+)\((.*)\) \{$")
 
 
+def typed(args):
+    """Did the guest print these arguments with a signature ("a=1, ...")?
+    Without one (trace/fsig.c: no BTF for the address, or a name several
+    functions share) it prints the raw argument words, unnamed."""
+    return args == "" or re.match(r"[A-Za-z_][A-Za-z_0-9]*=", args) is not None
+
+
 def parse_guest(text):
     """baretrace's function_graph text -> list of root Calls (one CPU's
     task: lines of other CPUs are the caller's to leave out)."""
@@ -210,11 +219,12 @@ def parse_guest(text):
         if m:
             t.call(indent, m.group(1), [guest_value(a) for a in split_args(m.group(2), "guest")],
                    no, leaf=True, returned=True,
-                   ret=guest_value(m.group(3)) if m.group(3) else None)
+                   ret=guest_value(m.group(3)) if m.group(3) else None, typed=typed(m.group(2)))
             continue
         m = GUEST_OPEN.match(stripped)
         if m:
-            t.call(indent, m.group(1), [guest_value(a) for a in split_args(m.group(2), "guest")], no)
+            t.call(indent, m.group(1), [guest_value(a) for a in split_args(m.group(2), "guest")], no,
+                   typed=typed(m.group(2)))
     return t.roots
 
 
@@ -266,7 +276,7 @@ def project(calls, keep):
         kids = project(c.children, keep)
         if keep(c.name):
             n = Call(c.name, c.args, c.line)
-            n.ret, n.returned, n.children = c.ret, c.returned, kids
+            n.ret, n.returned, n.children, n.typed = c.ret, c.returned, kids, c.typed
             out.append(n)
         else:
             out.extend(kids)
@@ -386,7 +396,7 @@ def compare_trees(guest, host, sigs, strings_in=frozenset(), unstable=None, limi
             st.skip(why)
             return None
         sig = sigs.get(g.name)
-        if g.name != base_name(g.name) or sig is None:
+        if g.name != base_name(g.name) or sig is None or not g.typed:
             st.skip("no signature (GCC clone, or a name several functions share)")
             return None
         strings = g.name in strings_in

@@ -3,6 +3,9 @@
  * libm results, string methods, and an error raised and caught by pcall
  * (lua_error's longjmp out of traced C functions).  The script's result is
  * one line, checked here; app_main returns 0 only if it is the expected one.
+ * Then the auxiliary library's panic handler (lauxlib.c's static `panic`,
+ * a name the kernel's panic() also has) is called as Lua calls it for an
+ * error outside any pcall, just before Lua would abort().
  *
  * String hashes: Lua seeds them from time(NULL) and three addresses
  * (lstate.c's luai_makeseed, used only if the build does not define it);
@@ -46,6 +49,11 @@ int app_main(void)
 	const char *out = lua_tostring(L, -1);
 	int ok = status == LUA_OK && out && strcmp(out, expected) == 0;
 	printf("lua: %s\n", out ? out : "(no result)");
+
+	lua_CFunction panicf = lua_atpanic(L, NULL);
+	lua_pushliteral(L, "called by the driver");
+	ok = ok && panicf && panicf(L) == 0;
+	lua_atpanic(L, panicf);
 	printf("lua: %s\n", ok ? "all checks passed" : "FAILED");
 	lua_close(L);
 	return ok ? 0 : 1;

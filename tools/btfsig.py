@@ -69,6 +69,14 @@ def _name(strings, off):
 
 
 def signatures(blob):
+    """{name: Sig or None}; BTFError for a blob that is not well-formed."""
+    try:
+        return _signatures(blob)
+    except (struct.error, ValueError, IndexError) as e:
+        raise BTFError("malformed BTF: %s" % e)
+
+
+def _signatures(blob):
     types, strings = parse(blob)
 
     def skip(tid):

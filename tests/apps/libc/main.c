@@ -164,6 +164,18 @@ static void files(void)
 	write(fd, "x", 1);
 	printf("lseek+write: size %ld\n", (long)lseek(fd, 0, SEEK_END));
 	printf("unlink new.txt: %d\n", unlink("new.txt"));
+	/* The unlinked file lives on while open, whatever is created after it. */
+	int other = open("other.txt", O_CREAT | O_WRONLY | O_APPEND, 0600);
+	lseek(other, 0, SEEK_SET);
+	write(other, "0123456789", 10);
+	lseek(other, 0, SEEK_SET);
+	write(other, "ab", 2);
+	struct stat ost;
+	fstat(other, &ost);
+	printf("O_APPEND: size %ld, mode %o\n", (long)ost.st_size, (unsigned)ost.st_mode & 0777);
+	close(other);
+	print_file("other.txt");
+	printf("\n");
 	lseek(fd, 0, SEEK_SET);
 	char z[6] = { 1, 1, 1, 1, 1, 1 };
 	long got = (long)read(fd, z, 6);

@@ -24,7 +24,7 @@ ARCH    ?= arm64
 
 .DEFAULT_GOAL := help
 .PHONY: help deps qemu-arm64 qemu-x86_64 gdb-arm64 gdb-x86_64 test test-host bench \
-	kernel run gdb clean print-kernel
+	kernel run gdb clean print-kernel print-initrd
 
 help:
 	@sed -n '3,9p' Makefile | sed 's/^# \{0,1\}//'
@@ -84,7 +84,8 @@ CFLAGS_BASE := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missin
 BOOT_SRCS := boot/main.c boot/console.c boot/kprintf.c boot/panic.c boot/fault.c \
 	boot/irq.c boot/smp.c boot/sched.c boot/clock.c boot/ksyms.c boot/cmdline.c \
 	boot/selftest.c boot/shell.c boot/bench.c
-LIB_SRCS  := lib/newlib_glue.c lib/heap.c lib/glob.c lib/failalloc.c
+LIB_SRCS  := lib/newlib_glue.c lib/heap.c lib/glob.c lib/failalloc.c lib/fs.c lib/initrd.c \
+	lib/timekeeping.c
 TRACE_SRCS := trace/ring_buffer.c trace/rb_event.c trace/rb_read.c trace/rb_setup.c \
 	trace/records.c trace/hash.c trace/listvec.c trace/ftrace.c trace/direct.c trace/update.c trace/enabled_functions.c trace/trace.c trace/function.c \
 	trace/output.c trace/tracefs.c trace/graph_output.c trace/fgraph.c trace/options.c trace/graph.c trace/cmdparse.c
@@ -99,7 +100,6 @@ TEST_SRCS := tests/guest/test_boot.c tests/guest/test_sched.c tests/guest/test_m
 	tests/guest/test_fgraph.c tests/guest/test_graph.c tests/guest/irq_probe.c \
 	tests/bench/bench_basic.c tests/bench/bench_ftrace.c \
 	tests/bench/bench_ring_buffer.c
-APP_SRCS  := $(if $(APP),$(wildcard $(APP)/*.c))
 # Function signatures from BTF (trace/btf.h, trace/fsig.h) and their suite.
 TRACE_SRCS += trace/btf.c trace/fsig.c
 TEST_SRCS  += tests/guest/test_btf.c
@@ -126,13 +126,56 @@ TEST_SRCS  += tests/guest/test_list_regs.c
 # Every site state at once, stopped for the gdb checks (tools/gdb_checks.py).
 TEST_SRCS  += tests/guest/test_gdb_states.c
 
+# The APP (README, "Writing an APP"): APP=DIR links in every *.c under DIR,
+# subdirectories too, except APP_EXCLUDE.  DIR/app.mk, if there, may set
+# APP_CFLAGS, APP_CPPFLAGS, APP_NOTRACE, APP_EXCLUDE and APP_DATA (a value
+# on make's command line wins).  Paths in them are relative to DIR unless
+# absolute: -Idir in APP_CPPFLAGS, and APP_NOTRACE / APP_EXCLUDE words,
+# each a file, a glob within one directory, or a directory (all below it).
+# APP files get the kernel's flags and instrumentation (not for
+# APP_NOTRACE files) but not -Werror: third-party code keeps its warnings.
+APP_DIR := $(patsubst %/,%,$(APP))
+ifneq ($(APP_DIR),)
+ifeq ($(wildcard $(APP_DIR)/.),)
+$(error APP=$(APP): no such directory)
+endif
+-include $(APP_DIR)/app.mk
+endif
+app_path = $(foreach p,$(1),$(if $(filter /%,$(p)),$(p),$(APP_DIR)/$(p)))
+app_match = $(filter $(wildcard $(call app_path,$(1))) $(addsuffix /%,$(call app_path,$(1))),$(2))
+app_incdir = $(foreach f,$(1),$(if $(filter -I%,$(f)),$(if $(filter -I/%,$(f)),$(f),-I$(APP_DIR)/$(f:-I%=%)),$(f)))
+APP_FOUND := $(if $(APP_DIR),$(shell find $(APP_DIR) -name '*.c' -type f | LC_ALL=C sort))
+APP_SRCS  := $(filter-out $(call app_match,$(APP_EXCLUDE) $(APP_DATA),$(APP_FOUND)),$(APP_FOUND))
+APP_NOTRACE_SRCS := $(call app_match,$(APP_NOTRACE),$(APP_SRCS))
+$(foreach p,$(APP_NOTRACE) $(APP_EXCLUDE),$(if $(call app_match,$(p),$(APP_FOUND)),,\
+	$(warning APP: '$(p)' (APP_NOTRACE / APP_EXCLUDE) matches no *.c under $(APP_DIR))))
+ifneq ($(APP_DIR),)
+ifeq ($(APP_SRCS),)
+$(error APP=$(APP): no *.c files)
+endif
+endif
+# The POSIX options lib/ provides beyond newlib's defaults (newlib's
+# <time.h> declares clock_gettime and CLOCK_MONOTONIC only under them).
+LIBC_CPPFLAGS := -D_POSIX_TIMERS=200809L -D_POSIX_MONOTONIC_CLOCK=200809L
+APP_CFLAGS_ALL := $(filter-out -Werror,$(CFLAGS_BASE)) $(LIBC_CPPFLAGS) \
+	$(call app_incdir,$(APP_CPPFLAGS)) $(APP_CFLAGS)
+APP_STAMP := $(B)/.app-flags
+APP_FLAGS_NOW := $(APP_CFLAGS_ALL) | $(INSTR_CFLAGS) | $(APP_NOTRACE_SRCS)
+ifneq ($(APP_DIR),)
+ifneq ($(file <$(APP_STAMP)),$(APP_FLAGS_NOW))
+$(shell mkdir -p $(B))
+$(file >$(APP_STAMP),$(APP_FLAGS_NOW))
+endif
+endif
+
 NOTRACE_SRCS := boot/kprintf.c boot/console.c boot/panic.c boot/fault.c boot/ksyms.c boot/smp.c \
-	boot/irq.c boot/clock.c boot/bench.c lib/newlib_glue.c lib/heap.c lib/glob.c lib/failalloc.c
+	boot/irq.c boot/clock.c boot/bench.c lib/newlib_glue.c lib/heap.c lib/glob.c lib/failalloc.c \
+	lib/fs.c lib/initrd.c lib/timekeeping.c
 TRACED_SRCS  := $(filter-out $(NOTRACE_SRCS),$(BOOT_SRCS) $(LIB_SRCS) $(DEMO_SRCS) $(TEST_SRCS))
 
 OBJS := $(patsubst %,$(B)/%.o,$(ARCH_SRCS) $(BOOT_SRCS) $(LIB_SRCS) $(TRACE_SRCS) \
 	$(PATCH_SRCS) $(DEMO_SRCS) $(TEST_SRCS)) $(if $(BENCH_FUNCS),$(B)/bench_funcs.o) \
-	$(patsubst $(APP)/%,$(B)/app/%.o,$(APP_SRCS))
+	$(patsubst $(APP_DIR)/%,$(B)/app/%.o,$(APP_SRCS))
 
 # Every object depends on a stamp of the flags it was built with: the stamp
 # is rewritten only when they change (an edit to build.mk, a variable given
@@ -179,12 +222,35 @@ $(BTF_OBJ): $(B)/kernel.btf
 	$(CC) $(CFLAGS_BASE) -c $(B)/btf.S -o $@
 OBJS += $(BTF_OBJ)
 
-$(B)/app/%.c.o: $(APP)/%.c $(FLAGS_STAMP)
+# APP_DATA=DIR: the APP's files, packed with the image's BTF module
+# (kernel.btf) into a cpio "newc" archive that QEMU loads as -initrd
+# (lib/fs.h).  Rewritten only when its contents change, so a boot of an
+# unchanged APP reuses it.
+ifneq ($(APP_DATA),)
+ifeq ($(APP_DIR),)
+$(error APP_DATA=$(APP_DATA) needs APP=)
+endif
+APP_DATA_DIR := $(call app_path,$(APP_DATA))
+ifeq ($(wildcard $(APP_DATA_DIR)/.),)
+$(error APP_DATA=$(APP_DATA): no directory $(APP_DATA_DIR))
+endif
+ifneq ($(INITRD),)
+$(error INITRD=$(INITRD) and APP_DATA=$(APP_DATA) both give the initrd; the APP_DATA archive holds kernel.btf for btf=initrd)
+endif
+APP_INITRD := $(B)/initrd.cpio
+$(APP_INITRD): $(B)/kernel.btf tools/mkinitrd.py FORCE
+	tools/mkinitrd.py $@ $(B)/kernel.btf $(APP_DATA_DIR)
+kernel: $(APP_INITRD)
+run gdb: export INITRD := $(abspath $(APP_INITRD))
+endif
+.PHONY: FORCE
+
+$(B)/app/%.c.o: $(APP_DIR)/%.c $(APP_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(INSTR_CFLAGS) -c $< -o $@
+	$(CC) $(APP_CFLAGS_ALL) $(if $(filter $<,$(APP_NOTRACE_SRCS)),,$(INSTR_CFLAGS)) -c $< -o $@
 
 LDSCRIPT := linker/$(ARCH).ld
-LDLIBS   := -L$(NEWLIB)/lib -lc $(LIBGCC)
+LDLIBS   := -L$(NEWLIB)/lib -lm -lc $(LIBGCC)
 # Every allocator call, and free, goes through lib/failalloc.c (failure
 # injection, block balance).
 FAILALLOC_WRAP := --wrap=malloc --wrap=calloc --wrap=realloc --wrap=memalign --wrap=free
@@ -222,6 +288,8 @@ kernel: $(B)/kernel.elf $(B)/kernel.bin
 
 print-kernel:
 	@echo $(B)/kernel.elf
+print-initrd:
+	@echo $(APP_INITRD)
 
 QEMU_RUN := tools/qemu-run.sh $(ARCH) $(B)/kernel.elf
 

@@ -176,6 +176,17 @@ void arch_send_ipi(unsigned cpu);
  */
 void arch_idle_wait(void);
 
+/* ---- Real-time clock ----------------------------------------------------------- */
+
+/*
+ * Seconds since 1970-01-01 00:00 UTC from the machine's real-time clock
+ * (arm64: the PL031 the device tree names; x86-64: the CMOS RTC), to the
+ * second; -1 if there is none or it reads as nonsense.  Thread context,
+ * callers serialise (lib/time.c reads it once); x86-64 may wait out an
+ * update of the chip (under 2 ms).
+ */
+int64_t arch_rtc_seconds(void);
+
 /* ---- Console (polled output, interrupt-driven input) ------------------------ */
 
 /* Write one byte, waiting for the UART; callable from any context, including

@@ -19,7 +19,10 @@
 #include "boot/sched.h"
 #include "boot/smp.h"
 #include "boot/test.h"
+#include "lib/fs.h"
 #include "lib/heap.h"
+#include "lib/initrd.h"
+#include "lib/timekeeping.h"
 #include "trace/boot.h"
 
 struct boot_info boot_info;
@@ -80,11 +83,14 @@ void kernel_main(struct boot_info *bi)
 	heap_init(bi->heap_start, bi->heap_end);
 	clock_init();
 	boot_start_ns = clock_ns();
+	timekeeping_init();
 	kprintf("baretrace (%s): %lu MiB heap, counter %llu Hz, command line \"%s\"\n",
 		ARCH_NAME, (unsigned long)(heap_size() >> 20),
 		(unsigned long long)arch_counter_hz(), bi->cmdline);
 	cmdline_parse(bi->cmdline);
+	initrd_init();                /* before btf= reads boot_info.initrd_* */
 	sched_init_cpu();
+	fs_init();                    /* allocates: needs a current thread */
 	ftrace_init();                /* sites to their disabled state, one CPU */
 	arch_cpu_irq_init(HZ);
 	smp_boot(bi);

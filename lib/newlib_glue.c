@@ -1,17 +1,19 @@
 /*
- * newlib_glue.c — the system calls and locks newlib expects.
+ * newlib_glue.c — the process calls and locks newlib expects (files:
+ * lib/fs.c; time: lib/timekeeping.c).
  *
- * Files: 0 is the console input, 1 and 2 its output; nothing else exists.
  * Locks: newlib is built with retargetable locking.  Every lock here is a
  * recursive spinlock that keeps interrupts disabled while held, so interrupt
  * handlers may printf and malloc (the holder cannot be interrupted on its own
  * CPU) and the holder is never preempted.  The owner is the holding thread.
- * The one lock held across a sleep is stdin's, in _read(): the reader sleeps
- * with interrupts off in its own context, which is legal (each thread keeps
- * its own interrupt state); other readers of stdin wait for it with their
- * own interrupt state, so they can be preempted meanwhile (lock_try).
+ * The one lock held across a sleep is stdin's, in _read() (lib/fs.c): the
+ * reader sleeps with interrupts off in its own context, which is legal
+ * (each thread keeps its own interrupt state); other readers of stdin wait
+ * for it with their own interrupt state, so they can be preempted meanwhile
+ * (lock_try).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,65 +25,62 @@
 #include "boot/cpu.h"
 #include "boot/panic.h"
 
-/* ---- system calls ---- */
+/* ---- the process ---- */
 
-int _write(int fd, const char *buf, int n)
-{
-	if (fd != 1 && fd != 2) {
-		errno = EBADF;
-		return -1;
-	}
-	console_write(buf, (size_t)n);
-	return n;
-}
-
-/* Line-at-a-time console input with echo, as a terminal would give it. */
-int _read(int fd, char *buf, int n)
-{
-	if (fd != 0) {
-		errno = EBADF;
-		return -1;
-	}
-	int got = 0;
-	while (got < n) {
-		char c = (char)console_getc();
-		if (c == '\r')
-			c = '\n';
-		console_write(&c, 1);
-		buf[got++] = c;
-		if (c == '\n')
-			break;
-	}
-	return got;
-}
-
-int _close(int fd) { errno = EBADF; return -1; }
-int _lseek(int fd, int off, int whence) { errno = ESPIPE; return -1; }
-int _isatty(int fd) { return fd >= 0 && fd <= 2; }
+/* The kernel and its APP are one process, pid 1 (0 and -1 name it too). */
 int _getpid(void) { return 1; }
-int _kill(int pid, int sig) { errno = EINVAL; return -1; }
 
-int _fstat(int fd, struct stat *st)
+/* Signal 0 checks the pid; any other ends the run as a failed APP would
+ * (status 1: abort() reaches here with SIGABRT when no handler is set). */
+int _kill(int pid, int sig)
 {
-	memset(st, 0, sizeof(*st));
-	st->st_mode = S_IFCHR;
-	return 0;
+	if (sig < 0 || sig >= NSIG) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (pid != 1 && pid != 0 && pid != -1) {
+		errno = ESRCH;
+		return -1;
+	}
+	if (sig == 0)
+		return 0;
+	kprintf("baretrace: killed by signal %d\n", sig);
+	arch_poweroff(1);
 }
 
+/* exit() ends here: the run's status is the program's. */
 void _exit(int status)
 {
 	arch_poweroff(status);
 }
 
+/* No other process can be made: fork, execve and wait fail with ENOSYS, as
+ * newlib's own stubs (libnosys) do, so system("cmd") returns -1 (ISO C's
+ * "no command processor"; Lua's os.execute reports it). */
+int _fork(void)
+{
+	errno = ENOSYS;
+	return -1;
+}
+
+int _execve(const char *path, char *const argv[], char *const envp[])
+{
+	errno = ENOSYS;
+	return -1;
+}
+
+int _wait(int *status)
+{
+	errno = ENOSYS;
+	return -1;
+}
+
 /* Some newlib targets (x86_64-elf) call the plain names. */
-int write(int fd, const char *buf, int n) __attribute__((alias("_write")));
-int read(int fd, char *buf, int n) __attribute__((alias("_read")));
-int close(int fd) __attribute__((alias("_close")));
-int lseek(int fd, int off, int whence) __attribute__((alias("_lseek")));
-int isatty(int fd) __attribute__((alias("_isatty")));
-int fstat(int fd, struct stat *st) __attribute__((alias("_fstat")));
 int getpid(void) __attribute__((alias("_getpid")));
 int kill(int pid, int sig) __attribute__((alias("_kill")));
+int fork(void) __attribute__((alias("_fork")));
+int execve(const char *path, char *const argv[], char *const envp[]) __attribute__((alias("_execve")));
+int wait(int *status) __attribute__((alias("_wait")));
 
 /* ---- locks ---- */
 

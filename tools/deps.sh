@@ -39,8 +39,14 @@ newlib() {
 	esac
 	local cflags="-O2 -g -ffreestanding -fno-pic -fno-pie -ffunction-sections -fdata-sections"
 	[ "$arch" = x86_64 ] && cflags="$cflags -mno-red-zone"
+	# Full C99 formatted I/O (float, long long, %zu %jd %hhd %a, long double):
+	# nano I/O printed %g as "g" and %lld as "ld" (README, "Writing an APP").
+	local opts="--disable-newlib-supplied-syscalls --enable-newlib-io-long-long
+		--enable-newlib-io-c99-formats --enable-newlib-io-long-double
+		--enable-newlib-reent-small --disable-multilib --enable-lite-exit
+		--enable-newlib-nano-malloc --enable-newlib-retargetable-locking --disable-nls"
 	local key
-	key=$(echo "3.3.0 $target $cflags v2" | md5sum | cut -c1-10)
+	key=$(echo "3.3.0 $target $cflags" $opts | md5sum | cut -c1-10)
 	local out=$CACHE/newlib-$arch-$key
 	if [ -f "$out/.done" ]; then
 		echo "$out"
@@ -55,10 +61,8 @@ newlib() {
 	mkdir -p "$work/build"
 	(
 		cd "$work/build"
-		../newlib-salsa/configure --target=$target --prefix="$work/install" \
-			--disable-newlib-supplied-syscalls --enable-newlib-nano-formatted-io \
-			--disable-newlib-io-float --enable-newlib-reent-small --disable-multilib \
-			--enable-lite-exit --enable-newlib-nano-malloc --enable-newlib-retargetable-locking --disable-nls \
+		# shellcheck disable=SC2086
+		../newlib-salsa/configure --target=$target --prefix="$work/install" $opts \
 			CC_FOR_TARGET=${prefix}gcc AR_FOR_TARGET=${prefix}ar AS_FOR_TARGET=${prefix}as \
 			LD_FOR_TARGET=${prefix}ld RANLIB_FOR_TARGET=${prefix}ranlib \
 			CFLAGS_FOR_TARGET="$cflags"

@@ -9,13 +9,17 @@ Checks, each a line "ok - NAME" or "not ok - NAME" (with the evidence):
               then the slow ring-buffer tortures (bt.test_slow), both modes,
               and the ftrace suite with its slow case
   ARCH demo   `make qemu-ARCH </dev/null` runs the demo and exits 0
-  ARCH app    APP=tests/apps/ok exits 0, APP=tests/apps/fail exits non-zero
+  ARCH app    APP=tests/apps/ok exits 0, APP=tests/apps/fail exits non-zero;
+              APP=tests/apps/libc: the C library (tools/checks_libc.py)
   ARCH crash  a fatal exception, a panic and a call into a freed trampoline
               print their report and exit 3
   ARCH ftrace the function tracer from the command line: exact events; the
               ftrace suite under single-threaded TCG; a corrupted site refused
   ARCH shell a scripted shell session (tests/shell/session.txt) through piped stdin
   ARCH gdb    QEMU's gdbstub + gdb-multiarch (make gdb-ARCH's path) in batch mode
+  ARCH thirdparty  cJSON and Lua as APPs: function_graph equals uftrace's
+              trace of the same driver built for the host
+              (tools/checks_thirdparty.py)
   bench       tools/bench.py runs; every figure present, positive and finite
 
 Options: --arch arm64|x86_64 (repeatable), --only host|guest|demo|app|crash,
@@ -33,6 +37,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from bench_figures import FIGURES as BENCH_FIGURES  # noqa: E402
 import export_checks  # noqa: E402
+import checks_libc  # noqa: E402
+import checks_thirdparty  # noqa: E402
 from gdb_checks import gdb_trace_checks, gdb_port  # noqa: E402
 from checks_gdb_corrupt import gdb_corrupt_checks  # noqa: E402
 from checklib import run  # noqa: E402
@@ -796,9 +802,9 @@ def main():
     args = ap.parse_args()
     arches = args.arch or ["arm64", "x86_64"]
     only = set(args.only or ["host", "guest", "demo", "app", "crash", "ftrace", "shell", "graph",
-                             "export", "gdb", "bench"])
+                             "export", "gdb", "thirdparty", "bench"])
     # Kernels first: the host BTF tests also decode their blobs.
-    built = {}
+    built, thirdparty_cache = {}, {}
     for arch in arches:
         built[arch], out = kernel(arch)
         report(built[arch], "%s kernel builds" % arch, out)
@@ -832,6 +838,12 @@ def main():
             gdb_corrupt_checks(arch, run, report, kernel_path(arch), LOGS)
         if "app" in only:
             apps(arch)
+            checks_libc.libc_app(arch, run, report, save_log)
+        if "thirdparty" in only:
+            checks_thirdparty.thirdparty(arch, report, lambda a, c, app: boot(a, c, app=app, smp=2),
+                                         save_log, thirdparty_cache)
+    if "app" in only:
+        checks_libc.mkinitrd_refusals(report)
     if "bench" in only and not args.arch:
         bench_smoke()
     passed = sum(1 for ok, _ in results if ok)

@@ -13,4 +13,4 @@ ARCH_SRCS    := arch/arm64/entry.S arch/arm64/fgraph.S arch/arm64/vectors.S arch
 	arch/arm64/smp.c arch/arm64/psci.c arch/arm64/power.c arch/arm64/fault.c \
 	arch/arm64/thread.c arch/arm64/text_poke.c arch/arm64/patch.c arch/arm64/tramp.c \
 	arch/arm64/ftrace_tramp.S arch/arm64/direct_test.S arch/arm64/list_test.S arch/arm64/ftrace_selftest.c \
-	arch/arm64/ftrace_selftest.S
+	arch/arm64/ftrace_selftest.S arch/arm64/rtc.c

@@ -4,7 +4,7 @@
  * One pass over the structure block with a stack of open nodes.  Properties
  * precede subnodes in an FDT, so when a node ends every property it had is
  * known, and so are its parent's #address-cells/#size-cells: the node is
- * classified then (memory, cpu, psci, pl011, gic-v3) and its reg decoded.
+ * classified then (memory, cpu, psci, pl011, gic-v3, pl031) and its reg decoded.
  * /chosen properties are taken as they come.
  *
  * Runs before the MMU is on, when memory is Device-nGnRnE: no unaligned
@@ -245,6 +245,10 @@ static const char *node_end(struct walk *w, int depth)
 		return uart_node(n, parent);
 	if (strlist_has(n->compat, n->compat_len, "arm,gic-v3"))
 		return gic_node(n, parent);
+	/* The RTC is optional: without one, time() counts from boot (lib/time.c). */
+	if (strlist_has(n->compat, n->compat_len, "arm,pl031") && !platform.rtc.base &&
+	    !reg_entry(n, parent, 0, &platform.rtc))
+		platform.rtc = (struct mmio_range){ 0, 0 };
 	return 0;
 }
 

@@ -7,7 +7,8 @@
  *     rodata       [_rodata_start, _rodata_end)   read-only, PXN+UXN
  *     data, bss    [_data_start, __ksyms_start)   RW, PXN+UXN (as the rest of RAM)
  *     ksyms        [__ksyms_start, _end)          read-only, PXN+UXN
- *   UART, GIC distributor and redistributors       device-nGnRE, RW, PXN+UXN
+ *   UART, GIC distributor and redistributors,
+ *   PL031 RTC (if the device tree names one)       device-nGnRE, RW, PXN+UXN
  *   everything else (page 0 included)              unmapped: NULL faults
  * RAM is mapped with the largest blocks that fit (1 GiB / 2 MiB); the image
  * is then remapped with 4 KiB pages, splitting blocks on the way.  SCTLR.WXN
@@ -180,6 +181,8 @@ void mmu_init(void)
 	for (unsigned i = 0; i < platform.ngicr; i++)
 		map_identity(root, platform.gicr[i].base,
 			     platform.gicr[i].base + platform.gicr[i].size, PROT_DEVICE);
+	if (platform.rtc.base)
+		map_identity(root, platform.rtc.base, platform.rtc.base + platform.rtc.size, PROT_DEVICE);
 
 	fixmap_init(root);
 

@@ -36,6 +36,7 @@ struct platform {
 	struct mmio_range gicd;             /* arm,gic-v3 distributor */
 	unsigned ngicr;
 	struct mmio_range gicr[PLATFORM_MAX_GICR];  /* redistributor regions */
+	struct mmio_range rtc;              /* first arm,pl031, 0 if none */
 };
 
 extern struct platform platform;

@@ -15,4 +15,5 @@ ARCH_SRCS    := arch/x86_64/entry.S arch/x86_64/fgraph.S arch/x86_64/vectors.S a
 	arch/x86_64/lapic.c arch/x86_64/ioapic.c arch/x86_64/uart.c arch/x86_64/smp.c \
 	arch/x86_64/thread.c arch/x86_64/power.c \
 	arch/x86_64/text_poke.c arch/x86_64/patch.c arch/x86_64/ftrace.c \
-	arch/x86_64/ftrace_tramp.S arch/x86_64/direct_test.S arch/x86_64/list_test.S arch/x86_64/ftrace_selftest.c
+	arch/x86_64/ftrace_tramp.S arch/x86_64/direct_test.S arch/x86_64/list_test.S arch/x86_64/ftrace_selftest.c \
+	arch/x86_64/rtc.c

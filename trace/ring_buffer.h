@@ -220,7 +220,9 @@ int rb_write(struct rb_buffer *b, const void *data, uint32_t len);
 
 /* ---- Reading ---------------------------------------------------------------
  * An event seen by a reader.  `data` points into a page the reader owns and
- * stays valid until the next read call on that CPU buffer.  `lost` is the
+ * stays valid until the next read call on that CPU buffer, or a resize or
+ * reset of it (which move or clear the pages): whoever resizes while a
+ * reader may hold an event keeps the two apart.  `lost` is the
  * number of events lost (overwritten or dropped) just before this one on its
  * CPU.  `len` is the payload length rounded up to 4. */
 struct rb_event {

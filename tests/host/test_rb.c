@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "rb_host.h"
+#include "tests/rb_check.h"
 
 static uint64_t fake_now;
 static uint64_t fake_step = 10;
@@ -1257,6 +1258,101 @@ static void test_resize_keeps_events(void **state)
 				}
 }
 
+/*
+ * Resizes among random writes, consuming reads and page reads on one CPU,
+ * both modes: every event read is the next one written or comes after
+ * exactly its lost count, with its own body and time, and at the end
+ * written = read + overrun + dropped and the losses reported add up.
+ */
+static void test_resize_random(void **state)
+{
+	(void)state;
+	static uint8_t page[RB_PAGE_SIZE];
+	fake_step = 0;
+	for (unsigned f = 0; f < 2; f++) {
+		struct rb_buffer *b = mk(1, 3 * RB_DATA_SIZE, f ? RB_FL_OVERWRITE : 0);
+		uint64_t rng = 99 + f, lost = 0;
+		uint32_t w = 0, got = 0, expect = 0, resizes = 0;
+		for (unsigned step = 0; step < 20000 && w < RSZ_MAX * 100; step++) {
+			unsigned op = (unsigned)(xorshift(&rng) % 16);
+			if ((step / 500) & 1 && op < 15)     /* now and then the writer runs ahead */
+				op = 0;
+			if (op < 9) {                        /* a write */
+				fake_now += 10;
+				uint32_t len = 8u + (uint32_t)(xorshift(&rng) % 200);
+				int rc = put(b, w, len);
+				assert_true(rc == 0 || rc == -RB_EDROPPED);
+				rsz_ts[0][w % RSZ_MAX] = fake_now;
+				w++;
+			} else if (op < 13) {                /* a consuming read */
+				struct rb_event ev;
+				uint32_t seq;
+				if (rb_consume(b, 0, &ev) == 0) {
+					check_body(&ev, &seq);
+					assert_int_equal(seq, expect + ev.lost);
+					assert_int_equal(ev.ts, rsz_ts[0][seq % RSZ_MAX]);
+					lost += ev.lost;
+					expect = seq + 1;
+					got++;
+				}
+			} else if (op < 14) {                /* a page */
+				unsigned nev;
+				uint64_t l;
+				int n = rb_read_page(b, 0, page, &nev, &l);
+				assert_true(n >= 0);
+				if (n > 0) {
+					const struct rb_page *pg = (const void *)page;
+					uint64_t ts = pg->time_stamp;
+					bool first = true;
+					for (uint32_t off = 0; off < (uint32_t)n;) {
+						struct rb_decoded d;
+						assert_int_equal(rb_decode(pg->data + off, (uint32_t)n - off, &d), 0);
+						ts = rb_ts_apply(ts, &d);
+						off += d.size;
+						if (!d.is_data)
+							continue;
+						struct rb_event ev = { .ts = ts, .data = d.data, .len = d.len };
+						uint32_t seq;
+						check_body(&ev, &seq);
+						assert_int_equal(seq, expect + (first ? l : 0));
+						assert_int_equal(ts, rsz_ts[0][seq % RSZ_MAX]);
+						expect = seq + 1;
+						first = false;
+						got++;
+					}
+					lost += l;
+				}
+			} else {                             /* a resize */
+				size_t pages = 2 + xorshift(&rng) % 5;
+				rb_record_off(b);
+				assert_int_equal(rb_resize(b, 0, pages * RB_DATA_SIZE), 0);
+				rb_record_on(b);
+				resizes++;
+			}
+		}
+		struct rb_event ev;
+		uint32_t seq;
+		while (rb_consume(b, 0, &ev) == 0) {
+			check_body(&ev, &seq);
+			assert_int_equal(seq, expect + ev.lost);
+			lost += ev.lost;
+			expect = seq + 1;
+			got++;
+		}
+		struct rb_stats s;
+		rb_stats(b, 0, &s);
+		assert_int_equal(got + s.overrun + s.dropped, w);
+		assert_int_equal(s.read, got);
+		assert_int_equal(s.lost_reported, lost);
+		assert_int_equal(lost, s.overrun + s.dropped - s.pending_drops - s.unplaced);
+		printf("# %s: %u written, %u read, %llu overrun, %llu dropped, %u resizes\n",
+		       f ? "overwrite" : "producer/consumer", w, got, (unsigned long long)s.overrun,
+		       (unsigned long long)s.dropped, resizes);
+		assert_true(resizes > 500 && s.overrun > 0 && (f || s.dropped > 0));
+		rb_destroy(b);
+	}
+}
+
 /* An allocator that fails its allocation number `fail_at` (counting from 0)
  * and hands out memory full of garbage, so that a cleanup reading a pointer
  * it never wrote frees garbage (ASan reports it). */
@@ -1611,6 +1707,7 @@ int main(void)
 		cmocka_unit_test_setup(test_record_switches, setup),
 		cmocka_unit_test_setup(test_resize, setup),
 		cmocka_unit_test_setup(test_resize_keeps_events, setup),
+		cmocka_unit_test_setup(test_resize_random, setup),
 		cmocka_unit_test_setup(test_alloc_failure, setup),
 		cmocka_unit_test_setup(test_reset, setup),
 		cmocka_unit_test_setup(test_iterators, setup),

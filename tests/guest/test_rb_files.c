@@ -298,6 +298,9 @@ TEST_CASE(ring_buffer, files_resize_shrink_drops_oldest)
 TEST_CASE(ring_buffer, files_resize_every_cpu)
 {
 	unsigned ok = 0;
+	size_t buf_was = trace_buf_size;        /* what buffer_size_kb last set */
+	char line[64];
+	bool handled;
 	ASSERT_TRUE(setup(0));
 	EXPECT_EQ(sh("echo", "8 > buffer_size_kb", 0), 0);
 	for (unsigned c = 0; c < ncpus; c++) {
@@ -314,9 +317,12 @@ TEST_CASE(ring_buffer, files_resize_every_cpu)
 	for (unsigned c = 0; c < ncpus; c++)
 		stats_are(c, PER_PAGE + LAST_PAGE, 2 * PER_PAGE, 0, 0);
 	trace_header_is(ncpus * (PER_PAGE + LAST_PAGE), ncpus * WRITES);
+	/* Sizes back, and buffer_size_kb's own record of the size (others
+	 * read it: the enomem suite resizes back to it). */
+	ksnprintf(line, sizeof(line), "%lu > buffer_size_kb", (unsigned long)buf_was / 1024);
+	EXPECT_EQ(tracefs_command("echo", line, &handled), 0);
+	EXPECT_EQ(trace_buf_size, buf_was);
 	for (unsigned c = 0; c < ncpus; c++) {
-		char line[64];
-		bool handled;
 		ksnprintf(line, sizeof(line), "%lu > per_cpu/cpu%u/buffer_size_kb",
 			  (unsigned long)size_was[c] / 1024, c);
 		EXPECT_EQ(tracefs_command("echo", line, &handled), 0);

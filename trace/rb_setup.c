@@ -450,6 +450,7 @@ int rb_resize(struct rb_buffer *b, int cpu, size_t size)
 		return -RB_EINVAL;
 	if (!n)
 		return err;
+	/* Z1 (recording off) is the caller's; Z2: writers out, reader lock. */
 	if ((err = rb_own(b, lo, hi)))
 		return err;
 	struct rb_mem m[RB_MAX_CPUS];
@@ -463,10 +464,10 @@ int rb_resize(struct rb_buffer *b, int cpu, size_t size)
 	for (unsigned i = lo; i < hi; i++) {
 		struct rb_cpu *cb = b->cpu[i];
 		struct rb_mem old = rb_cpu_mem(cb);
-		rb_cpu_move(cb, &m[i]);
-		rb_mem_free(&b->a, &old);
+		rb_cpu_move(cb, &m[i]);             /* Z3 */
+		rb_mem_free(&b->a, &old);           /* no writer holds it (Z2) */
 	}
-out:
+out:                                            /* Z4 (recording on) is the caller's */
 	for (unsigned i = lo; i < hi; i++)
 		rb_reader_unlock(b->cpu[i]);
 	return err;

@@ -279,16 +279,23 @@ int rb_quiesce(struct rb_buffer *b, unsigned cpu)
 }
 
 /* Take the reader side of cpus [lo, hi) for a resize or reset: recording must
- * be off, writers out, no reader.  On error nothing is held. */
+ * be off, writers out, no reader.  On error nothing is held.  Each CPU found
+ * with its writers out gets a quiescer's publish (E) at once, even if a later
+ * CPU makes the call fail: a writer that met recording off in its E step left
+ * its nested writers' events to us, and the next commit on that CPU may be
+ * far off (or never come). */
 static int rb_own(struct rb_buffer *b, unsigned lo, unsigned hi)
 {
 	for (unsigned i = lo; i < hi; i++) {
 		struct rb_cpu *cb = b->cpu[i];
 		int err = 0;
-		if (rb_record_is_on(b, i) || !rb_writers_out(cb))
+		if (rb_record_is_on(b, i) || !rb_writers_out(cb)) {
 			err = -RB_EBUSY;
-		else if (!rb_reader_trylock(cb))
-			err = -RB_EBUSY;
+		} else {
+			rb_publish(cb, __atomic_load_n(&cb->tail, __ATOMIC_RELAXED));
+			if (!rb_reader_trylock(cb))
+				err = -RB_EBUSY;
+		}
 		if (err) {
 			while (i-- > lo)
 				rb_reader_unlock(b->cpu[i]);
@@ -390,8 +397,7 @@ static void rb_mem_ring(struct rb_mem *m, uint64_t base)
 static void rb_cpu_move(struct rb_cpu *cb, struct rb_mem *m)
 {
 	uint64_t t = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
-	rb_publish(cb, t);                  /* what writers left to a quiescer (E) */
-	uint64_t cm = __atomic_load_n(&cb->commit, __ATOMIC_RELAXED);
+	uint64_t cm = __atomic_load_n(&cb->commit, __ATOMIC_RELAXED);   /* = t (rb_own) */
 	struct rb_mem old = rb_cpu_mem(cb);
 	struct rb_cursor c = cb->rd;
 	bool keep_rd = c.valid && (c.cnt == C_CNT(cm) || c.off < rb_readable(cb, &c, cm));

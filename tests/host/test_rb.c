@@ -1353,6 +1353,44 @@ static void test_resize_random(void **state)
 	}
 }
 
+/*
+ * A resize (or reset) that fails because another CPU has a writer inside
+ * still publishes, as a quiescer must, what the writers of the CPUs it
+ * found quiet left to it (a writer whose E step met recording off leaves
+ * the events nested in it to the quiescer, DESIGN point E); otherwise they
+ * would wait for that CPU's next commit, which may never come.
+ */
+static void test_failed_resize_publishes(void **state)
+{
+	(void)state;
+	struct rb_buffer *b = mk(2, 4 * RB_DATA_SIZE, 0);
+	struct rb_cpu *cb = b->cpu[0];
+	struct rb_event ev;
+	struct rb_resv open;
+	uint32_t seq;
+	assert_int_equal(put(b, 1, 8), 0);
+	uint64_t cm = __atomic_load_n(&cb->commit, __ATOMIC_RELAXED);
+	assert_int_equal(put(b, 2, 8), 0);
+	/* White box: event 2 left unpublished, as such a writer leaves it. */
+	__atomic_store_n(&cb->commit, cm, __ATOMIC_RELAXED);
+	rb_host_cpu = 1;
+	must_reserve(b, 8, &open);                   /* CPU 1: a writer inside */
+	rb_host_cpu = 0;
+	rb_record_off(b);
+	assert_int_equal(rb_resize(b, RB_ALL_CPUS, 8 * RB_DATA_SIZE), -RB_EBUSY);
+	rb_record_on(b);
+	assert_int_equal(rb_size(b, 0), 4 * RB_DATA_SIZE);
+	for (uint32_t want = 1; want <= 2; want++) {
+		assert_int_equal(rb_consume(b, 0, &ev), 0);
+		check_body(&ev, &seq);
+		assert_int_equal(seq, want);
+	}
+	rb_host_cpu = 1;
+	rb_commit(&open);
+	rb_host_cpu = 0;
+	rb_destroy(b);
+}
+
 /* An allocator that fails its allocation number `fail_at` (counting from 0)
  * and hands out memory full of garbage, so that a cleanup reading a pointer
  * it never wrote frees garbage (ASan reports it). */
@@ -1708,6 +1746,7 @@ int main(void)
 		cmocka_unit_test_setup(test_resize, setup),
 		cmocka_unit_test_setup(test_resize_keeps_events, setup),
 		cmocka_unit_test_setup(test_resize_random, setup),
+		cmocka_unit_test_setup(test_failed_resize_publishes, setup),
 		cmocka_unit_test_setup(test_alloc_failure, setup),
 		cmocka_unit_test_setup(test_reset, setup),
 		cmocka_unit_test_setup(test_iterators, setup),

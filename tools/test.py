@@ -15,7 +15,8 @@ Checks, each a line "ok - NAME" or "not ok - NAME" (with the evidence):
               print their report and exit 3
   ARCH ftrace the function tracer from the command line: exact events; the
               ftrace suite under single-threaded TCG; a corrupted site refused
-  ARCH shell a scripted shell session (tests/shell/session.txt) through piped stdin
+  ARCH shell a scripted shell session (tests/shell/session.txt) through piped stdin;
+              issue 21's resize and lost-line cases (tools/checks_rbresize.py)
   ARCH gdb    QEMU's gdbstub + gdb-multiarch (make gdb-ARCH's path) in batch mode
   ARCH thirdparty  cJSON and Lua as APPs: function_graph equals uftrace's
               trace of the same driver built for the host
@@ -41,6 +42,7 @@ import checks_libc  # noqa: E402
 import checks_thirdparty  # noqa: E402
 from gdb_checks import gdb_trace_checks, gdb_port  # noqa: E402
 from checks_gdb_corrupt import gdb_corrupt_checks  # noqa: E402
+import checks_rbresize  # noqa: E402
 from checklib import run  # noqa: E402
 LOGS = os.path.join(ROOT, "build", "test-logs")
 SMP = 4
@@ -826,6 +828,7 @@ def main():
         if "shell" in only:
             shell_session(arch)
             no_buffer(arch)
+            checks_rbresize.checks(arch, run, report, kernel_path, save_log, SMP)
         if "graph" in only:
             graph_golden(arch)
             graph_boot_options(arch)

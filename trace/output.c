@@ -122,9 +122,17 @@ unsigned long trace_print_all(void)
 	return trace_print_cpu(RB_ALL_CPUS);
 }
 
+/*
+ * One event.  Its losses are a line of their own only for a consuming
+ * reader (trace_pipe), as in Linux: `cat trace` counts the losses before
+ * the read in its header (entries-written) alone, and Linux's trace file
+ * prints a LOST line only for events the writer overwrote while it was
+ * being read, which cannot happen here (the iterator pauses recording,
+ * rb_iter_start, as Linux's pause-on-trace does).
+ */
 static bool print_event(const struct tracer *t, struct trace_iter *ti)
 {
-	if (ti->ev.lost)
+	if (ti->ev.lost && ti->consuming)
 		kprintf("CPU:%u [LOST %llu EVENTS]\n", ti->ev.cpu, (unsigned long long)ti->ev.lost);
 	if (ti->ev.len < sizeof(struct trace_entry) || ti->ev.len > sizeof(ti->copy))
 		return false;

@@ -197,6 +197,11 @@ static inline void rb_reader_unlock(struct rb_cpu *cb)
 
 /* rb_read.c */
 void rb_cursor_init(struct rb_cursor *c, uint32_t spare_pidx);
+/* Committed bytes of c's page as commit word cm shows them. */
+uint32_t rb_readable(const struct rb_cpu *cb, const struct rb_cursor *c, uint64_t cm);
+/* c to the oldest surviving page at or after c->head (swap: the consuming
+ * reader's); the events lost before it added to c->pending. */
+int rb_next_page(struct rb_cpu *cb, struct rb_cursor *c, bool swap);
 /*
  * E's publish: make everything up to tail word w visible.  The commit word
  * is all there is to write: pages the commit has left have their ends in

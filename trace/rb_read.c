@@ -24,7 +24,7 @@ void rb_cursor_init(struct rb_cursor *c, uint32_t spare_pidx)
 }
 
 /* Committed bytes of the cursor's page, seen through commit word cm. */
-static uint32_t rb_readable(const struct rb_cpu *cb, const struct rb_cursor *c, uint64_t cm)
+uint32_t rb_readable(const struct rb_cpu *cb, const struct rb_cursor *c, uint64_t cm)
 {
 	if (C_CNT(cm) == c->cnt)
 		return C_OFF(cm);
@@ -57,8 +57,9 @@ static bool rb_c_before(const struct rb_cpu *cb, uint64_t h, uint64_t *out)
  * `swap`, take it out of the ring and give c's page back as the slot's spare
  * (consuming reader; c's page must be finished and read).  Adds the events
  * lost before that page to c->pending.  -RB_EAGAIN if nothing is there yet.
+ * Without `swap` it is also rb_resize's walk over a quiescent buffer.
  */
-static int rb_next_page(struct rb_cpu *cb, struct rb_cursor *c, bool swap)
+int rb_next_page(struct rb_cpu *cb, struct rb_cursor *c, bool swap)
 {
 	uint32_t nslots = cb->n;
 	for (unsigned i = 0; i < 4 * RB_TRIES; i++) {

@@ -279,16 +279,23 @@ int rb_quiesce(struct rb_buffer *b, unsigned cpu)
 }
 
 /* Take the reader side of cpus [lo, hi) for a resize or reset: recording must
- * be off, writers out, no reader.  On error nothing is held. */
+ * be off, writers out, no reader.  On error nothing is held.  Each CPU found
+ * with its writers out gets a quiescer's publish (E) at once, even if a later
+ * CPU makes the call fail: a writer that met recording off in its E step left
+ * its nested writers' events to us, and the next commit on that CPU may be
+ * far off (or never come). */
 static int rb_own(struct rb_buffer *b, unsigned lo, unsigned hi)
 {
 	for (unsigned i = lo; i < hi; i++) {
 		struct rb_cpu *cb = b->cpu[i];
 		int err = 0;
-		if (rb_record_is_on(b, i) || !rb_writers_out(cb))
+		if (rb_record_is_on(b, i) || !rb_writers_out(cb)) {
 			err = -RB_EBUSY;
-		else if (!rb_reader_trylock(cb))
-			err = -RB_EBUSY;
+		} else {
+			rb_publish(cb, __atomic_load_n(&cb->tail, __ATOMIC_RELAXED));
+			if (!rb_reader_trylock(cb))
+				err = -RB_EBUSY;
+		}
 		if (err) {
 			while (i-- > lo)
 				rb_reader_unlock(b->cpu[i]);
@@ -312,6 +319,134 @@ static int rb_cpu_range(const struct rb_buffer *b, int cpu, unsigned *lo, unsign
 	return 0;
 }
 
+/* ---- Resize: the events move into the new pages --------------------------------
+ *
+ * A quiescer (recording off on the CPU, no writer inside, the reader lock
+ * held), so nothing here races: writers that come later see recording off
+ * at A and touch only the gate word; the reader and iterators get -RB_EBUSY.
+ * The new memory reaches writers through the gate word: the ACQUIRE of
+ * their A step pairs with the RELEASE of the "recording on" that ends the
+ * quiescence, so a writer that enters after it reads the new n, slots and
+ * pages (it reads none of them before A).  What is unread moves, oldest
+ * first, as Linux's ring_buffer_resize keeps it:
+ *   - the reader's page, if it holds unread bytes or is the tail page (the
+ *     writer still fills it), stays the reader's, cursor and all;
+ *   - the unread ring pages after it, in count order (rb_next_page's walk,
+ *     which also says how many events were lost before each);
+ *   - if there are more of them than the new ring has slots, the oldest go:
+ *     their events count as overrun and are reported, with the losses before
+ *     them, as lost just before the first page kept (its drops_before).
+ * Pages keep their bytes and time stamps; they get new counts (the reader's
+ * page base-1, ring page j base+j in slot j, where base is n if the reader
+ * keeps its page, else 0), and the tail word keeps everything but its page
+ * index, so the next event goes on where the last one ended, with its time
+ * delta from the last event's time (lts is kept).  No page was ever
+ * overwritten in the new ring, so every C is 0, and the losses before the
+ * kept pages are in their drops_before (or in the reader's pending count).
+ * Drops pending in the tail word and `unplaced` stay for the next page.
+ */
+
+static void rb_page_copy(struct rb_page *dst, const struct rb_page *src)
+{
+	uint64_t *d = (uint64_t *)dst;
+	const uint64_t *s = (const uint64_t *)src;
+	for (size_t i = 0; i < RB_PAGE_SIZE / 8; i++) {
+		__asm__("" : "+r"(i));    /* no libc memcpy */
+		d[i] = s[i];
+	}
+}
+
+/* Physical page j of m becomes a copy of src entered as count cnt. */
+static void rb_page_move(struct rb_mem *m, uint32_t j, const struct rb_page *src,
+			 const struct rb_meta *meta, uint64_t cnt)
+{
+	rb_page_copy(m->pages[j], src);
+	m->meta[j] = *meta;
+	m->pstart[j] = C_MAKE(cnt, 0);
+	m->pages[j]->commit = C_MAKE(cnt, 0);       /* the fast path's copy */
+}
+
+/* Unread ring pages after cursor c of a quiescent buffer, or -1 if the
+ * walk finds an impossible state. */
+static int rb_unread_pages(struct rb_cpu *cb, struct rb_cursor c)
+{
+	int k = 0, err;
+	while (k <= (int)cb->n && (err = rb_next_page(cb, &c, false)) == 0)
+		k++;
+	return k <= (int)cb->n && err == -RB_EAGAIN ? k : -1;
+}
+
+/* New slots: slot j holds physical page j for count base + j (a page moved
+ * there or a spare waiting for the writer, both as the reader leaves them). */
+static void rb_mem_ring(struct rb_mem *m, uint64_t base)
+{
+	for (uint32_t j = 0; j < m->n; j++) {
+		m->slot[j] = S_MAKE(base + j, 1, j);
+		m->slot_c[j] = 0;
+	}
+	rb_zero(m->meta, (m->n + 1) * sizeof(struct rb_meta));
+	for (uint32_t j = 0; j <= m->n; j++) {
+		m->pstart[j] = C_MAKE(0, 0);
+		m->pages[j]->time_stamp = 0;
+		m->pages[j]->commit = 0;
+	}
+}
+
+/* Give cb the memory m, its unread events moved in (see above).  A CPU
+ * buffer found broken is cleared instead, as rb_reset would. */
+static void rb_cpu_move(struct rb_cpu *cb, struct rb_mem *m)
+{
+	uint64_t t = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
+	uint64_t cm = __atomic_load_n(&cb->commit, __ATOMIC_RELAXED);   /* = t (rb_own) */
+	struct rb_mem old = rb_cpu_mem(cb);
+	struct rb_cursor c = cb->rd;
+	bool keep_rd = c.valid && (c.cnt == C_CNT(cm) || c.off < rb_readable(cb, &c, cm));
+	int k = rb_unread_pages(cb, c);
+	bool broken = G_OFF(__atomic_load_n(&cb->gate, __ATOMIC_RELAXED)) >= RB_OFF_BROKEN;
+	if (k < 0 || broken || (k == 0 && !keep_rd)) {
+		rb_cpu_use(cb, m);
+		rb_cpu_clear(cb);
+		return;
+	}
+	uint32_t n = m->n, drop = (uint32_t)k > n ? (uint32_t)k - n : 0;
+	uint64_t base = keep_rd ? n : 0;
+	uint64_t prev = keep_rd ? c.pending : 0, carry = 0, overrun = 0;
+	uint32_t tail_pidx = n, kept = 0;           /* n: the reader's page */
+	rb_mem_ring(m, base);
+	for (uint32_t i = 0; i < (uint32_t)k; i++) {
+		(void)rb_next_page(cb, &c, false);   /* as in rb_unread_pages */
+		uint64_t lost = c.pending - prev;
+		const struct rb_meta *om = &old.meta[c.pidx];
+		prev = c.pending;
+		if (i < drop) {                      /* the oldest, beyond the new size */
+			overrun += om->entries;
+			carry += lost + om->entries;
+			continue;
+		}
+		tail_pidx = kept;
+		rb_page_move(m, kept, old.pages[c.pidx], om, base + kept);
+		m->meta[kept++].drops_before = carry + lost;
+		carry = 0;
+	}
+	struct rb_cursor rd = cb->rd;
+	if (keep_rd) {
+		rb_page_move(m, n, old.pages[rd.pidx], &old.meta[rd.pidx], base - 1);
+		rd.pidx = n;
+		rd.cnt = base - 1;
+		rd.head = base;
+		rd.cbase = 0;
+	} else {
+		rb_cursor_init(&rd, n);
+	}
+	uint64_t tail_cnt = base + kept - 1;
+	rb_cpu_use(cb, m);
+	cb->rd = rd;
+	__atomic_store_n(&cb->tail, (t & ~((uint64_t)0xffffu << 25)) | (uint64_t)tail_pidx << 25,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&cb->commit, C_MAKE(tail_cnt, T_OFF(t)), __ATOMIC_RELAXED);
+	__atomic_fetch_add(&cb->overrun, overrun, __ATOMIC_RELAXED);
+}
+
 int rb_resize(struct rb_buffer *b, int cpu, size_t size)
 {
 	unsigned lo, hi;
@@ -321,6 +456,7 @@ int rb_resize(struct rb_buffer *b, int cpu, size_t size)
 		return -RB_EINVAL;
 	if (!n)
 		return err;
+	/* Z1 (recording off) is the caller's; Z2: writers out, reader lock. */
 	if ((err = rb_own(b, lo, hi)))
 		return err;
 	struct rb_mem m[RB_MAX_CPUS];
@@ -334,11 +470,10 @@ int rb_resize(struct rb_buffer *b, int cpu, size_t size)
 	for (unsigned i = lo; i < hi; i++) {
 		struct rb_cpu *cb = b->cpu[i];
 		struct rb_mem old = rb_cpu_mem(cb);
-		rb_cpu_use(cb, &m[i]);
-		rb_cpu_clear(cb);
-		rb_mem_free(&b->a, &old);
+		rb_cpu_move(cb, &m[i]);             /* Z3 */
+		rb_mem_free(&b->a, &old);           /* no writer holds it (Z2) */
 	}
-out:
+out:                                            /* Z4 (recording on) is the caller's */
 	for (unsigned i = lo; i < hi; i++)
 		rb_reader_unlock(b->cpu[i]);
 	return err;

@@ -120,9 +120,14 @@ void rb_destroy(struct rb_buffer *b);    /* recording off, no writer, no reader 
 unsigned rb_ncpus(const struct rb_buffer *b);
 size_t rb_size(const struct rb_buffer *b, unsigned cpu);   /* data bytes per CPU */
 
-/* Resize one CPU's buffer or all (RB_ALL_CPUS); the contents are discarded.
- * -RB_EBUSY while recording is on for a CPU concerned, a writer is inside or
- * a reader is active; -RB_EINVAL for size 0; nothing changes on error. */
+/* Resize one CPU's buffer or all (RB_ALL_CPUS), keeping the events, as
+ * Linux's ring_buffer_resize does: growing keeps them all; shrinking keeps
+ * the newest ring pages that fit (and the reader's page), the oldest pages'
+ * events counted as overrun and reported lost to the reader; the counters
+ * stay.  -RB_EBUSY while recording is on for a CPU concerned, a writer is
+ * inside or a reader is active; -RB_EINVAL for size 0; -RB_E2BIG beyond
+ * RB_MAX_SIZE; -RB_ENOMEM; nothing changes on error.  A CPU buffer broken
+ * by an impossible state is emptied and mended instead (rb_reset). */
 int rb_resize(struct rb_buffer *b, int cpu, size_t size);
 /* Empty one CPU's buffer or all, and zero its counters (same rules). */
 int rb_reset(struct rb_buffer *b, int cpu);
@@ -215,7 +220,9 @@ int rb_write(struct rb_buffer *b, const void *data, uint32_t len);
 
 /* ---- Reading ---------------------------------------------------------------
  * An event seen by a reader.  `data` points into a page the reader owns and
- * stays valid until the next read call on that CPU buffer.  `lost` is the
+ * stays valid until the next read call on that CPU buffer, or a resize or
+ * reset of it (which move or clear the pages): whoever resizes while a
+ * reader may hold an event keeps the two apart.  `lost` is the
  * number of events lost (overwritten or dropped) just before this one on its
  * CPU.  `len` is the payload length rounded up to 4. */
 struct rb_event {

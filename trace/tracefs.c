@@ -280,6 +280,8 @@ static int resize(const char *file, int cpu, const char *value, unsigned long *k
 		return -ENODEV;
 	if (!parse_ulong(value, kb, RB_MAX_SIZE / 1024) || *kb == 0)
 		return write_error(-EINVAL, "buffer_size_kb must be a number from 1 to 258984");
+	/* Z1 and Z4 of a resize (trace/DESIGN.md, "Resize"): tracing may be
+	 * on, the writers meanwhile see recording off; the events stay. */
 	record_switch(cpu, false);
 	int err = rb_errno(rb_resize(trace_buffer, cpu, *kb * 1024));
 	record_switch(cpu, true);

@@ -13,7 +13,10 @@
  * An event more than 2^27 clock cycles after the one before it takes a time
  * extend (8 bytes), and one fewer would fit: a run whose writes spanned that
  * long (a host that stopped the vCPU) is cleared and run again, at most
- * RUNS times.
+ * RUNS times.  The files_resize_* cases resize that buffer (and every
+ * CPU's) with the events in and tracing on: the events and counts stay, a
+ * shrink drops the oldest pages as overrun, `cat trace` counts losses in
+ * its header only and trace_pipe reports them in a LOST line.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -221,4 +224,109 @@ TEST_CASE(ring_buffer, files_overwrite_loss)
 		stats_are(c, 0, 0, 0, 0);
 	}
 	teardown(cpu);
+}
+
+/*
+ * Resizes keep the events (Linux's ring_buffer_resize), through the files
+ * and with tracing on: after the overwrite run above, `cpu`'s ring holds
+ * pages 2 (170), 3 (170) and 4 (90 events), page 1's 170 overrun.
+ */
+#define IN_RING     (WRITES - PER_PAGE)                /* 430 */
+#define LAST_PAGE   (WRITES - 3 * PER_PAGE)            /* 90 */
+
+/* `cat trace`'s header says in/written, and no LOST line follows (the
+ * losses before a read are in the header only). */
+static void trace_header_is(unsigned long in, unsigned long written)
+{
+	char want[96];
+	ksnprintf(want, sizeof(want), "# entries-in-buffer/entries-written: %lu/%lu   #P:%u\n", in,
+		  written, ncpus);
+	EXPECT_EQ(sh("cat", "trace", 0), 0);
+	EXPECT_TRUE(strstr(out.text, want) != NULL);
+	EXPECT_TRUE(strstr(out.text, "LOST") == NULL);
+}
+
+/* per_cpu/cpuN/trace_pipe: `lost` reported first (if any), then `n` events. */
+static void pipe_is(unsigned cpu, unsigned long lost, unsigned long n)
+{
+	char want[48];
+	ksnprintf(want, sizeof(want), "CPU:%u [LOST %lu EVENTS]\n", cpu, lost);
+	EXPECT_EQ(sh("cat", "per_cpu/cpu%u/trace_pipe", cpu), 0);
+	EXPECT_EQ(out.lines, n + (lost != 0));
+	if (lost)
+		EXPECT_TRUE(strncmp(out.text, want, strlen(want)) == 0);
+	EXPECT_TRUE(strstr(out.text + (lost ? strlen(want) : 0), "LOST") == NULL);
+}
+
+TEST_CASE(ring_buffer, files_resize_grow_keeps)
+{
+	unsigned cpu = test_cpu(), ok = 0;
+	ASSERT_TRUE(setup(cpu));
+	ASSERT_TRUE(write_on(cpu, &ok));
+	EXPECT_EQ(ok, WRITES);
+	EXPECT_EQ(sh("echo", "64 > per_cpu/cpu%u/buffer_size_kb", cpu), 0);   /* 17 pages */
+	EXPECT_EQ(rb_size(trace_buffer, cpu), 17 * RB_DATA_SIZE);
+	stats_are(cpu, IN_RING, PER_PAGE, 0, 0);
+	trace_header_is(IN_RING, WRITES);
+	/* Back to 3 pages: the reader holds page 2 (stats_are peeked at it), 3
+	 * and 4 fit in the ring: nothing lost. */
+	EXPECT_EQ(sh("echo", "8 > per_cpu/cpu%u/buffer_size_kb", cpu), 0);
+	stats_are(cpu, IN_RING, PER_PAGE, 0, 0);
+	pipe_is(cpu, PER_PAGE, IN_RING);
+	stats_are(cpu, 0, PER_PAGE, 0, IN_RING);
+	teardown(cpu);
+}
+
+TEST_CASE(ring_buffer, files_resize_shrink_drops_oldest)
+{
+	unsigned cpu = test_cpu(), ok = 0;
+	ASSERT_TRUE(setup(cpu));
+	ASSERT_TRUE(write_on(cpu, &ok));
+	EXPECT_EQ(ok, WRITES);
+	/* 2 pages: page 2 goes, counted as overrun with page 1. */
+	EXPECT_EQ(sh("echo", "4 > per_cpu/cpu%u/buffer_size_kb", cpu), 0);
+	EXPECT_EQ(rb_size(trace_buffer, cpu), 2 * RB_DATA_SIZE);
+	stats_are(cpu, PER_PAGE + LAST_PAGE, 2 * PER_PAGE, 0, 0);
+	trace_header_is(PER_PAGE + LAST_PAGE, WRITES);
+	trace_header_is(PER_PAGE + LAST_PAGE, WRITES);      /* and again: no LOST line */
+	pipe_is(cpu, 2 * PER_PAGE, PER_PAGE + LAST_PAGE);
+	stats_are(cpu, 0, 2 * PER_PAGE, 0, PER_PAGE + LAST_PAGE);
+	teardown(cpu);
+}
+
+/* buffer_size_kb resizes every CPU, each keeping its own events. */
+TEST_CASE(ring_buffer, files_resize_every_cpu)
+{
+	unsigned ok = 0;
+	size_t buf_was = trace_buf_size;        /* what buffer_size_kb last set */
+	char line[64];
+	bool handled;
+	ASSERT_TRUE(setup(0));
+	EXPECT_EQ(sh("echo", "8 > buffer_size_kb", 0), 0);
+	for (unsigned c = 0; c < ncpus; c++) {
+		ASSERT_TRUE(write_on(c, &ok));
+		EXPECT_EQ(ok, WRITES);
+	}
+	/* 2 pages: on each CPU page 2 goes, counted as overrun with page 1. */
+	EXPECT_EQ(sh("echo", "4 > buffer_size_kb", 0), 0);
+	for (unsigned c = 0; c < ncpus; c++)
+		stats_are(c, PER_PAGE + LAST_PAGE, 2 * PER_PAGE, 0, 0);
+	trace_header_is(ncpus * (PER_PAGE + LAST_PAGE), ncpus * WRITES);
+	/* Larger again: everything stays, counts and all. */
+	EXPECT_EQ(sh("echo", "64 > buffer_size_kb", 0), 0);
+	for (unsigned c = 0; c < ncpus; c++)
+		stats_are(c, PER_PAGE + LAST_PAGE, 2 * PER_PAGE, 0, 0);
+	trace_header_is(ncpus * (PER_PAGE + LAST_PAGE), ncpus * WRITES);
+	/* Sizes back, and buffer_size_kb's own record of the size (others
+	 * read it: the enomem suite resizes back to it). */
+	ksnprintf(line, sizeof(line), "%lu > buffer_size_kb", (unsigned long)buf_was / 1024);
+	EXPECT_EQ(tracefs_command("echo", line, &handled), 0);
+	EXPECT_EQ(trace_buf_size, buf_was);
+	for (unsigned c = 0; c < ncpus; c++) {
+		ksnprintf(line, sizeof(line), "%lu > per_cpu/cpu%u/buffer_size_kb",
+			  (unsigned long)size_was[c] / 1024, c);
+		EXPECT_EQ(tracefs_command("echo", line, &handled), 0);
+		EXPECT_EQ(rb_size(trace_buffer, c), size_was[c]);
+	}
+	teardown(0);
 }

@@ -8,7 +8,10 @@
  * event carries (writer id, sequence number, checksum).  At the end, with
  * everything drained, the same invariants as the host torture hold, per CPU:
  * events intact, each writer's sequence numbers strictly increasing, time
- * stamps never going back, and written == read + overrun + dropped.
+ * stamps never going back, and written == read + overrun + dropped.  The
+ * reader also resizes one CPU's buffer or all now and then (2 to 8 pages:
+ * grows and shrinks with events in, recording off around it as tracefs
+ * does; writes refused meanwhile are not written).
  *
  * Needs: trace/ring_buffer.c, rb_setup.c, rb_read.c, rb_event.c in the
  * kernel (notrace, no FP), timer_hook, arch_timer_set_hz, smp_call_all.
@@ -34,7 +37,7 @@
 /* Per writer: only its CPU (its thread, or its timer interrupt) touches it
  * while running; the test reads it after the join. */
 static struct writer {
-	uint64_t seq, attempts, ok, dropped, other, rng;
+	uint64_t seq, attempts, ok, dropped, off, other, rng;
 } W[MAX_CPUS][KINDS];
 
 static struct rb_buffer *rb;
@@ -52,6 +55,8 @@ static void write_one(unsigned cpu, unsigned kind, uint64_t hold_ns)
 	if (err) {
 		if (err == -RB_EDROPPED)
 			w->dropped++;
+		else if (err == -RB_EOFF)
+			w->off++;       /* a resize: not written */
 		else
 			w->other++;
 		return;
@@ -100,7 +105,35 @@ static struct {
 	bool seen[MAX_CPUS * KINDS];
 	uint64_t last_ts[MAX_CPUS], read[MAX_CPUS], lost[MAX_CPUS];
 	uint64_t bad, bad_order, bad_ts, errors;
+	uint64_t grows, shrinks, resize_busy, resize_errors;
 } R;
+
+/* Resize one CPU's buffer or all to 2..8 pages, recording off meanwhile
+ * (the reader's thread: no event it holds lives across it). */
+static void resize_some(uint64_t *rng)
+{
+	unsigned pick = (unsigned)(xorshift(rng) % (ncpus + 1));
+	int cpu = pick == ncpus ? RB_ALL_CPUS : (int)pick;
+	size_t pages = 2 + xorshift(rng) % 7;
+	size_t before = rb_size(rb, cpu == RB_ALL_CPUS ? 0 : (unsigned)cpu) / RB_DATA_SIZE;
+	if (cpu == RB_ALL_CPUS)
+		rb_record_off(rb);
+	else
+		rb_record_cpu_off(rb, (unsigned)cpu);
+	int err = rb_resize(rb, cpu, pages * RB_DATA_SIZE);
+	if (cpu == RB_ALL_CPUS)
+		rb_record_on(rb);
+	else
+		rb_record_cpu_on(rb, (unsigned)cpu);
+	if (err == -RB_EBUSY)
+		R.resize_busy++;        /* a writer stayed inside (a vCPU the host stopped) */
+	else if (err)
+		R.resize_errors++;
+	else if (pages > before)
+		R.grows++;
+	else if (pages < before)
+		R.shrinks++;
+}
 
 static void check_event(unsigned cpu, uint64_t ts, const void *data, uint32_t len)
 {
@@ -221,6 +254,8 @@ static void torture(bool overwrite)
 	uint64_t rng = 42, start = clock_ns(), end = start + RB_TEST_NS;
 	while (clock_ns() < end || (!covered() && clock_ns() < start + 20 * RB_TEST_NS)) {
 		read_pass(&rng);
+		if (xorshift(&rng) % 8 == 0)
+			resize_some(&rng);
 		if (xorshift(&rng) % 16 == 0)
 			thread_sleep_ns(xorshift(&rng) % 3000000);   /* fall behind */
 	}
@@ -238,12 +273,17 @@ static void torture(bool overwrite)
 	EXPECT_EQ(R.errors, 0);
 	EXPECT_EQ(R.bad_order, 0);
 	EXPECT_EQ(R.bad_ts, 0);
+	EXPECT_EQ(R.resize_errors, 0);
+	EXPECT_TRUE(R.grows > 0 && R.shrinks > 0);
+	kprintf("    # resized %llu times larger, %llu smaller (%llu busy)\n",
+		(unsigned long long)R.grows, (unsigned long long)R.shrinks,
+		(unsigned long long)R.resize_busy);
 	for (unsigned c = 0; c < ncpus; c++) {
 		struct rb_stats s;
 		rb_stats(rb, c, &s);
 		uint64_t written = 0, unread = 0, dropped = 0;
 		for (unsigned k = 0; k < KINDS; k++) {
-			written += W[c][k].attempts;
+			written += W[c][k].attempts - W[c][k].off;
 			dropped += W[c][k].dropped;
 			unread += W[c][k].ok - R.nread[c * KINDS + k];
 			EXPECT_EQ(W[c][k].other, 0);

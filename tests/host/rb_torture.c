@@ -13,8 +13,12 @@
  * so the level above writes inside it (the only nesting TSan lets happen:
  * it delivers timer signals late, ASan does not).  A reader thread consumes
  * all CPUs (per CPU, merged, and whole pages), sleeping now and then so the
- * buffer fills up.  Every event carries (writer id, sequence number,
- * checksum).  At the end, with everything drained:
+ * buffer fills up.  A resizer thread resizes one CPU's buffer or all of
+ * them every few milliseconds (2 to 2*pages+2 pages, so it grows and
+ * shrinks with events in), recording off on them meanwhile, as tracefs
+ * does: writes refused then (-RB_EOFF) are not events written.  Every event
+ * carries (writer id, sequence number, checksum).  At the end, with
+ * everything drained:
  *   - every event read was intact, each writer's sequence numbers strictly
  *     increased, each CPU's time stamps never went back;
  *   - per CPU: written == read + overrun + dropped, exactly;
@@ -60,7 +64,7 @@
  * signal handlers; read by main after the join.
  */
 struct writer {
-	uint64_t seq, attempts, ok, dropped, other;
+	uint64_t seq, attempts, ok, dropped, off, other;
 } W[MAXCPU][LEVELS];
 
 struct kind {                  /* per context kind, for the report */
@@ -84,8 +88,20 @@ static struct {
 	uint64_t last_ts[MAXCPU];
 	uint64_t read[MAXCPU], lost[MAXCPU];
 	uint64_t bad_sum, bad_order, bad_ts, bad_wid, errors;
-	uint64_t pages, merged, single;
+	uint64_t pages, merged, single, busy;
 } R;
+
+/* An event's data lives in the buffer until a resize moves it
+ * (ring_buffer.h): the reader holds this from rb_consume until it has
+ * checked the event, the resizer around rb_resize.  Whole pages are copied
+ * out under the reader lock and need no such care, so a resize still meets
+ * a reader inside the buffer (-RB_EBUSY, both ways). */
+static pthread_mutex_t event_data = PTHREAD_MUTEX_INITIALIZER;
+
+/* Resizer's view (resizer thread, then main after the join). */
+static struct {
+	uint64_t grows, shrinks, busy, errors;
+} Z;
 
 static void spin(unsigned n)
 {
@@ -109,6 +125,10 @@ static void write_at(unsigned kind, unsigned lvl, unsigned hold)
 	int err = rb_reserve(B, len, &r);
 	if (err == -RB_EDROPPED) {
 		w->dropped++;
+		return;
+	}
+	if (err == -RB_EOFF) {      /* a resize: not written, not lost */
+		w->off++;
 		return;
 	}
 	if (err) {
@@ -226,10 +246,13 @@ static void check_event(unsigned cpu, uint64_t ts, const void *data, uint32_t le
 static int read_event(int how, unsigned cpu)
 {
 	struct rb_event ev;
+	pthread_mutex_lock(&event_data);
 	int err = how == 1 ? rb_consume_merged(B, &ev) : rb_consume(B, cpu, &ev);
+	if (!err)
+		check_event(ev.cpu, ev.ts, ev.data, ev.len);
+	pthread_mutex_unlock(&event_data);
 	if (err)
 		return err;
-	check_event(ev.cpu, ev.ts, ev.data, ev.len);
 	R.lost[ev.cpu] += ev.lost;
 	how == 1 ? R.merged++ : R.single++;
 	return 0;
@@ -282,6 +305,10 @@ static void *reader_main(void *arg)
 				int err = how == 0 ? read_page(cpu) : read_event(how == 1, cpu);
 				if (err == -RB_EAGAIN)
 					break;
+				if (err == -RB_EBUSY) {     /* a resize has the buffer */
+					R.busy++;
+					break;
+				}
 				if (err) {
 					R.errors++;
 					break;
@@ -298,6 +325,42 @@ static void *reader_main(void *arg)
 		/* Now and then fall behind, so the buffer fills (drops / overwrites). */
 		if (xorshift(&rng) % 16 == 0)
 			usleep((useconds_t)(xorshift(&rng) % 3000));
+	}
+	return NULL;
+}
+
+/* ---- Resizer ---------------------------------------------------------------------- */
+
+static void *resizer_main(void *arg)
+{
+	(void)arg;
+	uint64_t rng = 7;
+	while (!__atomic_load_n(&stop_writers, __ATOMIC_RELAXED)) {
+		usleep(1000 + (useconds_t)(xorshift(&rng) % 4000));
+		unsigned pick = (unsigned)(xorshift(&rng) % (ncpus + 1));
+		int cpu = pick == ncpus ? RB_ALL_CPUS : (int)pick;
+		size_t pages = 2 + xorshift(&rng) % (2 * npages + 1);
+		unsigned c0 = cpu == RB_ALL_CPUS ? 0 : (unsigned)cpu;
+		size_t before = rb_size(B, c0) / RB_DATA_SIZE;
+		if (cpu == RB_ALL_CPUS)
+			rb_record_off(B);
+		else
+			rb_record_cpu_off(B, (unsigned)cpu);
+		pthread_mutex_lock(&event_data);
+		int err = rb_resize(B, cpu, pages * RB_DATA_SIZE);
+		pthread_mutex_unlock(&event_data);
+		if (cpu == RB_ALL_CPUS)
+			rb_record_on(B);
+		else
+			rb_record_cpu_on(B, (unsigned)cpu);
+		if (err == -RB_EBUSY)
+			Z.busy++;           /* the reader had it, or a writer stayed inside */
+		else if (err)
+			Z.errors++;
+		else if (pages > before)
+			Z.grows++;
+		else if (pages < before)
+			Z.shrinks++;
 	}
 	return NULL;
 }
@@ -364,7 +427,7 @@ static void check_cpu(unsigned cpu, bool *inv, bool *lost_ok, bool *share_ok, bo
 	uint64_t written = 0, wdrop = 0, unread_ok = 0;
 	for (unsigned l = 0; l < LEVELS; l++) {
 		struct writer *w = &W[cpu][l];
-		written += w->attempts;
+		written += w->attempts - w->off;
 		wdrop += w->dropped;
 		unread_ok += w->ok - R.nread[cpu * LEVELS + l];
 		if (w->ok < R.nread[cpu * LEVELS + l] || w->other)
@@ -419,8 +482,9 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGUSR2);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);   /* only writer threads take them */
 
-	pthread_t wt[MAXCPU], rt;
+	pthread_t wt[MAXCPU], rt, zt;
 	pthread_create(&rt, NULL, reader_main, NULL);
+	pthread_create(&zt, NULL, resizer_main, NULL);
 	for (unsigned i = 0; i < ncpus; i++)
 		pthread_create(&wt[i], NULL, writer_main, (void *)(uintptr_t)i);
 	/* secs, then on (at most 4 x secs in all) until every CPU has seen
@@ -432,11 +496,12 @@ int main(int argc, char **argv)
 	__atomic_store_n(&stop_writers, 1, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < ncpus; i++)
 		pthread_join(wt[i], NULL);
+	pthread_join(zt, NULL);
 	__atomic_store_n(&writers_done, 1, __ATOMIC_RELEASE);
 	pthread_join(rt, NULL);
 
-	printf("# reader: %" PRIu64 " single, %" PRIu64 " merged, %" PRIu64 " pages\n", R.single,
-	       R.merged, R.pages);
+	printf("# reader: %" PRIu64 " single, %" PRIu64 " merged, %" PRIu64 " pages, %" PRIu64
+	       " busy (a resize)\n", R.single, R.merged, R.pages, R.busy);
 	bool inv = true, lost_ok = true, share_ok = true, nest_ok = true, loss_seen = true;
 	uint64_t inside = 0, total = 0;
 	for (unsigned c = 0; c < ncpus; c++) {
@@ -457,6 +522,9 @@ int main(int argc, char **argv)
 	    " times in all)", inside);
 	tap(loss_seen, "on every CPU the buffer filled: events were %s",
 	    overwrite ? "overwritten" : "dropped");
+	tap(Z.grows > 0 && Z.shrinks > 0 && !Z.errors,
+	    "resized while writing: %" PRIu64 " grows, %" PRIu64 " shrinks, %" PRIu64
+	    " busy, %" PRIu64 " errors", Z.grows, Z.shrinks, Z.busy, Z.errors);
 	rb_record_off(B);
 	rb_destroy(B);
 	return tap_fail;

@@ -271,7 +271,9 @@ def test_text():
     d, _, _ = decode(make_dump())
     t = text.render(d)
     check(t.startswith(EXPECTED_TEXT), t)
-    check("CPU:0 [LOST 4 EVENTS]\n" in t, t)
+    # Events lost before the third page: no LOST line, as `cat trace` (a
+    # dump is read as it reads the buffer; trace_pipe has the lines).
+    check("LOST" not in t and t.count("vfs_open(flags=3, name=0x4000) {") == 6, t)
     # CPU 1's function events print in the function tracer's format.
     check(t.endswith("            demo-6       [001] ...1.     0.000040: worker_main <-worker_main\n"
                      "            demo-6       [001] ...1.     0.268475: vfs_open <-worker_main\n"), t)

@@ -303,8 +303,9 @@ class Printer:
             self.out.append(DEFAULT_HEADER)
         graph_first = d.tracer == "function_graph"
         for ev in self.it:
-            if ev.lost:
-                self.out.append("CPU:%d [LOST %d EVENTS]\n" % (ev.cpu, ev.lost))
+            # No "CPU:N [LOST N EVENTS]" line: a dump is read as `cat trace`
+            # reads the buffer (not consuming, recording paused), which
+            # counts earlier losses in its header only (output.c).
             if len(ev.data) < 8:
                 continue
             # The current tracer's printer first, then the others (output.c).

@@ -40,6 +40,7 @@ def build(dump):
     name = lambda a: d.sym_name(a) or "0x%x" % a           # noqa: E731
     out = []
     stacks = {}              # task key -> [(func, pid)]
+    open_funcs = {}          # task key -> {func: times in its stack}
     last_ts = 0
     tids = set()
 
@@ -51,6 +52,8 @@ def build(dump):
         if ev.lost:
             out.append({"name": "lost %d events" % ev.lost, "ph": "i", "s": "p",
                         "ts": us(ev.ts), "pid": ev.cpu, "tid": tid_of(ev)})
+        if ev.pid is None:
+            continue                      # shorter than an event header
         tid = tid_of(ev)
         tids.add((ev.cpu, tid, ev.pid))
         if ev.is_entry:
@@ -58,14 +61,18 @@ def build(dump):
             out.append({"name": name(ev.func), "ph": "B", "ts": us(ev.ts), "pid": ev.cpu,
                         "tid": tid, "args": args})
             stacks.setdefault(tid, []).append((ev.func, ev.cpu))
+            inside = open_funcs.setdefault(tid, {})
+            inside[ev.func] = inside.get(ev.func, 0) + 1
         elif ev.is_exit:
             st = stacks.get(tid, [])
+            inside = open_funcs.get(tid, {})
             ret = F.format_ret(d.sigs.get(ev.func), ev.retval, False)
             args = {"retval": ret[4:]} if ret else {}
-            if any(f == ev.func for f, _ in st):
+            if inside.get(ev.func):
                 # Close what the lost exits left open above it first.
                 while st:
                     f, pid = st.pop()
+                    inside[f] -= 1
                     out.append({"name": name(f), "ph": "E", "ts": us(ev.ts), "pid": pid,
                                 "tid": tid, "args": args if f == ev.func else {"unfinished": True}})
                     if f == ev.func:

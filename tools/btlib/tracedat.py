@@ -28,6 +28,7 @@ import struct
 from . import events as E
 
 PAGE = 4096
+M64 = 2 ** 64 - 1
 OPTION_DONE, OPTION_TSC2NSEC = 0, 14
 
 HEADER_PAGE = (
@@ -104,11 +105,27 @@ def _pages_ns(dump, cpu):
             if ev.is_exit:
                 # The guest converts the difference (not each end): so do we,
                 # so that trace-cmd's durations are the guest's to the ns.
-                call = dump.cycles_to_ns(ev.calltime)
-                dur = dump.cycles_to_ns((ev.rettime - ev.calltime) & (2 ** 64 - 1))
-                struct.pack_into("<QQ", raw, ev.offset + 32, call, call + dur)
+                call = dump.cycles_to_ns(ev.calltime) & M64
+                dur = dump.cycles_to_ns((ev.rettime - ev.calltime) & M64)
+                struct.pack_into("<QQ", raw, ev.offset + 32, call, (call + dur) & M64)
+        if pg.valid is not None:
+            raw = _cut(raw, pg.valid)
         out.append(bytes(raw))
     return out
+
+
+def _cut(raw, valid):
+    """The page with only its first `valid` data bytes (those that decode:
+    events.page_events stopped there), its lost-events marks kept."""
+    commit = struct.unpack_from("<Q", raw, 8)[0]
+    n = commit & E.COMMIT_MASK
+    stored = raw[16 + n:16 + n + 8] if commit & E.MISSED_STORED and 16 + n + 8 <= PAGE else b""
+    if not stored:
+        commit &= ~E.MISSED_STORED
+    head = struct.pack("<QQ", struct.unpack_from("<Q", raw, 0)[0],
+                       commit & ~E.COMMIT_MASK | valid)
+    page = head + raw[16:16 + valid] + stored
+    return bytearray(page + b"\0" * (PAGE - len(page)))
 
 
 def write(dump, f):

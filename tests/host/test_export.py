@@ -283,6 +283,36 @@ def test_dump_choice():
     check(d.tracer == "function_graph" and d.complete, d.tracer)
 
 
+def test_impossible_event():
+    """A valid frame carrying an impossible event (call depth 70000): the
+    event is reported by its frame and byte and left out of every output;
+    trace.dat's page is written again without it, the times of the others
+    unchanged."""
+    lines = make_dump()
+    fid, seq, kind, b64 = lines[1].split()[1:5]
+    p = bytearray(base64.b64decode(b64))
+    check(kind == "P" and struct.unpack_from("<HI", p, 24 + 16 + 4)[0] == ENT, "frame 1: CPU 0 page 0")
+    struct.pack_into("<I", p, 24 + 16 + 4 + 16, 70000)      # the first entry's depth
+    lines[1] = frame(int(fid, 16), 1, "P", bytes(p))
+    d, n, _ = decode(lines)
+    check(n == TOTAL - 1 and d.problems.lines() == [
+        "frame 1: CPU 0 page 0 byte 16: call depth 70000, deeper than any call stack: skipped"],
+        (n, d.problems.lines()))
+    rc, err, got = export(lines, "text", "dat", "json")
+    check(rc == 2 and "frame 1: CPU 0 page 0 byte 16: call depth 70000" in err, err)
+    t = got["text"].decode()
+    check(t.count("vfs_open(flags=3, name=0x4000) {") == 5 and "70000" not in t, t[:600])
+    with tempfile.NamedTemporaryFile(suffix=".dat") as f:
+        f.write(got["dat"])
+        f.flush()
+        p = subprocess.run(["trace-cmd", "report", "-t", f.name], capture_output=True, text=True)
+    out = p.stdout
+    check(p.returncode == 0 and out.count("vfs_open() {") == 5 and out.count("path_get();") == 6,
+          out[:3000])
+    check("worker-5     [000]     0.000001100: funcgraph_entry:        0.500 us   |    path_get();"
+          in out, out[:1500])
+
+
 def test_nothing_usable():
     rc, err, got = export(["no dump here"], "text")
     check(rc == 1 and not got and "no baretrace dump" in err, (rc, err))
@@ -432,7 +462,8 @@ def test_captured_dumps():
 
 
 TESTS = [test_good_dump, test_dropped_frame, test_corrupted_crc, test_truncated_last_frame,
-         test_garbage_interleaved, test_two_dumps, test_dump_choice, test_nothing_usable, test_text,
+         test_garbage_interleaved, test_two_dumps, test_dump_choice, test_impossible_event,
+         test_nothing_usable, test_text,
          test_text_function_tracer, test_trace_cmd_report, test_json, test_tsc2nsec,
          test_fsig_text, test_captured_dumps]
 

@@ -69,9 +69,10 @@ def page_events(cpu, raw, lost=0, page=None, report=None):
     page says events were lost before it (the exact count from the frame,
     else the stored one, else 0 when unknown).  Items are checked as
     rb_decode() checks them (trace/rb_event.c): the first that does not
-    decode ends the page; report(offset, why), if given, hears of it and of
-    events too short for their type.  Sets page.valid to the data bytes
-    that decode when it stops early."""
+    decode ends the page, an event the guest cannot have written
+    (impossible()) is left out; report(offset, why), if given, hears of
+    both.  Sets page.valid to the data bytes that decode when it stops
+    early, page.skipped to the events left out."""
     ts, commit = struct.unpack_from("<QQ", raw, 0)
     n = commit & COMMIT_MASK
     room = (page.nbytes if page is not None else len(raw)) - 16
@@ -91,6 +92,7 @@ def page_events(cpu, raw, lost=0, page=None, report=None):
     end = 16 + n
     top = ~((1 << TS_BITS) - 1) & (2 ** 64 - 1)
     why = None
+    skipped = 0
     while off < end:
         avail = end - off
         if avail < 4:
@@ -131,20 +133,43 @@ def page_events(cpu, raw, lost=0, page=None, report=None):
             break
         ts += delta
         ev = Event(cpu, ts, lost, raw[data_off:data_off + length], page, data_off)
-        if report and (length < 8 or ev.type in SIZES and length < SIZES[ev.type]):
-            report(off, "event of type %s and %d bytes, too short for it: not printed"
-                   % (ev.type, length))
+        off = data_off + length
+        bad = impossible(ev, length)
+        if bad:
+            skipped += 1
+            if report:
+                report(data_off - (8 if tl == 0 else 4), bad + ": skipped")
+            continue
         out.append(ev)
         lost = 0
-        off = data_off + length
     if page is not None:
         page.valid = off - 16 if why or clipped else None
+        page.skipped = skipped
     if why and report:
         report(off, "%s: the page's last %d bytes skipped" % (why, end - off))
     return out
 
 
 SIZES = {TRACE_FN: 24, TRACE_GRAPH_ENT: 24, TRACE_GRAPH_RET: 48, TRACE_PRINT: 17}
+# No call nests this deep: fgraph's return stack holds FGRAPH_STACK_WORDS
+# (2048) words per context (trace/fgraph.h), a frame at least one.
+DEPTH_MAX = 65536
+
+
+def impossible(ev, length):
+    """Why the guest cannot have written this event, or None."""
+    if length < 8:
+        return "event of %d bytes, shorter than an event header" % length
+    if ev.type in SIZES and length < SIZES[ev.type]:
+        return "event of type %d and %d bytes, too short for it" % (ev.type, length)
+    if ev.type in (TRACE_GRAPH_ENT, TRACE_GRAPH_RET) and ev.depth >= DEPTH_MAX:
+        return "call depth %d, deeper than any call stack" % ev.depth
+    if ev.type == TRACE_GRAPH_ENT:
+        nargs = struct.unpack_from("<I", ev.data, 20)[0]
+        if nargs > MAX_ARGS or 24 + 8 * nargs > length:
+            return "%d argument words (%d at most) in an event of %d bytes" % (
+                nargs, MAX_ARGS, length)
+    return None
 
 
 def cpu_events(dump, cpu):

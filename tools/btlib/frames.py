@@ -49,6 +49,7 @@ F_SIGS, F_PANIC = 1, 2
 
 FRAME_RE = re.compile(rb"@BT1 ([0-9a-f]{8}) (\d{1,10}) ([A-Z]) ([A-Za-z0-9+/=]*) ([0-9a-f]{8})\Z")
 PARTIAL_RE = re.compile(rb"@BT1 ([0-9a-f]{8})(?: (\d+))?")
+NON_SPACE = re.compile(rb"\S")
 
 
 class Problems:
@@ -57,15 +58,19 @@ class Problems:
 
     def __init__(self):
         self.items = []
+        self.more = 0             # past MAX_KEPT, counted only
 
     def add(self, seq, msg):
-        self.items.append((seq, msg))
+        if len(self.items) < MAX_KEPT:
+            self.items.append((seq, msg))
+        else:
+            self.more += 1
 
     def __bool__(self):
         return bool(self.items)
 
     def __len__(self):
-        return len(self.items)
+        return len(self.items) + self.more
 
     def lines(self):
         out = []
@@ -75,7 +80,7 @@ class Problems:
                            else "frame %d: %s" % (s[0], m))
             else:
                 out.append("frame %s: %s" % (s, m) if s is not None else m)
-        return out
+        return out + (["... and %d more problems" % self.more] if self.more else [])
 
 
 class Page:
@@ -84,7 +89,8 @@ class Page:
         self.nbytes = len(raw)                               # of the record
         self.seqs = seqs or []                               # frame of each piece
         self.raw = raw + b"\0" * (PAGE_SIZE - len(raw))      # the trace.dat page
-        self.valid = None       # data bytes that decode (events.check_pages), None: all
+        self.valid = None       # data bytes that decode (events.page_events), None: all
+        self.skipped = 0        # events left out as impossible (events.page_events)
 
     def frame_at(self, offset):
         """The frame that carried byte `offset` of the record, or None."""
@@ -108,6 +114,7 @@ class Dump:
         self.frames = {}            # seq -> (kind, payload bytes)
         self.bad = []               # (seq or None, why, line) of frames refused
         self.problems = Problems()
+        self.bad_more = 0           # refused frames past MAX_KEPT, counted only
         self.strays = []            # lines refused that belong to no dump (read_log)
         self.have_begin = self.have_end = False
         self.version = None
@@ -163,11 +170,18 @@ def _short(b, n=24):
 
 
 def _segments(line):
-    """The pieces of a line that start with MAGIC, each up to the next one."""
+    """The pieces of a line that start with MAGIC, each up to the next one
+    without its trailing white space; of a longer piece than any frame,
+    only its first FRAME_CHARS + 1 bytes (no copy of a huge line)."""
     pos = line.find(MAGIC)
     while pos >= 0:
         nxt = line.find(MAGIC, pos + 1)
-        yield line[pos:nxt if nxt >= 0 else len(line)]
+        end = nxt if nxt >= 0 else len(line)
+        cut = pos + FRAME_CHARS + 1
+        if end > cut and NON_SPACE.search(line, cut, end):
+            yield line[pos:cut]
+        else:
+            yield line[pos:min(end, cut)].rstrip()
         pos = nxt
 
 
@@ -184,9 +198,8 @@ def _decode(seg):
         if len(digits) > 10 or int(digits) > SEQ_MAX:
             return ("bad", fid, None, "sequence number %s out of range" % _short(digits))
         seq = int(digits)
-    seg = seg.rstrip()
     if len(seg) > FRAME_CHARS:
-        return ("bad", fid, seq, "%d characters, longer than any frame" % len(seg))
+        return ("bad", fid, seq, "longer than any frame (%d characters)" % FRAME_CHARS)
     m = FRAME_RE.match(seg)
     if not m:
         return ("bad", fid, seq, "truncated or malformed")
@@ -203,10 +216,46 @@ def _decode(seg):
     return (fid, seq, m.group(3).decode(), payload)
 
 
+MAX_DUMPS = 1000          # dumps kept from one log: the newest
+MAX_KEPT = 10000          # refused frames (and problems) kept by name; the rest counted
+NOTES_MAX = 200           # stray lines named in read_log's notes
+
+
+class Strays:
+    """Frame-shaped text of ids with no valid frame (yet): (line, id, seq,
+    why), MAX_KEPT of them kept, the rest counted."""
+
+    def __init__(self):
+        self.by_id = {}
+        self.kept = self.more = 0
+
+    def add(self, fid, entry):
+        if self.kept >= MAX_KEPT:
+            self.more += 1
+            return
+        self.by_id.setdefault(fid, []).append(entry)
+        self.kept += 1
+
+    def take(self, fid):
+        got = self.by_id.pop(fid, [])
+        self.kept -= len(got)
+        return got
+
+    def lines(self):
+        out = sorted((line, "line %d: frame-shaped text of id %s%s: %s; no valid frame has this "
+                      "id: ignored" % (line, fid, "" if seq is None else " frame %d" % seq, why))
+                     for fid, es in self.by_id.items() for seq, why, line in es)
+        out = [t for _, t in out]
+        if self.more:
+            out.append("... and %d more lines of frame-shaped text ignored" % self.more)
+        return out
+
+
 def scan(lines):
-    """Every dump of the log in order of first appearance: [Dump], each
-    assembled.  lines: an iterable of str or bytes lines."""
-    latest, order, count = {}, [], {}
+    """(every dump of the log in order of first appearance, each assembled;
+    Strays; how many older dumps were dropped past MAX_DUMPS).
+    lines: an iterable of str or bytes lines."""
+    latest, order, count, strays, dropped = {}, [], {}, Strays(), 0
     for lineno, line in enumerate(lines, 1):
         if isinstance(line, str):
             line = line.encode("utf-8", "replace")
@@ -218,21 +267,33 @@ def scan(lines):
                 continue
             fid = r[1] if r[0] == "bad" else r[0]
             d = latest.get(fid)
-            if r[0] != "bad" and r[2] == "B" and d is not None and 0 in d.frames \
+            if r[0] == "bad":
+                if d is None:
+                    strays.add(fid, (r[2], r[3], lineno))
+                elif len(d.bad) < MAX_KEPT:
+                    d.bad.append((r[2], r[3], lineno))
+                else:
+                    d.bad_more += 1
+                continue
+            if d is not None and r[1] == 0 and r[2] == "B" and 0 in d.frames \
                     and d.frames[0] != ("B", r[3]):
                 d = None                          # another dump with the same id
             if d is None:
                 count[fid] = count.get(fid, 0) + 1
                 d = Dump(fid if count[fid] == 1 else "%s.%d" % (fid, count[fid]), fid)
+                d.bad = strays.take(fid)
                 latest[fid] = d
                 order.append(d)
-            if r[0] == "bad":
-                d.bad.append((r[2], r[3], lineno))
-            elif r[1] not in d.frames:
+                if len(order) > MAX_DUMPS:
+                    old = order.pop(0)
+                    if latest.get(old.fid) is old:
+                        del latest[old.fid]
+                    dropped += 1
+            if r[1] not in d.frames:
                 d.frames[r[1]] = (r[2], r[3])
     for d in order:
         _assemble(d)
-    return order
+    return order, strays, dropped
 
 
 def _cstr(b):
@@ -409,6 +470,9 @@ def _assemble(d):
             bad[seq] = why
     for seq in sorted(bad):
         d.problems.add(seq, bad[seq])
+    if d.bad_more:
+        d.problems.add(None, "%d more frames refused (not parsed, bad CRC...), not listed"
+                       % d.bad_more)
     pieces, shape = {}, {}              # (cpu, page) -> {piece: (seq, bytes)}; its shape
     for seq in sorted(d.frames):
         kind, p = d.frames[seq]
@@ -489,13 +553,12 @@ def read_log(lines, want_id=None):
     """(chosen Dump or None, the dumps in order, notes) from console lines.
     Without want_id the newest dump (the last to begin in the log) is
     taken, damaged or not: an older one only when asked for by its name."""
-    found = scan(lines)
-    order = [d for d in found if d.frames]
-    strays = ["line %d: frame-shaped text of id %s%s: %s; no valid frame has this id: ignored"
-              % (line, d.fid, "" if seq is None else " frame %d" % seq, why)
-              for d in found if not d.frames for seq, why, line in d.bad]
-    strays.sort(key=lambda s: int(s.split(":", 1)[0][5:]))
-    notes = list(strays)
+    order, found_strays, dropped = scan(lines)
+    strays = found_strays.lines()
+    notes = strays[:NOTES_MAX] + (["... and %d more such lines" % (len(strays) - NOTES_MAX)]
+                                  if len(strays) > NOTES_MAX else [])
+    if dropped:
+        notes.append("the log holds %d more dumps before these: not kept" % dropped)
     if not order:
         return None, [], notes + ["no baretrace dump (@BT1 frames) in the log"]
     if want_id:

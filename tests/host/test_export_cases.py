@@ -37,6 +37,7 @@ EXPORT = os.path.join(ROOT, "tools", "bt-export")
 CASES = os.path.join(HERE, "export", "cases")
 REGRESS = os.path.join(HERE, "export", "regress")
 BASE_KB = 80 * 1024           # the interpreter and btlib, measured ~16 MB
+LIMIT_BASE_KB = 256 * 1024    # ulimit -v beyond twice the expected peak: the interpreter's mappings
 RSS_PER_BYTE = 8              # peak memory per byte of log (measured 2 to 7)
 CPU_SECS = 120                # a run's CPU time limit
 
@@ -74,7 +75,7 @@ def run(log, *args, limit_kb=None):
     """bt-export LOG ARGS under ulimit -v: (status, stdout, stderr, peak KB);
     checks what every run must give."""
     size = os.path.getsize(log) if log != "-" else 0
-    limit_kb = limit_kb or BASE_KB + 2 * RSS_PER_BYTE * size // 1024
+    limit_kb = limit_kb or LIMIT_BASE_KB + 2 * RSS_PER_BYTE * size // 1024
 
     def limits():
         resource.setrlimit(resource.RLIMIT_AS, (limit_kb * 1024, limit_kb * 1024))

@@ -145,6 +145,7 @@ def page_events(cpu, raw, lost=0, page=None, report=None):
     if page is not None:
         page.valid = off - 16 if why or clipped else None
         page.skipped = skipped
+        page.nevents = len(out)
     if why and report:
         report(off, "%s: the page's last %d bytes skipped" % (why, end - off))
     return out
@@ -185,7 +186,9 @@ def dump_events(dump):
 
 
 def count_events(dump):
-    return sum(len(page_events(pg.cpu, pg.raw, pg.lost, pg))
+    """Events in the dump's pages (each page decoded once at most)."""
+    return sum(pg.nevents if pg.nevents is not None else
+               len(page_events(pg.cpu, pg.raw, pg.lost, pg))
                for cpu in range(dump.ncpus) for pg in dump.pages.get(cpu, []))
 
 

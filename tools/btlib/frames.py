@@ -91,6 +91,7 @@ class Page:
         self.raw = raw + b"\0" * (PAGE_SIZE - len(raw))      # the trace.dat page
         self.valid = None       # data bytes that decode (events.page_events), None: all
         self.skipped = 0        # events left out as impossible (events.page_events)
+        self.nevents = None     # events that decode, once page_events has run
 
     def frame_at(self, offset):
         """The frame that carried byte `offset` of the record, or None."""

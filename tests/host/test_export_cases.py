@@ -271,7 +271,8 @@ def test_big_inputs():
 
 def test_outputs_whole():
     """An output that cannot be written: exit 1, the message names it, no
-    other file is left half-written and nothing is left behind."""
+    other file is left half-written and nothing is left behind; what is
+    written has the mode open() gives (not the temporary file's 0600)."""
     seed = os.path.join(HERE, "export", "arm64-function_graph.log")
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "serial.log")
@@ -283,6 +284,10 @@ def test_outputs_whole():
         check(rc == 1 and "adir: not written" in err, err)
         check(sorted(os.listdir(tmp)) == ["adir", "o.txt", "serial.log"] and not os.listdir(d),
               os.listdir(tmp))
+        umask = os.umask(0o022)
+        os.umask(umask)
+        mode = os.stat(os.path.join(tmp, "o.txt")).st_mode & 0o777
+        check(mode == 0o666 & ~umask, "o.txt has mode %o, umask %o" % (mode, umask))
         rc, _, err, _ = run(log, "--text", os.path.join(tmp, "nodir", "o.txt"))
         check(rc == 1 and "nodir/o.txt: not written" in err, err)
 

@@ -12,7 +12,8 @@ space limit (ulimit -v), its peak memory measured.  TAP output.
                process (fuzz_frames.pipeline) and as bt-export
   big inputs   100 MB of random bytes, a 100 MB line, 10 MB of stray
                frame-shaped lines, of tiny valid frames, of one-frame
-               dumps, and fifty real dumps in one log
+               dumps, fifty real dumps in one log, and one valid dump of
+               4 MB (a capture's pages 60 times over) written as all three
 Every run: status 0, 1 or 2; every stderr line a "bt-export: " message (no
 traceback); no temporary file left beside the outputs; peak memory under
 BASE_KB + RSS_PER_BYTE * the log's size.
@@ -22,6 +23,7 @@ import gzip
 import os
 import re
 import resource
+import struct
 import subprocess
 import sys
 import tempfile
@@ -267,6 +269,44 @@ def test_big_inputs():
         rc, _, err, _ = run(p, "--text", os.path.join(tmp, "o.txt"), "--dat",
                             os.path.join(tmp, "o.dat"), "--json", os.path.join(tmp, "o.json"))
         check(rc == 0 and "using 00000032 (the newest" in err, err[-2000:])
+
+        # One big valid dump: the capture's pages 60 times over (4 MB).
+        p = os.path.join(tmp, "big.log")
+        nev = big_dump(seed, 60, p)
+        rc, _, err, _ = run(p, "--text", os.path.join(tmp, "o.txt"), "--dat",
+                               os.path.join(tmp, "o.dat"), "--json", os.path.join(tmp, "o.json"))
+        check(rc == 0 and "%d events of %d\n" % (nev, nev) in err, err[-2000:])
+
+
+def big_dump(seed, times, path):
+    """seed's pages `times` times over (page numbers moved on) as one dump
+    in path; returns its event count."""
+    b = bytearray(seed.frames[0][2])
+    ncpus = struct.unpack_from("<I", b, 8)[0]
+    body = []
+    for r in range(times):
+        for _, kind, p in seed.frames[1:-1]:
+            if kind == "P":
+                cpu, _, _, _, page = struct.unpack_from("<HHHHI", p, 0)
+                q = bytearray(p)
+                struct.pack_into("<I", q, 8, page + r * struct.unpack_from(
+                    "<I", b, 72 + 24 * cpu + 20)[0])
+                body.append(("P", bytes(q)))
+    body += [(k, p) for _, k, p in seed.frames[1:-1] if k != "P"]
+    nev = 0
+    for c in range(ncpus):
+        ev, pg = struct.unpack_from("<II", b, 72 + 24 * c + 16)
+        struct.pack_into("<II", b, 72 + 24 * c + 16, ev * times, pg * times)
+        nev += ev * times
+    n = len(body) + 2
+    struct.pack_into("<I", b, 4, n)
+    end = struct.unpack_from("<IIQ", seed.frames[-1][2])
+    with open(path, "w") as f:
+        f.write(frame(seed.fid, 0, "B", bytes(b)))
+        for i, (k, p) in enumerate(body):
+            f.write(frame(seed.fid, i + 1, k, p))
+        f.write(frame(seed.fid, n - 1, "E", struct.pack("<IIQ", n, end[1] * times, end[2] * times)))
+    return nev
 
 
 def test_outputs_whole():

@@ -24,6 +24,10 @@ Checks, each reported as one report(ok, name, detail):
                shows the same number of function events; the 4k buffer
                overflows, so the header counts losses (entries-written >
                entries-in-buffer) and neither text has a LOST line
+  marker       the guest writes `@BT1 0badf00d 9999999999` to trace_marker,
+               then `cat trace` and `dump`: bt-export reports both lines
+               that show it (the shell's echo, the trace's) by line number,
+               writes the dump (its text the guest's) and exits 2
   crash        bt.test=crash_panic with ftrace_dump_on_oops: the trace is
                printed after the panic message and backtrace, before the end
                of the panic, and ends inside test_crash_panic_panic; with
@@ -235,10 +239,36 @@ def crash_checks(arch, kernel, report, save_log):
            "(exit %d, bt-export %d)" % (arch, rc, erc), err + out[-3000:])
 
 
+MARKER_SCRIPT = b"echo @BT1 0badf00d 9999999999 > trace_marker\ncat trace\ndump\n"
+
+
+def marker_frame(arch, kernel, report, save_log):
+    """The guest prints a frame-shaped line itself (shared case
+    export-huge-sequence, marker-frame.txt): the shell's echo of the
+    command and `cat trace`'s marker line are reported by line as text of
+    no dump, the dump after them is written whole, exit 2."""
+    rc, out = qemu(arch, kernel, FUNCTION_CMDLINE, MARKER_SCRIPT)
+    save_log("%s-export-marker-frame" % arch, out)
+    guest = guest_cat_trace(out)
+    lines = out.split("\n")
+    at = [i + 1 for i, l in enumerate(lines) if "@BT1 0badf00d 9999999999" in l]
+    with tempfile.TemporaryDirectory() as tmp:
+        erc, err, paths = export(out, tmp, "text")
+        host = open(paths["text"]).read() if os.path.exists(paths["text"]) else ""
+    said = all("line %d: frame-shaped text of id 0badf00d: sequence number 9999999999 out of "
+               "range" % n in err for n in at)
+    ok = (rc == 0 and guest is not None and len(at) >= 2 and said and erc == 2 and
+          host == guest and "tracing_mark_write: @BT1 0badf00d 9999999999" in host)
+    report(ok, "%s export: frame-shaped text from trace_marker reported by line (%d lines), "
+           "the dump written (exit %d, bt-export %d)" % (arch, len(at), rc, erc),
+           err + _diff(guest or "", host))
+
+
 def export_round_trip(arch, kernel, report, save_log=lambda name, text: None):
     """Everything above for one arch (test.py's report(ok, name, detail))."""
     round_trip(arch, kernel, report, save_log, "function_graph")
     round_trip(arch, kernel, report, save_log, "function")
+    marker_frame(arch, kernel, report, save_log)
     crash_checks(arch, kernel, report, save_log)
 
 

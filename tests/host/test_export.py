@@ -151,12 +151,13 @@ EXPECTED_TEXT = """\
 # ---- running things -------------------------------------------------------------
 
 
-def export(lines, *outs):
+def export(lines, *outs, dump=None, stdout=False):
+    """bt-export on the lines: (status, stderr (stdout if asked), {kind: bytes})."""
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "serial.log")
         with open(log, "w") as f:
             f.write("\n".join(lines) + "\n")
-        args = [EXPORT, log]
+        args = [EXPORT, log] + (["--dump", dump] if dump else [])
         paths = {}
         for o in outs:
             paths[o] = os.path.join(tmp, "out." + o)
@@ -167,7 +168,9 @@ def export(lines, *outs):
             if os.path.exists(path):
                 with open(path, "rb") as f:
                     got[o] = f.read()
-        return p.returncode, p.stderr, got
+        left = set(os.listdir(tmp)) - {"serial.log"} - {os.path.basename(x) for x in paths.values()}
+        check(not left, "temporary files left: %s" % sorted(left))
+        return p.returncode, p.stdout if stdout else p.stderr, got
 
 
 def decode(lines):
@@ -245,17 +248,69 @@ def test_two_dumps():
     first = make_dump(fid=0x11111111)
     second = make_dump(fid=0x22222222)
     del second[2]
-    # The first is complete, the second damaged: the last complete is taken.
+    # The newest is taken, damaged or not; an older one only when asked for.
     d, n, notes = decode(first + second)
-    check(d.id == "11111111" and n == TOTAL, (d.id, n))
-    check(any("2 dumps" in x and "last complete" in x for x in notes), notes)
-    # Both complete: the last one.
+    check(d.id == "22222222" and n == TOTAL - PER_PAGE0, (d.id, n))
+    check(any("2 dumps" in x for x in notes) and
+          any("11111111 is complete: --dump 11111111" in x for x in notes), notes)
     d, n, notes = decode(first + make_dump(fid=0x33333333))
     check(d.id == "33333333", d.id)
     rc, err, _ = export(first + second, "text")
-    check(rc == 0 and "using 11111111" in err, err)
+    check(rc == 2 and "using 22222222" in err and "dump 22222222: frame 2: missing" in err, err)
     rc, err, _ = export(second, "text")
     check(rc == 2, rc)
+
+
+def test_dump_choice():
+    """--dump NAME takes an older dump; --dump list lists them; an id used
+    by two dumps (another begin frame) names the second <id>.2."""
+    first = make_dump(fid=0x11111111)
+    second = make_dump(fid=0x22222222)
+    del second[2]
+    rc, err, got = export(first + second, "text", dump="11111111")
+    d, _, _ = decode(first)
+    check(rc == 0 and "using 11111111 (asked for)" in err and got["text"].decode() == text.render(d),
+          (rc, err))
+    rc, err, got = export(first + second, "text", dump="33333333")
+    check(rc == 1 and not got and "no dump named 33333333" in err and "  11111111: " in err, err)
+    rc, out, _ = export(first + second, dump="list", stdout=True)
+    check(rc == 0 and out == "11111111: arm64, function_graph tracer, 2 CPUs, 9 frames: complete\n"
+          "22222222: arm64, function_graph tracer, 2 CPUs, 9 frames: damaged (2 problems)\n", out)
+    again = make_dump(fid=0x11111111, tracer="function")
+    d, _, notes = decode(first + again)
+    check(d.id == "11111111.2" and d.tracer == "function" and d.complete, (d.id, notes))
+    d, _, _ = frames.read_log(first + again, "11111111")
+    check(d.tracer == "function_graph" and d.complete, d.tracer)
+
+
+def test_impossible_event():
+    """A valid frame carrying an impossible event (call depth 70000): the
+    event is reported by its frame and byte and left out of every output;
+    trace.dat's page is written again without it, the times of the others
+    unchanged."""
+    lines = make_dump()
+    fid, seq, kind, b64 = lines[1].split()[1:5]
+    p = bytearray(base64.b64decode(b64))
+    check(kind == "P" and struct.unpack_from("<HI", p, 24 + 16 + 4)[0] == ENT, "frame 1: CPU 0 page 0")
+    struct.pack_into("<I", p, 24 + 16 + 4 + 16, 70000)      # the first entry's depth
+    lines[1] = frame(int(fid, 16), 1, "P", bytes(p))
+    d, n, _ = decode(lines)
+    check(n == TOTAL - 1 and d.problems.lines() == [
+        "frame 1: CPU 0 page 0 byte 16: call depth 70000, deeper than any call stack: skipped"],
+        (n, d.problems.lines()))
+    rc, err, got = export(lines, "text", "dat", "json")
+    check(rc == 2 and "frame 1: CPU 0 page 0 byte 16: call depth 70000" in err, err)
+    t = got["text"].decode()
+    check(t.count("vfs_open(flags=3, name=0x4000) {") == 5 and "70000" not in t, t[:600])
+    with tempfile.NamedTemporaryFile(suffix=".dat") as f:
+        f.write(got["dat"])
+        f.flush()
+        p = subprocess.run(["trace-cmd", "report", "-t", f.name], capture_output=True, text=True)
+    out = p.stdout
+    check(p.returncode == 0 and out.count("vfs_open() {") == 5 and out.count("path_get();") == 6,
+          out[:3000])
+    check("worker-5     [000]     0.000001100: funcgraph_entry:        0.500 us   |    path_get();"
+          in out, out[:1500])
 
 
 def test_nothing_usable():
@@ -409,7 +464,8 @@ def test_captured_dumps():
 
 
 TESTS = [test_good_dump, test_dropped_frame, test_corrupted_crc, test_truncated_last_frame,
-         test_garbage_interleaved, test_two_dumps, test_nothing_usable, test_text,
+         test_garbage_interleaved, test_two_dumps, test_dump_choice, test_impossible_event,
+         test_nothing_usable, test_text,
          test_text_function_tracer, test_trace_cmd_report, test_json, test_tsc2nsec,
          test_fsig_text, test_captured_dumps]
 

@@ -34,23 +34,29 @@ def _arg_pairs(sig, words):
     return out
 
 
-def build(dump):
+def _events(dump, tids):
+    """The trace events in order, one at a time (the writer need not hold
+    them all); tids gets the (cpu, tid, pid) of every task seen."""
     d = dump
     us = lambda cycles: d.cycles_to_ns(cycles) / 1000.0     # noqa: E731
     name = lambda a: d.sym_name(a) or "0x%x" % a           # noqa: E731
     out = []
     stacks = {}              # task key -> [(func, pid)]
+    open_funcs = {}          # task key -> {func: times in its stack}
     last_ts = 0
-    tids = set()
 
     def tid_of(ev):
         return ev.pid if ev.pid else -1 - ev.cpu
 
     for ev in E.merged(d):
+        yield from out
+        out.clear()
         last_ts = max(last_ts, ev.ts)
         if ev.lost:
             out.append({"name": "lost %d events" % ev.lost, "ph": "i", "s": "p",
                         "ts": us(ev.ts), "pid": ev.cpu, "tid": tid_of(ev)})
+        if ev.pid is None:
+            continue                      # shorter than an event header
         tid = tid_of(ev)
         if ev.pid is None:
             continue                # too short for the common header: nothing to show
@@ -60,14 +66,18 @@ def build(dump):
             out.append({"name": name(ev.func), "ph": "B", "ts": us(ev.ts), "pid": ev.cpu,
                         "tid": tid, "args": args})
             stacks.setdefault(tid, []).append((ev.func, ev.cpu))
+            inside = open_funcs.setdefault(tid, {})
+            inside[ev.func] = inside.get(ev.func, 0) + 1
         elif ev.is_exit:
             st = stacks.get(tid, [])
+            inside = open_funcs.get(tid, {})
             ret = F.format_ret(d.sigs.get(ev.func), ev.retval, False)
             args = {"retval": ret[4:]} if ret else {}
-            if any(f == ev.func for f, _ in st):
+            if inside.get(ev.func):
                 # Close what the lost exits left open above it first.
                 while st:
                     f, pid = st.pop()
+                    inside[f] -= 1
                     out.append({"name": name(f), "ph": "E", "ts": us(ev.ts), "pid": pid,
                                 "tid": tid, "args": args if f == ev.func else {"unfinished": True}})
                     if f == ev.func:
@@ -84,17 +94,43 @@ def build(dump):
             f, pid = st.pop()
             out.append({"name": name(f), "ph": "E", "ts": us(last_ts), "pid": pid, "tid": tid,
                         "args": {"unfinished": True}})
+    yield from out
+
+
+def _meta(d, tids):
     meta = [{"name": "process_name", "ph": "M", "pid": c, "args": {"name": "CPU %d" % c}}
             for c in range(d.ncpus)]
     for cpu, tid, pid in sorted(tids):
         comm = "<idle>" if pid == 0 else d.comms.get(pid, "<...>")
         meta.append({"name": "thread_name", "ph": "M", "pid": cpu, "tid": tid,
                      "args": {"name": "%s-%d" % (comm, pid)}})
-    return {"traceEvents": meta + out, "displayTimeUnit": "ns",
-            "otherData": {"tracer": d.tracer, "arch": d.arch, "cpus": d.ncpus,
-                          "counter_hz": d.hz}}
+    return meta
+
+
+def _other(d):
+    return {"tracer": d.tracer, "arch": d.arch, "cpus": d.ncpus, "counter_hz": d.hz}
+
+
+def build(dump):
+    """The whole JSON object: metadata events first, then the trace's."""
+    tids = set()
+    evs = list(_events(dump, tids))
+    return {"traceEvents": _meta(dump, tids) + evs, "displayTimeUnit": "ns",
+            "otherData": _other(dump)}
 
 
 def write(dump, f):
-    json.dump(build(dump), f, indent=None, separators=(",", ":"))
-    f.write("\n")
+    """build()'s object written as it is made (metadata events last: they
+    name what the trace's events found), so that memory does not grow with
+    the trace."""
+    tids = set()
+    sep = ""
+    f.write('{"traceEvents":[')
+    for ev in _events(dump, tids):
+        f.write(sep + json.dumps(ev, separators=(",", ":")))
+        sep = ","
+    for ev in _meta(dump, tids):
+        f.write(sep + json.dumps(ev, separators=(",", ":")))
+        sep = ","
+    f.write('],"displayTimeUnit":"ns","otherData":%s}\n'
+            % json.dumps(_other(dump), separators=(",", ":")))

@@ -64,28 +64,52 @@ class Event:
         return self.type == TRACE_FN and self.ip is not None
 
 
-def page_events(cpu, raw, lost=0, page=None):
+def page_events(cpu, raw, lost=0, page=None, report=None):
     """Events of one page in trace.dat form; the first carries `lost` if the
     page says events were lost before it (the exact count from the frame,
-    else the stored one, else 0 when unknown)."""
+    else the stored one, else 0 when unknown).  Items are checked as
+    rb_decode() checks them (trace/rb_event.c): the first that does not
+    decode ends the page, an event the guest cannot have written
+    (impossible()) is left out; report(offset, why), if given, hears of
+    both.  Sets page.valid to the data bytes that decode when it stops
+    early, page.skipped to the events left out."""
     ts, commit = struct.unpack_from("<QQ", raw, 0)
     n = commit & COMMIT_MASK
+    room = (page.nbytes if page is not None else len(raw)) - 16
     if commit & MISSED_EVENTS:
         if not lost and commit & MISSED_STORED and 16 + n + 8 <= len(raw):
             lost = struct.unpack_from("<Q", raw, 16 + n)[0]
     else:
         lost = 0
+    clipped = n > room
+    if clipped:
+        if report:
+            report(8, "page header: commit of %d bytes, the record holds %d: "
+                   "the data decoded up to its end" % (n, room))
+        n = max(room, 0)
     out = []
     off = 16
-    end = 16 + min(n, len(raw) - 16)
+    end = 16 + n
     top = ~((1 << TS_BITS) - 1) & (2 ** 64 - 1)
-    while off + 4 <= end:
+    why = None
+    skipped = 0
+    while off < end:
+        avail = end - off
+        if avail < 4:
+            why = "%d bytes left, less than an item header" % avail
+            break
         h = struct.unpack_from("<I", raw, off)[0]
         tl, delta = h & 31, h >> 5
+        if tl == 29 and delta == 0:               # the rest of the page is padding
+            break
+        if avail < 8 and (tl == 0 or tl >= 29):
+            why = "type %d item cut at %d bytes" % (tl, avail)
+            break
         if tl == 29:                              # padding
-            if delta == 0:
-                break
             size = struct.unpack_from("<I", raw, off + 4)[0] + 4
+            if size < 8 or size > avail or size & 3:
+                why = "padding of %d bytes (%d left)" % (size, avail)
+                break
             ts += delta
             off += size
             continue
@@ -95,60 +119,121 @@ def page_events(cpu, raw, lost=0, page=None):
             off += 8
             continue
         if tl == 0:
-            length = struct.unpack_from("<I", raw, off + 4)[0] - 4
+            length = struct.unpack_from("<I", raw, off + 4)[0]
+            if length < 4 or length & 3:
+                why = "event length word %d (a multiple of 4, 4 at least)" % length
+                break
+            length -= 4
             data_off = off + 8
         else:
             length = tl * 4
             data_off = off + 4
         if data_off + length > end:
+            why = "event of %d bytes, %d left in the page" % (length, end - data_off)
             break
         ts += delta
-        out.append(Event(cpu, ts, lost, raw[data_off:data_off + length], page, data_off))
-        lost = 0
+        ev = Event(cpu, ts, lost, raw[data_off:data_off + length], page, data_off)
         off = data_off + length
+        bad = impossible(ev, length)
+        if bad:
+            skipped += 1
+            if report:
+                report(data_off - (8 if tl == 0 else 4), bad + ": skipped")
+            continue
+        out.append(ev)
+        lost = 0
+    if page is not None:
+        page.valid = off - 16 if why or clipped else None
+        page.skipped = skipped
+        page.nevents = len(out)
+    if why and report:
+        report(off, "%s: the page's last %d bytes skipped" % (why, end - off))
     return out
+
+
+SIZES = {TRACE_FN: 24, TRACE_GRAPH_ENT: 24, TRACE_GRAPH_RET: 48, TRACE_PRINT: 17}
+# No call nests this deep: fgraph's return stack holds FGRAPH_STACK_WORDS
+# (2048) words per context (trace/fgraph.h), a frame at least one.
+DEPTH_MAX = 65536
+
+
+def impossible(ev, length):
+    """Why the guest cannot have written this event, or None."""
+    if length < 8:
+        return "event of %d bytes, shorter than an event header" % length
+    if ev.type in SIZES and length < SIZES[ev.type]:
+        return "event of type %d and %d bytes, too short for it" % (ev.type, length)
+    if ev.type in (TRACE_GRAPH_ENT, TRACE_GRAPH_RET) and ev.depth >= DEPTH_MAX:
+        return "call depth %d, deeper than any call stack" % ev.depth
+    if ev.type == TRACE_GRAPH_ENT:
+        nargs = struct.unpack_from("<I", ev.data, 20)[0]
+        if nargs > MAX_ARGS or 24 + 8 * nargs > length:
+            return "%d argument words (%d at most) in an event of %d bytes" % (
+                nargs, MAX_ARGS, length)
+    return None
+
+
+def cpu_events(dump, cpu):
+    """The CPU's events, page after page, decoded as they are taken."""
+    for pg in dump.pages.get(cpu, []):
+        for ev in page_events(cpu, pg.raw, pg.lost, pg):
+            yield ev
 
 
 def dump_events(dump):
     """{cpu: [Event]} of a frames.Dump, pages in order."""
-    per = {}
+    return {cpu: list(cpu_events(dump, cpu)) for cpu in range(dump.ncpus)}
+
+
+def count_events(dump):
+    """Events in the dump's pages (each page decoded once at most)."""
+    return sum(pg.nevents if pg.nevents is not None else
+               len(page_events(pg.cpu, pg.raw, pg.lost, pg))
+               for cpu in range(dump.ncpus) for pg in dump.pages.get(cpu, []))
+
+
+def check_pages(dump):
+    """Every page decoded once; what does not decode is a problem of the
+    dump, named by the frame that carried it."""
     for cpu in range(dump.ncpus):
-        evs = []
         for pg in dump.pages.get(cpu, []):
-            evs.extend(page_events(cpu, pg.raw, pg.lost, pg))
-        per[cpu] = evs
-    return per
+            def report(offset, why, pg=pg):
+                dump.problems.add(pg.frame_at(offset), "CPU %d page %d byte %d: %s"
+                                  % (pg.cpu, pg.index, offset, why))
+            page_events(cpu, pg.raw, pg.lost, pg, report)
 
 
 class Merged:
     """The guest's merged iterator: the earliest next event over the CPUs
-    (ties: the lowest CPU), with look-ahead on one CPU (trace_iter_peek)."""
+    (ties: the lowest CPU), with look-ahead on one CPU (trace_iter_peek).
+    per_cpu: {cpu: iterable of Event}, taken lazily."""
 
     def __init__(self, per_cpu):
-        self.q = {c: list(evs) for c, evs in per_cpu.items()}
-        self.pos = {c: 0 for c in per_cpu}
+        self.src = {c: iter(evs) for c, evs in per_cpu.items()}
+        self.cpus = sorted(self.src)
+        self.head = {c: next(self.src[c], None) for c in self.cpus}
 
     def __iter__(self):
         return self
 
     def __next__(self):
         best = None
-        for c in sorted(self.q):
-            i = self.pos[c]
-            if i < len(self.q[c]) and (best is None or self.q[c][i].ts < self.q[best][self.pos[best]].ts):
+        for c in self.cpus:
+            e = self.head[c]
+            if e is not None and (best is None or e.ts < self.head[best].ts):
                 best = c
         if best is None:
             raise StopIteration
-        self.pos[best] += 1
-        return self.q[best][self.pos[best] - 1]
+        ev = self.head[best]
+        self.skip(best)
+        return ev
 
     def peek(self, cpu):
-        i = self.pos.get(cpu, 0)
-        return self.q[cpu][i] if cpu in self.q and i < len(self.q[cpu]) else None
+        return self.head.get(cpu)
 
     def skip(self, cpu):
-        self.pos[cpu] += 1
+        self.head[cpu] = next(self.src[cpu], None)
 
 
 def merged(dump):
-    return Merged(dump_events(dump))
+    return Merged({cpu: cpu_events(dump, cpu) for cpu in range(dump.ncpus)})

@@ -193,6 +193,10 @@ class Printer:
         self.it.skip(ev.cpu)
         return nxt
 
+    def indent(self, depth):
+        """put_indent's spaces (u32 depth * 2), never more than a line keeps."""
+        return " " * min(depth * 2 & 0xffffffff, LINE_MAX)
+
     def line(self, s):
         # gl_put keeps at most LINE_MAX - 1 bytes of a line being built.
         self.out.append(s if len(s) < LINE_MAX else s[:LINE_MAX - 1])
@@ -205,7 +209,7 @@ class Printer:
         ret = self.take_leaf(ev)
         if ret is not None:
             self.remember(ev.cpu, ev.depth, 0)
-            s += self.duration(ret.rettime - ret.calltime) + " " * (ev.depth * 2)
+            s += self.duration(ret.rettime - ret.calltime) + self.indent(ev.depth)
             s += self.fname(ev.func) + self.args(ev) + ";"
             if self.opt(G_RETVAL):
                 r = self.ret(ret.func, ret.retval)
@@ -214,7 +218,7 @@ class Printer:
             s += "\n"
         else:
             self.remember(ev.cpu, ev.depth, ev.func)
-            s += self.fill("              |  ") + " " * (ev.depth * 2)
+            s += self.fill("              |  ") + self.indent(ev.depth)
             s += self.fname(ev.func) + self.args(ev) + " {\n"
         self.line(s)
         post = self.epilogue(ev)
@@ -231,7 +235,7 @@ class Printer:
         pre = self.prologue(ev)
         if pre:
             self.out.append(pre)
-        s = self.gcontext(ev) + self.duration(ev.rettime - ev.calltime) + " " * (ev.depth * 2)
+        s = self.gcontext(ev) + self.duration(ev.rettime - ev.calltime) + self.indent(ev.depth)
         if self.opt(G_RETVAL):
             s += "} /* " + self.fname(ev.func) + self.ret(ev.func, ev.retval) + " */"
         elif seen and not self.opt(G_TAIL):
@@ -256,7 +260,7 @@ class Printer:
             self.out.append(pre)
         s = self.gcontext(ev) + self.fill("              |  ")
         if depth > 0:
-            s += " " * ((depth + 1) * 2)
+            s += self.indent(depth + 1)
         self.line(s + "/* %s */\n" % text)
         post = self.epilogue(ev)
         if post:
@@ -296,7 +300,7 @@ class Printer:
         if d.tracer == "function_graph":
             self.out.append(self.graph_header())
         else:
-            in_buffer = sum(len(v) for v in E.dump_events(d).values())
+            in_buffer = E.count_events(d)
             lost = sum(st[0] + st[1] for st in d.cpu_stats)
             self.out.append("# entries-in-buffer/entries-written: %d/%d   #P:%d\n#\n" % (
                 in_buffer, in_buffer + lost, d.ncpus))

@@ -28,6 +28,7 @@ import struct
 from . import events as E
 
 PAGE = 4096
+M64 = 2 ** 64 - 1
 OPTION_DONE, OPTION_TSC2NSEC = 0, 14
 
 HEADER_PAGE = (
@@ -96,19 +97,56 @@ def tsc2nsec(mult64):
 
 
 def _pages_ns(dump, cpu):
-    """The CPU's pages with funcgraph_exit times in ns."""
+    """The CPU's pages with funcgraph_exit times in ns; a page with items
+    that did not decode or events left out (events.page_events) is written
+    again from the events that remain."""
     out = []
     for pg in dump.pages.get(cpu, []):
-        raw = bytearray(pg.raw)
-        for ev in E.page_events(cpu, pg.raw, pg.lost, pg):
+        evs = E.page_events(cpu, pg.raw, pg.lost, pg)
+        if pg.valid is None and not pg.skipped:
+            raw = bytearray(pg.raw)
+        else:
+            raw = _rebuild(pg.raw, evs)
+            evs = E.page_events(cpu, bytes(raw), pg.lost)
+        for ev in evs:
             if ev.is_exit:
                 # The guest converts the difference (not each end): so do we,
                 # so that trace-cmd's durations are the guest's to the ns.
-                call = dump.cycles_to_ns(ev.calltime)
-                dur = dump.cycles_to_ns((ev.rettime - ev.calltime) & (2 ** 64 - 1))
-                struct.pack_into("<QQ", raw, ev.offset + 32, call, call + dur)
+                call = dump.cycles_to_ns(ev.calltime) & M64
+                dur = dump.cycles_to_ns((ev.rettime - ev.calltime) & M64)
+                struct.pack_into("<QQ", raw, ev.offset + 32, call, (call + dur) & M64)
         out.append(bytes(raw))
     return out
+
+
+def _rebuild(raw, evs):
+    """A page holding only evs, encoded as the guest's ring buffer encodes
+    them (trace/ring_buffer.h), its lost-events marks kept; events whose
+    time cannot follow the one before (it went back) are left out."""
+    ts0, commit = struct.unpack_from("<QQ", raw, 0)
+    n = commit & E.COMMIT_MASK
+    stored = raw[16 + n:16 + n + 8] if commit & E.MISSED_STORED and 16 + n + 8 <= PAGE else b""
+    data, prev = bytearray(), ts0
+    for ev in evs:
+        delta = ev.ts - prev
+        if not 0 <= delta < 2 ** E.TS_BITS:
+            continue
+        item = b""
+        if delta >> 27:
+            item = struct.pack("<II", 30 | (delta & (2 ** 27 - 1)) << 5, delta >> 27)
+            delta = 0
+        size = len(ev.data)
+        if 0 < size <= 28 * 4:
+            item += struct.pack("<I", size // 4 | delta << 5)
+        else:
+            item += struct.pack("<II", delta << 5, size + 4)
+        if 16 + len(data) + len(item) + size + len(stored) > PAGE:
+            break
+        data += item + ev.data
+        prev = ev.ts
+    commit = commit & (E.MISSED_EVENTS | (E.MISSED_STORED if stored else 0)) | len(data)
+    page = struct.pack("<QQ", ts0, commit) + bytes(data) + stored
+    return bytearray(page + b"\0" * (PAGE - len(page)))
 
 
 def write(dump, f):

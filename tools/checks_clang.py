@@ -16,6 +16,9 @@ Checks, each reported as one report(ok, name, detail):
   golden   bt.test=graph_golden gives tests/golden/graph.txt exactly,
            durations masked: the same graph, arguments and return values
            as the GCC build's on both arches
+  crash    bt.test=crash_write: the fault report's backtrace goes from the
+           faulting function through its caller (the unwinder's reading of
+           clang's prologues), exit status 3
   demo     `make qemu-ARCH CC=clang`: the default run (the demo under
            function_graph with args and retval) finds what it expects,
            prints graph lines with the demo's typed arguments and exits 0
@@ -98,6 +101,16 @@ def golden(arch, report, save_log, mask_durations):
            "graph exactly" % arch, diff or out)
 
 
+def crash(arch, report, save_log):
+    rc, out, _ = boot(arch, "bt.test=crash_write", 120)
+    save_log(arch + "-clang-crash-write", out)
+    ok = rc == 3 and re.search(r"FATAL EXCEPTION on CPU \d+: .*\(write\) at crash_write_text\+", out) \
+        and re.search(r"\] crash_write_text\+0x[0-9a-f]+/0x[0-9a-f]+\n.*\] test_crash_write_write_to_text\+0x",
+                      out) and "---[ end of panic ]---" in out
+    report(bool(ok), "%s clang build: a fatal write to text is reported with a backtrace through "
+           "its caller (arch_frame_fp on clang's frames), exit 3 (got %d)" % (arch, rc), out)
+
+
 def demo(arch, report, save_log):
     rc, out, secs = run(["make", "-s", "--no-print-directory", "qemu-" + arch, CC], 200,
                         env={"SMP": "4", "TIMEOUT": "150"})
@@ -116,5 +129,6 @@ def clang_group(arch, report, save_log, mask_durations):
     if build(arch, report):
         suites(arch, report, save_log)
         golden(arch, report, save_log, mask_durations)
+        crash(arch, report, save_log)
         demo(arch, report, save_log)
 

@@ -64,7 +64,13 @@ CC       := $(CROSS)gcc
 LD       := $(CROSS)ld
 OBJCOPY  := $(CROSS)objcopy
 NM       := $(CROSS)nm
-LIBGCC   := $(shell $(CC) -print-libgcc-file-name 2>/dev/null)
+# CC=clang (or clang-14, a path to one): its flags in mk/clang.mk, its own
+# build directory; the linker, newlib and libgcc stay GCC's.
+CLANG    := $(findstring clang,$(notdir $(CC)))
+ifneq ($(CLANG),)
+include mk/clang.mk
+endif
+LIBGCC   := $(shell $(CROSS)gcc -print-libgcc-file-name 2>/dev/null)
 
 APPTAG   := $(if $(APP),-app-$(shell echo '$(abspath $(APP))' | md5sum | cut -c1-8))
 # NOINSTR=1: the same kernel without patchable entries (bench baseline).
@@ -72,7 +78,7 @@ ifneq ($(NOINSTR),)
 INSTR_CFLAGS :=
 endif
 # BENCH_FUNCS=1: link 50,000 generated functions for the patching benchmark.
-B        := build/$(ARCH)$(APPTAG)$(if $(NOINSTR),-noinstr)$(if $(BENCH_FUNCS),-bf)
+B        := build/$(ARCH)$(if $(CLANG),-clang)$(APPTAG)$(if $(NOINSTR),-noinstr)$(if $(BENCH_FUNCS),-bf)
 
 CFLAGS_BASE := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Werror \
 	-ffreestanding -fno-pic -fno-pie -fno-stack-protector -fno-omit-frame-pointer \
@@ -182,7 +188,8 @@ OBJS := $(patsubst %,$(B)/%.o,$(ARCH_SRCS) $(BOOT_SRCS) $(LIB_SRCS) $(TRACE_SRCS
 # on the command line), so a flag change rebuilds everything and nothing else
 # does.
 FLAGS_STAMP := $(B)/.flags
-FLAGS_NOW   := $(CC) $(CFLAGS_BASE) | $(INSTR_CFLAGS) | $(NOFP_CFLAGS) | $(TRACED_SRCS)
+FLAGS_NOW   := $(CC) $(CFLAGS_BASE) | $(INSTR_CFLAGS) | $(NOFP_CFLAGS) | $(TRACED_SRCS) | \
+	$(EARLY_CFLAGS) $(EARLY_SRCS) | $(ASM_CFLAGS)
 ifneq ($(file <$(FLAGS_STAMP)),$(FLAGS_NOW))
 $(shell mkdir -p $(B))
 $(file >$(FLAGS_STAMP),$(FLAGS_NOW))
@@ -190,10 +197,11 @@ endif
 
 $(B)/%.c.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(if $(filter $<,$(TRACED_SRCS)),$(INSTR_CFLAGS),$(NOFP_CFLAGS)) -c $< -o $@
+	$(CC) $(CFLAGS_BASE) $(if $(filter $<,$(TRACED_SRCS)),$(INSTR_CFLAGS),$(NOFP_CFLAGS)) \
+		$(if $(filter $<,$(EARLY_SRCS)),$(EARLY_CFLAGS)) -c $< -o $@
 $(B)/%.S.o: %.S $(FLAGS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) -D__ASSEMBLY__ -c $< -o $@
+	$(CC) $(CFLAGS_BASE) $(ASM_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
 $(B)/bench_funcs.c: tools/gen-bench-funcs.py
 	@mkdir -p $(@D)
 	tools/gen-bench-funcs.py 50000 > $@

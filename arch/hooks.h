@@ -240,7 +240,8 @@ __attribute__((noreturn)) void arch_halt(void);
  * arch_site_addr(func)):
  *
  *   x86-64 (site = func, 5 bytes)
- *     compiled              90 90 90 90 90        nop x 5
+ *     compiled              90 90 90 90 90        nop x 5 (GCC)
+ *                           0f 1f 44 00 08        nopl 0x8(%rax,%rax,1) (clang)
  *     disabled              0f 1f 44 00 00        nopl 0x0(%rax,%rax,1)
  *     enabled               e8 <rel32>            call target
  *   arm64 (site = func, 8 bytes; per-site literal at func - 8, 8-aligned)

@@ -21,6 +21,8 @@ Checks, each a line "ok - NAME" or "not ok - NAME" (with the evidence):
   ARCH thirdparty  cJSON and Lua as APPs: function_graph equals uftrace's
               trace of the same driver built for the host
               (tools/checks_thirdparty.py)
+  ARCH clang  the kernel built by clang (CC=clang): builds, suites, golden graph,
+              demo (tools/checks_clang.py)
   bench       tools/bench.py runs; every figure present, positive and finite
 
 Options: --arch arm64|x86_64 (repeatable), --only host|guest|demo|app|crash,
@@ -43,6 +45,7 @@ import checks_thirdparty  # noqa: E402
 from gdb_checks import gdb_trace_checks, gdb_port  # noqa: E402
 from checks_gdb_corrupt import gdb_corrupt_checks  # noqa: E402
 import checks_rbresize  # noqa: E402
+import checks_clang  # noqa: E402
 from checklib import run  # noqa: E402
 LOGS = os.path.join(ROOT, "build", "test-logs")
 SMP = 4
@@ -804,7 +807,7 @@ def main():
     args = ap.parse_args()
     arches = args.arch or ["arm64", "x86_64"]
     only = set(args.only or ["host", "guest", "demo", "app", "crash", "ftrace", "shell", "graph",
-                             "export", "gdb", "thirdparty", "bench"])
+                             "export", "gdb", "thirdparty", "bench", "clang"])
     # Kernels first: the host BTF tests also decode their blobs.
     built, thirdparty_cache = {}, {}
     for arch in arches:
@@ -845,6 +848,8 @@ def main():
         if "thirdparty" in only:
             checks_thirdparty.thirdparty(arch, report, lambda a, c, app: boot(a, c, app=app, smp=2),
                                          save_log, thirdparty_cache)
+        if "clang" in only:
+            checks_clang.clang_group(arch, report, save_log, mask_durations)
     if "app" in only:
         checks_libc.mkinitrd_refusals(report)
     if "bench" in only and not args.arch:

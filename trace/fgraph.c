@@ -58,6 +58,7 @@
 #include "boot/cpu.h"
 #include "boot/panic.h"
 #include "boot/sched.h"
+#include "lib/noipa.h"
 #include "patch/tramp.h"
 #include "trace/boot.h"
 #include "trace/fgraph.h"
@@ -162,7 +163,7 @@ FTRACE_HOT void fgraph_list_enter(uintptr_t ip, uintptr_t parent, struct ftrace_
 }
 
 /* The hook found no frame on st (NULL: no stack): it runs only over one. */
-static FTRACE_HOT __attribute__((noipa)) unsigned bad_top(const struct fgraph_stack *st)
+static FTRACE_HOT noipa unsigned bad_top(const struct fgraph_stack *st)
 {
 	if (!st || st->top == 0)
 		panic("fgraph: return hook reached with an empty shadow stack");

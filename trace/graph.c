@@ -29,6 +29,7 @@
 
 #include "boot/cmdline.h"
 #include "boot/console.h"
+#include "lib/noipa.h"
 #include "patch/tramp.h"
 #include "trace/fgraph.h"
 #include "trace/fgraph_inline.h"
@@ -87,7 +88,7 @@ enum { GRAPH_SKIP, GRAPH_RECORD, GRAPH_HOOK_ONLY };
  * if it is one or runs inside one.  A hash read here may be newer than the
  * graph_filters bit that sent us here: an empty one just matches nothing.
  */
-static FTRACE_HOT __attribute__((used, noipa)) int graph_filter(uintptr_t func, uint32_t *state,
+static FTRACE_HOT __attribute__((used)) noipa int graph_filter(uintptr_t func, uint32_t *state,
 								uint64_t *data, uint32_t inside)
 {
 	if (IN_NOTRACE(inside))

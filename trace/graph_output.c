@@ -296,9 +296,11 @@ static void epilogue(struct trace_iter *ti, struct gline *l)
 
 /* ---- Entries and exits --------------------------------------------------- */
 
+/* e last: a struct ending in a flexible array may end a struct, not sit
+ * inside one (C11 6.7.2.1; clang's -Wgnu-variable-sized-type-not-at-end). */
 struct graph_ent {
-	struct fgraph_ent_entry e;
 	uint64_t args[GRAPH_MAX_ARGS];
+	struct fgraph_ent_entry e;
 };
 
 /* Copy the entry out of the buffer (looking ahead may move the reader) and

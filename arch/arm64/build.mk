@@ -7,6 +7,11 @@ INSTR_CFLAGS := -fpatchable-function-entry=4,2 -falign-functions=8
 # Tracer, arch and low-level code: no patchable entry, no FP/SIMD registers,
 # and no jump tables (an indirect branch tools/check-nofp.py could not follow).
 NOFP_CFLAGS  := -mgeneral-regs-only -fno-jump-tables
+# Code that runs before the MMU is on (Device memory: an unaligned access
+# faults): the compiler must not merge or widen loads and stores.  A flag,
+# not `#pragma GCC target`, which clang ignores.
+EARLY_SRCS   := arch/arm64/setup.c arch/arm64/mmu.c arch/arm64/fdt.c
+EARLY_CFLAGS := -mstrict-align
 ARCH_SRCS    := arch/arm64/entry.S arch/arm64/fgraph.S arch/arm64/vectors.S arch/arm64/switch.S \
 	arch/arm64/fpu_test.S arch/arm64/setup.c arch/arm64/fdt.c arch/arm64/mmu.c \
 	arch/arm64/uart.c arch/arm64/gic.c arch/arm64/timer.c arch/arm64/irq.c \

@@ -16,8 +16,6 @@
  * up (all devices we use sit in nodes whose parents map 1:1), overlays,
  * /memreserve/ entries (QEMU emits none for virt).
  */
-#pragma GCC target("strict-align")
-
 #include "platform.h"
 #include "sysreg.h"
 

@@ -26,8 +26,6 @@
  *
  * Runs before the MMU is on (strict alignment, no library calls).
  */
-#pragma GCC target("strict-align")
-
 #include "mmu.h"
 #include "platform.h"
 #include "setup.h"

@@ -17,8 +17,6 @@
  * is used once kernel_main() starts: the command line is copied, the initrd
  * moved.
  */
-#pragma GCC target("strict-align")
-
 #include <string.h>
 
 #include "boot/boot_info.h"

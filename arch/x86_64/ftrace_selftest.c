@@ -32,7 +32,8 @@ long st_add3(long a, long b, long c);
 long st_args6(long a, long b, long c, long d, long e, long f);
 long st_alt(long a, long b, long c);
 long st_nosite(void);
-long st_compiled(void);                        /* a site as the compiler leaves it */
+long st_compiled(void);                        /* a site as GCC leaves it */
+long st_compiled_clang(void);                  /* a site as clang leaves it */
 uint64_t st_call_fsum8(const uint64_t v[8]);   /* st_fsum8(v[0..7]) */
 uint64_t st_call_rax(uint64_t v);              /* st_ret_rax() with rax = v */
 uint64_t st_call_r10(uint64_t v);              /* st_ret_r10() with r10 = v */
@@ -54,6 +55,8 @@ __asm__(".text\n"
 	"xorl %eax, %eax\n\tret\n"
 	".balign 16\n.globl st_compiled\nst_compiled:\n\t"
 	".byte 0x90, 0x90, 0x90, 0x90, 0x90\n\tmovl $7, %eax\n\tret\n"
+	".balign 16\n.globl st_compiled_clang\nst_compiled_clang:\n\t"
+	".byte 0x0f, 0x1f, 0x44, 0x00, 0x08\n\tmovl $8, %eax\n\tret\n"
 	".balign 16\n.globl st_fsum8\nst_fsum8:\n\t" SITE_NOP
 	"addsd %xmm1, %xmm0\n\taddsd %xmm2, %xmm0\n\taddsd %xmm3, %xmm0\n\t"
 	"addsd %xmm4, %xmm0\n\taddsd %xmm5, %xmm0\n\taddsd %xmm6, %xmm0\n\t"
@@ -191,13 +194,17 @@ TEST_CASE(arch_ftrace, site_encoding)
 	uint8_t b[ARCH_SITE_SIZE];
 	uintptr_t f = (uintptr_t)st_add3;
 	EXPECT_EQ(arch_site_func(f), f);
-	/* Compiled (five NOPs) -> disabled (one NOP5), once: an initialised
-	 * site, or no site, is not as compiled. */
-	uintptr_t c = (uintptr_t)st_compiled;
+	/* Compiled (GCC's five NOPs, clang's nopl 0x8) -> disabled (one NOP5),
+	 * once: an initialised site, or no site, is not as compiled. */
+	uintptr_t c = (uintptr_t)st_compiled, cc = (uintptr_t)st_compiled_clang;
 	EXPECT_EQ(arch_site_init(c, 0), 0);
 	EXPECT_EQ(memcmp((const void *)c, "\x0f\x1f\x44\x00\x00", ARCH_SITE_SIZE), 0);
 	EXPECT_EQ(st_compiled(), 7);
 	EXPECT_EQ(arch_site_init(c, 0), -EILSEQ);
+	EXPECT_EQ(arch_site_init(cc, 0), 0);
+	EXPECT_EQ(memcmp((const void *)cc, "\x0f\x1f\x44\x00\x00", ARCH_SITE_SIZE), 0);
+	EXPECT_EQ(st_compiled_clang(), 8);
+	EXPECT_EQ(arch_site_init(cc, 0), -EILSEQ);
 	EXPECT_EQ(arch_site_init(f, 0), -EILSEQ);
 	EXPECT_EQ(arch_site_init((uintptr_t)st_nosite, 0), -EILSEQ);
 	EXPECT_EQ(arch_site_data(f), 0);

@@ -5,7 +5,8 @@
  * A site is the 5 bytes at a function's address (-fpatchable-function-entry=5):
  *
  *     state               bytes                 instruction
- *     compiled            90 90 90 90 90        nop x 5 (until arch_site_init)
+ *     compiled            90 90 90 90 90        nop x 5 (GCC; until arch_site_init)
+ *                         0f 1f 44 00 08        nopl 0x8(%rax,%rax,1) (clang; until then)
  *     disabled            0f 1f 44 00 00        nopl 0x0(%rax,%rax,1)
  *     enabled             e8 <rel32>            call target  (rel32 = target - (func + 5))
  *     in flight           cc <any 4 bytes>      int3 (only inside arch_patch_sites)
@@ -90,7 +91,8 @@ uintptr_t arch_site_func(uintptr_t recorded)
 }
 
 /*
- * The compiled site is five one-byte NOPs; it becomes the one 5-byte NOP
+ * The compiled site is five one-byte NOPs (GCC) or clang's one 5-byte NOP
+ * with displacement 8 (0f 1f 44 00 08); either becomes the one 5-byte NOP
  * (no data word).  It must be one instruction before any CPU can run it
  * while it changes: a CPU that had executed two of five NOPs when the call
  * was written would run the call's last three bytes as an instruction.
@@ -100,8 +102,11 @@ uintptr_t arch_site_func(uintptr_t recorded)
  */
 int arch_site_init(uintptr_t func, uintptr_t data)
 {
-	static const uint8_t compiled[ARCH_SITE_SIZE] = { 0x90, 0x90, 0x90, 0x90, 0x90 };
-	if (!arch_site_placed(func) || memcmp((const void *)func, compiled, ARCH_SITE_SIZE) != 0)
+	static const uint8_t gcc[ARCH_SITE_SIZE] = { 0x90, 0x90, 0x90, 0x90, 0x90 };
+	static const uint8_t clang[ARCH_SITE_SIZE] = { 0x0F, 0x1F, 0x44, 0x00, 0x08 };
+	const void *p = (const void *)func;
+	if (!arch_site_placed(func) ||
+	    (memcmp(p, gcc, ARCH_SITE_SIZE) != 0 && memcmp(p, clang, ARCH_SITE_SIZE) != 0))
 		return -EILSEQ;
 	arch_text_poke((void *)func, nop5, ARCH_SITE_SIZE);
 	return 0;

@@ -10,8 +10,9 @@
 #include "boot/cpu.h"
 #include "boot/irq.h"
 #include "boot/smp.h"
+#include "lib/noipa.h"
 
-#define T __attribute__((noinline, noclone))
+#define T __attribute__((noinline)) noclone
 #define KEEP() __asm__ volatile("" ::: "memory")
 
 static volatile int sink, hit, spinning;

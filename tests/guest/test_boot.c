@@ -12,6 +12,7 @@
 #include "boot/smp.h"
 #include "boot/test.h"
 #include "lib/compiler.h"
+#include "lib/noipa.h"
 
 TEST_CASE(boot, all_cpus_online)
 {
@@ -117,7 +118,7 @@ TEST_CASE(boot, symbols_round_trip)
 
 /* The callee of the thunk below: it changes every register a C call may
  * change, and returns two words made from all five arguments. */
-static notrace __attribute__((used, noipa)) struct arch_words2
+static notrace __attribute__((used)) noipa struct arch_words2
 thunk_target(uintptr_t a, uintptr_t b, uintptr_t c, uintptr_t d, uintptr_t e)
 {
 	arch_test_trash_caller_saved();

@@ -18,6 +18,7 @@
 #include "boot/boot_info.h"
 #include "boot/test.h"
 #include "demo/vfs.h"
+#include "lib/noipa.h"
 #include "trace/btf.h"
 #include "trace/fsig.h"
 
@@ -28,7 +29,7 @@ struct btf_probe_pair { long a, b; };     /* 16 bytes: two argument words */
 
 /* Every kind fsig knows, in one prototype; noipa keeps it a plain,
  * uncloned function whose symbol BTF can name. */
-__attribute__((noinline, noipa)) long btf_probe(int a, unsigned long flags, const char *s,
+__attribute__((noinline)) noipa long btf_probe(int a, unsigned long flags, const char *s,
 						 enum btf_probe_mode m, void *p, _Bool ok,
 						 struct btf_probe_pair pr, double d)
 {

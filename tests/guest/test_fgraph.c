@@ -27,8 +27,9 @@
 #include "trace/fgraph_inline.h"
 #include "trace/trace.h"
 #include "lib/compiler.h"
+#include "lib/noipa.h"
 
-#define T __attribute__((noinline, noclone))
+#define T __attribute__((noinline)) noclone
 #define KEEP() __asm__ volatile("" ::: "memory")
 
 static volatile int sink;

@@ -17,11 +17,12 @@
 #include "boot/ksyms.h"
 #include "boot/sched.h"
 #include "boot/test.h"
+#include "lib/noipa.h"
 #include "trace/fgraph.h"
 #include "trace/fprobe.h"
 #include "trace/ftrace_internal.h"
 
-#define T __attribute__((noinline, noclone))
+#define T __attribute__((noinline)) noclone
 #define KEEP() __asm__ volatile("" ::: "memory")
 
 static volatile long sink;

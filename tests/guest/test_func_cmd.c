@@ -17,13 +17,14 @@
 #include "boot/sched.h"
 #include "boot/smp.h"
 #include "boot/test.h"
+#include "lib/noipa.h"
 #include "tests/guest/listing.h"
 #include "trace/ftrace.h"
 #include "trace/func_cmd.h"
 #include "trace/trace.h"
 #include "trace/boot.h"
 
-#define T __attribute__((noinline, noclone))
+#define T __attribute__((noinline)) noclone
 #define KEEP() __asm__ volatile("" ::: "memory")
 
 static volatile int sink;

@@ -24,6 +24,7 @@
 #include "boot/ksyms.h"
 #include "boot/sched.h"
 #include "boot/test.h"
+#include "lib/noipa.h"
 #include "tests/guest/irq_probe.h"
 #include "trace/fgraph.h"
 #include "trace/graph.h"
@@ -31,7 +32,7 @@
 #include "trace/trace.h"
 #include "trace/ftrace.h"
 
-#define T __attribute__((noinline, noclone))
+#define T __attribute__((noinline)) noclone
 #define KEEP() __asm__ volatile("" ::: "memory")
 
 enum gw_color { GW_RED, GW_GREEN = 5, GW_BLUE };

@@ -17,9 +17,10 @@
 #include "boot/sched.h"
 #include "boot/test.h"
 #include "lib/compiler.h"
+#include "lib/noipa.h"
 #include "trace/profile.h"
 
-#define T __attribute__((noinline, noclone))
+#define T __attribute__((noinline)) noclone
 #define KEEP() __asm__ volatile("" ::: "memory")
 
 static volatile long sink;

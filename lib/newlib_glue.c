@@ -54,9 +54,31 @@ void _exit(int status)
 	arch_poweroff(status);
 }
 
+/* There is no other process and no shell: fork, exec and wait fail, and
+ * system() says there is no command processor (newlib's own would call
+ * fork and answer 1 to system(NULL)). */
+int _fork(void) { errno = ENOSYS; return -1; }
+int _execve(const char *path, char *const argv[], char *const envp[])
+{
+	errno = ENOSYS;
+	return -1;
+}
+int _wait(int *status) { errno = ECHILD; return -1; }
+
+int system(const char *command)
+{
+	if (!command)
+		return 0;
+	errno = ENOSYS;
+	return -1;
+}
+
 /* Some newlib targets (x86_64-elf) call the plain names. */
 int getpid(void) __attribute__((alias("_getpid")));
 int kill(int pid, int sig) __attribute__((alias("_kill")));
+int fork(void) __attribute__((alias("_fork")));
+int execve(const char *path, char *const argv[], char *const envp[]) __attribute__((alias("_execve")));
+int wait(int *status) __attribute__((alias("_wait")));
 
 /* ---- locks ---- */
 

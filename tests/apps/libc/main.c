@@ -270,5 +270,6 @@ int app_main(void)
 	clocks();
 	process();
 	printf("libc: %d failures\n", failures);
+	printf("a last line without a newline, flushed when app_main returns");
 	return failures ? 1 : 0;
 }

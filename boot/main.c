@@ -7,6 +7,7 @@
  * built-in demo, and then either powers off (non-interactive runs) or opens
  * the console shell.  The boot CPU ends in its idle loop.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "boot/bench.h"
@@ -54,6 +55,7 @@ int run_workload(void)
 	workload_start_ns = clock_ns();
 	kprintf("baretrace: running %s\n", what);
 	int rc = app_main ? app_main() : demo_main();
+	fflush(NULL);                 /* a last line without its newline, as exit() would */
 	kprintf("baretrace: %s returned %d\n", what, rc);
 	return rc;
 }

@@ -54,23 +54,21 @@ void _exit(int status)
 	arch_poweroff(status);
 }
 
-/* No other process can be made: fork, execve and wait fail with ENOSYS, as
- * newlib's own stubs (libnosys) do, so system("cmd") returns -1 (ISO C's
- * "no command processor"; Lua's os.execute reports it). */
-int _fork(void)
-{
-	errno = ENOSYS;
-	return -1;
-}
-
+/* There is no other process and no shell: fork, exec and wait fail, and
+ * system() says there is no command processor (newlib's own would call
+ * fork and answer 1 to system(NULL)). */
+int _fork(void) { errno = ENOSYS; return -1; }
 int _execve(const char *path, char *const argv[], char *const envp[])
 {
 	errno = ENOSYS;
 	return -1;
 }
+int _wait(int *status) { errno = ECHILD; return -1; }
 
-int _wait(int *status)
+int system(const char *command)
 {
+	if (!command)
+		return 0;
 	errno = ENOSYS;
 	return -1;
 }

@@ -50,7 +50,7 @@ def _notrace_checks(arch, report, elf):
 
 
 def _app_output(out):
-    m = re.search(r"^baretrace: running app\n(.*?)^baretrace: app returned (-?\d+)$", out,
+    m = re.search(r"^baretrace: running app\n(.*?)baretrace: app returned (-?\d+)$", out,
                   re.M | re.S)
     return (m.group(1), int(m.group(2))) if m else (None, None)
 

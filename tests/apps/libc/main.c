@@ -247,6 +247,19 @@ static void process(void)
 	errno = 0;
 	k0 = kill(getpid(), 999);
 	printf("kill(getpid(), 999): %d %s\n", k0, errno == EINVAL ? "EINVAL" : "other");
+	int s0 = system(NULL);
+	errno = 0;
+	int s1 = system("ls");
+	printf("system: %d, %d %s\n", s0, s1, errno == ENOSYS ? "ENOSYS" : "other");
+	FILE *t = tmpfile();
+	char back[8] = { 0 };
+	if (t) {
+		fputs("tmp", t);
+		rewind(t);
+		fgets(back, sizeof back, t);
+		fclose(t);
+	}
+	printf("tmpfile: %s\n", back);
 }
 
 int app_main(void)
@@ -257,5 +270,6 @@ int app_main(void)
 	clocks();
 	process();
 	printf("libc: %d failures\n", failures);
+	printf("a last line without a newline, flushed when app_main returns");
 	return failures ? 1 : 0;
 }

@@ -83,7 +83,7 @@ CFLAGS_BASE := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missin
 # it calls must never reach a site.
 BOOT_SRCS := boot/main.c boot/console.c boot/kprintf.c boot/panic.c boot/fault.c \
 	boot/irq.c boot/smp.c boot/sched.c boot/clock.c boot/ksyms.c boot/cmdline.c \
-	boot/selftest.c boot/shell.c boot/bench.c
+	boot/selftest.c boot/shell.c boot/bench.c boot/stack.c
 LIB_SRCS  := lib/newlib_glue.c lib/heap.c lib/glob.c lib/failalloc.c
 TRACE_SRCS := trace/ring_buffer.c trace/rb_event.c trace/rb_read.c trace/rb_setup.c \
 	trace/records.c trace/hash.c trace/listvec.c trace/ftrace.c trace/direct.c trace/update.c trace/enabled_functions.c trace/trace.c trace/function.c \
@@ -126,7 +126,7 @@ TEST_SRCS  += tests/guest/test_list_regs.c
 # Every site state at once, stopped for the gdb checks (tools/gdb_checks.py).
 TEST_SRCS  += tests/guest/test_gdb_states.c
 
-NOTRACE_SRCS := boot/kprintf.c boot/console.c boot/panic.c boot/fault.c boot/ksyms.c boot/smp.c \
+NOTRACE_SRCS := boot/kprintf.c boot/console.c boot/panic.c boot/fault.c boot/ksyms.c boot/smp.c boot/stack.c \
 	boot/irq.c boot/clock.c boot/bench.c lib/newlib_glue.c lib/heap.c lib/glob.c lib/failalloc.c
 TRACED_SRCS  := $(filter-out $(NOTRACE_SRCS),$(BOOT_SRCS) $(LIB_SRCS) $(DEMO_SRCS) $(TEST_SRCS))
 

@@ -93,7 +93,7 @@ DEMO_SRCS := demo/demo.c demo/vfs.c
 # Suite ftrace spans test_ftrace.c, _regs, _live and _recl (its cases run in
 # this order: file by file in link order) with their helpers, ftrace_harness.c.
 TEST_SRCS := tests/guest/test_boot.c tests/guest/test_sched.c tests/guest/test_mem.c \
-	tests/guest/test_crash.c tests/guest/test_ring_buffer.c tests/guest/test_rb_files.c tests/guest/test_ftrace.c \
+	tests/guest/test_crash.c tests/guest/test_stack.c tests/guest/test_ring_buffer.c tests/guest/test_rb_files.c tests/guest/test_ftrace.c \
 	tests/guest/test_ftrace_regs.c tests/guest/test_ftrace_live.c tests/guest/test_ftrace_recl.c \
 	tests/guest/ftrace_harness.c \
 	tests/guest/test_fgraph.c tests/guest/test_graph.c tests/guest/irq_probe.c \

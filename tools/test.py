@@ -10,7 +10,8 @@ Checks, each a line "ok - NAME" or "not ok - NAME" (with the evidence):
               and the ftrace suite with its slow case
   ARCH demo   `make qemu-ARCH </dev/null` runs the demo and exits 0
   ARCH app    APP=tests/apps/ok exits 0, APP=tests/apps/fail exits non-zero
-  ARCH crash  a fatal exception, a panic and a call into a freed trampoline
+  ARCH crash  a fatal exception, a panic, a call into a freed trampoline and
+              kernel stack overflows (tools/checks_stack.py)
               print their report and exit 3
   ARCH ftrace the function tracer from the command line: exact events; the
               ftrace suite under single-threaded TCG; a corrupted site refused
@@ -33,6 +34,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from bench_figures import FIGURES as BENCH_FIGURES  # noqa: E402
 import export_checks  # noqa: E402
+from checks_stack import stack_overflow  # noqa: E402
 from gdb_checks import gdb_trace_checks  # noqa: E402
 from checklib import run  # noqa: E402
 LOGS = os.path.join(ROOT, "build", "test-logs")
@@ -195,6 +197,7 @@ def crash(arch):
         re.search(r"\] test_run\+0x", out) and "---[ end of panic ]---" in out
     report(bool(ok), "%s call into a freed trampoline: the trap fill fires, named, at the slot, "
            "exit 3 (got %d)" % (arch, rc), out)
+    stack_overflow(arch, boot, report, save_log)
 
 
 LINE_RE = re.compile(r"^ {0,15}\S+-(\d+) +\[(\d{3})\] [d.][N.][h.][.0-9a-f]\. +\d+\.\d{6}: (\S+) <-(\S+)$")

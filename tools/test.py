@@ -157,7 +157,8 @@ def demo(arch):
 
 def apps(arch):
     for app, want_ok, text in (("tests/apps/ok", True, "app: sum of squares 34850"),
-                               ("tests/apps/fail", False, "app: failing on purpose")):
+                               ("tests/apps/fail", False, "app: failing on purpose"),
+                               ("tests/apps/printf_oom", True, "app: printf after out of memory: ok")):
         built, out = kernel(arch, app)
         if not built:
             report(False, "%s APP=%s builds" % (arch, app), out)

@@ -89,7 +89,7 @@ CFLAGS_BASE := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missin
 # it calls must never reach a site.
 BOOT_SRCS := boot/main.c boot/console.c boot/kprintf.c boot/panic.c boot/fault.c \
 	boot/irq.c boot/smp.c boot/sched.c boot/clock.c boot/ksyms.c boot/cmdline.c \
-	boot/selftest.c boot/shell.c boot/bench.c
+	boot/selftest.c boot/shell.c boot/bench.c boot/stack.c
 LIB_SRCS  := lib/newlib_glue.c lib/heap.c lib/glob.c lib/failalloc.c lib/fs.c lib/initrd.c \
 	lib/timekeeping.c
 TRACE_SRCS := trace/ring_buffer.c trace/rb_event.c trace/rb_read.c trace/rb_setup.c \
@@ -100,7 +100,7 @@ DEMO_SRCS := demo/demo.c demo/vfs.c
 # Suite ftrace spans test_ftrace.c, _regs, _live and _recl (its cases run in
 # this order: file by file in link order) with their helpers, ftrace_harness.c.
 TEST_SRCS := tests/guest/test_boot.c tests/guest/test_sched.c tests/guest/test_mem.c \
-	tests/guest/test_crash.c tests/guest/test_ring_buffer.c tests/guest/test_rb_files.c tests/guest/test_ftrace.c \
+	tests/guest/test_crash.c tests/guest/test_stack.c tests/guest/test_ring_buffer.c tests/guest/test_rb_files.c tests/guest/test_ftrace.c \
 	tests/guest/test_ftrace_regs.c tests/guest/test_ftrace_live.c tests/guest/test_ftrace_recl.c \
 	tests/guest/ftrace_harness.c \
 	tests/guest/test_fgraph.c tests/guest/test_graph.c tests/guest/irq_probe.c \
@@ -174,7 +174,7 @@ $(file >$(APP_STAMP),$(APP_FLAGS_NOW))
 endif
 endif
 
-NOTRACE_SRCS := boot/kprintf.c boot/console.c boot/panic.c boot/fault.c boot/ksyms.c boot/smp.c \
+NOTRACE_SRCS := boot/kprintf.c boot/console.c boot/panic.c boot/fault.c boot/ksyms.c boot/smp.c boot/stack.c \
 	boot/irq.c boot/clock.c boot/bench.c lib/newlib_glue.c lib/heap.c lib/glob.c lib/failalloc.c \
 	lib/fs.c lib/initrd.c lib/timekeeping.c
 TRACED_SRCS  := $(filter-out $(NOTRACE_SRCS),$(BOOT_SRCS) $(LIB_SRCS) $(DEMO_SRCS) $(TEST_SRCS))

@@ -6,6 +6,12 @@
  * panics.  A thread may instead run code under fault_catch(): a fault raised by
  * that thread while it runs is reported back to it and execution continues
  * after the fault_catch() call (used by tests that probe W^X).
+ *
+ * A fault whose address is in a stack's guard (boot/stack.h) is a kernel
+ * stack overflow: reported as such (the stack, its owner, the context) and
+ * never caught.  The arch sets addr to the guard address the overflow hit
+ * (x86-64: CR2 at the double fault; arm64: the abort's address, or where
+ * the trap frame would have gone).
  */
 #ifndef BOOT_FAULT_H
 #define BOOT_FAULT_H

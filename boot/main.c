@@ -46,6 +46,33 @@ BT_PARAM("bt.interactive", opt_interactive, "a terminal is attached: stay at the
 static int opt_script(const char *v) { console_script = true; return v ? -1 : 0; }
 BT_PARAM("bt.script", opt_script, "stdin is a script of shell commands, ended by Ctrl-D");
 
+/*
+ * newlib allocates parts of its (one, global) reent on first use: with
+ * reent-small, __sinit's three stdio FILEs, and the buffers of rand48,
+ * dtoa's Bigint list, localtime, asctime, strtok/mblen, psignal, ...
+ * (sys/reent.h: _REENT_SMALL_CHECK_INIT, _REENT_CHECK_*).  A failed
+ * allocation there is not an error return: __sinit writes through the NULL
+ * FILE, the others assert.  So take them all now, while the heap is empty:
+ * an APP that has used up the heap then still gets stdio (unbuffered: a
+ * stream whose buffer cannot be allocated falls back to one byte) and
+ * ENOMEM from the calls that do report it.  Each macro is empty when
+ * newlib is built without reent-small (those parts are in the reent).
+ * Thread context: the stdio lock needs a current thread.
+ */
+static void libc_reserve(void)
+{
+	_REENT_SMALL_CHECK_INIT(_REENT);
+#ifdef _REENT_CHECK_MP
+	_REENT_CHECK_MP(_REENT);
+	_REENT_CHECK_RAND48(_REENT);
+	_REENT_CHECK_TM(_REENT);
+	_REENT_CHECK_ASCTIME_BUF(_REENT);
+	_REENT_CHECK_EMERGENCY(_REENT);
+	_REENT_CHECK_MISC(_REENT);
+	_REENT_CHECK_SIGNAL_BUF(_REENT);
+#endif
+}
+
 /* The application linked in with APP=DIR, if any. */
 int app_main(void) __attribute__((weak));
 
@@ -62,6 +89,7 @@ int run_workload(void)
 
 static int init_thread(void *unused)
 {
+	libc_reserve();
 	trace_init();                 /* ftrace= starts its tracer here */
 	if (test_spec)
 		arch_poweroff(test_run(test_spec, test_slow) ? 1 : 0);

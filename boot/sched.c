@@ -24,9 +24,12 @@
 #include "boot/panic.h"
 #include "boot/sched.h"
 #include "boot/smp.h"
+#include "boot/stack.h"
 #include "lib/compiler.h"
 #include "patch/tramp.h"
 #include "trace/boot.h"
+
+_Static_assert(THREAD_STACK_SIZE == STACK_SIZE, "a thread stack is one stack slot");
 
 #define SLICE_TICKS    2     /* a busy CPU switches threads every 2 ticks */
 #define BALANCE_TICKS  4     /* an idle CPU looks for work this often */
@@ -221,11 +224,11 @@ static void thread_start(void)
 struct thread *thread_create(const char *name, int (*fn)(void *), void *arg, int cpu)
 {
 	struct thread *t = calloc(1, sizeof(*t));
-	void *stack = memalign(16, THREAD_STACK_SIZE);
+	void *stack = stack_alloc("thread");
 	struct fgraph_stack *ret_stack = fgraph_stack_alloc();
 	if (!t || !stack || !ret_stack) {
 		free(t);
-		free(stack);
+		stack_free(stack);
 		fgraph_stack_free(ret_stack);
 		return NULL;
 	}
@@ -279,7 +282,7 @@ int thread_join(struct thread *t)
 	while (__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE))
 		arch_cpu_relax();
 	int code = t->exit_code;
-	free(t->stack);
+	stack_free(t->stack);
 	fgraph_stack_free(t->ret_stack);
 	free(t);
 	return code;

@@ -54,7 +54,8 @@ struct thread {
 	struct thread *rq_next;          /* run queue link; rq lock */
 	struct thread *wq_next;          /* wait queue link; wq lock */
 	uint64_t wake_at;                /* sleep deadline (clock ns); sleep list lock */
-	void *stack;                     /* malloc'd, NULL for boot/idle stacks */
+	void *stack;                     /* lowest address, from stack_alloc (boot/stack.h);
+					    NULL for the idle threads (their CPU's boot stack) */
 	size_t stack_size;
 	int (*fn)(void *);
 	void *arg;
@@ -67,10 +68,11 @@ struct thread {
 	struct fgraph_stack *ret_stack;  /* shadow return stack (trace/fgraph.c); owner */
 };
 
-#define THREAD_STACK_SIZE (32 * 1024)
+#define THREAD_STACK_SIZE (32 * 1024)   /* == STACK_SIZE: a slot of the stack area */
 
 /* Create a runnable thread running fn(arg) on `cpu` (-1: any, starting on the
- * caller's CPU).  Returns NULL if memory runs out. */
+ * caller's CPU).  Its stack has an unmapped guard below it (boot/stack.h).
+ * Returns NULL if memory runs out or no stack slot is free. */
 struct thread *thread_create(const char *name, int (*fn)(void *), void *arg, int cpu);
 /* Wait for t to exit; returns its exit code and frees it. */
 int thread_join(struct thread *t);

@@ -14,8 +14,8 @@
 #include "boot/panic.h"
 #include "boot/sched.h"
 #include "boot/smp.h"
+#include "boot/stack.h"
 
-#define BOOT_STACK_SIZE (32 * 1024)
 #define CPU_START_TIMEOUT_NS 2000000000ull
 
 struct cpu cpus[MAX_CPUS];
@@ -44,11 +44,11 @@ void smp_boot(const struct boot_info *bi)
 		c->self = c;
 		c->id = i;
 		c->hwid = bi->hwid[i];
-		char *stack = memalign(16, BOOT_STACK_SIZE);
-		if (!stack)
-			panic("smp: no memory for CPU %u's stack", i);
+		char *stack = stack_alloc("boot/idle");
+		if (!stack || !stack_exception(i))
+			panic("smp: no stack slot left for CPU %u", i);
 		ncpus = i + 1;        /* cpus[i] exists from now on */
-		if (arch_cpu_start(c, stack + BOOT_STACK_SIZE) != 0)
+		if (arch_cpu_start(c, stack + STACK_SIZE) != 0)
 			panic("smp: firmware refused to start CPU %u (hwid 0x%llx)", i,
 			      (unsigned long long)c->hwid);
 		uint64_t deadline = clock_ns() + CPU_START_TIMEOUT_NS;

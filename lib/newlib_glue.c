@@ -131,10 +131,24 @@ static void lock_give(struct __lock *l)
 	arch_irq_restore(f);
 }
 
-void __retarget_lock_init(_LOCK_T *lp) { *lp = calloc(1, sizeof(struct __lock)); }
+/*
+ * A lock newlib creates (a FILE's, and the one full stdio's __sbprintf sets
+ * up on its stack for each printf to an unbuffered stream) comes from the
+ * heap.  newlib cannot be told that failed: with the heap used up it would
+ * take a NULL lock.  Such a lock is lock_spare instead, shared by all of
+ * them: coarser (every lock is recursive, and newlib never waits for
+ * another lock while it holds a FILE's), never freed.
+ */
+static struct __lock lock_spare;
+
+void __retarget_lock_init(_LOCK_T *lp)
+{
+	struct __lock *l = calloc(1, sizeof(struct __lock));
+	*lp = l ? l : &lock_spare;
+}
 void __retarget_lock_init_recursive(_LOCK_T *lp) { __retarget_lock_init(lp); }
-void __retarget_lock_close(_LOCK_T l) { free(l); }
-void __retarget_lock_close_recursive(_LOCK_T l) { free(l); }
+void __retarget_lock_close(_LOCK_T l) { if (l != &lock_spare) free(l); }
+void __retarget_lock_close_recursive(_LOCK_T l) { __retarget_lock_close(l); }
 void __retarget_lock_acquire(_LOCK_T l) { lock_try(l, true); }
 void __retarget_lock_acquire_recursive(_LOCK_T l) { lock_try(l, true); }
 int __retarget_lock_try_acquire(_LOCK_T l) { return lock_try(l, false); }

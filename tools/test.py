@@ -11,7 +11,8 @@ Checks, each a line "ok - NAME" or "not ok - NAME" (with the evidence):
   ARCH demo   `make qemu-ARCH </dev/null` runs the demo and exits 0
   ARCH app    APP=tests/apps/ok exits 0, APP=tests/apps/fail exits non-zero;
               APP=tests/apps/libc: the C library (tools/checks_libc.py)
-  ARCH crash  a fatal exception, a panic and a call into a freed trampoline
+  ARCH crash  a fatal exception, a panic, a call into a freed trampoline and
+              kernel stack overflows (tools/checks_stack.py)
               print their report and exit 3
   ARCH ftrace the function tracer from the command line: exact events; the
               ftrace suite under single-threaded TCG; a corrupted site refused
@@ -46,6 +47,7 @@ from gdb_checks import gdb_trace_checks, gdb_port  # noqa: E402
 from checks_gdb_corrupt import gdb_corrupt_checks  # noqa: E402
 import checks_rbresize  # noqa: E402
 import checks_clang  # noqa: E402
+from checks_stack import stack_overflow  # noqa: E402
 from checklib import run  # noqa: E402
 LOGS = os.path.join(ROOT, "build", "test-logs")
 SMP = 4
@@ -167,7 +169,8 @@ def demo(arch):
 
 def apps(arch):
     for app, want_ok, text in (("tests/apps/ok", True, "app: sum of squares 34850"),
-                               ("tests/apps/fail", False, "app: failing on purpose")):
+                               ("tests/apps/fail", False, "app: failing on purpose"),
+                               ("tests/apps/printf_oom", True, "app: printf after out of memory: ok")):
         built, out = kernel(arch, app)
         if not built:
             report(False, "%s APP=%s builds" % (arch, app), out)
@@ -207,6 +210,7 @@ def crash(arch):
         re.search(r"\] test_run\+0x", out) and "---[ end of panic ]---" in out
     report(bool(ok), "%s call into a freed trampoline: the trap fill fires, named, at the slot, "
            "exit 3 (got %d)" % (arch, rc), out)
+    stack_overflow(arch, boot, report, save_log)
 
 
 LINE_RE = re.compile(r"^ {0,15}\S+-(\d+) +\[(\d{3})\] [d.][N.][h.][.0-9a-f]\. +\d+\.\d{6}: (\S+) <-(\S+)$")

@@ -2,8 +2,10 @@
  * entry.S — first instructions of the boot CPU and of each secondary CPU.
  *
  * Boot CPU (_start, the ELF entry, first in .text):
- *   mask DAIF, drop from EL2 to EL1 if needed, take the boot stack, clear
- *   .bss, vectors + FP/SIMD (cpu_early), then arm64_boot(x0 at entry) in C,
+ *   mask DAIF, drop from EL2 to EL1 if needed, take the boot stack (slot
+ *   STACK_SLOT_BOOT0 of the stack area, boot/stack.h) and name the CPU's
+ *   exception stack (slot STACK_SLOT_EXC0) in TPIDR_EL0, clear .bss
+ *   (the stack is not used before that), vectors + FP/SIMD (cpu_early), then arm64_boot(x0 at entry) in C,
  *   which does the rest with the MMU off until mmu_init().
  * Secondary CPU (arm64_secondary_entry, via PSCI CPU_ON, x0 = struct
  *   smp_boot *): same EL drop, its stack, vectors + FP/SIMD, MMU on with the
@@ -16,8 +18,11 @@
 #include "mmu.h"
 #include "smp.h"
 #include "sysreg.h"
+#include "boot/stack.h"
 
-#define BOOT_STACK_SIZE (32 * 1024)
+/* CPU 0's boot stack and exception stack: slots of the stack area. */
+#define BOOT0_TOP (STACK_SLOT_BOOT0 * STACK_SLOT_SIZE + STACK_SLOT_SIZE)
+#define EXC0_TOP  (STACK_SLOT_EXC0 * STACK_SLOT_SIZE + STACK_SLOT_SIZE)
 
 	.section .text.entry, "ax"
 	.globl _start
@@ -25,9 +30,12 @@ _start:
 	msr	daifset, #0xf
 	mov	x19, x0                 // maybe the DTB (not for QEMU's ELF loader)
 	bl	el2_to_el1
-	adrp	x0, boot_stack_top
-	add	x0, x0, :lo12:boot_stack_top
+	adrp	x0, stack_area + BOOT0_TOP
+	add	x0, x0, :lo12:stack_area + BOOT0_TOP
 	mov	sp, x0
+	adrp	x0, stack_area + EXC0_TOP
+	add	x0, x0, :lo12:stack_area + EXC0_TOP
+	msr	tpidr_el0, x0           // vectors.S: where an overflowing exception goes
 
 	adrp	x0, _bss_start
 	add	x0, x0, :lo12:_bss_start
@@ -48,6 +56,7 @@ _start:
 	.globl arm64_secondary_entry
 arm64_secondary_entry:
 	msr	daifset, #0xf
+	msr	tpidr_el0, xzr          // no exception stack until arm64_secondary_boot
 	mov	x19, x0                 // struct smp_boot *
 	bl	el2_to_el1
 	ldr	x0, [x19, #SMP_BOOT_STACK]
@@ -106,8 +115,8 @@ el2_to_el1:
 9:	ret
 
 el3_unsupported:
-	adrp	x0, boot_stack_top
-	add	x0, x0, :lo12:boot_stack_top
+	adrp	x0, stack_area + BOOT0_TOP
+	add	x0, x0, :lo12:stack_area + BOOT0_TOP
 	mov	sp, x0
 	adr	x0, el3_msg
 	bl	arm64_early_panic
@@ -156,13 +165,6 @@ arm64_mmu_enable:
 	dsb	nsh
 	isb
 	ret
-
-	.section .bss.boot_stack, "aw", %nobits
-	.balign	16
-boot_stack:
-	.skip	BOOT_STACK_SIZE
-	.globl boot_stack_top
-boot_stack_top:
 
 	/* No executable stack wanted (GNU ld warns without this note). */
 	.section .note.GNU-stack, "", %progbits

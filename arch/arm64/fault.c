@@ -10,9 +10,15 @@
  *
  * arm64_bad_exception() handles the vectors that must never fire (SP_EL0
  * forms, lower ELs, FIQ, SError).
+ *
+ * arm64_overflow_handler() is called, on the CPU's exception stack, for an
+ * exception whose trap frame would have gone into a stack's guard
+ * (vectors.S): a kernel stack overflow, reported by fault_handle().
  */
 #include "boot/console.h"
 #include "boot/fault.h"
+#include "boot/panic.h"
+#include "boot/stack.h"
 #include "boot/cpu.h"
 #include "insn.h"
 #include "power.h"
@@ -20,6 +26,7 @@
 
 void arm64_sync_handler(struct trap_frame *tf);
 void arm64_bad_exception(struct trap_frame *tf, unsigned vector);
+void arm64_overflow_handler(struct trap_frame *tf, unsigned vector);
 
 /* Abort fault status codes (ISS.xFSC), grouped for a readable name. */
 enum abort_class {
@@ -145,6 +152,36 @@ void arm64_bad_exception(struct trap_frame *tf, unsigned vector)
 		.code = tf->esr,
 	};
 	fault_handle(&fi, tf);
+}
+
+/*
+ * The fault address of the report: an abort's own address when it is in
+ * the guard (the access that overflowed), else where the entry would have
+ * stored the frame (an interrupt, or an abort elsewhere, taken with the
+ * stack too full for its frame).  Only vectors.S's check sends an SP
+ * outside every stack here (bit STACK_SHIFT clear but no guard): no code
+ * runs on such a stack, so that is a broken invariant.
+ */
+void arm64_overflow_handler(struct trap_frame *tf, unsigned vector)
+{
+	struct fault_info fi;
+	uintptr_t frame = tf->sp - TF_SIZE;
+	if (vector == 4) {
+		decode(tf, &fi);
+	} else {
+		fi = (struct fault_info){ .kind = FAULT_OTHER, .what = vector == 5 ? "IRQ" :
+					  "unexpected exception", .pc = tf->elr };
+		fi.code = vector;
+	}
+	if (!(vector == 4 && stack_guard_hit(fi.addr))) {
+		fi.addr = frame;
+		fi.kind = FAULT_WRITE;        /* the frame's store */
+	}
+	if (!stack_guard_hit(fi.addr))
+		panic("exception (vector %u) taken with SP %016lx outside every stack",
+		      vector, (unsigned long)tf->sp);
+	fault_handle(&fi, tf);            /* a guard hit: never returns */
+	panic("stack overflow report returned");
 }
 
 /* ---- Trap-frame hooks (arch/hooks.h) ------------------------------------- */

@@ -5,7 +5,10 @@
  *   RAM (the /memory range)          normal WB cacheable, RW, PXN+UXN
  *     kernel text  [_text_start, _rodata_start)   read-only, executable at EL1
  *     rodata       [_rodata_start, _rodata_end)   read-only, PXN+UXN
- *     data, bss    [_data_start, __ksyms_start)   RW, PXN+UXN (as the rest of RAM)
+ *     data, bss    [_data_start, __ksyms_start)   RW, PXN+UXN (as the rest of RAM),
+ *                  but for the guard of every slot of the stack area
+ *                  (boot/stack.h): unmapped, so an overflowing stack faults
+ *                  before it writes below itself
  *     ksyms        [__ksyms_start, _end)          read-only, PXN+UXN
  *   UART, GIC distributor and redistributors,
  *   PL031 RTC (if the device tree names one)       device-nGnRE, RW, PXN+UXN
@@ -27,13 +30,14 @@
  * Runs before the MMU is on (strict alignment, no library calls).
  */
 #include "mmu.h"
+#include "boot/stack.h"
 #include "platform.h"
 #include "setup.h"
 #include "sysreg.h"
 
 #define PAGE_SIZE      4096ull
 #define PT_ENTRIES     512
-#define PT_POOL_PAGES  32
+#define PT_POOL_PAGES  40        /* 32 + the stack area's 4 level-3 tables, with room */
 
 /* Descriptor bits (stage 1, VMSAv8-64). */
 #define PTE_VALID      (1ull << 0)
@@ -96,7 +100,8 @@ static uint64_t *split_block(uint64_t *e, int level)
 /*
  * Map [va, va + size) to pa with `prot` under `table` (a level-`level`
  * table), using blocks where alignment allows.  Later calls override earlier
- * ones.  All of va, pa, size are page-aligned.
+ * ones.  prot 0 unmaps (page entries only: blocks are split).  All of va,
+ * pa, size are page-aligned.
  */
 static void map(uint64_t *table, int level, uint64_t va, uint64_t pa, uint64_t size, uint64_t prot)
 {
@@ -111,8 +116,8 @@ static void map(uint64_t *table, int level, uint64_t va, uint64_t pa, uint64_t s
 
 		int is_table = level < 3 && (*e & PTE_TYPE_MASK) == PTE_TABLE;
 		if (level == 3) {
-			*e = pa | prot | PTE_TABLE;
-		} else if (level >= 1 && chunk == blk && !((va | pa) & (blk - 1)) && !is_table) {
+			*e = prot ? pa | prot | PTE_TABLE : 0;
+		} else if (prot && level >= 1 && chunk == blk && !((va | pa) & (blk - 1)) && !is_table) {
 			*e = pa | prot | PTE_BLOCK;
 		} else {
 			uint64_t *next;
@@ -173,6 +178,8 @@ void mmu_init(void)
 	map_identity(root, (uintptr_t)_text_start, (uintptr_t)_rodata_start, PROT_TEXT);
 	map_identity(root, (uintptr_t)_rodata_start, (uintptr_t)_rodata_end, PROT_RO);
 	map_identity(root, (uintptr_t)__ksyms_start, (uintptr_t)_end, PROT_RO);
+	for (unsigned i = 0; i < STACK_SLOTS; i++)
+		map_identity(root, (uintptr_t)stack_area[i], (uintptr_t)stack_area[i] + STACK_SIZE, 0);
 
 	map_identity(root, platform.uart.base, platform.uart.base + platform.uart.size, PROT_DEVICE);
 	map_identity(root, platform.gicd.base, platform.gicd.base + platform.gicd.size, PROT_DEVICE);

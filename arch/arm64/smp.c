@@ -13,6 +13,7 @@
 #include "boot/console.h"
 #include "boot/cpu.h"
 #include "boot/panic.h"
+#include "boot/stack.h"
 #include "mmu.h"
 #include "psci.h"
 #include "setup.h"
@@ -46,6 +47,9 @@ void arm64_secondary_boot(struct smp_boot *b)
 	if (this_mpidr() != c->hwid)
 		panic("arm64: CPU started as MPIDR %#lx, expected %#lx", this_mpidr(), c->hwid);
 	arch_set_this_cpu(c);
+	/* vectors.S: this CPU's exception stack (smp_boot allocated it). */
+	char *exc = stack_exception(c->id);
+	__asm__ volatile("msr tpidr_el0, %0" :: "r"(exc + STACK_SIZE));
 	serror_unmask();
 	secondary_main();
 	panic("arm64: secondary_main returned on CPU %u", c->id);

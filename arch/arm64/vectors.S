@@ -18,13 +18,32 @@
  *   6-7   FIQ, SError              bad
  *   8-15  lower EL (A64 / A32)     bad (no EL0 here)
  * Bad vectors call arm64_bad_exception(frame, entry number).
+ *
+ * Stack overflow.  Every stack is the upper half of a slot of the stack
+ * area (boot/stack.h), whose lower half, the guard, is unmapped: an address
+ * in a stack has bit STACK_SHIFT set, one in a guard has it clear.  Before
+ * storing anything, each entry checks that bit of the frame's address
+ * (SP - TF_SIZE).  Clear, the frame would go into the guard: storing it
+ * would fault again, each time lower, so instead the entry moves to this
+ * CPU's exception stack (its top in TPIDR_EL0, unused otherwise: no EL0),
+ * builds the frame there with the interrupted SP in it, and calls
+ * arm64_overflow_handler(frame, entry number), which reports and never
+ * returns.  SP_EL0 is the scratch register for x0 meanwhile (restore_all's
+ * too, with exceptions masked: the two never overlap).  A frame larger
+ * than the guard could jump it; the check cannot see that (nor can a guard).
  */
 #include "frame.h"
+#include "boot/stack.h"
 
-/* Entry: room for the frame, x29/x30 first (save_rest is reached by bl). */
-.macro vector handler, num
+/* Entry: room for the frame, the guard check, then x29/x30 first
+ * (save_rest is reached by bl). */
+.macro vector handler, idx, num
 	.balign	0x80
 	sub	sp, sp, #TF_SIZE
+	msr	sp_el0, x0
+	mov	x0, sp
+	tbz	x0, #STACK_SHIFT, overflow_\idx   // the frame would be in a guard
+	mrs	x0, sp_el0
 	stp	x29, x30, [sp, #TF_X29]
 	bl	save_rest
 	mov	x0, sp
@@ -35,26 +54,65 @@
 	b	restore_all
 .endm
 
+	.altmacro
 	.section .text.vectors, "ax"
 	.balign	2048
 	.globl arm64_vectors
 arm64_vectors:
-	vector	arm64_bad_exception, 0
-	vector	arm64_bad_exception, 1
-	vector	arm64_bad_exception, 2
-	vector	arm64_bad_exception, 3
-	vector	arm64_sync_handler, -1
-	vector	arm64_irq_handler, -1
-	vector	arm64_bad_exception, 6
-	vector	arm64_bad_exception, 7
-	vector	arm64_bad_exception, 8
-	vector	arm64_bad_exception, 9
-	vector	arm64_bad_exception, 10
-	vector	arm64_bad_exception, 11
-	vector	arm64_bad_exception, 12
-	vector	arm64_bad_exception, 13
-	vector	arm64_bad_exception, 14
-	vector	arm64_bad_exception, 15
+	vector	arm64_bad_exception, 0, 0
+	vector	arm64_bad_exception, 1, 1
+	vector	arm64_bad_exception, 2, 2
+	vector	arm64_bad_exception, 3, 3
+	vector	arm64_sync_handler, 4, -1
+	vector	arm64_irq_handler, 5, -1
+	vector	arm64_bad_exception, 6, 6
+	vector	arm64_bad_exception, 7, 7
+	vector	arm64_bad_exception, 8, 8
+	vector	arm64_bad_exception, 9, 9
+	vector	arm64_bad_exception, 10, 10
+	vector	arm64_bad_exception, 11, 11
+	vector	arm64_bad_exception, 12, 12
+	vector	arm64_bad_exception, 13, 13
+	vector	arm64_bad_exception, 14, 14
+	vector	arm64_bad_exception, 15, 15
+
+/*
+ * overflow_N: entry N found its frame in a guard.  SP = the frame that did
+ * not fit, x0 in SP_EL0, every other register live.  Build the frame on the
+ * exception stack instead; its TF_SP is the interrupted SP.  TPIDR_EL0 is 0
+ * only on a secondary CPU before arm64_secondary_boot sets it: no stack to
+ * report from, so that CPU stops.
+ */
+.macro overflow idx
+overflow_\idx:
+	mrs	x0, tpidr_el0                   // this CPU's exception stack top
+	cbz	x0, overflow_stop
+	sub	x0, x0, #TF_SIZE
+	stp	x29, x30, [x0, #TF_X29]
+	mov	x29, sp
+	mov	sp, x0                          // on the exception stack
+	mrs	x0, sp_el0                      // the interrupted x0
+	msr	sp_el0, x29                     // the frame that did not fit
+	ldr	x29, [sp, #TF_X29]
+	bl	save_rest
+	mrs	x0, sp_el0
+	add	x0, x0, #TF_SIZE
+	str	x0, [sp, #TF_SP]                // the interrupted SP
+	mov	x0, sp
+	mov	x1, #\idx
+	bl	arm64_overflow_handler          // never returns
+	b	overflow_stop
+.endm
+
+	.set ovf_n, 0
+	.rept 16
+	overflow %ovf_n
+	.set ovf_n, ovf_n + 1
+	.endr
+
+overflow_stop:
+	wfe
+	b	overflow_stop
 
 /*
  * save_rest: x29/x30 are already in the frame at SP; store everything else.

@@ -5,7 +5,10 @@
  *   idt_init()              once, on the boot CPU, before any cpu_local_init();
  *   cpu_local_init(xc, c)   on every CPU, by that CPU, interrupts off: loads
  *                           the shared GDT and IDT, its own TSS (with the
- *                           double-fault and breakpoint IST stacks),
+ *                           double-fault and breakpoint IST stacks; the
+ *                           double-fault one is the CPU's exception stack
+ *                           from the stack area, boot/stack.h, guarded, so
+ *                           a kernel stack overflow is reported there),
  *                           initialises the FPU and points GS at c
  *                           (arch_this_cpu).
  *
@@ -19,6 +22,7 @@
 
 #include "arch/x86_64/x86.h"
 #include "boot/cpu.h"
+#include "boot/stack.h"
 
 _Static_assert(MAX_CPUS == X86_MAX_CPUS, "x86.h X86_MAX_CPUS must match MAX_CPUS");
 _Static_assert(offsetof(struct cpu, self) == 0, "arch_this_cpu reads %gs:0");
@@ -93,7 +97,10 @@ void cpu_local_init(struct x86_cpu *xc, struct cpu *c)
 	xc->cpu = c;
 	c->arch = xc;
 	memset(&xc->tss, 0, sizeof(xc->tss));
-	xc->tss.ist[IST_DOUBLE_FAULT - 1] = (uint64_t)(uintptr_t)(xc->df_stack + DF_STACK_SIZE);
+	char *df_stack = stack_exception(id);   /* smp_boot took it for CPUs > 0 */
+	if (!df_stack)
+		boot_fail("x86: no exception stack for CPU %u", id);
+	xc->tss.ist[IST_DOUBLE_FAULT - 1] = (uint64_t)(uintptr_t)(df_stack + STACK_SIZE);
 	xc->tss.ist[IST_BREAKPOINT - 1] = (uint64_t)(uintptr_t)(xc->bp_stack + BP_STACK_SIZE);
 	xc->tss.iomap_base = sizeof(xc->tss);          /* no I/O bitmap */
 	set_tss_desc(id, &xc->tss);

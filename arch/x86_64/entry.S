@@ -11,11 +11,13 @@
  * that identity-map the low 4 GiB with 2 MiB RWX pages (only for the few
  * steps until mmu_init() loads the real, W^X tables), enable PAE, long mode,
  * NX, paging, WP and the FPU bits (CR0/CR4 as x86.h's CR0_LONG/CR4_LONG), load
- * the GDT and enter x86_boot_main(start_info) on the boot stack.
+ * the GDT and enter x86_boot_main(start_info) on the boot stack (slot
+ * STACK_SLOT_BOOT0 of the stack area, boot/stack.h; .bss, zeroed here first).
  *
  * Nothing here is traced or called from C except ap_entry64's callee.
  */
 #include "x86.h"
+#include "boot/stack.h"
 
 /* The PVH entry note.  QEMU reads the descriptor as a pointer-sized word and
  * pads the name to the segment's alignment, so: 4-byte alignment, 8-byte desc. */
@@ -111,7 +113,7 @@ long_entry:
 	xorl %eax, %eax
 	movl %eax, %fs
 	movl %eax, %gs                  /* GS base is set later by wrmsr */
-	movq $boot_stack + BOOT_STACK_SIZE, %rsp
+	movq $stack_area + STACK_SLOT_BOOT0 * STACK_SLOT_SIZE + STACK_SLOT_SIZE, %rsp
 	xorl %ebp, %ebp                 /* outermost frame: backtraces stop */
 	movl pvh_start_info_pa, %edi
 	call x86_boot_main
@@ -188,10 +190,6 @@ early_pdpt:
 	.skip PAGE_SIZE
 early_pd:
 	.skip 4 * PAGE_SIZE
-	.balign 16
-	.globl boot_stack
-boot_stack:
-	.skip BOOT_STACK_SIZE
 
 	/* No executable stack wanted (GNU ld warns without this note). */
 	.section .note.GNU-stack, "", @progbits

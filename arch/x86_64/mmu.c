@@ -17,7 +17,10 @@
  *     TRAMP_BASE                              RX (SMP trampoline, copied earlier)
  *     [_text_start, _etext)                   RX
  *     [_rodata_start, _rodata_end)            R, NX
- *     [_data_start, _bss_end)                 RW, NX
+ *     [_data_start, _bss_end)                 RW, NX, but for the guard of every
+ *                                             slot of the stack area (boot/stack.h):
+ *                                             not present, so an overflowing stack
+ *                                             faults before it writes below itself
  *     [__ksyms_start, _end)                   R, NX
  *     everything else                         RW, NX
  *   device windows (LAPIC, IOAPIC, ...)       2 MiB pages, RW+NX, PCD|PWT (uncached)
@@ -42,6 +45,7 @@
 #include "arch/x86_64/x86.h"
 #include "boot/console.h"
 #include "boot/panic.h"
+#include "boot/stack.h"
 
 #define PTE_P    (1ull << 0)
 #define PTE_RW   (1ull << 1)
@@ -121,8 +125,9 @@ static uint64_t page_leaf(uint64_t pa)
 		return LEAF_RX;
 	if (pa >= (uintptr_t)_rodata_start && pa < (uintptr_t)_rodata_end)
 		return LEAF_R;
-	if (pa >= (uintptr_t)_data_start && pa < align_up((uintptr_t)_bss_end, PAGE_SIZE))
-		return LEAF_RW;
+	if (pa >= (uintptr_t)_data_start && pa < align_up((uintptr_t)_bss_end, PAGE_SIZE)) {
+		return stack_guard_hit(pa) ? 0 : LEAF_RW;
+	}
 	if (pa >= (uintptr_t)__ksyms_start && pa < (uintptr_t)_end)
 		return LEAF_R;
 	return LEAF_RW;

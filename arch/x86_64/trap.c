@@ -3,7 +3,9 @@
  *
  * x86_trap(tf) dispatches on tf->vector:
  *   exceptions 0-31   -> struct fault_info -> fault_handle(); a double fault
- *                        (IST stack, frame unreliable) panics at once; a
+ *                        (IST stack) is a kernel stack overflow if CR2 is in
+ *                        a stack's guard (reported by fault_handle), else
+ *                        (frame unreliable) panics at once; a
  *                        breakpoint at an in-flight patch site is emulated
  *                        (patch.c) instead;
  *   VEC_TIMER, VEC_IPI, VEC_UART
@@ -28,6 +30,7 @@
 #include "boot/ksyms.h"
 #include "boot/panic.h"
 #include "boot/sched.h"
+#include "boot/stack.h"
 #include "patch/tramp.h"
 
 _Static_assert(offsetof(struct trap_frame, link_rbp) == TF_LINK_RBP, "TF_LINK_RBP");
@@ -109,8 +112,19 @@ static void exception(struct trap_frame *tf)
 		breakpoint(&fi, tf);
 		return;
 	case 8:
-		/* The IST stack is fine but the interrupted state is not
-		 * trustworthy (often a stack overflow): report and stop. */
+		/* An exception could not be delivered.  A kernel stack
+		 * overflow ends here: the #PF of an access to a stack's
+		 * guard (boot/stack.h) pushes its own frame into the guard
+		 * again.  CR2 then holds an address in the guard, and
+		 * fault_handle reports the overflow from this IST stack
+		 * (the thread's stack is full, its frames intact). */
+		fi.addr = read_cr2();
+		if (stack_guard_hit(fi.addr)) {
+			fi.kind = FAULT_WRITE;    /* the frame push */
+			break;
+		}
+		/* Anything else: the interrupted state is not trustworthy;
+		 * report and stop. */
 		kprintf("\ndouble fault on CPU %u at rip %016lx rsp %016lx\n", cpu_id(),
 			(unsigned long)tf->rip, (unsigned long)tf->rsp);
 		arch_dump_frame(tf);

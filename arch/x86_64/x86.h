@@ -51,8 +51,6 @@
 #define X86_MAX_CPUS    16            /* == MAX_CPUS (boot_info.h), for assembly */
 #define PAGE_SIZE       4096
 #define TRAMP_BASE      0x8000        /* real-mode SMP trampoline (SIPI vector 0x08) */
-#define BOOT_STACK_SIZE (32 * 1024)
-#define DF_STACK_SIZE   (8 * 1024)    /* per-CPU double-fault (IST1) stack */
 #define BP_STACK_SIZE   (16 * 1024)   /* per-CPU breakpoint (IST2) stack: patch.c */
 #define POKE_VA         0xFFFFFFFFFFE00000 /* text-poke alias slots, one page per CPU */
 
@@ -92,7 +90,6 @@ struct x86_cpu {
 	void *stack_top;
 	uint32_t apic_id;
 	struct tss tss;
-	uint8_t df_stack[DF_STACK_SIZE] __attribute__((aligned(16)));
 	uint8_t bp_stack[BP_STACK_SIZE] __attribute__((aligned(16)));
 	unsigned bp_depth;                    /* #BP handlers running on bp_stack */
 };

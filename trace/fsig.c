@@ -50,19 +50,30 @@
 #include "trace/fsig.h"
 
 #define MAX_PARAMS  255           /* nparams is a uint8_t */
-#define STR_MAX     32            /* bytes of a string argument read */
+#define STR_MAX     FSIG_STR_MAX
 #define WORD        8
+
+/* A function with char * parameters: which argument words hold them. */
+struct fsig_strword {
+	uintptr_t ip;
+	uint32_t mask;                  /* bit w: argument word w is a char * */
+};
 
 struct fsig_table {
 	size_t n;                       /* sigs[0..n), ascending ip */
+	size_t nstr;                    /* strs[0..nstr), ascending ip */
+	const struct fsig_strword *strs;
 	uint32_t ntypes;
 	unsigned ambiguous;
 	char source[24];
 	struct fsig sigs[];
-	/* then the params, then the names */
+	/* then the params, then strs, then the names */
 };
 
-static struct fsig_table *cur;          /* fsig_lock() */
+/* Replaced under fsig_lock(); also read lock-free by the tracing callbacks
+ * (fsig_str_words), so an old table is freed only after a grace period
+ * (fsig_port_retire). */
+static struct fsig_table *cur;
 
 /* ---- BTF type -> fsig_type ---- */
 
@@ -131,12 +142,28 @@ static unsigned proto_params(const struct btf_type *proto)
 
 struct build {
 	const struct btf *b;
-	size_t n, nparams, names;       /* what the table will hold */
+	size_t n, nparams, names, nstr; /* what the table will hold */
 	unsigned ambiguous;
 	struct fsig_table *t;           /* pass 2 only */
 	struct fsig_param *params;
+	struct fsig_strword *strword;
 	char *strs;
 };
+
+static unsigned words_for(struct fsig_type t);
+
+/* Argument words of s's char * parameters, as fsig_format_args maps them. */
+static uint32_t str_mask(const struct fsig *s)
+{
+	uint32_t mask = 0;
+	unsigned w = 0;
+	for (unsigned i = 0; i < s->nparams && w < 32; i++) {
+		if (s->params[i].type.kind == FSIG_STR)
+			mask |= 1u << w;
+		w += words_for(s->params[i].type);
+	}
+	return mask;
+}
 
 static const char *copy_name(struct build *bd, const char *s)
 {
@@ -167,6 +194,7 @@ static void walk_funcs(struct build *bd)
 		unsigned np = proto_params(proto);
 		if (!bd->t) {
 			bd->n++;
+			bd->nstr++;       /* at most one each; counted exactly in pass 2 */
 			bd->nparams += np;
 			bd->names += strlen(name) + 1;
 			for (unsigned i = 0; i < np; i++)
@@ -183,8 +211,20 @@ static void walk_funcs(struct build *bd)
 			bd->params->name = copy_name(bd, btf_name(b, bp[i].name_off));
 			bd->params->type = map_type(b, bp[i].type);
 		}
+		uint32_t mask = str_mask(s);
+		if (mask)
+			*bd->strword++ = (struct fsig_strword){ ip, mask };
 	}
 }
+
+static int strword_by_ip(const void *a, const void *b)
+{
+	uintptr_t x = ((const struct fsig_strword *)a)->ip;
+	uintptr_t y = ((const struct fsig_strword *)b)->ip;
+	return x < y ? -1 : x > y;
+}
+
+static const struct fsig *fsig_find_in(const struct fsig_table *t, uintptr_t ip);
 
 static int by_ip(const void *a, const void *b)
 {
@@ -197,7 +237,8 @@ static struct fsig_table *build_table(const struct btf *b)
 	struct build bd = { .b = b };
 	walk_funcs(&bd);
 	size_t size = sizeof(struct fsig_table) + bd.n * sizeof(struct fsig) +
-		      bd.nparams * sizeof(struct fsig_param) + bd.names;
+		      bd.nparams * sizeof(struct fsig_param) +
+		      bd.nstr * sizeof(struct fsig_strword) + bd.names;
 	struct fsig_table *t = malloc(size);
 	if (!t)
 		return NULL;
@@ -206,7 +247,9 @@ static struct fsig_table *build_table(const struct btf *b)
 	t->ambiguous = bd.ambiguous;
 	bd.t = t;
 	bd.params = (struct fsig_param *)(t->sigs + bd.n);
-	bd.strs = (char *)(bd.params + bd.nparams);
+	struct fsig_strword *strs = (struct fsig_strword *)(bd.params + bd.nparams);
+	bd.strword = strs;
+	bd.strs = (char *)(strs + bd.nstr);
 	walk_funcs(&bd);
 	qsort(t->sigs, t->n, sizeof(t->sigs[0]), by_ip);
 	/* Two FUNCs at one address (a name encoded twice): keep the first. */
@@ -215,6 +258,17 @@ static struct fsig_table *build_table(const struct btf *b)
 		if (w == 0 || t->sigs[r].ip != t->sigs[w - 1].ip)
 			t->sigs[w++] = t->sigs[r];
 	t->n = w;
+	/* The same for the string words, kept in step with the sigs kept. */
+	size_t nstr = (size_t)(bd.strword - strs);
+	qsort(strs, nstr, sizeof(strs[0]), strword_by_ip);
+	w = 0;
+	for (size_t r = 0; r < nstr; r++)
+		if (w == 0 || strs[r].ip != strs[w - 1].ip)
+			strs[w++] = strs[r];
+	for (size_t r = 0; r < w; r++)
+		strs[r].mask = str_mask(fsig_find_in(t, strs[r].ip));
+	t->strs = strs;
+	t->nstr = w;
 	return t;
 }
 
@@ -270,7 +324,7 @@ int btf_load_as(const void *blob, size_t size, const char *source, const struct 
 	struct fsig_table *old = cur;
 	__atomic_store_n(&cur, t, __ATOMIC_RELEASE);
 	fsig_unlock();
-	free(old);
+	fsig_port_retire(old);
 	return 0;
 }
 
@@ -280,7 +334,7 @@ void btf_unload(void)
 	struct fsig_table *old = cur;
 	__atomic_store_n(&cur, NULL, __ATOMIC_RELEASE);
 	fsig_unlock();
-	free(old);
+	fsig_port_retire(old);
 }
 
 void btf_status(void (*out)(void *ctx, const char *line), void *ctx)
@@ -298,7 +352,11 @@ void btf_status(void (*out)(void *ctx, const char *line), void *ctx)
 
 const struct fsig *fsig_find(uintptr_t ip)
 {
-	const struct fsig_table *t = cur;
+	return fsig_find_in(cur, ip);
+}
+
+static const struct fsig *fsig_find_in(const struct fsig_table *t, uintptr_t ip)
+{
 	if (!t)
 		return NULL;
 	size_t lo = 0, hi = t->n;
@@ -312,6 +370,47 @@ const struct fsig *fsig_find(uintptr_t ip)
 			hi = mid;
 	}
 	return NULL;
+}
+
+uint32_t fsig_str_words(uintptr_t ip)
+{
+	/* ACQUIRE: pairs with the loader's RELEASE, the table is complete. */
+	const struct fsig_table *t = __atomic_load_n(&cur, __ATOMIC_ACQUIRE);
+	if (!t)
+		return 0;
+	size_t lo = 0, hi = t->nstr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uintptr_t at = t->strs[mid].ip;
+		if (at == ip)
+			return t->strs[mid].mask;
+		if (at < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+size_t fsig_capture_strs(uint8_t *dst, uint32_t mask, const uint64_t *words, unsigned nwords)
+{
+	size_t n = 0;
+	for (unsigned w = 0; w < nwords && w < 32; w++) {
+		if (!(mask & (1u << w)))
+			continue;
+		size_t len = 0;
+		char *text = (char *)dst + n + 2;
+		if (fsig_port_read_str(text, (uintptr_t)words[w], STR_MAX, &len) != 0 ||
+		    len > STR_MAX)
+			continue;                 /* not readable: printed as the pointer */
+		bool cut_off = len == 0 || text[len - 1] != '\0';
+		if (!cut_off)
+			len--;                    /* the NUL is not kept */
+		dst[n] = (uint8_t)w;
+		dst[n + 1] = (uint8_t)(len | (cut_off ? FSIG_STR_CUT : 0));
+		n += 2 + len;
+	}
+	return n;
 }
 
 bool fsig_loaded(void)
@@ -360,20 +459,33 @@ static int64_t cut_signed(uint64_t v, unsigned size)
 	return (int64_t)(v << shift) >> shift;
 }
 
-/* `"text"` of at most STR_MAX bytes, `...` after it if no NUL in them;
- * non-printables, `"` and `\` as \xNN.  The raw pointer if the read faults. */
-static void put_str(struct outbuf *o, uint64_t p)
+/* The captured string of argument word w (fsig_capture_strs' records), or
+ * NULL; *len its bytes, *cut_off whether it went on past them. */
+static const uint8_t *find_str(const uint8_t *strs, size_t n, unsigned w, size_t *len,
+			       bool *cut_off)
 {
-	char s[STR_MAX];
-	size_t len = 0;
-	if (fsig_port_read_str(s, (uintptr_t)p, sizeof(s), &len) != 0 || len > sizeof(s)) {
-		put_hex(o, p);
-		return;
+	size_t at = 0;
+	while (at + 2 <= n) {
+		size_t l = strs[at + 1] & ~FSIG_STR_CUT;
+		if (at + 2 + l > n)
+			break;                    /* a record cut short: not ours */
+		if (strs[at] == w) {
+			*len = l;
+			*cut_off = (strs[at + 1] & FSIG_STR_CUT) != 0;
+			return strs + at + 2;
+		}
+		at += 2 + l;
 	}
-	bool cut_off = len == 0 || s[len - 1] != '\0';
+	return NULL;
+}
+
+/* `"text"`, `...` after it if the string went on; non-printables, `"` and
+ * `\` as \xNN. */
+static void put_str(struct outbuf *o, const uint8_t *text, size_t len, bool cut_off)
+{
 	outbuf_putc(o, '"');
-	for (size_t i = 0; i < len && s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = text[i];
 		if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
 			outbuf_puts(o, "\\x");
 			outbuf_putc(o, "0123456789abcdef"[c >> 4]);
@@ -401,7 +513,13 @@ static unsigned words_for(struct fsig_type t)
 	return 1;
 }
 
-static void put_value(struct outbuf *o, struct fsig_type t, const uint64_t *w, bool strings)
+struct strs {
+	const uint8_t *p;
+	size_t n;
+};
+
+static void put_value(struct outbuf *o, struct fsig_type t, const uint64_t *w, unsigned word,
+		      const struct strs *strs)
 {
 	switch (t.kind) {
 	case FSIG_INT: case FSIG_ENUM:
@@ -410,13 +528,16 @@ static void put_value(struct outbuf *o, struct fsig_type t, const uint64_t *w, b
 	case FSIG_UINT: case FSIG_BOOL:           /* Linux: not BTF_INT_SIGNED, hex */
 		put_hex(o, cut(w[0], t.size));
 		break;
-	case FSIG_STR:
-		if (strings) {
-			put_str(o, w[0]);
-			break;
-		}
-		put_hex(o, w[0]);
+	case FSIG_STR: {
+		size_t len;
+		bool cut_off;
+		const uint8_t *text = find_str(strs->p, strs->n, word, &len, &cut_off);
+		if (text)
+			put_str(o, text, len, cut_off);
+		else
+			put_hex(o, w[0]);
 		break;
+	}
 	case FSIG_FLOAT:
 		outbuf_puts(o, "(float)");
 		break;
@@ -440,9 +561,10 @@ static void put_value(struct outbuf *o, struct fsig_type t, const uint64_t *w, b
 }
 
 size_t fsig_format_args(char *buf, size_t size, const struct fsig *s, const uint64_t *words,
-			unsigned nwords, bool strings)
+			unsigned nwords, const uint8_t *strs, size_t strs_len)
 {
 	struct outbuf o = { buf, size, 0 };
+	struct strs st = { strs, strs ? strs_len : 0 };
 	if (!s) {
 		for (unsigned i = 0; i < nwords; i++) {
 			if (i)
@@ -465,7 +587,7 @@ size_t fsig_format_args(char *buf, size_t size, const struct fsig *s, const uint
 			outbuf_puts(&o, p->name);
 			outbuf_putc(&o, '=');
 		}
-		put_value(&o, p->type, words + w, strings);
+		put_value(&o, p->type, words + w, w, &st);
 		w += need;
 	}
 	return outbuf_end(&o);
@@ -507,9 +629,9 @@ size_t fsig_format_ret(char *buf, size_t size, const struct fsig *s, uint64_t ra
 
 #include "boot/boot_info.h"
 #include "boot/cmdline.h"
-#include "boot/fault.h"
 #include "boot/ksyms.h"
 #include "boot/sched.h"
+#include "patch/tramp.h"
 
 static struct mutex fsig_mutex = MUTEX_INIT;
 
@@ -538,35 +660,41 @@ int fsig_port_address(const char *name, uintptr_t *addr)
 	return ksym_address_unique(name, addr);
 }
 
-struct str_read {
-	char *dst;
-	const volatile char *src;
-	size_t max, len;
-};
-
-static void read_str(void *arg)
+/*
+ * Called from the tracing callbacks (any context, preemption off): no
+ * fault handler can be armed there, so nothing is read that could fault.
+ * Only RAM is read (the image and the heap, mapped whole on both arches;
+ * an MMIO register could have side effects on a read), and the whole range
+ * read is checked, not only its start: a string that runs into the end of
+ * RAM before its NUL and before max is refused, never read past it.
+ */
+int fsig_port_read_str(char *dst, uintptr_t src, size_t max, size_t *len)
 {
-	struct str_read *r = arg;
-	while (r->len < r->max) {
-		char c = r->src[r->len];
-		r->dst[r->len++] = c;
+	uintptr_t lo = boot_info.ram_start, hi = boot_info.heap_end;
+	if (src < lo || src >= hi)
+		return -EFAULT;
+	size_t room = hi - src, n = 0;
+	const volatile char *p = (const volatile char *)src;
+	while (n < max) {
+		if (n == room)
+			return -EFAULT;
+		char c = p[n];
+		dst[n++] = c;
 		if (!c)
 			break;
 	}
+	*len = n;
+	return 0;
 }
 
-/* Only RAM (the image and the heap) is read: an MMIO register can have
- * side effects on a read. */
-int fsig_port_read_str(char *dst, uintptr_t src, size_t max, size_t *len)
+/* The callbacks read the table lock-free with preemption off: once every
+ * CPU has passed a quiescent state, none still does. */
+void fsig_port_retire(void *old)
 {
-	if (src < boot_info.ram_start || src >= boot_info.heap_end)
-		return -EFAULT;
-	struct str_read r = { dst, (const volatile char *)src, max, 0 };
-	struct fault_info fi;
-	if (fault_catch(read_str, &r, &fi))
-		return -EFAULT;
-	*len = r.len;
-	return 0;
+	if (!old)
+		return;
+	tramp_grace_period();
+	free(old);
 }
 
 extern const char __btf_start[], __btf_end[];

@@ -4,11 +4,14 @@
  *
  * The table is built when a BTF blob is loaded (embedded in the image, or a
  * module passed with QEMU's -initrd) and dropped on unload.  Lookups are by
- * function address (sorted, binary search).  Readers and the loader take
- * fsig_lock(): the table is used only from thread context (printing the
- * trace), never from a tracing callback — the entry event records raw
- * argument words and the exit event the raw return register; types are
- * applied when the trace is printed.
+ * function address (sorted, binary search).  Printers and the loader take
+ * fsig_lock(); one lookup is lock-free, for the tracing callbacks:
+ * fsig_str_words(), which says which argument words of a function are
+ * `char *` so that the entry event can carry their strings as they were at
+ * the call (fsig_capture_strs) — a replaced table is freed only after a
+ * grace period.  Otherwise the entry event records raw argument words and
+ * the exit event the raw return register; types are applied when the
+ * trace is printed.
  *
  * Formatting (Linux's funcgraph-args / funcgraph-retval, as its
  * print_function_args and print_graph_retval print them):
@@ -16,9 +19,10 @@
  *       signed integers in decimal, unsigned ones (bool included: BTF does
  *       not mark it signed) in hex, pointers in hex, enums by value
  *       (decimal), a struct or union by value as its raw words
- *       "(STRUCT)[0x1:0x2]" / "(UNION)[0x1]", `char *` as a pointer — or,
- *       with strings=true, as a bounded, fault-safe quoted string; "..."
- *       in place of the first parameter whose words were not recorded
+ *       "(STRUCT)[0x1:0x2]" / "(UNION)[0x1]", `char *` as the string
+ *       captured at the call if there is one (funcgraph-args-string), else
+ *       as a pointer; "..." in place of the first parameter whose words
+ *       were not recorded
  *   args, without one:       the raw words "0x1, 0x3, ..." (all nwords)
  *   return value:            "ret=-22" for an error value (-4095..-1 in a
  *       signed or pointer-sized type), "ret=0x0" otherwise; cut to the return
@@ -75,18 +79,43 @@ void fsig_unlock(void);
 const struct fsig *fsig_find(uintptr_t ip);
 bool fsig_loaded(void);
 
+/*
+ * Strings captured at the call (funcgraph-args-string): at most
+ * FSIG_STR_MAX bytes of each, as records of
+ *     u8 word    the argument word that held the pointer
+ *     u8 len     bytes that follow (0..FSIG_STR_MAX), | FSIG_STR_CUT when the
+ *                string went on past them (no NUL in the first FSIG_STR_MAX)
+ *     len bytes  the string, without its NUL
+ * one after another, in word order.  A pointer that could not be read
+ * (NULL, outside RAM, or a string that runs into the end of RAM before
+ * its NUL) gets no record, and prints as the pointer.
+ */
+#define FSIG_STR_MAX  32
+#define FSIG_STR_CUT  0x80
+/* Bytes fsig_capture_strs can write for nwords argument words. */
+#define FSIG_STRS_SIZE(nwords)  ((nwords) * (2 + FSIG_STR_MAX))
+
+/* Which argument words of the function at ip are `char *` (bit w: word w),
+ * 0 if none or no BTF.  Lock-free, any context (tracing callbacks). */
+uint32_t fsig_str_words(uintptr_t ip);
+/* Copy the strings of the words in mask (words[0..nwords)) into dst, which
+ * holds FSIG_STRS_SIZE(nwords) bytes; returns the bytes written.  Reads
+ * with fsig_port_read_str (trace/btf.h): never faults.  Any context. */
+size_t fsig_capture_strs(uint8_t *dst, uint32_t mask, const uint64_t *words, unsigned nwords);
+
 /* Write the argument list (no parentheses) for `s` (NULL: raw words) from
- * the recorded words; returns the length written (snprintf-like).
- * Parameters are separated by ", " and printed "name=value" ("value" alone
- * if BTF has no name); words map to parameters as trace/fsig.c's header
- * says, and printing stops at the first parameter whose words were not
- * all recorded, with "..." in its place (Linux's mark for arguments past
- * the recorded registers).  A string is read at most 32 bytes, fault-safely, when
- * printing (not when recorded): "s=\"text\"", then "..." if no NUL was
- * in them; bytes outside 0x20..0x7e, '"' and '\\' print as \xNN; a read
- * that faults prints the pointer. */
+ * the recorded words and the strings captured with them (strs: records as
+ * above, strs_len bytes; NULL for none); returns the length written
+ * (snprintf-like).  Parameters are separated by ", " and printed
+ * "name=value" ("value" alone if BTF has no name); words map to parameters
+ * as trace/fsig.c's header says, and printing stops at the first parameter
+ * whose words were not all recorded, with "..." in its place (Linux's mark
+ * for arguments past the recorded registers).  A `char *` with a captured
+ * string prints "s=\"text\"", then "..." if it went on; bytes outside
+ * 0x20..0x7e, '"' and '\\' print as \xNN; one without prints the pointer.
+ * A malformed record (past strs_len) ends the records. */
 size_t fsig_format_args(char *buf, size_t size, const struct fsig *s, const uint64_t *words,
-			unsigned nwords, bool strings);
+			unsigned nwords, const uint8_t *strs, size_t strs_len);
 /* Write "ret=..." for the raw return register; 0 and nothing for void. */
 size_t fsig_format_ret(char *buf, size_t size, const struct fsig *s, uint64_t raw, bool hex);
 

@@ -12,7 +12,9 @@
  *     recorded;
  *   - max_graph_depth: calls deeper than this are not hooked (0: no limit);
  *   - funcgraph-irqs off: nothing is recorded in interrupt context;
- *   - funcgraph-args on: the entry event carries the argument registers.
+ *   - funcgraph-args on: the entry event carries the argument registers;
+ *     with funcgraph-args-string, a function's `char *` arguments' strings
+ *     too, read at the call (graph_entry_strs).
  *
  * The per-context state word (fgraph_ent.state) counts open graph-function
  * calls in its low half and open notrace calls in its high half; the
@@ -32,6 +34,7 @@
 #include "patch/tramp.h"
 #include "trace/fgraph.h"
 #include "trace/fgraph_inline.h"
+#include "trace/fsig.h"
 #include "trace/ftrace_internal.h"
 #include "trace/graph.h"
 #include "trace/hash.h"
@@ -120,7 +123,8 @@ static inline __attribute__((always_inline)) void graph_entry_fields(struct cpu 
 	graph_header(c, &ev->ent, TRACE_GRAPH_ENT, e->preempt);
 	ev->func = e->func;
 	ev->depth = e->depth;
-	ev->nargs = nargs;
+	ev->nargs = (uint16_t)nargs;
+	ev->strs = 0;
 #pragma GCC unroll 8
 	for (unsigned i = 0; i < nargs; i++)
 		ev->args[i] = ftrace_regs_get_argument(e->fregs, i);
@@ -158,6 +162,55 @@ static inline __attribute__((always_inline)) bool graph_entry_event(struct cpu *
 	return true;
 }
 
+/*
+ * funcgraph-args-string: the entry event with the argument words and the
+ * strings of the function's `char *` arguments, captured now (a buffer
+ * reused after the call must not change the trace).  Called through its
+ * thunk, off the plain args path; a function without `char *` parameters
+ * gets the plain event.  The strings are copied first (fsig_capture_strs:
+ * bounded, never faults) into this frame, so the event is sized exactly.
+ */
+static FTRACE_HOT __attribute__((used, noipa)) bool graph_entry_strs(const struct fgraph_ent *e,
+								     uint64_t *data)
+{
+	struct cpu *c = e->cpu;
+	uint32_t mask = fsig_str_words(e->func);
+	if (!mask)
+		return graph_entry_event(c, e, data, ARCH_FTRACE_NARGS);
+	uint64_t words[ARCH_FTRACE_NARGS];
+	uint8_t strs[FSIG_STRS_SIZE(ARCH_FTRACE_NARGS)];
+	for (unsigned i = 0; i < ARCH_FTRACE_NARGS; i++)
+		words[i] = ftrace_regs_get_argument(e->fregs, i);
+	size_t n = fsig_capture_strs(strs, mask, words, ARCH_FTRACE_NARGS);
+	uint32_t size = sizeof(struct fgraph_ent_entry) + sizeof(words) + (uint32_t)n;
+	struct rb_resv r;
+	uint64_t gate;
+	bool fast = rb_reserve_fast_at(c->trace_rb, size, e->calltime, &r, &gate);
+	if (!fast && rb_reserve_rest(size, gate, &r) != 0) {
+		if (!data[0])              /* as graph_entry_event */
+			return false;
+		data[0] |= CALL_NOENT;
+		return true;
+	}
+	struct fgraph_ent_entry *ev = r.data;
+	graph_header(c, &ev->ent, TRACE_GRAPH_ENT, e->preempt);
+	ev->func = e->func;
+	ev->depth = e->depth;
+	ev->nargs = ARCH_FTRACE_NARGS;
+	ev->strs = (uint16_t)n;
+	for (unsigned i = 0; i < ARCH_FTRACE_NARGS; i++)
+		ev->args[i] = words[i];
+	uint8_t *to = (uint8_t *)(ev->args + ARCH_FTRACE_NARGS);
+	for (size_t i = 0; i < n; i++)
+		to[i] = strs[i];
+	if (fast)
+		rb_commit_fast(&r);
+	else
+		rb_commit_nopreempt(&r);
+	return true;
+}
+ARCH_PRESERVING_THUNK(graph_entry_strs);
+
 /* The entry callback, inlined into the tracer's site callback (below) and
  * called through entryfunc when a site has other graph users too. */
 static inline __attribute__((always_inline)) bool graph_entry_inline(const struct fgraph_ent *e,
@@ -184,8 +237,11 @@ static inline __attribute__((always_inline)) bool graph_entry_inline(const struc
 				return v == GRAPH_HOOK_ONLY;
 		}
 	}
-	if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS))
+	if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS)) {
+		if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR))
+			return CALL_PRESERVING(bool, graph_entry_strs, e, data);
 		return graph_entry_event(c, e, data, ARCH_FTRACE_NARGS);
+	}
 	return graph_entry_event(c, e, data, 0);
 }
 

@@ -115,9 +115,15 @@ static void save_line(void *ctx, const char *line)
 	snprintf(ctx, sizeof(status_line), "%s", line);
 }
 
+/* strings: as funcgraph-args-string records them, captured from w first
+ * (fsig_str_words, fsig_capture_strs) and printed from the copy. */
 static const char *args(const struct fsig *s, const uint64_t *w, unsigned n, bool strings)
 {
-	size_t len = fsig_format_args(out, sizeof(out), s, w, n, strings);
+	uint8_t strs[FSIG_STRS_SIZE(8)];
+	size_t nstrs = 0;
+	if (strings && s && n <= 8)
+		nstrs = fsig_capture_strs(strs, fsig_str_words(s->ip), w, n);
+	size_t len = fsig_format_args(out, sizeof(out), s, w, n, strings ? strs : NULL, nstrs);
 	assert_int_equal(len, strlen(out));
 	return out;
 }
@@ -317,11 +323,11 @@ static void bounded_output(void **state __attribute__((unused)))
 	uint64_t w[5] = { 1, 2, 3, 4, 5 };
 	char small[8];
 	memset(small, 'z', sizeof(small));
-	size_t n = fsig_format_args(small, sizeof(small), sig("f"), w, 5, false);
+	size_t n = fsig_format_args(small, sizeof(small), sig("f"), w, 5, NULL, 0);
 	assert_int_equal(n, strlen("a=1, flags=0x2, s=0x3, v=4, p=0x5"));
 	assert_string_equal(small, "a=1, fl");
 	small[0] = 'q';
-	n = fsig_format_args(small, 0, sig("f"), w, 5, false);   /* writes nothing */
+	n = fsig_format_args(small, 0, sig("f"), w, 5, NULL, 0);   /* writes nothing */
 	assert_int_equal(small[0], 'q');
 	assert_int_equal(n, strlen("a=1, flags=0x2, s=0x3, v=4, p=0x5"));
 	n = fsig_format_ret(small, 4, sig("f"), (uint64_t)-22, false);

@@ -359,28 +359,22 @@ def test_fsig_text():
           F.format_args(agg, a[:3]))
     check(F.format_args(agg, a[:1]) == "...", F.format_args(agg, a[:1]))
 
-    # char * with a reader of guest memory (the gdb extension's): the
-    # strings of test_btf.c's case, the same text.
-    mem = {0x1000: b"hello\0", 0x2000: b'a"b\\c\n\xff\0',
-           0x3000: b"0123456789abcdef0123456789abcde\0",
-           0x4000: b"0123456789abcdef0123456789abcdef",
-           0x5000: b"0123456789abcdef0123456789abcdef01234567\0", 0x6000: b"\0"}
-
-    def reader(addr, n):
-        m = mem.get(addr)
-        if m is None:
-            return None                # a fault, or not ordinary memory
-        i = m.find(b"\0")
-        return m[:min(n, i + 1 if i >= 0 else len(m))]
+    # char * with strings captured at the call (trace/fsig.h's records:
+    # word, len | STR_CUT, bytes): the strings of test_btf.c's case, the
+    # same text; a word without a record prints its pointer.
+    def rec(word, text, cut=False):
+        return bytes([word, len(text) | (F.STR_CUT if cut else 0)]) + text
     strs = frames.Signature(3, [("a", F.INT, 4), ("s", F.STR, 8)], (F.VOID, 0))
-    for p, want in [(0x1000, '"hello"'), (0x2000, '"a\\x22b\\x5cc\\x0a\\xff"'),
-                    (0x3000, '"0123456789abcdef0123456789abcde"'),
-                    (0x4000, '"0123456789abcdef0123456789abcdef"...'),
-                    (0x5000, '"0123456789abcdef0123456789abcdef"...'), (0x6000, '""'),
-                    (0x7000, "0x7000"), (0, "0x0")]:
-        got = F.format_args(strs, [1, p], reader)
-        check(got == "a=1, s=" + want, "format_args(char * %#x): %s" % (p, got))
-    check(F.format_args(strs, [1, 0x1000]) == "a=1, s=0x1000", "no reader: the pointer")
+    for r, want in [(rec(1, b"hello"), '"hello"'), (rec(1, b'a"b\\c\n\xff'), '"a\\x22b\\x5cc\\x0a\\xff"'),
+                    (rec(1, b"0123456789abcdef0123456789abcde"), '"0123456789abcdef0123456789abcde"'),
+                    (rec(1, b"0123456789abcdef0123456789abcdef", True),
+                     '"0123456789abcdef0123456789abcdef"...'),
+                    (rec(1, b""), '""'), (b"", "0x7000"), (rec(0, b"x"), "0x7000"),
+                    (rec(1, b"abc")[:-1], "0x7000"),             # cut short: no record
+                    (rec(0, b"zz") + rec(1, b"ok"), '"ok"')]:
+        got = F.format_args(strs, [1, 0x7000], r)
+        check(got == "a=1, s=" + want, "format_args(char *, %r): %s" % (r, got))
+    check(F.format_args(strs, [1, 0x1000]) == "a=1, s=0x1000", "no strings: the pointer")
 
 
 def test_captured_dumps():

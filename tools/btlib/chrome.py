@@ -20,8 +20,10 @@ from . import events as E
 from . import fsig as F
 
 
-def _arg_pairs(sig, words):
-    """[(name, text)] as funcgraph-args prints them (argN without a name)."""
+def _arg_pairs(sig, words, strs=b""):
+    """[(name, text)] as funcgraph-args prints them (argN without a name),
+    captured strings included."""
+    texts = F.strings(strs)
     if sig is None:
         return [("arg%d" % i, "0x%x" % w) for i, w in enumerate(words)]
     out, w = [], 0
@@ -29,7 +31,7 @@ def _arg_pairs(sig, words):
         need = F._words_for(kind, size)
         if need > len(words) - w:
             break
-        out.append((name or "arg%d" % i, F._value(kind, size, words[w:w + need])))
+        out.append((name or "arg%d" % i, F._value(kind, size, words[w:w + need], texts.get(w))))
         w += need
     return out
 
@@ -54,7 +56,7 @@ def build(dump):
         tid = tid_of(ev)
         tids.add((ev.cpu, tid, ev.pid))
         if ev.is_entry:
-            args = dict(_arg_pairs(d.sigs.get(ev.func), ev.args)) if ev.nargs else {}
+            args = dict(_arg_pairs(d.sigs.get(ev.func), ev.args, ev.strs)) if ev.nargs else {}
             out.append({"name": name(ev.func), "ph": "B", "ts": us(ev.ts), "pid": ev.cpu,
                         "tid": tid, "args": args})
             stacks.setdefault(tid, []).append((ev.func, ev.cpu))

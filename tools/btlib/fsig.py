@@ -1,10 +1,10 @@
 """fsig.py — funcgraph-args / funcgraph-retval text from signatures, as
 trace/fsig.c prints it (fsig_format_args, fsig_format_ret).
 
-A `char *` argument with funcgraph-args-string: the guest reads the string
-from its memory when it prints.  A reader of guest memory (read_str, the
-gdb extension has one) gives the same text; without one (a dump: the host
-has only the buffer) it prints as its pointer.
+A `char *` argument with funcgraph-args-string: the string captured at the
+call travels in the entry event (trace/fsig.h's records: u8 word, u8 len |
+STR_CUT, len bytes), so a dump and gdb print the text the guest prints;
+without a record, the pointer.
 """
 VOID, INT, UINT, BOOL, ENUM, PTR, STR, OTHER, FLOAT, STRUCT, UNION = range(11)
 AGGREGATES = (OTHER, STRUCT, UNION)
@@ -35,25 +35,34 @@ def _words_for(kind, size):
     return 1
 
 
-STR_MAX = 32                          # trace/fsig.c: bytes of a string read
+STR_MAX = 32                          # FSIG_STR_MAX
+STR_CUT = 0x80                        # FSIG_STR_CUT
 
 
-def _str(p, read_str):
-    """put_str(): `"text"` of at most STR_MAX bytes, `...` after it if no NUL
-    in them, non-printables, `"` and `\\` as \\xNN; the pointer if
-    read_str(p, STR_MAX) gives None (a fault, or not ordinary memory)."""
-    s = read_str(p & M64, STR_MAX)
-    if s is None:
-        return _hex(p)
-    text = s.split(b"\0", 1)[0]
+def strings(strs):
+    """{word: (bytes, went_on)} of an entry's captured strings; a record cut
+    short ends them (fsig.c's find_str; the first record of a word wins)."""
+    out, at = {}, 0
+    while at + 2 <= len(strs):
+        n = strs[at + 1] & ~STR_CUT
+        if at + 2 + n > len(strs):
+            break
+        out.setdefault(strs[at], (bytes(strs[at + 2:at + 2 + n]), bool(strs[at + 1] & STR_CUT)))
+        at += 2 + n
+    return out
+
+
+def _str(text, went_on):
+    """put_str(): `"text"`, `...` after it if it went on; non-printables,
+    `"` and `\\` as \\xNN."""
     body = "".join(chr(c) if 0x20 <= c <= 0x7e and c not in (0x22, 0x5c) else "\\x%02x" % c
                    for c in text)
-    return '"' + body + '"' + ("" if s.endswith(b"\0") else "...")
+    return '"' + body + '"' + ("..." if went_on else "")
 
 
-def _value(kind, size, w, read_str=None):
-    if kind == STR and read_str:
-        return _str(w[0], read_str)
+def _value(kind, size, w, text=None):
+    if kind == STR and text is not None:
+        return _str(*text)
     if kind in (INT, ENUM):
         return str(_cut_signed(w[0], size))
     if kind in (UINT, BOOL):          # Linux: not BTF_INT_SIGNED, hex
@@ -65,13 +74,13 @@ def _value(kind, size, w, read_str=None):
         parts += [_hex(w[i]) for i in range(1, _words_for(kind, size))]
         prefix = {STRUCT: "(STRUCT)", UNION: "(UNION)"}.get(kind, "")
         return prefix + "[" + ":".join(parts) + "]"
-    return _hex(w[0])                 # PTR, STR without a reader
+    return _hex(w[0])                 # PTR, STR without a captured string
 
 
-def format_args(sig, words, read_str=None):
-    """The argument list without parentheses.  read_str(addr, n): at most n
-    bytes of guest memory from addr, up to and with the first NUL, or None;
-    given only when funcgraph-args-string is on."""
+def format_args(sig, words, strs=b""):
+    """The argument list without parentheses; strs: the entry's captured
+    strings (Event.strs)."""
+    texts = strings(strs)
     if sig is None:
         return ", ".join(_hex(w) for w in words)
     out, w = [], 0
@@ -80,7 +89,8 @@ def format_args(sig, words, read_str=None):
         if need > len(words) - w:
             out.append("...")          # Linux's mark past the recorded registers
             break
-        out.append((name + "=" if name else "") + _value(kind, size, words[w:w + need], read_str))
+        out.append((name + "=" if name else "") + _value(kind, size, words[w:w + need],
+                                                          texts.get(w)))
         w += need
     return ", ".join(out)
 

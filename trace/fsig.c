@@ -395,9 +395,10 @@ uint32_t fsig_str_words(uintptr_t ip)
 size_t fsig_capture_strs(uint8_t *dst, uint32_t mask, const uint64_t *words, unsigned nwords)
 {
 	size_t n = 0;
-	for (unsigned w = 0; w < nwords && w < 32; w++) {
-		if (!(mask & (1u << w)))
-			continue;
+	if (nwords < 32)
+		mask &= (1u << nwords) - 1;
+	for (; mask; mask &= mask - 1) {
+		unsigned w = (unsigned)__builtin_ctz(mask);
 		size_t len = 0;
 		char *text = (char *)dst + n + 2;
 		if (fsig_port_read_str(text, (uintptr_t)words[w], STR_MAX, &len) != 0 ||

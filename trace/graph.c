@@ -34,6 +34,7 @@
 #include "patch/tramp.h"
 #include "trace/fgraph.h"
 #include "trace/fgraph_inline.h"
+#include "boot/cpu.h"
 #include "trace/fsig.h"
 #include "trace/ftrace_internal.h"
 #include "trace/graph.h"
@@ -170,9 +171,18 @@ static inline __attribute__((always_inline)) bool graph_entry_event(struct cpu *
  * gets the plain event.  The strings are copied first (fsig_capture_strs:
  * bounded, never faults) into this frame, so the event is sized exactly.
  */
-static FTRACE_HOT __attribute__((used, noipa)) bool graph_entry_strs(const struct fgraph_ent *e,
+static FTRACE_HOT __attribute__((used, noipa)) bool graph_entry_strs(uintptr_t func,
+								     struct ftrace_regs *fregs,
+								     uint64_t calltime,
+								     uint64_t depth_preempt,
 								     uint64_t *data)
 {
+	/* The call's fields as words (a struct's address would make the
+	 * caller keep the whole struct in memory on every path). */
+	struct fgraph_ent ent = { .func = func, .fregs = fregs, .calltime = calltime,
+				  .depth = (unsigned)depth_preempt,
+				  .preempt = (unsigned)(depth_preempt >> 32), .cpu = this_cpu() };
+	const struct fgraph_ent *e = &ent;
 	struct cpu *c = e->cpu;
 	uint32_t mask = fsig_str_words(e->func);
 	if (!mask)
@@ -201,7 +211,13 @@ static FTRACE_HOT __attribute__((used, noipa)) bool graph_entry_strs(const struc
 	for (unsigned i = 0; i < ARCH_FTRACE_NARGS; i++)
 		ev->args[i] = words[i];
 	uint8_t *to = (uint8_t *)(ev->args + ARCH_FTRACE_NARGS);
-	for (size_t i = 0; i < n; i++)
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {           /* words, then the tail's bytes */
+		uint64_t v;
+		__builtin_memcpy(&v, strs + i, 8);
+		__builtin_memcpy(to + i, &v, 8);
+	}
+	for (; i < n; i++)
 		to[i] = strs[i];
 	if (fast)
 		rb_commit_fast(&r);
@@ -239,7 +255,8 @@ static inline __attribute__((always_inline)) bool graph_entry_inline(const struc
 	}
 	if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS)) {
 		if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR))
-			return CALL_PRESERVING(bool, graph_entry_strs, e, data);
+			return CALL_PRESERVING(bool, graph_entry_strs, e->func, e->fregs, e->calltime,
+					       e->depth | (uint64_t)e->preempt << 32, data);
 		return graph_entry_event(c, e, data, ARCH_FTRACE_NARGS);
 	}
 	return graph_entry_event(c, e, data, 0);

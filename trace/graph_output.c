@@ -42,7 +42,7 @@
 #define GRAPH_INDENT      2        /* spaces per depth level */
 #define GRAPH_PROC_WIDTH  14       /* "comm-pid" centred in this many columns */
 #define GRAPH_COMM_MAX    7        /* Linux cuts comm to 7 characters here */
-#define GRAPH_MAX_ARGS    8        /* the most ARCH_FTRACE_NARGS of any arch */
+#define GRAPH_MAX_ARGS    FSIG_MAX_WORDS
 #define GRAPH_LINE_MAX    1024     /* longer lines are cut */
 #define GRAPH_CHUNK       480      /* below kprintf's own buffer */
 
@@ -299,7 +299,7 @@ static void epilogue(struct trace_iter *ti, struct gline *l)
 struct graph_ent {
 	struct fgraph_ent_entry e;
 	uint64_t args[GRAPH_MAX_ARGS];
-	uint8_t strs[FSIG_STRS_SIZE(GRAPH_MAX_ARGS)];
+	uint8_t strs[FSIG_STRS_SIZE(FSIG_MAX_STRS)];
 };
 
 /* Copy the entry out of the buffer (looking ahead may move the reader) and

@@ -76,6 +76,47 @@ __attribute__((noinline, noipa)) void gw_strings(void)
 	gw_names("0123456789abcdef0123456789abcdef-and-more", NULL, (const char *)0xdead0000, "");
 }
 
+/* Arguments passed on the stack, read at entry by the ABI's rules and
+ * printed the same on both arches: eleven arguments (x86-64 passes the
+ * seventh on, arm64 the ninth on, in memory; the last a char *), a
+ * 40-byte struct by value (x86-64: in memory on the stack; arm64: by
+ * reference) and a 96-byte one (shown cut at 8 words), and a 16-byte
+ * struct after five ints (x86-64: one register left, so it goes on the
+ * stack and z takes that register; arm64: x5, x6). */
+struct gw_pair { long a, b; };
+struct gw_big { long w[5]; };
+struct gw_huge { long w[12]; };
+__attribute__((noinline, noipa)) int gw_many(int a, int b, int c, int d, int e, int f, int g,
+					     int h, int i, int j, const char *k)
+{
+	gw_sink = (long)k;
+	return a + b + c + d + e + f + g + h + i + j;
+}
+__attribute__((noinline, noipa)) long gw_big(struct gw_big b, int after)
+{
+	return b.w[0] + b.w[4] + after;
+}
+__attribute__((noinline, noipa)) long gw_huge(int before, struct gw_huge h)
+{
+	return h.w[0] + h.w[11] + before;
+}
+__attribute__((noinline, noipa)) long gw_mixed(int a, int b, int c, int d, int e, struct gw_pair p,
+					       int z)
+{
+	return a + b + c + d + e + p.a + p.b + z;
+}
+static void golden_extra(void)               /* not gw_*: not traced */
+{
+	gw_strings();
+	gw_many(1, 2, 3, 4, 5, 6, 7, 8, 9, -10, "eleven");
+	gw_big((struct gw_big){ { 1, 2, 3, 4, 5 } }, 6);
+	struct gw_huge h;
+	for (int i = 0; i < 12; i++)
+		h.w[i] = 0x100 + i;
+	gw_huge(-1, h);
+	gw_mixed(1, 2, 3, 4, 5, (struct gw_pair){ 0x11, 0x22 }, 7);
+}
+
 /* The workload: with_tail adds a tail call (the differential leaves it
  * out: entry events alone cannot see that gw_leaf ran inside gw_tail). */
 T int gw_root(int n, bool with_tail)
@@ -444,7 +485,7 @@ TEST_CASE_FLAGS(graph_golden, print, TEST_MANUAL)
 	unsigned long saved = trace_opts;
 	for (unsigned i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
 		ASSERT_EQ(trace_opt_set(opts[i]), 0);
-	traced_extra = gw_strings;
+	traced_extra = golden_extra;
 	int r = traced_run(true, false);
 	traced_extra = NULL;
 	kprintf("--- graph golden begin ---\n");

@@ -57,6 +57,13 @@ int fsig_port_read_str(char *dst, uintptr_t src, size_t max, size_t *len)
 	return 0;
 }
 
+bool fsig_port_ram(uintptr_t addr, size_t len)
+{
+	(void)addr;
+	(void)len;
+	return false;                     /* nothing to read on the host */
+}
+
 void fsig_port_retire(void *old)
 {
 	free(old);

@@ -7,6 +7,7 @@
  * tests can name a faulting pointer.  The fuzzer has its own (fuzz_btf.c).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,6 +28,11 @@ int fsig_port_read_str(char *dst, uintptr_t src, size_t max, size_t *len)
 	}
 	*len = n;
 	return 0;
+}
+
+bool fsig_port_ram(uintptr_t addr, size_t len)
+{
+	return addr >= 4096 && addr < HOST_FAULT_AT && len <= HOST_FAULT_AT - addr;
 }
 
 /* No tracing callbacks on the host: a replaced table goes at once. */

@@ -352,12 +352,35 @@ def test_fsig_text():
     check(F.format_args(kinds, [0x100]) == "b=0x0, ...", F.format_args(kinds, [0x100]))
     agg = frames.Signature(2, [("p", F.STRUCT, 16), ("b", F.STRUCT, 32), ("d", F.FLOAT, 8),
                                ("after", F.INT, 4), ("u", F.UNION, 4), ("x", F.FLOAT, 4)], (F.INT, 8))
-    a = [0x11, 0x22, 0x33, 7, 0x44]
-    want = "p=(STRUCT)[0x11:0x22], b=(STRUCT)[0x33], d=(float), after=7, u=(UNION)[0x44], x=(float)"
+    # The 32-byte b by the ABI (test_btf.c's case): AAPCS64 by reference,
+    # its words after the registers; SysV on the stack, `after` in a register.
+    want = ("p=(STRUCT)[0x11:0x22], b=(STRUCT)[0x33:0x34:0x35:0x36], d=(float), after=7, "
+            "u=(UNION)[0x44], x=(float)")
+    a = [0x11, 0x22, 0x1000, 7, 0x44, 0, 0, 0, 0x33, 0x34, 0x35, 0x36]
     check(F.format_args(agg, a) == want, F.format_args(agg, a))
-    check(F.format_args(agg, a[:3]) == "p=(STRUCT)[0x11:0x22], b=(STRUCT)[0x33], d=(float), ...",
-          F.format_args(agg, a[:3]))
+    check(F.format_args(agg, a[:8]) == "p=(STRUCT)[0x11:0x22], ...", F.format_args(agg, a[:8]))
     check(F.format_args(agg, a[:1]) == "...", F.format_args(agg, a[:1]))
+    x = [0x11, 0x22, 7, 0x44, 0, 0, 0x33, 0x34, 0x35, 0x36]
+    check(F.format_args(agg, x, abi=F.SYSV) == want, F.format_args(agg, x, abi=F.SYSV))
+    check(F.format_args(agg, x[:6], abi=F.SYSV) == "p=(STRUCT)[0x11:0x22], ...",
+          F.format_args(agg, x[:6], abi=F.SYSV))
+    # Past the registers, and a 16-byte struct with one register left.
+    many = frames.Signature(4, [(c, F.INT, 4) for c in "abcdefghij"] + [("k", F.PTR, 8)],
+                            (F.INT, 8))
+    m = list(range(1, 11)) + [0x1234]
+    for abi, n in ((F.AAPCS64, 8), (F.SYSV, 6)):
+        got = F.format_args(many, m, abi=abi)
+        check(got == "a=1, b=2, c=3, d=4, e=5, f=6, g=7, h=8, i=9, j=10, k=0x1234", got)
+        got = F.format_args(many, m[:n], abi=abi)
+        check(got.endswith(", ...") and got.count("=") == n, got)
+    split = frames.Signature(5, [(c, F.INT, 4) for c in "abcde"] + [("p", F.STRUCT, 16),
+                                                                    ("z", F.INT, 4)], (F.INT, 8))
+    for abi, w in ((F.AAPCS64, [1, 2, 3, 4, 5, 0x11, 0x22, 7]), (F.SYSV, [1, 2, 3, 4, 5, 7, 0x11, 0x22])):
+        got = F.format_args(split, w, abi=abi)
+        check(got == "a=1, b=2, c=3, d=4, e=5, p=(STRUCT)[0x11:0x22], z=7", got)
+    huge = frames.Signature(6, [("h", F.STRUCT, 96)], (F.VOID, 0))
+    got = F.format_args(huge, list(range(6)) + [0x100 + i for i in range(8)], abi=F.SYSV)
+    check(got == "h=(STRUCT)[0x100:0x101:0x102:0x103:0x104:0x105:0x106:0x107:...]", got)
 
     # char * with strings captured at the call (trace/fsig.h's records:
     # word, len | STR_CUT, bytes): the strings of test_btf.c's case, the

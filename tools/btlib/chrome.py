@@ -20,20 +20,13 @@ from . import events as E
 from . import fsig as F
 
 
-def _arg_pairs(sig, words, strs=b""):
+def _arg_pairs(sig, words, strs=b"", abi=F.AAPCS64):
     """[(name, text)] as funcgraph-args prints them (argN without a name),
-    captured strings included."""
-    texts = F.strings(strs)
+    captured strings included, up to the first parameter not recorded."""
     if sig is None:
         return [("arg%d" % i, "0x%x" % w) for i, w in enumerate(words)]
-    out, w = [], 0
-    for i, (name, kind, size) in enumerate(sig.params):
-        need = F._words_for(kind, size)
-        if need > len(words) - w:
-            break
-        out.append((name or "arg%d" % i, F._value(kind, size, words[w:w + need], texts.get(w))))
-        w += need
-    return out
+    return [(name or "arg%d" % i, text)
+            for i, (name, text) in enumerate(F.arg_pairs(sig, words, strs, abi)) if name is not None]
 
 
 def build(dump):
@@ -56,7 +49,8 @@ def build(dump):
         tid = tid_of(ev)
         tids.add((ev.cpu, tid, ev.pid))
         if ev.is_entry:
-            args = dict(_arg_pairs(d.sigs.get(ev.func), ev.args, ev.strs)) if ev.nargs else {}
+            args = dict(_arg_pairs(d.sigs.get(ev.func), ev.args, ev.strs,
+                                      F.ABI.get(d.arch, F.AAPCS64))) if ev.nargs else {}
             out.append({"name": name(ev.func), "ph": "B", "ts": us(ev.ts), "pid": ev.cpu,
                         "tid": tid, "args": args})
             stacks.setdefault(tid, []).append((ev.func, ev.cpu))

@@ -27,12 +27,76 @@ def _cut_signed(v, size):
     return v - (1 << bits) if v >> (bits - 1) else v
 
 
-def _words_for(kind, size):
-    if kind == FLOAT:
-        return 0
-    if kind in AGGREGATES and WORD < size <= 2 * WORD:
-        return 2
-    return 1
+MAX_WORDS = 32                        # FSIG_MAX_WORDS
+AGG_WORDS = 8                         # FSIG_AGG_WORDS
+MAX_REFS = 4                          # FSIG_MAX_REFS
+
+# struct fsig_abi (trace/fsig.h): (gprs, fprs, big_byref, pair_even, split_stops)
+AAPCS64 = (8, 8, True, True, True)
+SYSV = (6, 8, False, False, False)
+ABI = {"arm64": AAPCS64, "x86_64": SYSV}
+
+
+def plan(params, abi):
+    """fsig.c's plan(): each parameter's (how, word, nwords), how one of
+    "words", "float", "none"; an entry's words are the registers, then the
+    stack words, then the by-reference aggregates' words."""
+    gprs, fprs, byref, pair_even, split_stops = abi
+    st = {"gpr": 0, "fpr": 0, "stack": 0}
+    refs = []                          # indexes into out, in order
+    out = []
+
+    def one():
+        if st["gpr"] < gprs:
+            st["gpr"] += 1
+            return ["words", st["gpr"] - 1, 1]
+        st["stack"] += 1
+        return ["words", gprs + st["stack"] - 1, 1]
+
+    for _, kind, size in params:
+        if kind == FLOAT:
+            if st["fpr"] < fprs:
+                st["fpr"] += 1
+            else:
+                st["stack"] += 2 if size > WORD else 1
+            out.append(["float", 0, 0])
+        elif kind in AGGREGATES and size > 2 * WORD:
+            n = (size + WORD - 1) // WORD
+            show = min(n, AGG_WORDS)
+            if byref:
+                one()
+                if len(refs) == MAX_REFS:
+                    out.append(["none", 0, 0])
+                else:
+                    refs.append(len(out))
+                    out.append(["ref", 0, show])
+            else:
+                out.append(["words", gprs + st["stack"], show])
+                st["stack"] += n
+        elif kind in AGGREGATES and size > WORD:
+            align16 = kind == OTHER and size == 2 * WORD
+            if pair_even and align16:
+                st["gpr"] += st["gpr"] & 1
+            if st["gpr"] + 2 <= gprs:
+                st["gpr"] += 2
+                out.append(["words", st["gpr"] - 2, 2])
+            else:
+                if split_stops:
+                    st["gpr"] = gprs
+                if align16:
+                    st["stack"] += st["stack"] & 1
+                st["stack"] += 2
+                out.append(["words", gprs + st["stack"] - 2, 2])
+        else:
+            out.append(one())
+    at = gprs + st["stack"]
+    for i in refs:
+        out[i] = ["words", at, out[i][2]]
+        at += out[i][2]
+    for p in out:
+        if p[0] == "words" and p[1] + p[2] > MAX_WORDS:
+            p[0] = "none"
+    return out
 
 
 STR_MAX = 32                          # FSIG_STR_MAX
@@ -71,28 +135,35 @@ def _value(kind, size, w, text=None):
         return "(float)"
     if kind in AGGREGATES:
         parts = [_hex(_cut(w[0], size) if size <= WORD else w[0])]
-        parts += [_hex(w[i]) for i in range(1, _words_for(kind, size))]
+        parts += [_hex(x) for x in w[1:]]
+        if size > len(w) * WORD:      # more than AGG_WORDS shown
+            parts.append("...")
         prefix = {STRUCT: "(STRUCT)", UNION: "(UNION)"}.get(kind, "")
         return prefix + "[" + ":".join(parts) + "]"
     return _hex(w[0])                 # PTR, STR without a captured string
 
 
-def format_args(sig, words, strs=b""):
-    """The argument list without parentheses; strs: the entry's captured
-    strings (Event.strs)."""
+def arg_pairs(sig, words, strs=b"", abi=AAPCS64):
+    """[(name, text)] of the parameters recorded, in order; a last
+    (None, "...") where the words run out (Linux's mark past the recorded
+    registers)."""
     texts = strings(strs)
+    out = []
+    for (name, kind, size), (how, w, n) in zip(sig.params, plan(sig.params, abi)):
+        if how == "none" or (how == "words" and w + n > len(words)):
+            out.append((None, "..."))
+            break
+        out.append((name, _value(kind, size, words[w:w + n], texts.get(w))))
+    return out
+
+
+def format_args(sig, words, strs=b"", abi=AAPCS64):
+    """The argument list without parentheses; strs: the entry's captured
+    strings (Event.strs); abi: the dump's arch's (ABI[arch])."""
     if sig is None:
         return ", ".join(_hex(w) for w in words)
-    out, w = [], 0
-    for name, kind, size in sig.params:
-        need = _words_for(kind, size)
-        if need > len(words) - w:
-            out.append("...")          # Linux's mark past the recorded registers
-            break
-        out.append((name + "=" if name else "") + _value(kind, size, words[w:w + need],
-                                                          texts.get(w)))
-        w += need
-    return ", ".join(out)
+    return ", ".join(t if n is None else (n + "=" if n else "") + t
+                     for n, t in arg_pairs(sig, words, strs, abi))
 
 
 def format_ret(sig, raw, hex_only):

@@ -6,12 +6,14 @@
  * module passed with QEMU's -initrd) and dropped on unload.  Lookups are by
  * function address (sorted, binary search).  Printers and the loader take
  * fsig_lock(); one lookup is lock-free, for the tracing callbacks:
- * fsig_str_words(), which says which argument words of a function are
- * `char *` so that the entry event can carry their strings as they were at
- * the call (fsig_capture_strs) — a replaced table is freed only after a
- * grace period.  Otherwise the entry event records raw argument words and
- * the exit event the raw return register; types are applied when the
- * trace is printed.
+ * fsig_capture_find(), which says what an entry copies besides the
+ * argument registers — the words the call passed on the stack or by
+ * reference (fsig_capture_words), and which words are `char *` so that the
+ * event can carry their strings as they were at the call
+ * (fsig_capture_strs) — a replaced table is freed only after a grace
+ * period.  Otherwise the entry event records raw argument words and the
+ * exit event the raw return register; types are applied when the trace is
+ * printed.
  *
  * Formatting (Linux's funcgraph-args / funcgraph-retval, as its
  * print_function_args and print_graph_retval print them):

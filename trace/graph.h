@@ -3,8 +3,10 @@
  *
  * Events (Linux's funcgraph_entry / funcgraph_exit, common header first):
  *   entry: the function, its depth, and — with funcgraph-args on — the raw
- *          argument registers of the call (ARCH_FTRACE_NARGS words), in the
- *          same event, so nothing can separate them from their entry; with
+ *          argument registers of the call (ARCH_FTRACE_NARGS words), and for
+ *          a function whose signature needs them the words passed on the
+ *          stack or by reference (trace/fsig.h), in the same event, so
+ *          nothing can separate them from their entry; with
  *          funcgraph-args-string on too, and a function with `char *`
  *          parameters, the strings as they were at the call follow the
  *          words (strs bytes, trace/fsig.h's records): a variable-length

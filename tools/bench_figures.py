@@ -12,6 +12,7 @@ FIGURES = [
     ("fgraph_empty_call", "insns", "tcg-icount"),
     ("graph_call", "insns", "tcg-icount"),
     ("graph_args_retval_call", "insns", "tcg-icount"),
+    ("graph_args_string_call", "insns", "tcg-icount"),
     ("rb_event", "insns", "tcg-icount"),
     ("rb_event_nopreempt", "insns", "tcg-icount"),
     ("rb_event_handle", "insns", "tcg-icount"),

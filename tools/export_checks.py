@@ -12,8 +12,8 @@ Standalone (own build dirs, one QEMU at a time):
         fixtures: the round trip's serial logs, dump and `cat trace` in each)
 
 Checks, each reported as one report(ok, name, detail):
-  round trip   a traced workload (function_graph on vfs_*/path_* with args
-               and return values), then the piped script `cat trace` +
+  round trip   a traced workload (function_graph on vfs_*/path_* with args,
+               strings and return values), then the piped script `cat trace` +
                `dump`: bt-export exits 0; its --text is the guest's `cat
                trace` byte for byte; `trace-cmd report` on its --dat lists
                the same calls in the same order (name; entry, leaf or exit)
@@ -45,7 +45,8 @@ import checklib  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXPORT = os.path.join(ROOT, "tools", "bt-export")
 GRAPH_CMDLINE = ("ftrace=function_graph ftrace_filter=vfs_*,path_* "
-                 "trace_options=funcgraph-args,funcgraph-retval trace_buf_size=8k")
+                 "trace_options=funcgraph-args,funcgraph-retval,funcgraph-args-string "
+                 "trace_buf_size=8k")
 FUNCTION_CMDLINE = "ftrace=function ftrace_filter=vfs_*,path_* trace_buf_size=4k"
 SCRIPT = b"cat trace\ndump\n"
 

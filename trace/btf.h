@@ -31,6 +31,7 @@
 #ifndef TRACE_BTF_H
 #define TRACE_BTF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -145,12 +146,19 @@ void btf_boot_init(void);
  *   fsig_port_address: 0 and *addr if exactly one function symbol has this
  *       name, -ENOENT if none, -EEXIST if several (static functions).
  *   fsig_port_read_str: copy at most max bytes from src, stopping after a
- *       NUL; *len = bytes copied.  -EFAULT if any read faulted (or src is
- *       not ordinary memory).
+ *       NUL; *len = bytes copied.  -EFAULT if a byte it would read is not
+ *       ordinary memory (checked before it is read: it never faults).
+ *       Called from tracing callbacks: any context, no lock, no fault.
+ *   fsig_port_ram: whether [addr, addr + len) is ordinary memory that can be
+ *       read without a fault (RAM); any context.
+ *   fsig_port_retire: free a replaced table once no tracing callback can
+ *       still read it (NULL: nothing); thread context.
  *   fsig_port_log: print one line (no newline in it).
  */
 int fsig_port_address(const char *name, uintptr_t *addr);
 int fsig_port_read_str(char *dst, uintptr_t src, size_t max, size_t *len);
+bool fsig_port_ram(uintptr_t addr, size_t len);
+void fsig_port_retire(void *old);
 void fsig_port_log(const char *line);
 
 #endif

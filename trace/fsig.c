@@ -13,23 +13,28 @@
  * name is exactly one function symbol of the image (fsig_port_address);
  * a name several static functions share is skipped and counted.
  *
- * Argument words (the entry event's copy of the integer argument
- * registers, x0-x7 / rdi..r9) map to parameters in order:
+ * Argument words (the entry event's: the integer argument registers,
+ * x0-x7 / rdi..r9, then the stack-passed words, then by-reference
+ * aggregates' words; fsig.h) map to parameters by the calling convention
+ * (plan(), fsig_abi):
  *   - a parameter of at most 8 bytes that is not floating point takes the
- *     next word;
- *   - a struct/union of 9..16 bytes takes two words: both ABIs (AAPCS64,
- *     SysV x86-64) pass such an integer-class aggregate in two registers
- *     (or, if only one is left, wholly on the stack: then we stop);
- *   - a larger aggregate takes one word, as AAPCS64 passes it: by
- *     reference.  SysV x86-64 passes it on the stack instead, taking no
- *     register, so on x86-64 the words after one are misattributed; such
- *     parameters are rare in this kernel, and the raw value printed for it
- *     is bracketed ("(STRUCT)[0x...]") so it is not mistaken for a scalar;
- *   - floating point takes no integer word and prints as "(float)".
- * Printing stops at the first parameter whose words are not all recorded
- * and prints "..." for it, as Linux does past its recorded registers (a
- * two-word aggregate with one register left goes wholly on the stack, so
- * it gets "..." too, where Linux would print the stray register).
+ *     next register, or the next stack slot once they run out;
+ *   - a struct/union of 9..16 bytes (and __int128) takes two registers if
+ *     two are left (AAPCS64: __int128 from an even one), else it goes
+ *     wholly on the stack (AAPCS64: and no register is used after it;
+ *     SysV: later arguments still take the registers left);
+ *   - a larger aggregate: AAPCS64 passes its address (a register or a
+ *     slot) and the entry copies its words; SysV passes it in memory on the
+ *     stack; either way at most FSIG_AGG_WORDS words show, then ":...";
+ *   - floating point takes an FP/SIMD register (not recorded: "(float)"),
+ *     or a stack slot once the eight are used.
+ * The entry copies the stack and by-reference words only for the functions
+ * the table's captures name (struct fsig_capture, built with the table);
+ * printing stops at the first parameter whose words are not all recorded
+ * and prints "..." for it, as Linux does past its recorded registers.  Not
+ * told apart: aggregates with floating-point members (an HFA, an SSE-class
+ * struct: taken as integer class), explicit 16-byte alignment of a struct,
+ * and varargs (the "..." part of a prototype is not printed).
  * Linux prints every argument register whole; we cut an integer to its
  * type's size first (both ABIs leave the upper bits of a narrower
  * argument undefined), so an int -1 reads -1, not 4294967295.
@@ -50,19 +55,27 @@
 #include "trace/fsig.h"
 
 #define MAX_PARAMS  255           /* nparams is a uint8_t */
-#define STR_MAX     32            /* bytes of a string argument read */
+#define STR_MAX     FSIG_STR_MAX
 #define WORD        8
 
 struct fsig_table {
 	size_t n;                       /* sigs[0..n), ascending ip */
+	size_t ncap;                    /* caps[0..ncap), ascending ip */
+	const struct fsig_capture *caps;
 	uint32_t ntypes;
 	unsigned ambiguous;
 	char source[24];
+	uint64_t filter[FSIG_FILTER_BITS / 64];   /* fsig_capture_maybe's bits */
 	struct fsig sigs[];
-	/* then the params, then the names */
+	/* then the params, then caps, then the names */
 };
 
-static struct fsig_table *cur;          /* fsig_lock() */
+/* Replaced under fsig_lock(); also read lock-free by the tracing callbacks
+ * (fsig_capture_find), so an old table is freed only after a grace period
+ * (fsig_port_retire). */
+static struct fsig_table *cur;
+
+uint64_t fsig_filter[FSIG_FILTER_BITS / 64];    /* fsig.h: fsig_capture_maybe */
 
 /* ---- BTF type -> fsig_type ---- */
 
@@ -117,6 +130,114 @@ static struct fsig_type map_type(const struct btf *b, uint32_t id)
 	}
 }
 
+/* ---- where each parameter's words are (the ABI, fsig_abi) ---- */
+
+#ifndef FSIG_HOST
+#include "arch/hooks.h"
+struct fsig_abi fsig_abi = ARCH_FSIG_ABI;      /* arch_defs.h */
+#else
+struct fsig_abi fsig_abi = FSIG_ABI_AAPCS64;   /* host tests may set either */
+#endif
+
+enum { PLACE_WORDS, PLACE_FLOAT, PLACE_REF, PLACE_NONE };
+
+/* One parameter: its words are the event's [word, word + nwords); a
+ * PLACE_REF one's address is in word ptr; PLACE_NONE: not recorded. */
+struct place {
+	uint8_t how, word, nwords, ptr;
+};
+
+static bool is_aggregate(struct fsig_type t)
+{
+	return t.kind == FSIG_OTHER || t.kind == FSIG_STRUCT || t.kind == FSIG_UNION;
+}
+
+struct planner {
+	const struct fsig_abi *abi;
+	unsigned gpr, fpr, stack;       /* registers taken; stack words taken */
+	unsigned nref;                  /* by-reference aggregates so far */
+	uint8_t ref_ptr[FSIG_MAX_REFS], ref_words[FSIG_MAX_REFS];
+};
+
+/* The next integer-class word: a register while any is left, else a stack
+ * slot (the event's words: registers, then stack words). */
+static struct place one_word(struct planner *pl)
+{
+	if (pl->gpr < pl->abi->gprs)
+		return (struct place){ PLACE_WORDS, (uint8_t)pl->gpr++, 1, 0 };
+	return (struct place){ PLACE_WORDS, (uint8_t)(pl->abi->gprs + pl->stack++), 1, 0 };
+}
+
+/* Parameter type t by the calling convention: AAPCS64 (abi->big_byref,
+ * pair_even, split_stops) or SysV x86-64 (none of them).  Integer-class
+ * words only: aggregates are taken as integer class (one with floating-
+ * point members, an HFA or an SSE-class struct, is not told apart). */
+static struct place place_of(struct planner *pl, struct fsig_type t)
+{
+	const struct fsig_abi *abi = pl->abi;
+	if (t.kind == FSIG_FLOAT) {
+		/* In an FP/SIMD register, or on the stack once they run out
+		 * (its slot still counts for what follows). */
+		if (pl->fpr < abi->fprs)
+			pl->fpr++;
+		else
+			pl->stack += t.size > WORD ? 2 : 1;
+		return (struct place){ PLACE_FLOAT, 0, 0, 0 };
+	}
+	if (is_aggregate(t) && t.size > 2 * WORD) {
+		unsigned n = (t.size + WORD - 1) / WORD;
+		unsigned show = n < FSIG_AGG_WORDS ? n : FSIG_AGG_WORDS;
+		if (abi->big_byref) {           /* its address, in a register or a slot */
+			struct place ptr = one_word(pl);
+			if (pl->nref == FSIG_MAX_REFS)
+				return (struct place){ PLACE_NONE, 0, 0, 0 };
+			pl->ref_ptr[pl->nref] = ptr.word;
+			pl->ref_words[pl->nref++] = (uint8_t)show;
+			return (struct place){ PLACE_REF, 0, (uint8_t)show, ptr.word };
+		}
+		struct place p = { PLACE_WORDS, (uint8_t)(abi->gprs + pl->stack), (uint8_t)show, 0 };
+		pl->stack += n;                 /* in memory, on the stack */
+		return p;
+	}
+	if (is_aggregate(t) && t.size > WORD) {
+		bool align16 = t.kind == FSIG_OTHER && t.size == 2 * WORD;   /* __int128 */
+		if (abi->pair_even && align16)
+			pl->gpr += pl->gpr & 1;
+		if (pl->gpr + 2 <= abi->gprs) {
+			pl->gpr += 2;
+			return (struct place){ PLACE_WORDS, (uint8_t)(pl->gpr - 2), 2, 0 };
+		}
+		if (abi->split_stops)
+			pl->gpr = abi->gprs;
+		if (align16)
+			pl->stack += pl->stack & 1;
+		pl->stack += 2;                 /* wholly on the stack */
+		return (struct place){ PLACE_WORDS, (uint8_t)(abi->gprs + pl->stack - 2), 2, 0 };
+	}
+	return one_word(pl);
+}
+
+/* Every parameter's place (out[0..s->nparams)), the stack words the call
+ * used and the by-reference aggregates; what lies past FSIG_MAX_WORDS
+ * event words is PLACE_NONE.  Ref contents follow the stack words. */
+static void plan(const struct fsig *s, const struct fsig_abi *abi, struct place *out,
+		 struct planner *pl)
+{
+	*pl = (struct planner){ .abi = abi };
+	for (unsigned i = 0; i < s->nparams; i++)
+		out[i] = place_of(pl, s->params[i].type);
+	unsigned base = abi->gprs + pl->stack, at = 0;
+	for (unsigned i = 0; i < s->nparams; i++) {
+		struct place *p = &out[i];
+		if (p->how == PLACE_REF) {
+			p->word = (uint8_t)(base + at < 255 ? base + at : 255);
+			at += p->nwords;
+		}
+		if (p->how != PLACE_FLOAT && p->word + p->nwords > FSIG_MAX_WORDS)
+			p->how = PLACE_NONE;
+	}
+}
+
 /* Parameters before a trailing "..." (capped). */
 static unsigned proto_params(const struct btf_type *proto)
 {
@@ -131,12 +252,34 @@ static unsigned proto_params(const struct btf_type *proto)
 
 struct build {
 	const struct btf *b;
-	size_t n, nparams, names;       /* what the table will hold */
+	size_t n, nparams, names, ncap; /* what the table will hold */
 	unsigned ambiguous;
 	struct fsig_table *t;           /* pass 2 only */
 	struct fsig_param *params;
+	struct fsig_capture *cap;
 	char *strs;
 };
+
+/* What the entry copies for s besides its registers; false if nothing. */
+static bool capture_of(const struct fsig *s, struct fsig_capture *c)
+{
+	struct place pl[MAX_PARAMS];
+	struct planner p;
+	plan(s, &fsig_abi, pl, &p);
+	*c = (struct fsig_capture){ .ip = s->ip };
+	for (unsigned i = 0; i < s->nparams; i++)
+		if (s->params[i].type.kind == FSIG_STR && pl[i].how == PLACE_WORDS)
+			c->strs |= 1u << pl[i].word;
+	unsigned room = FSIG_MAX_WORDS - fsig_abi.gprs;
+	c->nstack = (uint8_t)(p.stack < room ? p.stack : room);
+	room -= c->nstack;
+	for (unsigned k = 0; k < p.nref && p.ref_words[k] <= room; k++) {
+		c->ref_ptr[c->nref] = p.ref_ptr[k];
+		c->ref_words[c->nref++] = p.ref_words[k];
+		room -= p.ref_words[k];
+	}
+	return c->strs || c->nstack || c->nref;
+}
 
 static const char *copy_name(struct build *bd, const char *s)
 {
@@ -167,6 +310,7 @@ static void walk_funcs(struct build *bd)
 		unsigned np = proto_params(proto);
 		if (!bd->t) {
 			bd->n++;
+			bd->ncap++;       /* at most one each; counted exactly in pass 2 */
 			bd->nparams += np;
 			bd->names += strlen(name) + 1;
 			for (unsigned i = 0; i < np; i++)
@@ -183,8 +327,19 @@ static void walk_funcs(struct build *bd)
 			bd->params->name = copy_name(bd, btf_name(b, bp[i].name_off));
 			bd->params->type = map_type(b, bp[i].type);
 		}
+		if (capture_of(s, bd->cap))
+			bd->cap++;
 	}
 }
+
+static int cap_by_ip(const void *a, const void *b)
+{
+	uintptr_t x = ((const struct fsig_capture *)a)->ip;
+	uintptr_t y = ((const struct fsig_capture *)b)->ip;
+	return x < y ? -1 : x > y;
+}
+
+static const struct fsig *fsig_find_in(const struct fsig_table *t, uintptr_t ip);
 
 static int by_ip(const void *a, const void *b)
 {
@@ -197,7 +352,8 @@ static struct fsig_table *build_table(const struct btf *b)
 	struct build bd = { .b = b };
 	walk_funcs(&bd);
 	size_t size = sizeof(struct fsig_table) + bd.n * sizeof(struct fsig) +
-		      bd.nparams * sizeof(struct fsig_param) + bd.names;
+		      bd.nparams * sizeof(struct fsig_param) +
+		      bd.ncap * sizeof(struct fsig_capture) + bd.names;
 	struct fsig_table *t = malloc(size);
 	if (!t)
 		return NULL;
@@ -206,7 +362,9 @@ static struct fsig_table *build_table(const struct btf *b)
 	t->ambiguous = bd.ambiguous;
 	bd.t = t;
 	bd.params = (struct fsig_param *)(t->sigs + bd.n);
-	bd.strs = (char *)(bd.params + bd.nparams);
+	struct fsig_capture *caps = (struct fsig_capture *)(bd.params + bd.nparams);
+	bd.cap = caps;
+	bd.strs = (char *)(caps + bd.ncap);
 	walk_funcs(&bd);
 	qsort(t->sigs, t->n, sizeof(t->sigs[0]), by_ip);
 	/* Two FUNCs at one address (a name encoded twice): keep the first. */
@@ -215,6 +373,21 @@ static struct fsig_table *build_table(const struct btf *b)
 		if (w == 0 || t->sigs[r].ip != t->sigs[w - 1].ip)
 			t->sigs[w++] = t->sigs[r];
 	t->n = w;
+	/* The same for the captures, made again from the sigs kept. */
+	size_t ncap = (size_t)(bd.cap - caps);
+	qsort(caps, ncap, sizeof(caps[0]), cap_by_ip);
+	w = 0;
+	for (size_t r = 0; r < ncap; r++)
+		if (w == 0 || caps[r].ip != caps[w - 1].ip)
+			caps[w++] = caps[r];
+	for (size_t r = 0; r < w; r++)
+		capture_of(fsig_find_in(t, caps[r].ip), &caps[r]);
+	t->caps = caps;
+	t->ncap = w;
+	for (size_t r = 0; r < w; r++)
+		if (caps[r].nstack || caps[r].nref)
+			t->filter[fsig_filter_bit(caps[r].ip) / 64] |=
+				1ull << (fsig_filter_bit(caps[r].ip) % 64);
 	return t;
 }
 
@@ -268,9 +441,16 @@ int btf_load_as(const void *blob, size_t size, const char *source, const struct 
 
 	fsig_lock();
 	struct fsig_table *old = cur;
+	for (unsigned i = 0; i < FSIG_FILTER_BITS / 64; i++)    /* old's and t's, then t's */
+		__atomic_fetch_or(&fsig_filter[i], t->filter[i], __ATOMIC_RELAXED);
 	__atomic_store_n(&cur, t, __ATOMIC_RELEASE);
 	fsig_unlock();
-	free(old);
+	fsig_port_retire(old);
+	fsig_lock();
+	if (cur == t)
+		for (unsigned i = 0; i < FSIG_FILTER_BITS / 64; i++)
+			__atomic_store_n(&fsig_filter[i], t->filter[i], __ATOMIC_RELAXED);
+	fsig_unlock();
 	return 0;
 }
 
@@ -279,8 +459,10 @@ void btf_unload(void)
 	fsig_lock();
 	struct fsig_table *old = cur;
 	__atomic_store_n(&cur, NULL, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i < FSIG_FILTER_BITS / 64; i++)
+		__atomic_store_n(&fsig_filter[i], 0, __ATOMIC_RELAXED);
 	fsig_unlock();
-	free(old);
+	fsig_port_retire(old);
 }
 
 void btf_status(void (*out)(void *ctx, const char *line), void *ctx)
@@ -298,7 +480,11 @@ void btf_status(void (*out)(void *ctx, const char *line), void *ctx)
 
 const struct fsig *fsig_find(uintptr_t ip)
 {
-	const struct fsig_table *t = cur;
+	return fsig_find_in(cur, ip);
+}
+
+static const struct fsig *fsig_find_in(const struct fsig_table *t, uintptr_t ip)
+{
 	if (!t)
 		return NULL;
 	size_t lo = 0, hi = t->n;
@@ -312,6 +498,73 @@ const struct fsig *fsig_find(uintptr_t ip)
 			hi = mid;
 	}
 	return NULL;
+}
+
+const struct fsig_capture *fsig_capture_find(uintptr_t ip)
+{
+	/* ACQUIRE: pairs with the loader's RELEASE, the table is complete. */
+	const struct fsig_table *t = __atomic_load_n(&cur, __ATOMIC_ACQUIRE);
+	if (!t)
+		return NULL;
+	size_t lo = 0, hi = t->ncap;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uintptr_t at = t->caps[mid].ip;
+		if (at == ip)
+			return &t->caps[mid];
+		if (at < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+uint32_t fsig_str_words(uintptr_t ip)
+{
+	const struct fsig_capture *c = fsig_capture_find(ip);
+	return c ? c->strs : 0;
+}
+
+unsigned fsig_capture_words(const struct fsig_capture *c, uint64_t *words, uintptr_t sp)
+{
+	unsigned n = fsig_abi.gprs;
+	if (c->nstack) {
+		if (!fsig_port_ram(sp, (size_t)c->nstack * WORD))
+			return n;
+		for (unsigned i = 0; i < c->nstack; i++)
+			words[n++] = ((const volatile uint64_t *)sp)[i];
+	}
+	for (unsigned k = 0; k < c->nref; k++) {
+		uintptr_t p = (uintptr_t)words[c->ref_ptr[k]];
+		if (c->ref_ptr[k] >= n || !fsig_port_ram(p, (size_t)c->ref_words[k] * WORD))
+			return n;               /* its words and what follows: not recorded */
+		for (unsigned i = 0; i < c->ref_words[k]; i++)
+			words[n++] = ((const volatile uint64_t *)p)[i];
+	}
+	return n;
+}
+
+size_t fsig_capture_strs(uint8_t *dst, uint32_t mask, const uint64_t *words, unsigned nwords)
+{
+	size_t n = 0;
+	if (nwords < 32)
+		mask &= (1u << nwords) - 1;
+	for (unsigned k = 0; mask && k < FSIG_MAX_STRS; mask &= mask - 1, k++) {
+		unsigned w = (unsigned)__builtin_ctz(mask);
+		size_t len = 0;
+		char *text = (char *)dst + n + 2;
+		if (fsig_port_read_str(text, (uintptr_t)words[w], STR_MAX, &len) != 0 ||
+		    len > STR_MAX)
+			continue;                 /* not readable: printed as the pointer */
+		bool cut_off = len == 0 || text[len - 1] != '\0';
+		if (!cut_off)
+			len--;                    /* the NUL is not kept */
+		dst[n] = (uint8_t)w;
+		dst[n + 1] = (uint8_t)(len | (cut_off ? FSIG_STR_CUT : 0));
+		n += 2 + len;
+	}
+	return n;
 }
 
 bool fsig_loaded(void)
@@ -360,20 +613,33 @@ static int64_t cut_signed(uint64_t v, unsigned size)
 	return (int64_t)(v << shift) >> shift;
 }
 
-/* `"text"` of at most STR_MAX bytes, `...` after it if no NUL in them;
- * non-printables, `"` and `\` as \xNN.  The raw pointer if the read faults. */
-static void put_str(struct outbuf *o, uint64_t p)
+/* The captured string of argument word w (fsig_capture_strs' records), or
+ * NULL; *len its bytes, *cut_off whether it went on past them. */
+static const uint8_t *find_str(const uint8_t *strs, size_t n, unsigned w, size_t *len,
+			       bool *cut_off)
 {
-	char s[STR_MAX];
-	size_t len = 0;
-	if (fsig_port_read_str(s, (uintptr_t)p, sizeof(s), &len) != 0 || len > sizeof(s)) {
-		put_hex(o, p);
-		return;
+	size_t at = 0;
+	while (at + 2 <= n) {
+		size_t l = strs[at + 1] & ~FSIG_STR_CUT;
+		if (at + 2 + l > n)
+			break;                    /* a record cut short: not ours */
+		if (strs[at] == w) {
+			*len = l;
+			*cut_off = (strs[at + 1] & FSIG_STR_CUT) != 0;
+			return strs + at + 2;
+		}
+		at += 2 + l;
 	}
-	bool cut_off = len == 0 || s[len - 1] != '\0';
+	return NULL;
+}
+
+/* `"text"`, `...` after it if the string went on; non-printables, `"` and
+ * `\` as \xNN. */
+static void put_str(struct outbuf *o, const uint8_t *text, size_t len, bool cut_off)
+{
 	outbuf_putc(o, '"');
-	for (size_t i = 0; i < len && s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = text[i];
 		if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
 			outbuf_puts(o, "\\x");
 			outbuf_putc(o, "0123456789abcdef"[c >> 4]);
@@ -387,21 +653,14 @@ static void put_str(struct outbuf *o, uint64_t p)
 		outbuf_puts(o, "...");
 }
 
-static bool is_aggregate(struct fsig_type t)
-{
-	return t.kind == FSIG_OTHER || t.kind == FSIG_STRUCT || t.kind == FSIG_UNION;
-}
 
-static unsigned words_for(struct fsig_type t)
-{
-	if (t.kind == FSIG_FLOAT)
-		return 0;
-	if (is_aggregate(t) && t.size > WORD && t.size <= 2 * WORD)
-		return 2;
-	return 1;
-}
+struct strs {
+	const uint8_t *p;
+	size_t n;
+};
 
-static void put_value(struct outbuf *o, struct fsig_type t, const uint64_t *w, bool strings)
+static void put_value(struct outbuf *o, struct fsig_type t, const uint64_t *w, unsigned word,
+		      unsigned nwords, const struct strs *strs)
 {
 	switch (t.kind) {
 	case FSIG_INT: case FSIG_ENUM:
@@ -410,13 +669,16 @@ static void put_value(struct outbuf *o, struct fsig_type t, const uint64_t *w, b
 	case FSIG_UINT: case FSIG_BOOL:           /* Linux: not BTF_INT_SIGNED, hex */
 		put_hex(o, cut(w[0], t.size));
 		break;
-	case FSIG_STR:
-		if (strings) {
-			put_str(o, w[0]);
-			break;
-		}
-		put_hex(o, w[0]);
+	case FSIG_STR: {
+		size_t len;
+		bool cut_off;
+		const uint8_t *text = find_str(strs->p, strs->n, word, &len, &cut_off);
+		if (text)
+			put_str(o, text, len, cut_off);
+		else
+			put_hex(o, w[0]);
 		break;
+	}
 	case FSIG_FLOAT:
 		outbuf_puts(o, "(float)");
 		break;
@@ -427,10 +689,12 @@ static void put_value(struct outbuf *o, struct fsig_type t, const uint64_t *w, b
 			outbuf_puts(o, t.kind == FSIG_STRUCT ? "(STRUCT)" : "(UNION)");
 		outbuf_putc(o, '[');
 		put_hex(o, t.size <= WORD ? cut(w[0], t.size) : w[0]);
-		for (unsigned i = 1; i < words_for(t); i++) {
+		for (unsigned i = 1; i < nwords; i++) {
 			outbuf_putc(o, ':');
 			put_hex(o, w[i]);
 		}
+		if (t.size > nwords * WORD)     /* more than FSIG_AGG_WORDS shown */
+			outbuf_puts(o, ":...");
 		outbuf_putc(o, ']');
 		break;
 	default:                  /* FSIG_PTR */
@@ -440,9 +704,10 @@ static void put_value(struct outbuf *o, struct fsig_type t, const uint64_t *w, b
 }
 
 size_t fsig_format_args(char *buf, size_t size, const struct fsig *s, const uint64_t *words,
-			unsigned nwords, bool strings)
+			unsigned nwords, const uint8_t *strs, size_t strs_len)
 {
 	struct outbuf o = { buf, size, 0 };
+	struct strs st = { strs, strs ? strs_len : 0 };
 	if (!s) {
 		for (unsigned i = 0; i < nwords; i++) {
 			if (i)
@@ -451,13 +716,16 @@ size_t fsig_format_args(char *buf, size_t size, const struct fsig *s, const uint
 		}
 		return outbuf_end(&o);
 	}
-	unsigned w = 0;
+	struct place pl[MAX_PARAMS];
+	struct planner planner;
+	plan(s, &fsig_abi, pl, &planner);
 	for (unsigned i = 0; i < s->nparams; i++) {
 		const struct fsig_param *p = &s->params[i];
-		unsigned need = words_for(p->type);
+		struct place at = pl[i];
 		if (i)
 			outbuf_puts(&o, ", ");
-		if (need > nwords - w) {
+		if (at.how == PLACE_NONE ||
+		    (at.how != PLACE_FLOAT && (unsigned)at.word + at.nwords > nwords)) {
 			outbuf_puts(&o, "...");
 			break;
 		}
@@ -465,8 +733,7 @@ size_t fsig_format_args(char *buf, size_t size, const struct fsig *s, const uint
 			outbuf_puts(&o, p->name);
 			outbuf_putc(&o, '=');
 		}
-		put_value(&o, p->type, words + w, strings);
-		w += need;
+		put_value(&o, p->type, words + at.word, at.word, at.nwords, &st);
 	}
 	return outbuf_end(&o);
 }
@@ -507,9 +774,9 @@ size_t fsig_format_ret(char *buf, size_t size, const struct fsig *s, uint64_t ra
 
 #include "boot/boot_info.h"
 #include "boot/cmdline.h"
-#include "boot/fault.h"
 #include "boot/ksyms.h"
 #include "boot/sched.h"
+#include "patch/tramp.h"
 
 static struct mutex fsig_mutex = MUTEX_INIT;
 
@@ -538,35 +805,47 @@ int fsig_port_address(const char *name, uintptr_t *addr)
 	return ksym_address_unique(name, addr);
 }
 
-struct str_read {
-	char *dst;
-	const volatile char *src;
-	size_t max, len;
-};
-
-static void read_str(void *arg)
+/*
+ * Called from the tracing callbacks (any context, preemption off): no
+ * fault handler can be armed there, so nothing is read that could fault.
+ * Only RAM is read (the image and the heap, mapped whole on both arches;
+ * an MMIO register could have side effects on a read), and the whole range
+ * read is checked, not only its start: a string that runs into the end of
+ * RAM before its NUL and before max is refused, never read past it.
+ */
+int fsig_port_read_str(char *dst, uintptr_t src, size_t max, size_t *len)
 {
-	struct str_read *r = arg;
-	while (r->len < r->max) {
-		char c = r->src[r->len];
-		r->dst[r->len++] = c;
+	uintptr_t lo = boot_info.ram_start, hi = boot_info.heap_end;
+	if (src < lo || src >= hi)
+		return -EFAULT;
+	size_t room = hi - src, n = 0;
+	const volatile char *p = (const volatile char *)src;
+	while (n < max) {
+		if (n == room)
+			return -EFAULT;
+		char c = p[n];
+		dst[n++] = c;
 		if (!c)
 			break;
 	}
+	*len = n;
+	return 0;
 }
 
-/* Only RAM (the image and the heap) is read: an MMIO register can have
- * side effects on a read. */
-int fsig_port_read_str(char *dst, uintptr_t src, size_t max, size_t *len)
+bool fsig_port_ram(uintptr_t addr, size_t len)
 {
-	if (src < boot_info.ram_start || src >= boot_info.heap_end)
-		return -EFAULT;
-	struct str_read r = { dst, (const volatile char *)src, max, 0 };
-	struct fault_info fi;
-	if (fault_catch(read_str, &r, &fi))
-		return -EFAULT;
-	*len = r.len;
-	return 0;
+	return addr >= boot_info.ram_start && addr < boot_info.heap_end &&
+	       len <= boot_info.heap_end - addr;
+}
+
+/* The callbacks read the table lock-free with preemption off: once every
+ * CPU has passed a quiescent state, none still does. */
+void fsig_port_retire(void *old)
+{
+	if (!old)
+		return;
+	tramp_grace_period();
+	free(old);
 }
 
 extern const char __btf_start[], __btf_end[];

@@ -12,7 +12,10 @@
  *     recorded;
  *   - max_graph_depth: calls deeper than this are not hooked (0: no limit);
  *   - funcgraph-irqs off: nothing is recorded in interrupt context;
- *   - funcgraph-args on: the entry event carries the argument registers.
+ *   - funcgraph-args on: the entry event carries the argument registers,
+ *     and the words a function's signature says the call passed on the
+ *     stack or by reference; with funcgraph-args-string, its `char *`
+ *     arguments' strings too, read at the call (graph_entry_full).
  *
  * The per-context state word (fgraph_ent.state) counts open graph-function
  * calls in its low half and open notrace calls in its high half; the
@@ -33,6 +36,8 @@
 #include "patch/tramp.h"
 #include "trace/fgraph.h"
 #include "trace/fgraph_inline.h"
+#include "boot/cpu.h"
+#include "trace/fsig.h"
 #include "trace/ftrace_internal.h"
 #include "trace/graph.h"
 #include "trace/hash.h"
@@ -121,7 +126,8 @@ static inline __attribute__((always_inline)) void graph_entry_fields(struct cpu 
 	graph_header(c, &ev->ent, TRACE_GRAPH_ENT, e->preempt);
 	ev->func = e->func;
 	ev->depth = e->depth;
-	ev->nargs = nargs;
+	ev->nargs = (uint16_t)nargs;
+	ev->strs = 0;
 #pragma GCC unroll 8
 	for (unsigned i = 0; i < nargs; i++)
 		ev->args[i] = ftrace_regs_get_argument(e->fregs, i);
@@ -159,6 +165,77 @@ static inline __attribute__((always_inline)) bool graph_entry_event(struct cpu *
 	return true;
 }
 
+/*
+ * The entry event with more than the argument registers (fsig.h): the
+ * words the call passed on the stack or by reference, read now from the
+ * entry's stack pointer and from RAM, and with funcgraph-args-string the
+ * strings of its `char *` arguments as they are now (a buffer reused after
+ * the call must not change the trace).  Called through its thunk, off the
+ * plain args path, for a function fsig_capture_maybe() names or with
+ * funcgraph-args-string on; one with nothing more to copy gets the plain
+ * event.  Everything is copied first into this frame (bounded, never
+ * faulting: fsig_capture_words, fsig_capture_strs), so the event is sized
+ * exactly.
+ */
+static FTRACE_HOT __attribute__((used, noipa)) bool graph_entry_full(uintptr_t func,
+								     struct ftrace_regs *fregs,
+								     uint64_t calltime,
+								     uint64_t depth_preempt,
+								     uint64_t *data)
+{
+	/* The call's fields as words (a struct's address would make the
+	 * caller keep the whole struct in memory on every path). */
+	struct fgraph_ent ent = { .func = func, .fregs = fregs, .calltime = calltime,
+				  .depth = (unsigned)depth_preempt,
+				  .preempt = (unsigned)(depth_preempt >> 32), .cpu = this_cpu() };
+	const struct fgraph_ent *e = &ent;
+	struct cpu *c = e->cpu;
+	const struct fsig_capture *cap = fsig_capture_find(func);
+	bool strings = trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR);
+	if (!cap || !(cap->nstack || cap->nref || (strings && cap->strs)))
+		return graph_entry_event(c, e, data, ARCH_FTRACE_NARGS);
+	uint64_t words[FSIG_MAX_WORDS];
+	uint8_t strs[FSIG_STRS_SIZE(FSIG_MAX_STRS)];
+	for (unsigned i = 0; i < ARCH_FTRACE_NARGS; i++)
+		words[i] = ftrace_regs_get_argument(fregs, i);
+	unsigned nw = fsig_capture_words(cap, words,
+					 ftrace_regs_get_stack_pointer(fregs) + ARCH_CALL_PUSH);
+	size_t n = strings && cap->strs ? fsig_capture_strs(strs, cap->strs, words, nw) : 0;
+	uint32_t size = sizeof(struct fgraph_ent_entry) + nw * 8 + (uint32_t)n;
+	struct rb_resv r;
+	uint64_t gate;
+	bool fast = rb_reserve_fast_at(c->trace_rb, size, e->calltime, &r, &gate);
+	if (!fast && rb_reserve_rest(size, gate, &r) != 0) {
+		if (!data[0])              /* as graph_entry_event */
+			return false;
+		data[0] |= CALL_NOENT;
+		return true;
+	}
+	struct fgraph_ent_entry *ev = r.data;
+	graph_header(c, &ev->ent, TRACE_GRAPH_ENT, e->preempt);
+	ev->func = e->func;
+	ev->depth = e->depth;
+	ev->nargs = (uint16_t)nw;
+	ev->strs = (uint16_t)n;
+	for (unsigned i = 0; i < nw; i++)
+		ev->args[i] = words[i];
+	uint8_t *to = (uint8_t *)(ev->args + nw);
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {           /* words, then the tail's bytes */
+		uint64_t v;
+		__builtin_memcpy(&v, strs + i, 8);
+		__builtin_memcpy(to + i, &v, 8);
+	}
+	for (; i < n; i++)
+		to[i] = strs[i];
+	if (fast)
+		rb_commit_fast(&r);
+	else
+		rb_commit_nopreempt(&r);
+	return true;
+}
+ARCH_PRESERVING_THUNK(graph_entry_full);
+
 /* The entry callback, inlined into the tracer's site callback (below) and
  * called through entryfunc when a site has other graph users too. */
 static inline __attribute__((always_inline)) bool graph_entry_inline(const struct fgraph_ent *e,
@@ -185,8 +262,12 @@ static inline __attribute__((always_inline)) bool graph_entry_inline(const struc
 				return v == GRAPH_HOOK_ONLY;
 		}
 	}
-	if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS))
+	if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS)) {
+		if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR) || fsig_capture_maybe(e->func))
+			return CALL_PRESERVING(bool, graph_entry_full, e->func, e->fregs, e->calltime,
+					       e->depth | (uint64_t)e->preempt << 32, data);
 		return graph_entry_event(c, e, data, ARCH_FTRACE_NARGS);
+	}
 	return graph_entry_event(c, e, data, 0);
 }
 

@@ -3,8 +3,14 @@
  *
  * Events (Linux's funcgraph_entry / funcgraph_exit, common header first):
  *   entry: the function, its depth, and — with funcgraph-args on — the raw
- *          argument registers of the call (ARCH_FTRACE_NARGS words), in the
- *          same event, so nothing can separate them from their entry;
+ *          argument registers of the call (ARCH_FTRACE_NARGS words), and for
+ *          a function whose signature needs them the words passed on the
+ *          stack or by reference (trace/fsig.h), in the same event, so
+ *          nothing can separate them from their entry; with
+ *          funcgraph-args-string on too, and a function with `char *`
+ *          parameters, the strings as they were at the call follow the
+ *          words (strs bytes, trace/fsig.h's records): a variable-length
+ *          event, printed the same wherever it is decoded;
  *   exit:  the function, the raw return register, depth, overrun (shadow
  *          stack overflows seen by this context), call and return times
  *          (buffer clock cycles, like the events' timestamps).
@@ -25,7 +31,8 @@ struct fgraph_ent_entry {      /* TRACE_GRAPH_ENT */
 	struct trace_entry ent;
 	uint64_t func;
 	uint32_t depth;
-	uint32_t nargs;            /* argument words that follow (0: funcgraph-args off) */
+	uint16_t nargs;            /* argument words that follow (0: funcgraph-args off) */
+	uint16_t strs;             /* then bytes of captured strings (fsig.h), 0: none */
 	uint64_t args[];
 };
 _Static_assert(sizeof(struct fgraph_ent_entry) == 24, "funcgraph_entry is 24 bytes + args");

@@ -42,7 +42,7 @@
 #define GRAPH_INDENT      2        /* spaces per depth level */
 #define GRAPH_PROC_WIDTH  14       /* "comm-pid" centred in this many columns */
 #define GRAPH_COMM_MAX    7        /* Linux cuts comm to 7 characters here */
-#define GRAPH_MAX_ARGS    8        /* the most ARCH_FTRACE_NARGS of any arch */
+#define GRAPH_MAX_ARGS    FSIG_MAX_WORDS
 #define GRAPH_LINE_MAX    1024     /* longer lines are cut */
 #define GRAPH_CHUNK       480      /* below kprintf's own buffer */
 
@@ -202,13 +202,13 @@ static void put_indent(struct gline *l, uint32_t depth)
 
 /* ---- Arguments and return values (trace/fsig.h) -------------------------- */
 
-/* "(a=1, b=0x2)" from the words recorded with the entry. */
-static void put_args(struct gline *l, uint64_t func, const uint64_t *args, unsigned nargs)
+/* "(a=1, b=0x2)" from the words (and strings) recorded with the entry. */
+static void put_args(struct gline *l, uint64_t func, const uint64_t *args, unsigned nargs,
+		     const uint8_t *strs, size_t nstrs)
 {
 	char buf[GRAPH_LINE_MAX / 2];
 	fsig_lock();
-	fsig_format_args(buf, sizeof(buf), fsig_find((uintptr_t)func), args, nargs,
-			 trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR));
+	fsig_format_args(buf, sizeof(buf), fsig_find((uintptr_t)func), args, nargs, strs, nstrs);
 	fsig_unlock();
 	buf[sizeof(buf) - 1] = '\0';
 	gl_put(l, "(%s)", buf);
@@ -300,22 +300,34 @@ static void epilogue(struct trace_iter *ti, struct gline *l)
  * inside one (C11 6.7.2.1; clang's -Wgnu-variable-sized-type-not-at-end). */
 struct graph_ent {
 	uint64_t args[GRAPH_MAX_ARGS];
+	uint8_t strs[FSIG_STRS_SIZE(FSIG_MAX_STRS)];
 	struct fgraph_ent_entry e;
 };
 
 /* Copy the entry out of the buffer (looking ahead may move the reader) and
- * bound its argument count by what the event really holds. */
+ * bound its argument count and string bytes by what the event really
+ * holds (strings only after all the words the event says it has). */
 static void load_entry(const struct trace_iter *ti, struct graph_ent *g)
 {
 	memcpy(&g->e, ti->ev.data, sizeof(g->e));
-	unsigned room = (unsigned)((ti->ev.len - sizeof(g->e)) / sizeof(uint64_t));
+	size_t room = ti->ev.len - sizeof(g->e);
 	unsigned n = g->e.nargs;
-	if (n > room)
-		n = room;
-	if (n > GRAPH_MAX_ARGS)
-		n = GRAPH_MAX_ARGS;
-	g->e.nargs = n;
-	memcpy(g->args, (const char *)ti->ev.data + sizeof(g->e), n * sizeof(uint64_t));
+	size_t strs = g->e.strs;
+	if (n > room / sizeof(uint64_t) || n > GRAPH_MAX_ARGS) {
+		n = (unsigned)(room / sizeof(uint64_t));
+		n = n > GRAPH_MAX_ARGS ? GRAPH_MAX_ARGS : n;
+		strs = 0;
+	}
+	room -= n * sizeof(uint64_t);
+	if (strs > room)
+		strs = room;
+	if (strs > sizeof(g->strs))
+		strs = sizeof(g->strs);
+	g->e.nargs = (uint16_t)n;
+	g->e.strs = (uint16_t)strs;
+	const char *at = (const char *)ti->ev.data + sizeof(g->e);
+	memcpy(g->args, at, n * sizeof(uint64_t));
+	memcpy(g->strs, at + n * sizeof(uint64_t), strs);
 }
 
 /* The exit event right after this entry on its CPU, same task and function
@@ -350,7 +362,7 @@ static void put_call(struct gline *l, const struct graph_ent *g)
 	put_indent(l, g->e.depth);
 	put_func(l, g->e.func);
 	if (g->e.nargs)
-		put_args(l, g->e.func, g->args, g->e.nargs);
+		put_args(l, g->e.func, g->args, g->e.nargs, g->strs, g->e.strs);
 	else
 		gl_put(l, "()");
 }

@@ -64,6 +64,10 @@ _Static_assert(TF_SIZE % 16 == 0 && TF_Q0 % 16 == 0, "trap frame alignment");
 #define ARCH_SITE_HAS_DATA  1
 #define ARCH_INSN_ALIGN     4       /* every instruction, so every call target */
 #define ARCH_FTRACE_NARGS   8
+/* The calling convention's facts trace/fsig.c maps arguments by (struct
+ * fsig_abi: { integer regs, FP regs, big aggregates by reference, 16-byte
+ * values at even registers, a split aggregate ends register use }). */
+#define ARCH_FSIG_ABI       { ARCH_FTRACE_NARGS, 8, true, true, true }     /* AAPCS64 */
 #define ARCH_CALL_PUSH      0       /* bl leaves the return address in x30 */
 #define ARCH_TRAMP_SIZE     512
 /* Registers at the traced function's entry.  Layout: frame.h PT_*. */

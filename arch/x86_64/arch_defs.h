@@ -52,6 +52,10 @@
 #define ARCH_SITE_HAS_DATA  0       /* no per-site data word */
 #define ARCH_INSN_ALIGN     1       /* every instruction, so every call target */
 #define ARCH_FTRACE_NARGS   6
+/* The calling convention's facts trace/fsig.c maps arguments by (struct
+ * fsig_abi: { integer regs, FP regs, big aggregates by reference, 16-byte
+ * values at even registers, a split aggregate ends register use }). */
+#define ARCH_FSIG_ABI       { ARCH_FTRACE_NARGS, 8, false, false, false }  /* SysV x86-64 */
 #define ARCH_CALL_PUSH      8       /* a call pushes the return address */
 #define ARCH_TRAMP_SIZE     512
 #define X86_TRAMP_POOL_SIZE 0x10000    /* 64 KiB: 128 slots */

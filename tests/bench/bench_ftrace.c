@@ -34,19 +34,38 @@ static void call_loop(void *arg)
 	*(volatile int *)arg = acc;
 }
 
-/* Added instructions per call of bench_fn relative to the untraced loop. */
+/* A function with a char * parameter, for the cost of capturing a string
+ * (funcgraph-args-string): a 10-byte path, as the demo's. */
+__attribute__((noinline)) int bench_str_fn(const char *s)
+{
+	__asm__ volatile("");
+	return s[0];
+}
+
+static void str_loop(void *arg)
+{
+	int acc = 0;
+	for (int i = 0; i < LOOP; i++)
+		acc += bench_str_fn("/etc/hosts");
+	*(volatile int *)arg = acc;
+}
+
+static void (*loop_fn)(void *) = call_loop;     /* what per_call times */
+
+/* Added instructions per call of bench_fn (loop_fn's function) relative to
+ * the untraced loop. */
 static void per_call(const char *name, int (*attach)(void), void (*detach)(void))
 {
 	int sink;
 	uint64_t base[BENCH_ROUNDS], traced[BENCH_ROUNDS], diff[BENCH_ROUNDS];
 	for (int r = 0; r < BENCH_ROUNDS; r++) {
-		base[r] = bench_measure(call_loop, &sink).min;
+		base[r] = bench_measure(loop_fn, &sink).min;
 		if (attach() != 0) {
 			detach();          /* what did attach stays out of later figures */
 			bench_print_na(name, "insns", "attach failed");
 			return;
 		}
-		traced[r] = bench_measure(call_loop, &sink).min;
+		traced[r] = bench_measure(loop_fn, &sink).min;
 		detach();
 		diff[r] = traced[r] > base[r] ? (traced[r] - base[r]) * 100 / LOOP : 0;
 	}
@@ -148,6 +167,24 @@ static void detach_graph_args(void)
 	trace_opt_set("nofuncgraph-retval");
 }
 
+/* funcgraph-args, -retval and -args-string on bench_str_fn: its string
+ * copied into the entry event at each call. */
+static int attach_graph_args_string(void)
+{
+	trace_opt_set("funcgraph-args");
+	trace_opt_set("funcgraph-retval");
+	trace_opt_set("funcgraph-args-string");
+	if (trace_filter_set(false, "bench_str_fn", true))
+		return -1;
+	return tracer_set("function_graph");
+}
+
+static void detach_graph_args_string(void)
+{
+	detach_graph_args();
+	trace_opt_set("nofuncgraph-args-string");
+}
+
 /* A graph user that does nothing but take the call: the fgraph core's own
  * cost (trampoline, shadow frame, return hook). */
 static bool empty_entry(const struct fgraph_ent *e, struct fgraph_ops *g, uint64_t *data)
@@ -183,6 +220,9 @@ BENCH_CASE(ftrace_calls)
 	per_call("fgraph_empty_call", attach_fgraph_empty, detach_fgraph_empty);
 	per_call("graph_call", attach_graph, detach_graph);
 	per_call("graph_args_retval_call", attach_graph_args, detach_graph_args);
+	loop_fn = str_loop;
+	per_call("graph_args_string_call", attach_graph_args_string, detach_graph_args_string);
+	loop_fn = call_loop;
 }
 
 /* ---- patching: enable then disable every site of N generated functions ---- */

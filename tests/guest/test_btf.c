@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "boot/boot_info.h"
+#include "boot/console.h"
 #include "boot/test.h"
 #include "demo/vfs.h"
 #include "lib/noipa.h"
@@ -124,12 +125,12 @@ TEST_CASE(btf, probe_signature_and_text)
 	EXPECT_EQ(s->ret.kind, FSIG_INT);
 	EXPECT_EQ(s->ret.size, 8);
 
-	fsig_format_args(buf, sizeof(buf), s, w, 8, false);
+	fsig_format_args(buf, sizeof(buf), s, w, 8, NULL, 0);
 	/* As Linux prints them: bool (not BTF_INT_SIGNED) in hex, a struct
 	 * by value as its raw words with its kind. */
 	EXPECT_STREQ(buf, "a=-22, flags=0x3, s=0x40001000, m=-3, p=0xdead0000, ok=0x1, "
 			  "pr=(STRUCT)[0x11:0x22], d=(float)");
-	fsig_format_args(buf, sizeof(buf), s, w, 6, false);   /* x86-64's six words */
+	fsig_format_args(buf, sizeof(buf), s, w, 6, NULL, 0);   /* x86-64's six words */
 	EXPECT_STREQ(buf, "a=-22, flags=0x3, s=0x40001000, m=-3, p=0xdead0000, ok=0x1, ...");
 	fsig_format_ret(buf, sizeof(buf), s, (uint64_t)-22, false);
 	EXPECT_STREQ(buf, "ret=-22");
@@ -142,30 +143,77 @@ TEST_CASE(btf, probe_signature_and_text)
 		  1 + 2 + 1 + 7 + 1 + 1 + 3 + 5);
 }
 
+/* path_walk's arguments w[0..n) as the tracer records them with
+ * funcgraph-args-string: the strings captured now (fsig_str_words,
+ * fsig_capture_strs, the calls the entry callback makes), then printed. */
+static const char *captured(char *buf, size_t size, const struct fsig *s, const uint64_t *w,
+			    unsigned n)
+{
+	uint8_t strs[FSIG_STRS_SIZE(4)];
+	size_t len = fsig_capture_strs(strs, fsig_str_words((uintptr_t)path_walk), w, n);
+	fsig_format_args(buf, size, s, w, n, strs, len);
+	return buf;
+}
+
+/*
+ * Bounded and fault-safe: a string longer than FSIG_STR_MAX is cut and
+ * marked; NULL, a pointer below RAM, one far outside it, and strings that
+ * run into the end of RAM (heap_end) before their NUL print as pointers
+ * (nothing past RAM is read: a read there would fault on arm64, where
+ * nothing is mapped above RAM); one whose NUL is RAM's last byte prints.
+ * The captured copy is the text: changing the source afterwards changes
+ * nothing.
+ */
 TEST_CASE(btf, strings_fault_safe)
 {
 	static const char long_str[] = "0123456789abcdef0123456789abcdef-and-more";
-	char buf[160];
+	char buf[160], want[160];
+	char src[16] = "etc/passwd";
 	uint64_t w[4] = { 0, 0, 0, 0 };
+	volatile char *end = (volatile char *)boot_info.heap_end;
+	char saved[4];
+	for (int i = 0; i < 4; i++)
+		saved[i] = end[i - 4];
 	fsig_lock();
 	const struct fsig *s = fsig_find((uintptr_t)path_walk);
 	if (!s) {
 		fsig_unlock();
 		ASSERT_TRUE(s != NULL);
 	}
-	w[1] = (uintptr_t)"/etc/passwd";
-	fsig_format_args(buf, sizeof(buf), s, w, 4, true);
-	EXPECT_STREQ(buf, "start=0x0, path=\"/etc/passwd\", depth=0, out=0x0");
+	EXPECT_EQ(fsig_str_words((uintptr_t)path_walk), 1u << 1);
+	EXPECT_EQ(fsig_str_words((uintptr_t)btf_probe), 1u << 2);
+	EXPECT_EQ(fsig_str_words((uintptr_t)kind_name), 0);   /* enum only */
+	w[1] = (uintptr_t)src;
+	uint8_t strs[FSIG_STRS_SIZE(4)];
+	size_t len = fsig_capture_strs(strs, fsig_str_words((uintptr_t)path_walk), w, 4);
+	EXPECT_EQ(len, 2 + 10);
+	strcpy(src, "@&<");                        /* reused after the call */
+	fsig_format_args(buf, sizeof(buf), s, w, 4, strs, len);
+	EXPECT_STREQ(buf, "start=0x0, path=\"etc/passwd\", depth=0, out=0x0");
 	w[1] = (uintptr_t)long_str;
-	fsig_format_args(buf, sizeof(buf), s, w, 2, true);
-	EXPECT_STREQ(buf, "start=0x0, path=\"0123456789abcdef0123456789abcdef\"..., ...");
-	w[1] = 8;                                  /* below RAM */
-	fsig_format_args(buf, sizeof(buf), s, w, 2, true);
-	EXPECT_STREQ(buf, "start=0x0, path=0x8, ...");
-	w[1] = boot_info.heap_end - 4;             /* the last bytes of RAM: no NUL */
-	fsig_format_args(buf, sizeof(buf), s, w, 2, true);
-	EXPECT_TRUE(starts_with(buf, "start=0x0, path="));
+	EXPECT_STREQ(captured(buf, sizeof(buf), s, w, 2),
+		     "start=0x0, path=\"0123456789abcdef0123456789abcdef\"..., ...");
+	w[1] = 0;
+	EXPECT_STREQ(captured(buf, sizeof(buf), s, w, 2), "start=0x0, path=0x0, ...");
+	w[1] = boot_info.ram_start - 1;            /* below RAM */
+	ksnprintf(want, sizeof(want), "start=0x0, path=0x%lx, ...", (unsigned long)w[1]);
+	EXPECT_STREQ(captured(buf, sizeof(buf), s, w, 2), want);
+	w[1] = 0xdead000000000000ull;              /* unmapped */
+	EXPECT_STREQ(captured(buf, sizeof(buf), s, w, 2), "start=0x0, path=0xdead000000000000, ...");
+	/* RAM's last four bytes: "abcd" straddles its end, from any start. */
+	for (int i = 0; i < 4; i++)
+		end[i - 4] = (char)('a' + i);
+	for (int back = 1; back <= 4; back++) {
+		w[1] = boot_info.heap_end - back;
+		ksnprintf(want, sizeof(want), "start=0x0, path=0x%lx, ...", (unsigned long)w[1]);
+		EXPECT_STREQ(captured(buf, sizeof(buf), s, w, 2), want);
+	}
+	end[-1] = '\0';                            /* "abc" ends at RAM's last byte */
+	w[1] = boot_info.heap_end - 4;
+	EXPECT_STREQ(captured(buf, sizeof(buf), s, w, 2), "start=0x0, path=\"abc\", ...");
 	fsig_unlock();
+	for (int i = 0; i < 4; i++)
+		end[i - 4] = saved[i];
 }
 
 static uintptr_t path_walk_sig_ip(void)

@@ -12,7 +12,8 @@
  *   filters: set_graph_function / set_graph_notrace / max_graph_depth cut
  *   the recorded graph exactly.
  * Suite `graph_golden` (manual; tools/test.py): prints the workload's graph
- * with funcgraph-args, funcgraph-retval and strings between two marker
+ * with funcgraph-args, funcgraph-retval and strings (captured at the call:
+ * gw_strings) between two marker
  * lines; the host compares it, durations masked, with tests/golden/graph.txt
  * — the same file for both arches.
  */
@@ -54,6 +55,69 @@ T int gw_mid(int x)
 	return r;
 }
 
+/* Strings as they were at the call (funcgraph-args-string): gw_name's
+ * buffer is overwritten once it returns, and the trace must still show
+ * "version"; then a string longer than the bound (cut, marked), NULL, a
+ * pointer outside RAM and an empty string.  noipa: the compiler must not
+ * drop the first copy because gw_name does not read it. */
+__attribute__((noinline, noipa)) int gw_name(const char *name) { gw_sink = (long)name; return 0; }
+__attribute__((noinline, noipa)) int gw_names(const char *a, const char *b, const char *c,
+					      const char *d)
+{
+	gw_sink = (long)a ^ (long)b ^ (long)c ^ (long)d;
+	return 0;
+}
+__attribute__((noinline, noipa)) void gw_strings(void)
+{
+	char buf[16];
+	strcpy(buf, "version");
+	gw_name(buf);
+	strcpy(buf, "@&<");
+	gw_sink = buf[0];
+	gw_names("0123456789abcdef0123456789abcdef-and-more", NULL, (const char *)0xdead0000, "");
+}
+
+/* Arguments passed on the stack, read at entry by the ABI's rules and
+ * printed the same on both arches: eleven arguments (x86-64 passes the
+ * seventh on, arm64 the ninth on, in memory; the last a char *), a
+ * 40-byte struct by value (x86-64: in memory on the stack; arm64: by
+ * reference) and a 96-byte one (shown cut at 8 words), and a 16-byte
+ * struct after five ints (x86-64: one register left, so it goes on the
+ * stack and z takes that register; arm64: x5, x6). */
+struct gw_pair { long a, b; };
+struct gw_big { long w[5]; };
+struct gw_huge { long w[12]; };
+__attribute__((noinline, noipa)) int gw_many(int a, int b, int c, int d, int e, int f, int g,
+					     int h, int i, int j, const char *k)
+{
+	gw_sink = (long)k;
+	return a + b + c + d + e + f + g + h + i + j;
+}
+__attribute__((noinline, noipa)) long gw_big(struct gw_big b, int after)
+{
+	return b.w[0] + b.w[4] + after;
+}
+__attribute__((noinline, noipa)) long gw_huge(int before, struct gw_huge h)
+{
+	return h.w[0] + h.w[11] + before;
+}
+__attribute__((noinline, noipa)) long gw_mixed(int a, int b, int c, int d, int e, struct gw_pair p,
+					       int z)
+{
+	return a + b + c + d + e + p.a + p.b + z;
+}
+static void golden_extra(void)               /* not gw_*: not traced */
+{
+	gw_strings();
+	gw_many(1, 2, 3, 4, 5, 6, 7, 8, 9, -10, "eleven");
+	gw_big((struct gw_big){ { 1, 2, 3, 4, 5 } }, 6);
+	struct gw_huge h;
+	for (int i = 0; i < 12; i++)
+		h.w[i] = 0x100 + i;
+	gw_huge(-1, h);
+	gw_mixed(1, 2, 3, 4, 5, (struct gw_pair){ 0x11, 0x22 }, 7);
+}
+
 /* The workload: with_tail adds a tail call (the differential leaves it
  * out: entry events alone cannot see that gw_leaf ran inside gw_tail). */
 T int gw_root(int n, bool with_tail)
@@ -73,6 +137,8 @@ T int gw_root(int n, bool with_tail)
  * on one CPU; the tracer stays current (switching tracers clears the
  * buffer, as in Linux): read the buffer, then traced_stop().  Returns
  * gw_root's value. */
+static void (*traced_extra)(void);       /* run after gw_root, traced too */
+
 static int traced_run(bool with_tail, bool also_function)
 {
 	thread_migrate(current_thread(), 0);
@@ -87,6 +153,8 @@ static int traced_run(bool with_tail, bool also_function)
 	if (also_function && register_ftrace_function(&function_ops))
 		return -1;
 	int r = gw_root(3, with_tail);
+	if (traced_extra)
+		traced_extra();
 	if (also_function)
 		unregister_ftrace_function(&function_ops);
 	thread_migrate(current_thread(), -1);
@@ -418,7 +486,9 @@ TEST_CASE_FLAGS(graph_golden, print, TEST_MANUAL)
 	unsigned long saved = trace_opts;
 	for (unsigned i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
 		ASSERT_EQ(trace_opt_set(opts[i]), 0);
+	traced_extra = golden_extra;
 	int r = traced_run(true, false);
+	traced_extra = NULL;
 	kprintf("--- graph golden begin ---\n");
 	trace_print_all();
 	kprintf("--- graph golden end ---\n");

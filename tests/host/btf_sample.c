@@ -44,6 +44,19 @@ long aggregates(struct sample_pair p, struct sample_big b, double d, int after,
 	return p.a + b.a[0] + (long)d + after + u.i + (long)x;
 }
 
+/* Arguments past the registers (fsig.c's planner): eleven integers, and a
+ * 16-byte struct after five ints (SysV: one register left, so it goes on
+ * the stack and z takes that register; AAPCS64: x5, x6). */
+long many(int a, int b, int c, int d, int e, int f, int g, int h, int i, int j, const char *k)
+{
+	return a + b + c + d + e + f + g + h + i + j + (k != 0);
+}
+
+long split(int a, int b, int c, int d, int e, struct sample_pair p, int z)
+{
+	return a + b + c + d + e + p.a + z;
+}
+
 float ret_float(void) { return 1.0f; }
 unsigned ret_uint(void) { return 1; }
 void *ret_ptr(void) { return 0; }

@@ -57,6 +57,18 @@ int fsig_port_read_str(char *dst, uintptr_t src, size_t max, size_t *len)
 	return 0;
 }
 
+bool fsig_port_ram(uintptr_t addr, size_t len)
+{
+	(void)addr;
+	(void)len;
+	return false;                     /* nothing to read on the host */
+}
+
+void fsig_port_retire(void *old)
+{
+	free(old);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	void *blob = malloc(size ? size : 1);
@@ -70,6 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		static const uint64_t words[8] = { 0, 1, (uint64_t)-22, 0x1000, 0x1001,
 						   0xffffffff, 0x8000000000000000ull, 7 };
 		char buf[96];
+		uint8_t strs[FSIG_STRS_SIZE(8)];
 		fsig_lock();
 		for (unsigned i = 0; i < nseen; i++) {
 			const struct fsig *s = fsig_find(seen[i]);
@@ -77,8 +90,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				continue;
 			(void)strlen(s->name);
 			for (unsigned n = 0; n <= 8; n += 3) {
-				fsig_format_args(buf, sizeof(buf), s, words, n, true);
-				fsig_format_args(buf, sizeof(buf), s, words + 1, n, false);
+				size_t len = fsig_capture_strs(strs, fsig_str_words(s->ip), words, n);
+				fsig_format_args(buf, sizeof(buf), s, words, n, strs, len);
+				fsig_format_args(buf, sizeof(buf), s, words + 1, n, NULL, 0);
+				/* The input itself as string records: malformed ones. */
+				fsig_format_args(buf, sizeof(buf), s, words, n, data, size);
 			}
 			fsig_format_ret(buf, sizeof(buf), s, words[i % 8], i & 1);
 		}

@@ -115,9 +115,15 @@ static void save_line(void *ctx, const char *line)
 	snprintf(ctx, sizeof(status_line), "%s", line);
 }
 
+/* strings: as funcgraph-args-string records them, captured from w first
+ * (fsig_str_words, fsig_capture_strs) and printed from the copy. */
 static const char *args(const struct fsig *s, const uint64_t *w, unsigned n, bool strings)
 {
-	size_t len = fsig_format_args(out, sizeof(out), s, w, n, strings);
+	uint8_t strs[FSIG_STRS_SIZE(FSIG_MAX_STRS)];
+	size_t nstrs = 0;
+	if (strings && s)
+		nstrs = fsig_capture_strs(strs, fsig_str_words(s->ip), w, n);
+	size_t len = fsig_format_args(out, sizeof(out), s, w, n, strings ? strs : NULL, nstrs);
 	assert_int_equal(len, strlen(out));
 	return out;
 }
@@ -157,10 +163,10 @@ static uint32_t sample_types(void)
 static void sample_signatures(void **state __attribute__((unused)))
 {
 	load_sample();
-	/* 14 functions with an address; ambiguous_name counted, not_in_ksyms not */
+	/* 16 functions with an address; ambiguous_name counted, not_in_ksyms not */
 	char expect[128];
 	snprintf(expect, sizeof(expect),
-		 "btf: sample: %u types, 14 functions with signatures (1 ambiguous names skipped)",
+		 "btf: sample: %u types, 16 functions with signatures (1 ambiguous names skipped)",
 		 sample_types());
 	assert_string_equal(last_log, expect);
 	assert_true(fsig_loaded());
@@ -228,7 +234,7 @@ static void sample_signatures(void **state __attribute__((unused)))
 
 	btf_status(save_line, status_line);
 	assert_true(strncmp(status_line, "sample: ", 8) == 0);
-	assert_non_null(strstr(status_line, " types, 14 functions"));
+	assert_non_null(strstr(status_line, " types, 16 functions"));
 }
 
 /* ---- text of every kind ---- */
@@ -258,14 +264,44 @@ static void args_text(void **state __attribute__((unused)))
 	assert_string_equal(args(sig("kinds"), k, 1, false), "b=0x0, ...");
 
 	const struct fsig *g = sig("aggregates");
-	uint64_t a[5] = { 0x11, 0x22, 0x33, 7, 0x44 };
-	/* Linux's raw aggregates: "(KIND)[w0:w1]" */
-	assert_string_equal(args(g, a, 5, false),
-			    "p=(STRUCT)[0x11:0x22], b=(STRUCT)[0x33], d=(float), after=7, "
-			    "u=(UNION)[0x44], x=(float)");
-	assert_string_equal(args(g, a, 3, false),
-			    "p=(STRUCT)[0x11:0x22], b=(STRUCT)[0x33], d=(float), ...");
+	/* Linux's raw aggregates: "(KIND)[w0:w1]"; the 32-byte b by the ABI:
+	 * AAPCS64 passes its address (x2) and the entry copies its words after
+	 * the registers; SysV x86-64 passes it on the stack (words 6..9), and
+	 * `after` takes the next register. */
+	const char *full = "p=(STRUCT)[0x11:0x22], b=(STRUCT)[0x33:0x34:0x35:0x36], d=(float), "
+			   "after=7, u=(UNION)[0x44], x=(float)";
+	uint64_t a[12] = { 0x11, 0x22, 0x1000, 7, 0x44, 0, 0, 0, 0x33, 0x34, 0x35, 0x36 };
+	assert_string_equal(args(g, a, 12, false), full);
+	assert_string_equal(args(g, a, 8, false), "p=(STRUCT)[0x11:0x22], ...");  /* b not copied */
 	assert_string_equal(args(g, a, 1, false), "...");   /* p needs two words */
+	fsig_abi = (struct fsig_abi)FSIG_ABI_SYSV;
+	uint64_t x[10] = { 0x11, 0x22, 7, 0x44, 0, 0, 0x33, 0x34, 0x35, 0x36 };
+	assert_string_equal(args(g, x, 10, false), full);
+	assert_string_equal(args(g, x, 6, false), "p=(STRUCT)[0x11:0x22], ...");
+	fsig_abi = (struct fsig_abi)FSIG_ABI_AAPCS64;
+
+	/* Past the registers: the stack words follow them (AAPCS64: x0-x7, the
+	 * ninth on; SysV: six registers, the seventh on); a char * there too. */
+	uint64_t m[11] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, (uint64_t)-10, (uintptr_t)"eleven" };
+	const char *many = "a=1, b=2, c=3, d=4, e=5, f=6, g=7, h=8, i=9, j=-10, k=\"eleven\"";
+	assert_string_equal(args(sig("many"), m, 11, true), many);
+	assert_int_equal(fsig_str_words(fake_address("many")), 1u << 10);
+	assert_string_equal(args(sig("many"), m, 8, false),
+			    "a=1, b=2, c=3, d=4, e=5, f=6, g=7, h=8, ...");
+	uint64_t sp[8] = { 1, 2, 3, 4, 5, 0x11, 0x22, 7 };
+	assert_string_equal(args(sig("split"), sp, 8, false),
+			    "a=1, b=2, c=3, d=4, e=5, p=(STRUCT)[0x11:0x22], z=7");
+	fsig_abi = (struct fsig_abi)FSIG_ABI_SYSV;
+	m[10] = 0x1234;
+	assert_string_equal(args(sig("many"), m, 11, false),
+			    "a=1, b=2, c=3, d=4, e=5, f=6, g=7, h=8, i=9, j=-10, k=0x1234");
+	assert_string_equal(args(sig("many"), m, 6, false),
+			    "a=1, b=2, c=3, d=4, e=5, f=6, ...");
+	uint64_t sx[8] = { 1, 2, 3, 4, 5, 7, 0x11, 0x22 };   /* p on the stack, z in r9 */
+	assert_string_equal(args(sig("split"), sx, 8, false),
+			    "a=1, b=2, c=3, d=4, e=5, p=(STRUCT)[0x11:0x22], z=7");
+	assert_string_equal(args(sig("split"), sx, 6, false), "a=1, b=2, c=3, d=4, e=5, ...");
+	fsig_abi = (struct fsig_abi)FSIG_ABI_AAPCS64;
 
 	uint64_t v[3] = { 3, 4, 5 };
 	assert_string_equal(args(sig("varargs"), v, 3, false), "n=3");
@@ -317,11 +353,11 @@ static void bounded_output(void **state __attribute__((unused)))
 	uint64_t w[5] = { 1, 2, 3, 4, 5 };
 	char small[8];
 	memset(small, 'z', sizeof(small));
-	size_t n = fsig_format_args(small, sizeof(small), sig("f"), w, 5, false);
+	size_t n = fsig_format_args(small, sizeof(small), sig("f"), w, 5, NULL, 0);
 	assert_int_equal(n, strlen("a=1, flags=0x2, s=0x3, v=4, p=0x5"));
 	assert_string_equal(small, "a=1, fl");
 	small[0] = 'q';
-	n = fsig_format_args(small, 0, sig("f"), w, 5, false);   /* writes nothing */
+	n = fsig_format_args(small, 0, sig("f"), w, 5, NULL, 0);   /* writes nothing */
 	assert_int_equal(small[0], 'q');
 	assert_int_equal(n, strlen("a=1, flags=0x2, s=0x3, v=4, p=0x5"));
 	n = fsig_format_ret(small, 4, sig("f"), (uint64_t)-22, false);

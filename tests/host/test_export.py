@@ -409,35 +409,52 @@ def test_fsig_text():
     check(F.format_args(kinds, [0x100]) == "b=0x0, ...", F.format_args(kinds, [0x100]))
     agg = frames.Signature(2, [("p", F.STRUCT, 16), ("b", F.STRUCT, 32), ("d", F.FLOAT, 8),
                                ("after", F.INT, 4), ("u", F.UNION, 4), ("x", F.FLOAT, 4)], (F.INT, 8))
-    a = [0x11, 0x22, 0x33, 7, 0x44]
-    want = "p=(STRUCT)[0x11:0x22], b=(STRUCT)[0x33], d=(float), after=7, u=(UNION)[0x44], x=(float)"
+    # The 32-byte b by the ABI (test_btf.c's case): AAPCS64 by reference,
+    # its words after the registers; SysV on the stack, `after` in a register.
+    want = ("p=(STRUCT)[0x11:0x22], b=(STRUCT)[0x33:0x34:0x35:0x36], d=(float), after=7, "
+            "u=(UNION)[0x44], x=(float)")
+    a = [0x11, 0x22, 0x1000, 7, 0x44, 0, 0, 0, 0x33, 0x34, 0x35, 0x36]
     check(F.format_args(agg, a) == want, F.format_args(agg, a))
-    check(F.format_args(agg, a[:3]) == "p=(STRUCT)[0x11:0x22], b=(STRUCT)[0x33], d=(float), ...",
-          F.format_args(agg, a[:3]))
+    check(F.format_args(agg, a[:8]) == "p=(STRUCT)[0x11:0x22], ...", F.format_args(agg, a[:8]))
     check(F.format_args(agg, a[:1]) == "...", F.format_args(agg, a[:1]))
+    x = [0x11, 0x22, 7, 0x44, 0, 0, 0x33, 0x34, 0x35, 0x36]
+    check(F.format_args(agg, x, abi=F.SYSV) == want, F.format_args(agg, x, abi=F.SYSV))
+    check(F.format_args(agg, x[:6], abi=F.SYSV) == "p=(STRUCT)[0x11:0x22], ...",
+          F.format_args(agg, x[:6], abi=F.SYSV))
+    # Past the registers, and a 16-byte struct with one register left.
+    many = frames.Signature(4, [(c, F.INT, 4) for c in "abcdefghij"] + [("k", F.PTR, 8)],
+                            (F.INT, 8))
+    m = list(range(1, 11)) + [0x1234]
+    for abi, n in ((F.AAPCS64, 8), (F.SYSV, 6)):
+        got = F.format_args(many, m, abi=abi)
+        check(got == "a=1, b=2, c=3, d=4, e=5, f=6, g=7, h=8, i=9, j=10, k=0x1234", got)
+        got = F.format_args(many, m[:n], abi=abi)
+        check(got.endswith(", ...") and got.count("=") == n, got)
+    split = frames.Signature(5, [(c, F.INT, 4) for c in "abcde"] + [("p", F.STRUCT, 16),
+                                                                    ("z", F.INT, 4)], (F.INT, 8))
+    for abi, w in ((F.AAPCS64, [1, 2, 3, 4, 5, 0x11, 0x22, 7]), (F.SYSV, [1, 2, 3, 4, 5, 7, 0x11, 0x22])):
+        got = F.format_args(split, w, abi=abi)
+        check(got == "a=1, b=2, c=3, d=4, e=5, p=(STRUCT)[0x11:0x22], z=7", got)
+    huge = frames.Signature(6, [("h", F.STRUCT, 96)], (F.VOID, 0))
+    got = F.format_args(huge, list(range(6)) + [0x100 + i for i in range(8)], abi=F.SYSV)
+    check(got == "h=(STRUCT)[0x100:0x101:0x102:0x103:0x104:0x105:0x106:0x107:...]", got)
 
-    # char * with a reader of guest memory (the gdb extension's): the
-    # strings of test_btf.c's case, the same text.
-    mem = {0x1000: b"hello\0", 0x2000: b'a"b\\c\n\xff\0',
-           0x3000: b"0123456789abcdef0123456789abcde\0",
-           0x4000: b"0123456789abcdef0123456789abcdef",
-           0x5000: b"0123456789abcdef0123456789abcdef01234567\0", 0x6000: b"\0"}
-
-    def reader(addr, n):
-        m = mem.get(addr)
-        if m is None:
-            return None                # a fault, or not ordinary memory
-        i = m.find(b"\0")
-        return m[:min(n, i + 1 if i >= 0 else len(m))]
+    # char * with strings captured at the call (trace/fsig.h's records:
+    # word, len | STR_CUT, bytes): the strings of test_btf.c's case, the
+    # same text; a word without a record prints its pointer.
+    def rec(word, text, cut=False):
+        return bytes([word, len(text) | (F.STR_CUT if cut else 0)]) + text
     strs = frames.Signature(3, [("a", F.INT, 4), ("s", F.STR, 8)], (F.VOID, 0))
-    for p, want in [(0x1000, '"hello"'), (0x2000, '"a\\x22b\\x5cc\\x0a\\xff"'),
-                    (0x3000, '"0123456789abcdef0123456789abcde"'),
-                    (0x4000, '"0123456789abcdef0123456789abcdef"...'),
-                    (0x5000, '"0123456789abcdef0123456789abcdef"...'), (0x6000, '""'),
-                    (0x7000, "0x7000"), (0, "0x0")]:
-        got = F.format_args(strs, [1, p], reader)
-        check(got == "a=1, s=" + want, "format_args(char * %#x): %s" % (p, got))
-    check(F.format_args(strs, [1, 0x1000]) == "a=1, s=0x1000", "no reader: the pointer")
+    for r, want in [(rec(1, b"hello"), '"hello"'), (rec(1, b'a"b\\c\n\xff'), '"a\\x22b\\x5cc\\x0a\\xff"'),
+                    (rec(1, b"0123456789abcdef0123456789abcde"), '"0123456789abcdef0123456789abcde"'),
+                    (rec(1, b"0123456789abcdef0123456789abcdef", True),
+                     '"0123456789abcdef0123456789abcdef"...'),
+                    (rec(1, b""), '""'), (b"", "0x7000"), (rec(0, b"x"), "0x7000"),
+                    (rec(1, b"abc")[:-1], "0x7000"),             # cut short: no record
+                    (rec(0, b"zz") + rec(1, b"ok"), '"ok"')]:
+        got = F.format_args(strs, [1, 0x7000], r)
+        check(got == "a=1, s=" + want, "format_args(char *, %r): %s" % (r, got))
+    check(F.format_args(strs, [1, 0x1000]) == "a=1, s=0x1000", "no strings: the pointer")
 
 
 def test_captured_dumps():

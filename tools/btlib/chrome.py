@@ -20,18 +20,13 @@ from . import events as E
 from . import fsig as F
 
 
-def _arg_pairs(sig, words):
-    """[(name, text)] as funcgraph-args prints them (argN without a name)."""
+def _arg_pairs(sig, words, strs=b"", abi=F.AAPCS64):
+    """[(name, text)] as funcgraph-args prints them (argN without a name),
+    captured strings included, up to the first parameter not recorded."""
     if sig is None:
         return [("arg%d" % i, "0x%x" % w) for i, w in enumerate(words)]
-    out, w = [], 0
-    for i, (name, kind, size) in enumerate(sig.params):
-        need = F._words_for(kind, size)
-        if need > len(words) - w:
-            break
-        out.append((name or "arg%d" % i, F._value(kind, size, words[w:w + need])))
-        w += need
-    return out
+    return [(name or "arg%d" % i, text)
+            for i, (name, text) in enumerate(F.arg_pairs(sig, words, strs, abi)) if name is not None]
 
 
 def _events(dump, tids):
@@ -62,7 +57,8 @@ def _events(dump, tids):
             continue                # too short for the common header: nothing to show
         tids.add((ev.cpu, tid, ev.pid))
         if ev.is_entry:
-            args = dict(_arg_pairs(d.sigs.get(ev.func), ev.args)) if ev.nargs else {}
+            args = dict(_arg_pairs(d.sigs.get(ev.func), ev.args, ev.strs,
+                                      F.ABI.get(d.arch, F.AAPCS64))) if ev.nargs else {}
             out.append({"name": name(ev.func), "ph": "B", "ts": us(ev.ts), "pid": ev.cpu,
                         "tid": tid, "args": args})
             stacks.setdefault(tid, []).append((ev.func, ev.cpu))

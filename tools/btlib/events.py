@@ -1,5 +1,7 @@
 """events.py — ring-buffer pages (Linux's page layout, trace/ring_buffer.h)
-to events, and the three event layouts of trace/trace.h and trace/graph.h.
+to events, and the three event layouts of trace/trace.h and trace/graph.h
+(funcgraph_entry: u16 nargs, u16 strs, then nargs argument words, then strs
+bytes of strings captured at the call, trace/fsig.h's records).
 
 Page: u64 time_stamp, u64 commit (data bytes; bit 31 events were lost before
 the page, bit 30 their count is stored after the data), then items:
@@ -14,12 +16,14 @@ FLAG_IRQS_OFF, FLAG_NEED_RESCHED, FLAG_HARDIRQ = 0x01, 0x04, 0x08
 MISSED_EVENTS, MISSED_STORED = 1 << 31, 1 << 30
 COMMIT_MASK = (1 << 27) - 1
 TS_BITS = 59
-MAX_ARGS = 8                 # GRAPH_MAX_ARGS
+MAX_ARGS = 32                # GRAPH_MAX_ARGS (FSIG_MAX_WORDS)
+STR_MAX = 32                 # FSIG_STR_MAX
+MAX_STRS = 8 * (2 + STR_MAX)   # FSIG_STRS_SIZE(FSIG_MAX_STRS)
 
 
 class Event:
     __slots__ = ("cpu", "ts", "lost", "data", "type", "flags", "preempt", "pid",
-                 "ip", "parent_ip", "func", "depth", "nargs", "args",
+                 "ip", "parent_ip", "func", "depth", "nargs", "args", "strs",
                  "retval", "overrun", "calltime", "rettime", "page", "offset", "buf")
 
     def __init__(self, cpu, ts, lost, data, page=None, offset=0):
@@ -30,15 +34,21 @@ class Event:
         self.depth = self.nargs = self.overrun = self.calltime = self.rettime = None
         self.retval = self.buf = None
         self.args = []
+        self.strs = b""
         if len(data) >= 8:
             self.type, self.flags, self.preempt, self.pid = struct.unpack_from("<HBBi", data)
         if self.type == TRACE_FN and len(data) >= 24:
             self.ip, self.parent_ip = struct.unpack_from("<QQ", data, 8)
         elif self.type == TRACE_GRAPH_ENT and len(data) >= 24:
-            self.func, self.depth, nargs = struct.unpack_from("<QII", data, 8)
-            room = (len(data) - 24) // 8
-            self.nargs = min(nargs, room, MAX_ARGS)
+            # As graph_output.c's load_entry bounds them.
+            self.func, self.depth, nargs, nstrs = struct.unpack_from("<QIHH", data, 8)
+            room = len(data) - 24
+            if nargs > room // 8 or nargs > MAX_ARGS:
+                nargs, nstrs = min(room // 8, MAX_ARGS), 0
+            self.nargs = nargs
             self.args = list(struct.unpack_from("<%dQ" % self.nargs, data, 24))
+            at = 24 + 8 * nargs
+            self.strs = bytes(data[at:at + min(nstrs, room - 8 * nargs, MAX_STRS)])
         elif self.type == TRACE_PRINT and len(data) > 16:     # trace_marker text
             self.ip = struct.unpack_from("<Q", data, 8)[0]
             raw = bytes(data[16:])

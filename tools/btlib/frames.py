@@ -133,7 +133,6 @@ class Dump:
         self.syms = []              # [(addr, size, name)] sorted
         self.sigs = {}              # ip -> Signature
         self.comms = {}             # pid -> comm
-        self.read_str = None        # guest memory's strings (fsig.format_args), if any
         self.end = None             # (nframes, pages, events)
 
     # ---- helpers for the writers

@@ -1,10 +1,10 @@
 """fsig.py — funcgraph-args / funcgraph-retval text from signatures, as
 trace/fsig.c prints it (fsig_format_args, fsig_format_ret).
 
-A `char *` argument with funcgraph-args-string: the guest reads the string
-from its memory when it prints.  A reader of guest memory (read_str, the
-gdb extension has one) gives the same text; without one (a dump: the host
-has only the buffer) it prints as its pointer.
+A `char *` argument with funcgraph-args-string: the string captured at the
+call travels in the entry event (trace/fsig.h's records: u8 word, u8 len |
+STR_CUT, len bytes), so a dump and gdb print the text the guest prints;
+without a record, the pointer.
 """
 VOID, INT, UINT, BOOL, ENUM, PTR, STR, OTHER, FLOAT, STRUCT, UNION = range(11)
 AGGREGATES = (OTHER, STRUCT, UNION)
@@ -27,33 +27,106 @@ def _cut_signed(v, size):
     return v - (1 << bits) if v >> (bits - 1) else v
 
 
-def _words_for(kind, size):
-    if kind == FLOAT:
-        return 0
-    if kind in AGGREGATES and WORD < size <= 2 * WORD:
-        return 2
-    return 1
+MAX_WORDS = 32                        # FSIG_MAX_WORDS
+AGG_WORDS = 8                         # FSIG_AGG_WORDS
+MAX_REFS = 4                          # FSIG_MAX_REFS
+
+# struct fsig_abi (trace/fsig.h): (gprs, fprs, big_byref, pair_even, split_stops)
+AAPCS64 = (8, 8, True, True, True)
+SYSV = (6, 8, False, False, False)
+ABI = {"arm64": AAPCS64, "x86_64": SYSV}
 
 
-STR_MAX = 32                          # trace/fsig.c: bytes of a string read
+def plan(params, abi):
+    """fsig.c's plan(): each parameter's (how, word, nwords), how one of
+    "words", "float", "none"; an entry's words are the registers, then the
+    stack words, then the by-reference aggregates' words."""
+    gprs, fprs, byref, pair_even, split_stops = abi
+    st = {"gpr": 0, "fpr": 0, "stack": 0}
+    refs = []                          # indexes into out, in order
+    out = []
+
+    def one():
+        if st["gpr"] < gprs:
+            st["gpr"] += 1
+            return ["words", st["gpr"] - 1, 1]
+        st["stack"] += 1
+        return ["words", gprs + st["stack"] - 1, 1]
+
+    for _, kind, size in params:
+        if kind == FLOAT:
+            if st["fpr"] < fprs:
+                st["fpr"] += 1
+            else:
+                st["stack"] += 2 if size > WORD else 1
+            out.append(["float", 0, 0])
+        elif kind in AGGREGATES and size > 2 * WORD:
+            n = (size + WORD - 1) // WORD
+            show = min(n, AGG_WORDS)
+            if byref:
+                one()
+                if len(refs) == MAX_REFS:
+                    out.append(["none", 0, 0])
+                else:
+                    refs.append(len(out))
+                    out.append(["ref", 0, show])
+            else:
+                out.append(["words", gprs + st["stack"], show])
+                st["stack"] += n
+        elif kind in AGGREGATES and size > WORD:
+            align16 = kind == OTHER and size == 2 * WORD
+            if pair_even and align16:
+                st["gpr"] += st["gpr"] & 1
+            if st["gpr"] + 2 <= gprs:
+                st["gpr"] += 2
+                out.append(["words", st["gpr"] - 2, 2])
+            else:
+                if split_stops:
+                    st["gpr"] = gprs
+                if align16:
+                    st["stack"] += st["stack"] & 1
+                st["stack"] += 2
+                out.append(["words", gprs + st["stack"] - 2, 2])
+        else:
+            out.append(one())
+    at = gprs + st["stack"]
+    for i in refs:
+        out[i] = ["words", at, out[i][2]]
+        at += out[i][2]
+    for p in out:
+        if p[0] == "words" and p[1] + p[2] > MAX_WORDS:
+            p[0] = "none"
+    return out
 
 
-def _str(p, read_str):
-    """put_str(): `"text"` of at most STR_MAX bytes, `...` after it if no NUL
-    in them, non-printables, `"` and `\\` as \\xNN; the pointer if
-    read_str(p, STR_MAX) gives None (a fault, or not ordinary memory)."""
-    s = read_str(p & M64, STR_MAX)
-    if s is None:
-        return _hex(p)
-    text = s.split(b"\0", 1)[0]
+STR_MAX = 32                          # FSIG_STR_MAX
+STR_CUT = 0x80                        # FSIG_STR_CUT
+
+
+def strings(strs):
+    """{word: (bytes, went_on)} of an entry's captured strings; a record cut
+    short ends them (fsig.c's find_str; the first record of a word wins)."""
+    out, at = {}, 0
+    while at + 2 <= len(strs):
+        n = strs[at + 1] & ~STR_CUT
+        if at + 2 + n > len(strs):
+            break
+        out.setdefault(strs[at], (bytes(strs[at + 2:at + 2 + n]), bool(strs[at + 1] & STR_CUT)))
+        at += 2 + n
+    return out
+
+
+def _str(text, went_on):
+    """put_str(): `"text"`, `...` after it if it went on; non-printables,
+    `"` and `\\` as \\xNN."""
     body = "".join(chr(c) if 0x20 <= c <= 0x7e and c not in (0x22, 0x5c) else "\\x%02x" % c
                    for c in text)
-    return '"' + body + '"' + ("" if s.endswith(b"\0") else "...")
+    return '"' + body + '"' + ("..." if went_on else "")
 
 
-def _value(kind, size, w, read_str=None):
-    if kind == STR and read_str:
-        return _str(w[0], read_str)
+def _value(kind, size, w, text=None):
+    if kind == STR and text is not None:
+        return _str(*text)
     if kind in (INT, ENUM):
         return str(_cut_signed(w[0], size))
     if kind in (UINT, BOOL):          # Linux: not BTF_INT_SIGNED, hex
@@ -62,27 +135,35 @@ def _value(kind, size, w, read_str=None):
         return "(float)"
     if kind in AGGREGATES:
         parts = [_hex(_cut(w[0], size) if size <= WORD else w[0])]
-        parts += [_hex(w[i]) for i in range(1, _words_for(kind, size))]
+        parts += [_hex(x) for x in w[1:]]
+        if size > len(w) * WORD:      # more than AGG_WORDS shown
+            parts.append("...")
         prefix = {STRUCT: "(STRUCT)", UNION: "(UNION)"}.get(kind, "")
         return prefix + "[" + ":".join(parts) + "]"
-    return _hex(w[0])                 # PTR, STR without a reader
+    return _hex(w[0])                 # PTR, STR without a captured string
 
 
-def format_args(sig, words, read_str=None):
-    """The argument list without parentheses.  read_str(addr, n): at most n
-    bytes of guest memory from addr, up to and with the first NUL, or None;
-    given only when funcgraph-args-string is on."""
+def arg_pairs(sig, words, strs=b"", abi=AAPCS64):
+    """[(name, text)] of the parameters recorded, in order; a last
+    (None, "...") where the words run out (Linux's mark past the recorded
+    registers)."""
+    texts = strings(strs)
+    out = []
+    for (name, kind, size), (how, w, n) in zip(sig.params, plan(sig.params, abi)):
+        if how == "none" or (how == "words" and w + n > len(words)):
+            out.append((None, "..."))
+            break
+        out.append((name, _value(kind, size, words[w:w + n], texts.get(w))))
+    return out
+
+
+def format_args(sig, words, strs=b"", abi=AAPCS64):
+    """The argument list without parentheses; strs: the entry's captured
+    strings (Event.strs); abi: the dump's arch's (ABI[arch])."""
     if sig is None:
         return ", ".join(_hex(w) for w in words)
-    out, w = [], 0
-    for name, kind, size in sig.params:
-        need = _words_for(kind, size)
-        if need > len(words) - w:
-            out.append("...")          # Linux's mark past the recorded registers
-            break
-        out.append((name + "=" if name else "") + _value(kind, size, words[w:w + need], read_str))
-        w += need
-    return ", ".join(out)
+    return ", ".join(t if n is None else (n + "=" if n else "") + t
+                     for n, t in arg_pairs(sig, words, strs, abi))
 
 
 def format_ret(sig, raw, hex_only):

@@ -135,8 +135,9 @@ class Printer:
     def args(self, ev):
         if not ev.nargs:
             return "()"
-        rs = self.d.read_str if self.opt(G_ARGS_STR) else None
-        return "(" + F.format_args(self.d.sigs.get(ev.func), ev.args, rs)[:LINE_MAX // 2 - 1] + ")"
+        abi = F.ABI.get(self.d.arch, F.AAPCS64)
+        return "(" + F.format_args(self.d.sigs.get(ev.func), ev.args, ev.strs,
+                                   abi)[:LINE_MAX // 2 - 1] + ")"
 
     def ret(self, func, raw):
         r = F.format_ret(self.d.sigs.get(func), raw, self.opt(G_RETVAL_HEX))[:63]

@@ -5,7 +5,11 @@ report 3.1.6 reads (docs/TOOLCHAIN-NOTES.md, "Formats and harnesses"):
   header_page, header_event       Linux's texts for the page and event header
   ftrace event formats            function, print, funcgraph_entry, funcgraph_exit
                                   describing OUR layouts (trace/trace.h,
-                                  trace/graph.h); trace-cmd finds the fields by
+                                  trace/graph.h; funcgraph_entry's argument
+                                  words and strings as one trailing array,
+                                  `unsigned long args[]`, of nargs * 8 +
+                                  strs bytes); trace-cmd
+                                  finds the fields by
                                   name (ip, parent_ip, func, depth, calltime,
                                   rettime, common_pid)
   event systems                   none
@@ -69,9 +73,15 @@ FORMATS = [
     _fmt("print", E.TRACE_PRINT,
          [("unsigned long ip", 8, 8, 0), ("char buf[]", 16, 0, 1)],
          '"%ps: %s", (void *)REC->ip, REC->buf'),
+    # Variable length: nargs argument words, then strs bytes of strings
+    # captured at the call (trace/fsig.h's records), in one trailing field
+    # declared as Linux declares its funcgraph_entry's args (a dynamic
+    # array of size 0: trace-cmd -R prints it "ARRAY[]"); a char array
+    # would be printed as text, and the words are not.
     _fmt("funcgraph_entry", E.TRACE_GRAPH_ENT,
          [("unsigned long func", 8, 8, 0), ("int depth", 16, 4, 1),
-          ("unsigned int nargs", 20, 4, 0)],
+          ("unsigned short nargs", 20, 2, 0), ("unsigned short strs", 22, 2, 0),
+          ("unsigned long args[]", 24, 0, 0)],
          '"--> %ps (%d)", (void *)REC->func, REC->depth'),
     _fmt("funcgraph_exit", E.TRACE_GRAPH_RET,
          [("unsigned long func", 8, 8, 0), ("unsigned long retval", 16, 8, 0),

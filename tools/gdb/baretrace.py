@@ -22,8 +22,8 @@ extension and the serial dump cannot drift apart.
 A guest stopped mid-write: a CPU with a writer inside a reservation is read
 up to its commit word (the unfinished event is left out), and a page state
 that makes no sense ends that CPU's walk with a note, never a loop.  char *
-arguments under funcgraph-args-string are read from guest memory as the
-guest reads them when it prints (guest_read_str).
+arguments under funcgraph-args-string print from the strings the entry
+events carry (captured at the call): guest memory is not read for them.
 
 Corrupt state (a wild write, a guest stopped in a bad place): nothing read
 from guest memory is trusted before it is checked.  Every pointer is read
@@ -153,27 +153,6 @@ def read_cstr(addr, limit=256, what="string"):
             return (out + chunk[:i]).decode("utf-8", "replace")
         out += chunk
     return out[:limit].decode("utf-8", "replace")
-
-
-def guest_read_str(addr, n, bi):
-    """fsig_port_read_str() (trace/fsig.c) from gdb: at most n bytes from
-    addr, up to and with the first NUL, or None where the guest's read gives
-    -EFAULT (addr outside [ram_start, heap_end) of boot_info bi, or a
-    fault).  One read for the n bytes; byte by byte only if that one fails
-    (the end of mapped memory may lie after the NUL)."""
-    if not bi["ram_start"] <= addr < bi["heap_end"]:
-        return None
-    try:
-        b = read(addr, n, "char * argument")
-    except BtError:
-        b = b""
-        while len(b) < n and not b.endswith(b"\0"):
-            try:
-                b += read(addr + len(b), 1, "char * argument")
-            except BtError:
-                return None
-    i = b.find(b"\0")
-    return b[:i + 1] if i >= 0 else b
 
 
 def _signed(t):
@@ -506,8 +485,6 @@ def build_dump():
     d = memsrc.make_dump(len(cpus), mult, load("trace_opts"), tracer_name(), arch_name(), pages,
                          [(cb.overrun, cb.dropped) for cb in cpus], syms, sigs, comms(pids),
                          sigs_loaded=loaded)
-    bi = load("boot_info")
-    d.read_str = lambda addr, n: guest_read_str(addr, n, bi)
     return d, notes, cpus, b
 
 

@@ -8,6 +8,7 @@
  * the console shell.  The boot CPU ends in its idle loop.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "boot/bench.h"

@@ -177,7 +177,7 @@ static inline __attribute__((always_inline)) bool graph_entry_event(struct cpu *
  * faulting: fsig_capture_words, fsig_capture_strs), so the event is sized
  * exactly.
  */
-static FTRACE_HOT __attribute__((used, noipa)) bool graph_entry_full(uintptr_t func,
+static FTRACE_HOT __attribute__((used)) noipa bool graph_entry_full(uintptr_t func,
 								     struct ftrace_regs *fregs,
 								     uint64_t calltime,
 								     uint64_t depth_preempt,

@@ -60,14 +60,14 @@ T int gw_mid(int x)
  * "version"; then a string longer than the bound (cut, marked), NULL, a
  * pointer outside RAM and an empty string.  noipa: the compiler must not
  * drop the first copy because gw_name does not read it. */
-__attribute__((noinline, noipa)) int gw_name(const char *name) { gw_sink = (long)name; return 0; }
-__attribute__((noinline, noipa)) int gw_names(const char *a, const char *b, const char *c,
+__attribute__((noinline)) noipa int gw_name(const char *name) { gw_sink = (long)name; return 0; }
+__attribute__((noinline)) noipa int gw_names(const char *a, const char *b, const char *c,
 					      const char *d)
 {
 	gw_sink = (long)a ^ (long)b ^ (long)c ^ (long)d;
 	return 0;
 }
-__attribute__((noinline, noipa)) void gw_strings(void)
+__attribute__((noinline)) noipa void gw_strings(void)
 {
 	char buf[16];
 	strcpy(buf, "version");
@@ -87,21 +87,21 @@ __attribute__((noinline, noipa)) void gw_strings(void)
 struct gw_pair { long a, b; };
 struct gw_big { long w[5]; };
 struct gw_huge { long w[12]; };
-__attribute__((noinline, noipa)) int gw_many(int a, int b, int c, int d, int e, int f, int g,
+__attribute__((noinline)) noipa int gw_many(int a, int b, int c, int d, int e, int f, int g,
 					     int h, int i, int j, const char *k)
 {
 	gw_sink = (long)k;
 	return a + b + c + d + e + f + g + h + i + j;
 }
-__attribute__((noinline, noipa)) long gw_big(struct gw_big b, int after)
+__attribute__((noinline)) noipa long gw_big(struct gw_big b, int after)
 {
 	return b.w[0] + b.w[4] + after;
 }
-__attribute__((noinline, noipa)) long gw_huge(int before, struct gw_huge h)
+__attribute__((noinline)) noipa long gw_huge(int before, struct gw_huge h)
 {
 	return h.w[0] + h.w[11] + before;
 }
-__attribute__((noinline, noipa)) long gw_mixed(int a, int b, int c, int d, int e, struct gw_pair p,
+__attribute__((noinline)) noipa long gw_mixed(int a, int b, int c, int d, int e, struct gw_pair p,
 					       int z)
 {
 	return a + b + c + d + e + p.a + p.b + z;

@@ -691,7 +691,7 @@ def shell_session(arch):
          ["echo: write error: Invalid argument (buffer_size_kb must be a number from 1 to 258984)"]
          and blocks.get("cat buffer_size_kb", [""])[0] == "1410"),
         ("line too long: refused, not run",
-         out.count("shell: line too long (at most 255 characters), not run") == 1),
+         out.count("shell: line too long (at most 255 bytes), not run") == 1),
         ("no such file", blocks.get("cat nosuchfile") == ["cat: nosuchfile: No such file or directory"]),
         ("unknown command", blocks.get("bogus") == ["bogus: command not found (try 'help')"]),
         ("a directory is no file", blocks.get("cat options") == ["cat: options: Is a directory"] and

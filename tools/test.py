@@ -428,7 +428,7 @@ def graph_boot_options(arch):
     lines = out.splitlines()
     ok = rc == 0 and calls == {("vfs_stat", 0): 1600, ("path_walk", 1): 1600} and \
         all(("ftrace_graph_max_depth: '%s' is not a depth (a number up to 4294967295, 0 for no "
-             "limit)" % v) in lines and
+             "limit)" % v if v else "ftrace_graph_max_depth: needs a value") in lines and
             ("baretrace: bad boot option 'ftrace_graph_max_depth=%s', ignored" % v) in lines
             for v in bad) and \
         "trace> cat max_graph_depth\n2\n" in out

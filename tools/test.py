@@ -634,13 +634,12 @@ def shell_session(arch):
     graph = blocks.get("cat trace", ["", "", ""])[2]
     symoff = re.findall(r"^ *\S+-\d+ +\[\d{3}\] \S{5} +\d+\.\d{6}: (\S+)$",
                         blocks.get("cat trace", ["", "", ""])[1], re.M)
-    # The timer's lookups are counted since boot, printed after the boot's
-    # own run and each of the session's four (function, function_graph,
-    # profiled, tracing_cpumask): a run's are the difference from the one
-    # before.
+    # The timer's lookups of each run, printed after the boot's own run and
+    # each of the session's four (function, function_graph, profiled,
+    # tracing_cpumask).
     ticks = [int(n) for n in re.findall(r"(\d+) lookups from the timer interrupt", out)]
-    irq_lookups = ticks[2] - ticks[1] if len(ticks) == 5 else -1      # the graph run
-    prof_irq = ticks[3] - ticks[2] if len(ticks) == 5 else -1         # the profiled one
+    irq_lookups = ticks[2] if len(ticks) == 5 else -1      # the graph run
+    prof_irq = ticks[3] if len(ticks) == 5 else -1         # the profiled one
     # trace_stat/functionN: "  name   hits    total us ..." summed over the CPUs.
     prof_hits, prof_heads = {}, 0
     for n in range(4):

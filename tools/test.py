@@ -16,6 +16,8 @@ Checks, each a line "ok - NAME" or "not ok - NAME" (with the evidence):
               ftrace suite under single-threaded TCG; a corrupted site refused
   ARCH shell a scripted shell session (tests/shell/session.txt) through piped stdin
   ARCH gdb    QEMU's gdbstub + gdb-multiarch (make gdb-ARCH's path) in batch mode
+  ARCH input  what the guest is given means that or is refused; make's status
+              (tools/checks_guestword.py)
   bench       tools/bench.py runs; every figure present, positive and finite
 
 Options: --arch arm64|x86_64 (repeatable), --only host|guest|demo|app|crash,
@@ -33,6 +35,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from bench_figures import FIGURES as BENCH_FIGURES  # noqa: E402
 import export_checks  # noqa: E402
+import checks_guestword  # noqa: E402
 from gdb_checks import gdb_trace_checks  # noqa: E402
 from checklib import run  # noqa: E402
 LOGS = os.path.join(ROOT, "build", "test-logs")
@@ -794,7 +797,7 @@ def main():
     args = ap.parse_args()
     arches = args.arch or ["arm64", "x86_64"]
     only = set(args.only or ["host", "guest", "demo", "app", "crash", "ftrace", "shell", "graph",
-                             "export", "gdb", "bench"])
+                             "export", "gdb", "bench", "input"])
     # Kernels first: the host BTF tests also decode their blobs.
     built = {}
     for arch in arches:
@@ -829,6 +832,8 @@ def main():
             gdb_trace_checks(arch, run, report, kernel_path, LOGS)
         if "app" in only:
             apps(arch)
+        if "input" in only:
+            checks_guestword.input_checks(arch, kernel_path, report, save_log)
     if "bench" in only and not args.arch:
         bench_smoke()
     passed = sum(1 for ok, _ in results if ok)

@@ -138,9 +138,7 @@ size_t glob_span(const char *s, char stop)
 	while (*p && *p != stop) {
 		if (*p == '[') {
 			const char *q = set_end(p);
-			if (!q)
-				return strlen(s);
-			p = q;
+			p = q ? q : p + 1;           /* unterminated: an ordinary '[' */
 		} else {
 			p += (*p == '\\' && p[1]) ? 2 : 1;
 		}

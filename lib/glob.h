@@ -18,8 +18,9 @@
 const char *glob_check(const char *pat);
 bool glob_match(const char *pat, const char *s);
 /* The length of s up to its first `stop` that is a character of its own:
- * not inside a set ("[...]", "[[:alpha:]]") nor escaped; strlen(s) if
- * none.  Where set_ftrace_filter's "glob:command" splits. */
+ * not inside a set ("[...]", "[[:alpha:]]") nor escaped (an unterminated
+ * '[' is no set); strlen(s) if none.  Where set_ftrace_filter's
+ * "glob:command" splits. */
 size_t glob_span(const char *s, char stop);
 /* True if pat has no wildcard: it can match only the string itself. */
 bool glob_is_literal(const char *pat);

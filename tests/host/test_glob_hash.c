@@ -59,7 +59,7 @@ static void glob_errors(void **state __attribute__((unused)))
 	assert_int_equal(glob_span("[[:alpha:]]*:traceoff:3", ':'), 12);
 	assert_int_equal(glob_span("[]:]x:t", ':'), 5);
 	assert_int_equal(glob_span("a\\:b:t", ':'), 4);
-	assert_int_equal(glob_span("[oops:t", ':'), 7);
+	assert_int_equal(glob_span("[oops:t", ':'), 5);
 	assert_false(glob_match("ft_[abc", "ft_a"));
 	assert_true(glob_is_literal("schedule"));
 	assert_false(glob_is_literal("sched*"));

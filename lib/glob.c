@@ -4,7 +4,6 @@
  * two-pointer walk), so the cost is O(len(pat) * len(s)) at worst.
  */
 #include <stddef.h>
-#include <string.h>
 
 #include "lib/glob.h"
 

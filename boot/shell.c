@@ -6,8 +6,10 @@
  * character, Ctrl-U erases the line, Ctrl-C abandons it.  A terminal's
  * escape sequence (an arrow or function key) is dropped whole with a bell;
  * any other control byte makes the line refused when it ends: no byte
- * typed is dropped or changed in a line that runs.  A line is first offered to the tracefs commands (trace/tracefs.c:
- * cat, echo), then looked up in `commands`; an unknown one is reported and
+ * typed is dropped or changed in a line that runs.
+ *
+ * A line is first offered to the tracefs commands (trace/tracefs.c: cat,
+ * echo), then looked up in `commands`; an unknown one is reported and
  * changes nothing.
  *
  * Script mode (bt.script, set by tools/qemu-run.sh when stdin is a pipe or a

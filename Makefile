@@ -18,6 +18,18 @@ MEM     ?= 512M
 DEMO_FUNCS := demo_main,worker_main,demo_tick,vfs_stat,path_walk,walk_component,follow_link,dir_lookup,kind_name,inode_size,tree_bytes
 CMDLINE ?= ftrace=function_graph trace_options=funcgraph-args,funcgraph-retval,funcgraph-args-string \
 	ftrace_filter=$(DEMO_FUNCS) trace_buf_size=16k
+# CMDLINE reaches the guest byte for byte (quotes, $, backslashes, runs of
+# blanks): a value given on make's command line or in the environment is
+# taken unexpanded, and goes to tools/qemu-run.sh through the environment
+# (BT_CMDLINE), never through a shell's word splitting.  CMDLINE itself is
+# not exported (make would expand it for that).
+ifneq ($(filter command line environment environment override,$(origin CMDLINE)),)
+BT_CMDLINE := $(value CMDLINE)
+else
+BT_CMDLINE := $(CMDLINE)
+endif
+export BT_CMDLINE
+unexport CMDLINE
 APP     ?=
 ACCEL   ?= tcg
 ARCH    ?= arm64
@@ -37,11 +49,17 @@ $(DEPS_STAMP): tools/deps.sh
 	@tools/deps.sh packages
 	@mkdir -p build && touch $@
 
+# The run is this recipe's last command, not a sub-make's, so make's
+# error line names its status ("Error 124"); make itself exits 2 for any
+# failure.  tools/make-run exits with the run's own status (BT_RUN_STATUS:
+# a file the recipe writes it to).
 qemu-arm64 qemu-x86_64: qemu-%: deps
-	@$(MAKE) --no-print-directory ARCH=$* run
+	@$(MAKE) --no-print-directory ARCH=$* kernel
+	@$(call qemu_run,$*,$(call bdir,$*))
 
 gdb-arm64 gdb-x86_64: gdb-%: deps
-	@$(MAKE) --no-print-directory ARCH=$* gdb
+	@$(MAKE) --no-print-directory ARCH=$* kernel
+	@GDB=1 $(call qemu_run,$*,$(call bdir,$*))
 
 test: deps
 	@tools/test.py
@@ -78,7 +96,8 @@ ifneq ($(NOINSTR),)
 INSTR_CFLAGS :=
 endif
 # BENCH_FUNCS=1: link 50,000 generated functions for the patching benchmark.
-B        := build/$(ARCH)$(if $(CLANG),-clang)$(APPTAG)$(if $(NOINSTR),-noinstr)$(if $(BENCH_FUNCS),-bf)
+bdir      = build/$(1)$(if $(CLANG),-clang)$(APPTAG)$(if $(NOINSTR),-noinstr)$(if $(BENCH_FUNCS),-bf)
+B        := $(call bdir,$(ARCH))
 
 CFLAGS_BASE := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Werror \
 	-ffreestanding -fno-pic -fno-pie -fno-stack-protector -fno-omit-frame-pointer \
@@ -249,7 +268,6 @@ APP_INITRD := $(B)/initrd.cpio
 $(APP_INITRD): $(B)/kernel.btf tools/mkinitrd.py FORCE
 	tools/mkinitrd.py $@ $(B)/kernel.btf $(APP_DATA_DIR)
 kernel: $(APP_INITRD)
-run gdb: export INITRD := $(abspath $(APP_INITRD))
 endif
 .PHONY: FORCE
 
@@ -299,12 +317,17 @@ print-kernel:
 print-initrd:
 	@echo $(APP_INITRD)
 
-QEMU_RUN := tools/qemu-run.sh $(ARCH) $(B)/kernel.elf
+# $(call qemu_run,ARCH,BUILD_DIR): boot that kernel with $BT_CMDLINE; the
+# recipe's status is the run's, also written to $BT_RUN_STATUS if set.
+# APP_DATA: the archive beside that kernel is the initrd.
+qemu_run = SMP=$(SMP) MEM=$(MEM) ACCEL=$(ACCEL) \
+	$(if $(APP_DATA),INITRD=$(abspath $(2))/initrd.cpio) tools/qemu-run.sh $(1) $(2)/kernel.elf \
+	"$$BT_CMDLINE"; rc=$$?; [ -z "$$BT_RUN_STATUS" ] || echo $$rc > "$$BT_RUN_STATUS"; exit $$rc
 
 run: kernel
-	@SMP=$(SMP) MEM=$(MEM) ACCEL=$(ACCEL) $(QEMU_RUN) "$(CMDLINE)"
+	@$(call qemu_run,$(ARCH),$(B))
 
 gdb: kernel
-	@SMP=$(SMP) MEM=$(MEM) ACCEL=$(ACCEL) GDB=1 $(QEMU_RUN) "$(CMDLINE)"
+	@GDB=1 $(call qemu_run,$(ARCH),$(B))
 
 -include $(OBJS:.o=.d)

@@ -57,6 +57,17 @@ void bench_print_na(const char *name, const char *unit, const char *why)
 	kprintf("bench: %s value=na unit=%s why=\"%s\"\n", name, unit, why);
 }
 
+/* Is the name spec[0, len) that of a case (or "all")? */
+static bool names_a_case(const char *name, size_t len)
+{
+	if (len == 3 && strncmp(name, "all", 3) == 0)
+		return true;
+	for (const struct bench_case *b = __benchcases_start; b < __benchcases_end; b++)
+		if (strlen(b->name) == len && strncmp(b->name, name, len) == 0)
+			return true;
+	return false;
+}
+
 static int selected(const char *spec, const char *name)
 {
 	if (strcmp(spec, "all") == 0)
@@ -72,11 +83,26 @@ static int selected(const char *spec, const char *name)
 	return 0;
 }
 
+/* Every name in spec is checked first: one that names no case is
+ * reported and nothing runs (status 1), as is a spec naming none. */
 int bench_run(const char *spec)
 {
-	int ran = 0;
+	int ran = 0, unknown = 0;
 	kprintf("bench: start arch=%s counter_hz=%llu\n", ARCH_NAME,
 		(unsigned long long)arch_counter_hz());
+	for (const char *p = spec; *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (!names_a_case(p, len)) {
+			kprintf("bench: no benchmark matches '%.*s'\n", (int)len, p);
+			unknown++;
+		}
+		p += len + (end ? 1 : 0);
+	}
+	if (unknown) {
+		kprintf("bench: done 0 (%d name(s) matched nothing)\n", unknown);
+		return 1;
+	}
 	for (const struct bench_case *b = __benchcases_start; b < __benchcases_end; b++)
 		if (selected(spec, b->name)) {
 			b->fn();

@@ -4,12 +4,13 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "boot/boot_info.h"
 #include "boot/cmdline.h"
 #include "boot/console.h"
 
 extern const struct bt_param __bt_params_start[], __bt_params_end[];
 
-static char copy[1024];       /* the handlers keep pointers into it */
+static char copy[CMDLINE_MAX];        /* the handlers keep pointers into it */
 
 static const struct bt_param *find(const char *name)
 {
@@ -42,27 +43,46 @@ static char *next_token(char **s)
 	return start;
 }
 
+/* What p takes, checked against the value given (NULL: no '='); the
+ * reason it is refused, or NULL. */
+static const char *value_refused(const struct bt_param *p, const char *v)
+{
+	switch (p->value) {
+	case BT_NO_VALUE:
+		return v ? "takes no value" : NULL;
+	case BT_OPT_VALUE:
+		return v && !*v ? "an empty value" : NULL;
+	default:
+		return !v || !*v ? "needs a value" : NULL;
+	}
+}
+
 int cmdline_parse(const char *cmdline)
 {
 	int bad = 0;
-	if (strlen(cmdline) >= sizeof(copy)) {
-		kprintf("baretrace: command line longer than %u bytes, ignored\n",
-			(unsigned)sizeof(copy) - 1);
+	if (strlen(cmdline) >= sizeof(copy))      /* kernel_main refused it already */
 		return 1;
-	}
 	strcpy(copy, cmdline);
 	char *s = copy, *tok;
 	while ((tok = next_token(&s))) {
 		char *eq = strchr(tok, '=');
 		if (eq)
 			*eq = '\0';
+		const char *v = eq ? eq + 1 : NULL;
 		const struct bt_param *p = find(tok);
+		const char *why = p ? value_refused(p, v) : NULL;
+		/* An option is named in at most 200 bytes: kprintf's line is 512. */
 		if (!p) {
-			kprintf("baretrace: unknown boot option '%s', ignored\n", tok);
+			kprintf("baretrace: unknown boot option '%.200s%s', ignored\n", tok,
+				strlen(tok) > 200 ? "..." : "");
 			bad++;
-		} else if (p->set(eq ? eq + 1 : NULL) != 0) {
-			kprintf("baretrace: bad boot option '%s%s%s', ignored\n", tok,
-				eq ? "=" : "", eq ? eq + 1 : "");
+			continue;
+		}
+		if (why)
+			kprintf("%s: %s\n", tok, why);
+		if (why || p->set(v) != 0) {
+			kprintf("baretrace: bad boot option '%s%s%.200s%s', ignored\n", tok,
+				eq ? "=" : "", eq ? v : "", eq && strlen(v) > 200 ? "..." : "");
 			bad++;
 		}
 	}

@@ -36,16 +36,17 @@ static const char *bench_spec;
 bool console_interactive, console_script;
 uint64_t boot_start_ns, workload_start_ns;
 
-static int opt_test(const char *v) { test_spec = v; return v && *v ? 0 : -1; }
-static int opt_test_slow(const char *v) { test_slow = true; return v ? -1 : 0; }
-static int opt_interactive(const char *v) { console_interactive = true; return v ? -1 : 0; }
-static int opt_bench(const char *v) { bench_spec = v; return v && *v ? 0 : -1; }
+/* cmdline_parse has checked what each takes (a value, or none). */
+static int opt_test(const char *v) { test_spec = v; return 0; }
+static int opt_test_slow(const char *v) { test_slow = true; return 0; }
+static int opt_interactive(const char *v) { console_interactive = true; return 0; }
+static int opt_bench(const char *v) { bench_spec = v; return 0; }
+static int opt_script(const char *v) { console_script = true; return 0; }
 BT_PARAM("bt.bench", opt_bench, "run benchmarks (all or a,b,c) and power off");
 BT_PARAM("bt.test", opt_test, "run in-guest test suites (all or a,b,c) and power off");
-BT_PARAM("bt.test_slow", opt_test_slow, "include slow test cases");
-BT_PARAM("bt.interactive", opt_interactive, "a terminal is attached: stay at the shell");
-static int opt_script(const char *v) { console_script = true; return v ? -1 : 0; }
-BT_PARAM("bt.script", opt_script, "stdin is a script of shell commands, ended by Ctrl-D");
+BT_PARAM_FLAG("bt.test_slow", opt_test_slow, "include slow test cases");
+BT_PARAM_FLAG("bt.interactive", opt_interactive, "a terminal is attached: stay at the shell");
+BT_PARAM_FLAG("bt.script", opt_script, "stdin is a script of shell commands, ended by Ctrl-D");
 
 /*
  * newlib allocates parts of its (one, global) reent on first use: with
@@ -115,9 +116,18 @@ void kernel_main(struct boot_info *bi)
 	clock_init();
 	boot_start_ns = clock_ns();
 	timekeeping_init();
-	kprintf("baretrace (%s): %lu MiB heap, counter %llu Hz, command line \"%s\"\n",
+	kprintf("baretrace (%s): %lu MiB heap, counter %llu Hz, command line \"",
 		ARCH_NAME, (unsigned long)(heap_size() >> 20),
-		(unsigned long long)arch_counter_hz(), bi->cmdline);
+		(unsigned long long)arch_counter_hz());
+	console_write(bi->cmdline, strlen(bi->cmdline));     /* whole: kprintf's lines are shorter */
+	kprintf("\"\n");
+	/* Cut, the line could mean something else (a half option, a script
+	 * that never runs): the run fails instead. */
+	if (bi->cmdline_len >= CMDLINE_MAX) {
+		kprintf("baretrace: the command line has %zu bytes, more than the %u this kernel "
+			"takes: not run\n", bi->cmdline_len, CMDLINE_MAX - 1);
+		arch_poweroff(1);
+	}
 	cmdline_parse(bi->cmdline);
 	initrd_init();                /* before btf= reads boot_info.initrd_* */
 	sched_init_cpu();

@@ -161,6 +161,10 @@ void schedule(void)
 	next->cpus_seen |= 1u << c->id;
 	next->switches_in++;
 	arch_set_current(c, next);
+	/* The task context's recursion bits are the running thread's: held
+	 * by a callback they never cross a switch (callbacks do not sleep),
+	 * so here they are prev's own, and next brings its own. */
+	c->trace_recursion = (c->trace_recursion & ~prev->trace_held) | next->trace_held;
 	c->switches++;
 	c->switch_prev = prev;
 	c->switch_requeue = requeue;
@@ -200,8 +204,9 @@ notrace void preempt_check_resched(void)
 	 * reach excludes this function, preempt_enable() and schedule(),
 	 * checked at build time by tools/check-nofp.py): the thread may be
 	 * running on a trampoline's frame, and schedule() is a quiescent
-	 * point that would let that trampoline be freed. */
-	if (this_cpu()->trace_recursion == 0 &&
+	 * point that would let that trampoline be freed.  The bits a thread
+	 * holds for itself while not traced, trace_held, are no callback's.) */
+	if (this_cpu()->trace_recursion == current_thread()->trace_held &&
 	    current_thread()->preempt_count == 0 && !in_interrupt() &&
 	    __atomic_load_n(&this_cpu()->need_resched, __ATOMIC_RELAXED) &&
 	    arch_irqs_enabled()) {          /* else the caller cannot switch */

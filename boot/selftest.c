@@ -129,9 +129,32 @@ static bool run_suite(unsigned index, const char *suite, bool slow)
 	return fail == 0 && !lost;
 }
 
+/* Names in spec that are no suite's (spec[0, len) each), reported; 0 for "all". */
+static unsigned unknown_suites(const char *spec)
+{
+	unsigned unknown = 0;
+	if (strcmp(spec, "all") == 0)
+		return 0;
+	for (const char *p = spec; *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		bool found = false;
+		for (const struct test_case *t = __testcases_start; t < __testcases_end && !found; t++)
+			found = strlen(t->suite) == len && strncmp(t->suite, p, len) == 0;
+		if (!found) {
+			kprintf("# no test suite matches \"%.*s\"\n", (int)len, p);
+			unknown++;
+		}
+		p += len + (end ? 1 : 0);
+	}
+	return unknown;
+}
+
 int test_run(const char *spec, bool slow)
 {
 	const struct test_case *first[64];
+	if (unknown_suites(spec))
+		return 1;                  /* nothing runs: the spec is not what was meant */
 	unsigned n = list_suites(spec, first, 64), failed = 0;
 	kprintf("KTAP version 1\n1..%u\n", n);
 	if (n == 0)

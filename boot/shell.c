@@ -1,10 +1,15 @@
 /*
  * shell.c — the console shell (`trace>`): line editing and a command table.
  *
- * Line editing: printable bytes and tabs (blanks, shown as spaces) are
- * echoed, backspace/DEL erases one, Ctrl-U erases the line, Ctrl-C abandons
- * it.  A line is first offered to the tracefs commands (trace/tracefs.c:
- * cat, echo), then looked up in `commands`; an unknown one is reported and
+ * Line editing: printable bytes, bytes from 0x80 (UTF-8, kept as typed)
+ * and tabs (blanks, shown as spaces) are echoed, backspace/DEL erases one
+ * character, Ctrl-U erases the line, Ctrl-C abandons it.  A terminal's
+ * escape sequence (an arrow or function key) is dropped whole with a bell;
+ * any other control byte makes the line refused when it ends: no byte
+ * typed is dropped or changed in a line that runs.
+ *
+ * A line is first offered to the tracefs commands (trace/tracefs.c: cat,
+ * echo), then looked up in `commands`; an unknown one is reported and
  * changes nothing.
  *
  * Script mode (bt.script, set by tools/qemu-run.sh when stdin is a pipe or a
@@ -77,37 +82,75 @@ static int cmd_help(const char *args)
 
 #define LINE_TOO_LONG -3
 
+#define LINE_CONTROL -4
+
+/* An escape sequence's bytes after ESC (a key such as an arrow: ESC [ A,
+ * ESC O P, ESC [ 1 ; 5 C, or ESC and one byte), read to its end and
+ * dropped whole, with a bell: no part of it reaches the line.  A control
+ * byte inside it ends it and is returned, to be taken as typed; else -1. */
+static int skip_escape(void)
+{
+	console_write("\a", 1);
+	int c = console_getc();
+	if (c < 32 || c == 127)
+		return c;
+	if (c != '[' && c != 'O')
+		return -1;                            /* ESC x: one byte */
+	bool csi = c == '[';
+	for (;;) {
+		c = console_getc();
+		if (c < 32 || c == 127)
+			return c;
+		/* CSI: parameter and intermediate bytes (0x20-0x3f), then a
+		 * final byte (0x40-0x7e); SS3 (ESC O): one final byte. */
+		if (!csi || c >= 0x40)
+			return -1;
+	}
+}
+
 /* Read one line with editing into buf; returns its length, -1 on Ctrl-C,
  * END_OF_SCRIPT on Ctrl-D at the start of a line, LINE_TOO_LONG for a line
  * that did not fit (read to its end, and not run: a cut line could be
- * another command). */
-static int read_line(char *buf, size_t size)
+ * another command), LINE_CONTROL for a line with a control byte that is
+ * no editing key (read to its end, not run: dropping the byte would run
+ * another line than the one typed; *bad is the first such byte).  Bytes
+ * from 0x80 (UTF-8) are kept as typed and echoed; a backspace erases a
+ * whole UTF-8 character. */
+static int read_line(char *buf, size_t size, int *bad)
 {
 	size_t n = 0;
 	bool too_long = false;
-	for (;;) {
-		int c = console_getc();
-		if (c == 4 && n == 0)                         /* Ctrl-D */
+	*bad = -1;
+	for (int c = console_getc();; c = console_getc()) {
+		while (c == 27)                               /* ESC: a key, dropped */
+			c = skip_escape();
+		if (c < 0)
+			continue;
+		if (c == 4 && n == 0 && *bad < 0)             /* Ctrl-D */
 			return END_OF_SCRIPT;
 		if (c == '\r' || c == '\n') {
 			kprintf("\n");
 			buf[n] = '\0';
-			return too_long ? LINE_TOO_LONG : (int)n;
+			return too_long ? LINE_TOO_LONG : *bad >= 0 ? LINE_CONTROL : (int)n;
 		} else if (c == 3) {                          /* Ctrl-C */
 			kprintf("^C\n");
 			return -1;
 		} else if (c == 21) {                         /* Ctrl-U */
 			too_long = false;
+			*bad = -1;
 			while (n) {
-				kprintf("\b \b");
-				n--;
+				if (((unsigned char)buf[--n] & 0xc0) != 0x80)
+					kprintf("\b \b");
 			}
 		} else if (c == 8 || c == 127) {              /* backspace */
+			/* One character: its continuation bytes, then its first. */
+			while (n && ((unsigned char)buf[n - 1] & 0xc0) == 0x80)
+				n--;
 			if (n) {
 				kprintf("\b \b");
 				n--;
 			}
-		} else if ((c >= 32 && c < 127) || c == '\t') {
+		} else if (c >= 32 || c == '\t') {
 			if (n + 1 >= size) {
 				too_long = true;
 				continue;
@@ -117,6 +160,8 @@ static int read_line(char *buf, size_t size)
 			 * shown as one column, so a backspace erases it. */
 			char e = c == '\t' ? ' ' : (char)c;
 			console_write(&e, 1);
+		} else if (*bad < 0) {
+			*bad = c;                             /* refused at the end */
 		}
 	}
 }
@@ -146,14 +191,18 @@ void shell_main(bool script)
 		kprintf("baretrace: shell ready; 'help' lists the commands, 'poweroff' leaves\n");
 	while (!poweroff_requested) {
 		kprintf("trace> ");
-		int n = read_line(line, sizeof(line));
+		int bad;
+		int n = read_line(line, sizeof(line), &bad);
 		if (n == END_OF_SCRIPT) {
 			if (script)
 				break;
 			continue;                             /* a terminal: not an exit */
 		}
 		if (n == LINE_TOO_LONG) {
-			kprintf("shell: line too long (at most %d characters), not run\n", LINE_MAX - 1);
+			kprintf("shell: line too long (at most %d bytes), not run\n", LINE_MAX - 1);
+			failed++;
+		} else if (n == LINE_CONTROL) {
+			kprintf("shell: control character 0x%02x in the line, not run\n", bad);
 			failed++;
 		} else if (n >= 0 && execute(line) != 0) {
 			failed++;

@@ -7,7 +7,9 @@
 
 #include "lib/glob.h"
 
-/* Match one set at *pp against c; advances *pp past the set.  -1: malformed. */
+/* Match one set at *pp against c; advances *pp past the set.  -1:
+ * unterminated; -2: a POSIX class ([:alpha:], [=a=], [.a.]), which is
+ * not supported (Linux's glob has none either). */
 static int match_set(const char **pp, char c)
 {
 	const char *p = *pp + 1;             /* past '[' */
@@ -18,6 +20,8 @@ static int match_set(const char **pp, char c)
 	}
 	bool first = true;
 	while (*p && (first || *p != ']')) {
+		if (*p == '[' && (p[1] == ':' || p[1] == '=' || p[1] == '.'))
+			return -2;
 		char lo = *p, hi;
 		if (lo == '\\' && p[1])
 			lo = *++p;
@@ -49,7 +53,10 @@ const char *glob_check(const char *pat)
 				return "pattern ends with '\\'";
 			p += 2;
 		} else if (*p == '[') {
-			if (match_set(&p, 'a') < 0)
+			int m = match_set(&p, 'a');
+			if (m == -2)
+				return "character classes ('[:alpha:]' and the like) are not supported";
+			if (m < 0)
 				return "unterminated '[' in pattern";
 		} else {
 			p++;
@@ -108,4 +115,32 @@ bool glob_is_literal(const char *pat)
 		if (*pat == '*' || *pat == '?' || *pat == '[' || *pat == '\\')
 			return false;
 	return true;
+}
+
+/* Past the set at p ('['), as match_set reads its extent (a first ']' or
+ * an escaped one is a member); NULL if it is never closed. */
+static const char *set_end(const char *p)
+{
+	p++;
+	if (*p == '!' || *p == '^')
+		p++;
+	if (*p == ']')
+		p++;
+	while (*p && *p != ']')
+		p += (*p == '\\' && p[1]) ? 2 : 1;
+	return *p ? p + 1 : NULL;
+}
+
+size_t glob_span(const char *s, char stop)
+{
+	const char *p = s;
+	while (*p && *p != stop) {
+		if (*p == '[') {
+			const char *q = set_end(p);
+			p = q ? q : p + 1;           /* unterminated: an ordinary '[' */
+		} else {
+			p += (*p == '\\' && p[1]) ? 2 : 1;
+		}
+	}
+	return (size_t)(p - s);
 }

@@ -10,7 +10,10 @@
 #
 # Exit status: the guest's own (0 = success), 124 on timeout, 99 if the guest
 # ended without saying (reset, triple fault); non-zero if QEMU itself failed
-# (x86-64: 98, arm64: QEMU's own 1).
+# (x86-64: 98, arm64: QEMU's own 1); 2 if the command line (with the
+# bt.script / bt.interactive this adds) is longer than the guest takes
+# (CMDLINE_MAX - 1 bytes, boot/boot_info.h): QEMU is not started.
+# CMDLINE_CHECK=0 (tests) leaves that check to the guest.
 set -u
 arch=$1; elf=$2; cmdline=${3:-}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,6 +39,15 @@ interactive=0 script=0
 [ $interactive = 0 ] && { [ -p /dev/stdin ] || [ -f /dev/stdin ]; } && script=1
 [ $interactive = 1 ] && cmdline="bt.interactive $cmdline"
 [ $script = 1 ] && cmdline="bt.script $cmdline"
+# Refused here, not only by the guest: QEMU's x86-64 PVH option ROM copies
+# -append into a 4 KiB buffer of its own without a bound, so a longer line
+# overruns it before the guest can say anything.
+max=$(sed -n 's/^#define CMDLINE_MAX \([0-9][0-9]*\).*/\1/p' "$here/boot/boot_info.h")
+len=$(printf %s "$cmdline" | LC_ALL=C wc -c)
+if [ "${CMDLINE_CHECK:-1}" != 0 ] && [ "$len" -ge "${max:?CMDLINE_MAX not found}" ]; then
+	echo "qemu-run: the command line has $len bytes, more than the $((max - 1)) the guest takes: not run" >&2
+	exit 2
+fi
 args+=(-append "$cmdline")
 
 if [ "${GDB:-0}" = 1 ]; then

@@ -24,6 +24,8 @@ Checks, each a line "ok - NAME" or "not ok - NAME" (with the evidence):
               (tools/checks_thirdparty.py)
   ARCH clang  the kernel built by clang (CC=clang): builds, suites, golden graph,
               demo (tools/checks_clang.py)
+  ARCH input  what the guest is given means that or is refused; make's status
+              (tools/checks_guestword.py)
   bench       tools/bench.py runs; every figure present, positive and finite
 
 Options: --arch arm64|x86_64 (repeatable), --only host|guest|demo|app|crash,
@@ -48,6 +50,7 @@ from checks_gdb_corrupt import gdb_corrupt_checks  # noqa: E402
 import checks_rbresize  # noqa: E402
 import checks_clang  # noqa: E402
 from checks_stack import stack_overflow  # noqa: E402
+import checks_guestword  # noqa: E402
 from checklib import run  # noqa: E402
 LOGS = os.path.join(ROOT, "build", "test-logs")
 SMP = 4
@@ -444,7 +447,7 @@ def graph_boot_options(arch):
     lines = out.splitlines()
     ok = rc == 0 and calls == {("vfs_stat", 0): 1600, ("path_walk", 1): 1600} and \
         all(("ftrace_graph_max_depth: '%s' is not a depth (a number up to 4294967295, 0 for no "
-             "limit)" % v) in lines and
+             "limit)" % v if v else "ftrace_graph_max_depth: needs a value") in lines and
             ("baretrace: bad boot option 'ftrace_graph_max_depth=%s', ignored" % v) in lines
             for v in bad) and \
         "trace> cat max_graph_depth\n2\n" in out
@@ -650,13 +653,12 @@ def shell_session(arch):
     graph = blocks.get("cat trace", ["", "", ""])[2]
     symoff = re.findall(r"^ *\S+-\d+ +\[\d{3}\] \S{5} +\d+\.\d{6}: (\S+)$",
                         blocks.get("cat trace", ["", "", ""])[1], re.M)
-    # The timer's lookups are counted since boot, printed after the boot's
-    # own run and each of the session's four (function, function_graph,
-    # profiled, tracing_cpumask): a run's are the difference from the one
-    # before.
+    # The timer's lookups of each run, printed after the boot's own run and
+    # each of the session's four (function, function_graph, profiled,
+    # tracing_cpumask).
     ticks = [int(n) for n in re.findall(r"(\d+) lookups from the timer interrupt", out)]
-    irq_lookups = ticks[2] - ticks[1] if len(ticks) == 5 else -1      # the graph run
-    prof_irq = ticks[3] - ticks[2] if len(ticks) == 5 else -1         # the profiled one
+    irq_lookups = ticks[2] if len(ticks) == 5 else -1      # the graph run
+    prof_irq = ticks[3] if len(ticks) == 5 else -1         # the profiled one
     # trace_stat/functionN: "  name   hits    total us ..." summed over the CPUs.
     prof_hits, prof_heads = {}, 0
     for n in range(4):
@@ -707,7 +709,7 @@ def shell_session(arch):
          ["echo: write error: Invalid argument (buffer_size_kb must be a number from 1 to 258984)"]
          and blocks.get("cat buffer_size_kb", [""])[0] == "1410"),
         ("line too long: refused, not run",
-         out.count("shell: line too long (at most 255 characters), not run") == 1),
+         out.count("shell: line too long (at most 255 bytes), not run") == 1),
         ("no such file", blocks.get("cat nosuchfile") == ["cat: nosuchfile: No such file or directory"]),
         ("unknown command", blocks.get("bogus") == ["bogus: command not found (try 'help')"]),
         ("a directory is no file", blocks.get("cat options") == ["cat: options: Is a directory"] and
@@ -811,7 +813,7 @@ def main():
     args = ap.parse_args()
     arches = args.arch or ["arm64", "x86_64"]
     only = set(args.only or ["host", "guest", "demo", "app", "crash", "ftrace", "shell", "graph",
-                             "export", "gdb", "thirdparty", "bench", "clang"])
+                             "export", "gdb", "thirdparty", "bench", "clang", "input"])
     # Kernels first: the host BTF tests also decode their blobs.
     built, thirdparty_cache = {}, {}
     for arch in arches:
@@ -854,6 +856,8 @@ def main():
                                          save_log, thirdparty_cache)
         if "clang" in only:
             checks_clang.clang_group(arch, report, save_log, mask_durations)
+        if "input" in only:
+            checks_guestword.input_checks(arch, kernel_path, report, save_log)
     if "app" in only:
         checks_libc.mkinitrd_refusals(report)
     if "bench" in only and not args.arch:

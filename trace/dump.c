@@ -506,7 +506,7 @@ static int opt_dump_on_oops(const char *v)
 	panic_hook = dump_on_oops == OOPS_OFF ? NULL : dump_on_panic;
 	return 0;
 }
-BT_PARAM("ftrace_dump_on_oops", opt_dump_on_oops,
+BT_PARAM_OPT("ftrace_dump_on_oops", opt_dump_on_oops,
 	 "print the trace on a panic (=binary: the framed binary dump)");
 
 /* ---- On warnings ------------------------------------------------------------- */
@@ -523,5 +523,5 @@ static int opt_traceoff_on_warning(const char *v)
 	warn_hook = traceoff_on_warn;
 	return 0;
 }
-BT_PARAM("traceoff_on_warning", opt_traceoff_on_warning,
+BT_PARAM_OPT("traceoff_on_warning", opt_traceoff_on_warning,
 	 "a warning turns tracing off (the trace before it survives)");

@@ -57,6 +57,33 @@ void ftrace_kill(const char *why)
 	kprintf("ftrace: tracing disabled: %s\n", why);
 }
 
+/* The task context's bits: the callbacks' and the list function's. */
+#define TASK_RECURSION_BITS (1u | (1u << FTRACE_RECURSION_LIST_SHIFT))
+
+void ftrace_thread_notrace_begin(void)
+{
+	/* Interrupts off: the thread's word and its CPU's change together
+	 * (a switch in between would move stale bits), and an interrupt,
+	 * which leaves trace_recursion as it found it, cannot come between
+	 * the read and the write of it. */
+	unsigned long f = arch_irq_save();
+	struct thread *t = current_thread();
+	if (t->trace_held)
+		panic("ftrace_thread_notrace_begin: %s is not traced already", t->name);
+	t->trace_held = TASK_RECURSION_BITS;
+	this_cpu()->trace_recursion |= TASK_RECURSION_BITS;
+	arch_irq_restore(f);
+}
+
+void ftrace_thread_notrace_end(void)
+{
+	unsigned long f = arch_irq_save();
+	struct thread *t = current_thread();
+	this_cpu()->trace_recursion &= ~t->trace_held;
+	t->trace_held = 0;
+	arch_irq_restore(f);
+}
+
 /* ---- callbacks ---- */
 
 /*

@@ -207,6 +207,21 @@ void ftrace_list_enabled(void (*out)(void *ctx, const char *line), void *ctx);
 void ftrace_reclaim_trampolines(void);
 
 
+/*
+ * The calling thread is not traced until ftrace_thread_notrace_end(): its
+ * task context holds the recursion bits (callbacks' and the list
+ * function's) as if it were inside a callback, so every tracer, graph
+ * user, profiler and fprobe skips its calls.  Interrupts it takes are
+ * traced as before (theirs are other bits).  The bits follow the thread:
+ * a switch puts them into the CPU's recursion word (boot/sched.c
+ * schedule()), so a traced call pays nothing for this.  A direct
+ * trampoline is no callback and still runs.  Thread context, not from a
+ * callback; the pair does not nest.  What trace_pipe's reader uses: its
+ * printing never feeds the buffer it drains (trace/DESIGN.md).
+ */
+void ftrace_thread_notrace_begin(void);
+void ftrace_thread_notrace_end(void);
+
 /* Stop all tracing for good after an impossible state; says why. */
 void ftrace_kill(const char *why);
 extern bool ftrace_dead;

@@ -103,7 +103,7 @@ static void cmd_call(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
 
 bool func_cmd_is(const char *value)
 {
-	return strchr(value, ':') != NULL;
+	return value[glob_span(value, ':')] != '\0';
 }
 
 /* One word of a write, parsed. */
@@ -141,8 +141,8 @@ static int parse_word(const char *s, size_t len, struct word *w)
 	char *glob = w->text;
 	w->remove = *glob == '!';
 	glob += w->remove;
-	char *name = strchr(glob, ':');
-	if (!name)
+	char *name = glob + glob_span(glob, ':');       /* a ':' in "[...]" is the glob's */
+	if (!*name)
 		return refuse("'%s': a function name among commands (one write holds either)",
 			      w->text);
 	*name++ = '\0';

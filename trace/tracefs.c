@@ -182,11 +182,22 @@ static bool pipe_stop(bool empty)
 	return empty && !console_interactive;
 }
 
+/* Read trace_pipe (all CPUs, or one) with the reader itself not traced:
+ * what it calls to print an event would otherwise be recorded as it
+ * prints, and the buffer would never drain under a tracer that traces
+ * every function (trace/DESIGN.md, "The reader is not traced"). */
+static void pipe_read(int cpu)
+{
+	ftrace_thread_notrace_begin();
+	trace_pipe_cpu(cpu, pipe_stop);
+	ftrace_thread_notrace_end();
+}
+
 static int cat_trace_pipe(const char *arg)
 {
 	if (!need_buffer("cat", "trace_pipe"))
 		return -ENODEV;
-	trace_pipe(pipe_stop);
+	pipe_read(RB_ALL_CPUS);
 	return 0;
 }
 
@@ -637,7 +648,7 @@ static int cat_per_cpu(const char *entry)
 		trace_print_cpu((int)cpu);
 		return 0;
 	case PC_PIPE:
-		trace_pipe_cpu((int)cpu, pipe_stop);
+		pipe_read((int)cpu);
 		return 0;
 	case PC_STATS:
 		return cat_stats(cpu, path);

@@ -31,7 +31,6 @@
 #include "uart.h"
 
 #define PAGE_SIZE    4096ul
-#define CMDLINE_MAX  2048
 
 /* Where QEMU virt puts the DTB for a bare-metal ELF image: the start of RAM. */
 #define VIRT_DTB_ADDR 0x40000000ul
@@ -58,15 +57,15 @@ static const void *find_dtb(uintptr_t hint)
 	arm64_early_panic("no device tree (not in x0, not at 0x40000000)");
 }
 
-/* Copy /chosen bootargs; a truncated command line is reported, not hidden. */
+/* Copy /chosen bootargs (QEMU puts the whole -append there); one longer
+ * than the kernel takes is copied in part, and kernel_main refuses it. */
 static void copy_cmdline(void)
 {
-	size_t n = platform.bootargs_len;
-	if (n >= CMDLINE_MAX) {
-		kprintf("arm64: command line truncated from %zu to %u bytes\n", n, CMDLINE_MAX - 1);
+	size_t n = platform.bootargs ? platform.bootargs_len : 0;
+	bi.cmdline_len = n;
+	if (n >= CMDLINE_MAX)
 		n = CMDLINE_MAX - 1;
-	}
-	if (platform.bootargs)
+	if (n)
 		memcpy(cmdline, platform.bootargs, n);
 	cmdline[n] = 0;
 	bi.cmdline = cmdline;

@@ -59,7 +59,6 @@ _Static_assert(sizeof(struct hvm_memmap_entry) == 24, "hvm_memmap_entry layout")
 
 #define E820_RAM   1
 #define MAX_RAM    32
-#define CMDLINE_MAX 2048
 #define MIN_HEAP   (4u << 20)
 
 static char cmdline[CMDLINE_MAX];
@@ -80,16 +79,19 @@ void boot_fail(const char *fmt, ...)
 	arch_poweroff(PANIC_EXIT_STATUS);
 }
 
+/* QEMU's PVH option ROM copies -append whole into a 4 KiB buffer of its
+ * own (a longer one overruns it: qemu-run.sh refuses those first); one
+ * longer than the kernel takes is copied in part, and kernel_main
+ * refuses it. */
 static void read_cmdline(const struct hvm_start_info *si)
 {
 	if (!si->cmdline_paddr)
 		return;
 	const char *s = (const char *)(uintptr_t)si->cmdline_paddr;
-	size_t n = strnlen(s, CMDLINE_MAX);
-	if (n == CMDLINE_MAX) {
-		kprintf("baretrace: command line longer than %u bytes, truncated\n", CMDLINE_MAX - 1);
+	size_t n = strlen(s);
+	bi.cmdline_len = n;
+	if (n >= CMDLINE_MAX)
 		n = CMDLINE_MAX - 1;
-	}
 	memcpy(cmdline, s, n);
 	cmdline[n] = 0;
 }

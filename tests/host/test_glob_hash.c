@@ -43,6 +43,23 @@ static void glob_errors(void **state __attribute__((unused)))
 	assert_non_null(glob_check(""));
 	assert_non_null(glob_check("ft_[abc"));
 	assert_non_null(glob_check("trailing\\"));
+	/* POSIX classes are refused by name, and match nothing. */
+	assert_string_equal(glob_check("[[:alpha:]]*"),
+			    "character classes ('[:alpha:]' and the like) are not supported");
+	assert_string_equal(glob_check("x[a[=e=]]"),
+			    "character classes ('[:alpha:]' and the like) are not supported");
+	assert_string_equal(glob_check("[[.a.]]"),
+			    "character classes ('[:alpha:]' and the like) are not supported");
+	assert_false(glob_match("[[:alpha:]]*", "vfs_stat"));
+	assert_null(glob_check("[[]"));       /* a set holding '[' is no class */
+	assert_true(glob_match("[[]x", "[x"));
+	/* Where "glob:command" splits: not in a set, not escaped. */
+	assert_int_equal(glob_span("vfs_*:traceoff", ':'), 5);
+	assert_int_equal(glob_span("[[:alpha:]]*", ':'), 12);
+	assert_int_equal(glob_span("[[:alpha:]]*:traceoff:3", ':'), 12);
+	assert_int_equal(glob_span("[]:]x:t", ':'), 5);
+	assert_int_equal(glob_span("a\\:b:t", ':'), 4);
+	assert_int_equal(glob_span("[oops:t", ':'), 5);
 	assert_false(glob_match("ft_[abc", "ft_a"));
 	assert_true(glob_is_literal("schedule"));
 	assert_false(glob_is_literal("sched*"));

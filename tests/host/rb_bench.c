@@ -14,10 +14,15 @@
  *       CLOCK_MONOTONIC ns where there is none) over N events / N.
  *       Prints "rb_event_host_cycles MEDIAN MIN MAX" over the rounds.
  *   rb_bench scaling [--events=N] [--rounds=N]
- *       events per second of one such writer alone, then of two at once,
- *       pinned to two different CPUs, each writing its own CPU's buffer
- *       (wall clock: the slower of the two ends the measurement).  Prints
- *       "rb_host_scaling_2cpu MEDIAN MIN MAX", the ratio two/one per round.
+ *       events per second of one such writer alone, then of two started
+ *       together, pinned to two different CPUs, each writing its own CPU's
+ *       buffer.  A writer's rate is its events over its own thread CPU time
+ *       (CLOCK_THREAD_CPUTIME_ID), so that other processes on a loaded
+ *       machine do not count; what the two cost each other while they run
+ *       together (shared lines, the memory system) does.  Prints
+ *       "rb_host_scaling_2cpu MEDIAN MIN MAX", the ratio two/one per round,
+ *       and a comment line with the same by wall clock (the slower of the
+ *       two ends it), which only an idle machine makes meaningful.
  *
  * The ring buffer's clock is the time stamp counter here too, as in the
  * kernel (x86-64: rdtsc), not CLOCK_MONOTONIC: a system call's worth of
@@ -107,8 +112,16 @@ struct writer {
 	unsigned cpu;          /* the simulated CPU: its buffer */
 	int host_cpu;          /* where it runs */
 	pthread_barrier_t *start;
-	uint64_t ns;           /* elapsed */
+	uint64_t ns;           /* elapsed, wall clock */
+	uint64_t cpu_ns;       /* elapsed, this thread's CPU time */
 };
+
+static uint64_t thread_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static void *writer_main(void *arg)
 {
@@ -119,14 +132,16 @@ static void *writer_main(void *arg)
 	struct rb_cpu *cb = rb_cpu_buffer(B, w->cpu);
 	write_events(cb, nevents / 16);            /* warm up: pages, caches */
 	pthread_barrier_wait(w->start);
-	uint64_t t0 = ns_now();
+	uint64_t t0 = ns_now(), c0 = thread_ns();
 	write_events(cb, nevents);
+	w->cpu_ns = thread_ns() - c0;
 	w->ns = ns_now() - t0;
 	return NULL;
 }
 
-/* Events per second of `n` writers (1 or 2) at once. */
-static double throughput(unsigned n, const int *host_cpus)
+/* Events per second of `n` writers (1 or 2) at once: by their CPU time
+ * (returned) and by wall clock (*wall). */
+static double throughput(unsigned n, const int *host_cpus, double *wall)
 {
 	pthread_barrier_t start;
 	pthread_barrier_init(&start, NULL, n);
@@ -140,13 +155,16 @@ static double throughput(unsigned n, const int *host_cpus)
 		}
 	}
 	uint64_t slowest = 1;
+	double rate = 0;
 	for (unsigned i = 0; i < n; i++) {
 		pthread_join(th[i], NULL);
 		if (w[i].ns > slowest)
 			slowest = w[i].ns;
+		rate += (double)nevents * 1e9 / (double)(w[i].cpu_ns ? w[i].cpu_ns : 1);
 	}
 	pthread_barrier_destroy(&start);
-	return (double)n * (double)nevents * 1e9 / (double)slowest;
+	*wall = (double)n * (double)nevents * 1e9 / (double)slowest;
+	return rate;
 }
 
 static uint64_t arg_num(const char *a, const char *name, uint64_t lo, uint64_t hi)
@@ -191,12 +209,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rb_bench: rb_create: %s\n", rb_strerror(err));
 		return 1;
 	}
-	double v[MAX_ROUNDS];
+	double v[MAX_ROUNDS], vw[MAX_ROUNDS];
 	if (scaling) {
 		for (unsigned r = 0; r < rounds; r++) {
-			double one = throughput(1, cpus);
-			v[r] = throughput(2, cpus) / one;
+			double w1, w2;
+			double one = throughput(1, cpus, &w1);
+			v[r] = throughput(2, cpus, &w2) / one;
+			vw[r] = w2 / w1;
 		}
+		printf("# wall clock: ");
+		print_median("rb_host_scaling_2cpu", vw, rounds);
 		print_median("rb_host_scaling_2cpu", v, rounds);
 	} else {
 		rb_host_cpu = 0;

@@ -28,6 +28,7 @@ struct arch_words2 {
 };
 
 #include "arch_defs.h"       /* from arch/<arch>/: inline primitives below, ARCH_NAME */
+#include "arch/local.h"      /* the arch_local_* it did not define */
 
 /*
  * The typed forms of ARCH_CALL_PRESERVING, which generic code uses:
@@ -101,6 +102,22 @@ struct arch_words2 {
  *                                          builtin's address in a register of
  *                                          its own: a `lea` and a register on
  *                                          the ring buffer's fast path)
+ * bool arch_local_cas64(uint64_t *p, uint64_t *expected, uint64_t desired);
+ *                                          arch_cas_relaxed64, indivisible only
+ *                                          against the running CPU and its
+ *                                          interrupts: for a word that no other
+ *                                          CPU writes (it may read it)
+ * void arch_local_sub64_release(uint64_t *p, uint64_t v);  *p -= v, a
+ *                                          RELEASE, on the same terms (Linux's
+ *                                          local_t).  Optional: arch/local.h
+ *                                          gives the __atomic builtins; x86-64
+ *                                          drops LOCK (arch/x86_64/local.h)
+ * ARCH_LOCAL_RMW                           1 if those are cheaper than the
+ *                                          atomic ones (x86-64), else 0
+ * bool arch_or_load64_seq_cst(uint64_t *v, const uint64_t *p);  *v |= *p,
+ *                                          *p a SEQ_CST load; true if *v is 0
+ *                                          (arch/local.h; x86-64: one OR from
+ *                                          memory)
  * ARCH_NAME                                "x86_64" or "arm64"
  *
  * Register-preserving calls, for a rarely taken call on a hot path (Linux's

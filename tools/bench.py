@@ -7,7 +7,10 @@ where guest time advances one nanosecond per retired instruction, so every
 figure is an instruction count and repeatable.  Each in-guest figure is the
 median of BENCH_ROUNDS rounds (min and max kept).  site_disabled_ratio divides
 the demo's work in the normal build by the same work in a build without
-patchable entries (NOINSTR=1), both measured here.
+patchable entries (NOINSTR=1), both measured here.  The host figures are
+the same on each arch's rows: uftrace_call (tools/bench-uftrace.py) and the
+ring buffer on the host CPU (tools/bench_rbhost.py: rdtsc cycles per event
+with and without LOCK'd RMWs, two-core scaling).
 
   tools/bench.py [--arch arm64|x86_64]... [--quick] [--markdown FILE]
 (--quick skips the multi-CPU throughput boot).  Writes only under build/
@@ -24,6 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_figures import FIGURES  # noqa: E402
+from bench_rbhost import host_rb_figures  # noqa: E402
 
 
 def sh(cmd, env=None, timeout=1800):
@@ -101,9 +105,11 @@ def main():
     arches = args.arch or ["arm64", "x86_64"]
     rows, bad = [], 0
     uftrace = host_uftrace()
+    host_rb = host_rb_figures()
     for arch in arches:
         figs = measure(arch, args.quick)
         figs["uftrace_call"] = uftrace          # host figure, same for each row
+        figs.update(host_rb)                    # host figures (tools/bench_rbhost.py), likewise
         for name, unit, accel in FIGURES:
             f = figs.get(name)
             if f is None or f["value"] is None:

@@ -27,4 +27,8 @@ FIGURES = [
     ("record_bytes_per_site", "bytes", "tcg-icount"),
     ("boot_ms", "ms", "tcg-icount"),
     ("uftrace_call", "insns", "host-callgrind"),
+    ("rb_event_host_cycles", "cycles", "host-rdtsc"),
+    ("rb_event_host_cycles_locked", "cycles", "host-rdtsc"),
+    ("rb_event_host_local_ratio", "ratio", "host-rdtsc"),
+    ("rb_host_scaling_2cpu", "ratio", "host"),
 ]

@@ -26,7 +26,8 @@ _Static_assert(RB_MAX_SIZE == (uint64_t)RB_MAX_PAGES * RB_DATA_SIZE, "RB_MAX_SIZ
 
 /* ---- The tail word: where the next reservation goes ------------------------
  * Written only by writers on the CPU (CAS, so nested writers and the writer
- * they interrupted agree on who got which bytes).
+ * they interrupted agree on who got which bytes; a CPU-local one, as no other
+ * CPU writes it but a quiescer, with every writer out).
  *   off   0..11   bytes reserved in the tail page's data
  *   full  12      no further reservation fits: the next one must move
  *   lvl  13..15   level of the writer of the last reserved event...
@@ -80,17 +81,31 @@ _Static_assert(RB_MAX_SIZE == (uint64_t)RB_MAX_PAGES * RB_DATA_SIZE, "RB_MAX_SIZ
 #define S_SEQ(s)   ((s) >> 17)
 #define S_MAKE(seq, r, pidx) ((uint64_t)(seq) << 17 | (uint64_t)(r) << 16 | (uint64_t)(pidx))
 
-/* ---- The gate word: who is inside, and whether recording is on -----------
- * One word, so that a writer's A step learns both with one atomic add, and a
- * quiescer's "recording off" and the writers' entries are ordered by that
- * word's own modification order (no store-load fence pairing needed).
+/* ---- The gate and off words: who is inside, and whether recording is on --
  *   inside  0..31   open reservations (writers between A and E) = the level of
  *                   the next writer to enter; changed only by this CPU's
  *                   writers, read by quiescers
  *   off    32..63   recording off when non-zero: per-CPU and buffer-wide switch
  *                   counts (changed from any CPU), + RB_OFF_BROKEN per impossible
  *                   state seen
+ * Where they live is the port's choice (RB_PORT_LOCAL_GATE, rb_port.h;
+ * DESIGN, "Local atomics"):
+ *   0  one word, `gate`: a writer's A step learns both with one atomic add,
+ *      and a quiescer's "off" and the writers' entries are ordered by that
+ *      word's own modification order;
+ *   1  inside in `gate`, written by this CPU alone (A: an atomic add, E: a
+ *      CPU-local sub), off in `off` (atomic RMWs from any CPU; bits 0..31
+ *      always 0).  A writer adds to the gate then loads off, a quiescer adds
+ *      to off then loads the gate, all SEQ_CST: one of them sees the other.
+ * Either way a writer carries g = G_INSIDE | G_OFF as it saw them at A (its
+ * level and the switch), and g == 0 says "outermost, recording on".
+ * RB_OFF_WORD(cb) is the word that holds off.
  */
+#if RB_PORT_LOCAL_GATE
+#define RB_OFF_WORD(cb) (&(cb)->off)
+#else
+#define RB_OFF_WORD(cb) (&(cb)->gate)
+#endif
 #define G_INSIDE(g)   ((uint32_t)(g))
 #define G_OFF(g)      ((uint32_t)((g) >> 32))
 #define G_OFF_ONE     (1ull << 32)
@@ -117,16 +132,20 @@ struct rb_meta {
 struct rb_cpu {
 	/* ---- writer side: touched by this CPU's writers ----
 	 * The fast path's words share the first cache line: the gate
-	 * (first: its atomic add needs no address arithmetic), the tail, and
-	 * level 0's time stamps. */
-	uint64_t gate;                          /* atomic, see G_*: writers inside, and
-						   recording off */
-	uint64_t tail;                          /* atomic, see T_* */
-	uint64_t lts[RB_MAX_NEST * 2];          /* atomic: per level, time of its last
+	 * (first: its atomic add needs no address arithmetic), off, the tail,
+	 * and level 0's time stamps. */
+	uint64_t gate;                          /* atomic, see G_*: writers inside (and
+						   recording off: RB_PORT_LOCAL_GATE 0) */
+	uint64_t off;                           /* atomic, see G_*: recording off
+						   (RB_PORT_LOCAL_GATE 1; else unused) */
+	uint64_t tail;                          /* this CPU's writers only (local
+						   CAS), see T_* */
+	uint64_t lts[RB_MAX_NEST * 2]           /* atomic: per level, time of its last
 						   event, double-buffered: [RB_LTS(lvl, gen)];
 						   16-byte aligned (the fast path finds
 						   a level's other slot by flipping bit 3
 						   of an address) */
+		__attribute__((aligned(16)));
 
 	/* ---- shared with the reader ---- */
 	uint64_t commit __attribute__((aligned(RB_CACHELINE)));   /* atomic, see C_* */
@@ -170,7 +189,12 @@ struct rb_buffer {
 	unsigned ncpus;                         /* written once */
 	struct rb_allocator a;                  /* written once */
 	struct rb_cpu absent;                   /* a stand-in with recording off for
-						   good, so a writer needs no checks */
+						   good, so a writer needs no checks.
+						   Shared by every CPU without a buffer:
+						   with RB_PORT_LOCAL_GATE its gate takes
+						   local subs from several CPUs and may
+						   drift; nothing reads it, and its off
+						   keeps writers out whatever it says */
 };
 
 _Static_assert(__builtin_offsetof(struct rb_cpu, lts) % 16 == 0 && _Alignof(struct rb_cpu) >= 16,

@@ -28,6 +28,30 @@
  *                                       a relaxed strong compare-and-swap
  *                                       (__atomic_compare_exchange_n's
  *                                       contract), for the same fast path
+ *   bool rb_port_local_cas64(uint64_t *p, uint64_t *expected, uint64_t desired)
+ *                                       rb_port_cas64, indivisible only against
+ *                                       the running CPU and its interrupts
+ *   void rb_port_local_sub64_release(uint64_t *p, uint64_t v)
+ *                                       *p -= v, a RELEASE, on the same terms:
+ *                                       for the words only the owner CPU's
+ *                                       writers write (the tail word; the
+ *                                       gate, when split: DESIGN, "Local
+ *                                       atomics"); the
+ *                                       kernel's are arch_local_* (x86-64:
+ *                                       no LOCK prefix), the host's the
+ *                                       __atomic builtins unless a bench
+ *                                       build asks for the arch's
+ *   bool rb_port_or_load64_seq_cst(uint64_t *v, const uint64_t *p)
+ *                                       *v |= __atomic_load_n(p, __ATOMIC_SEQ_CST),
+ *                                       true if *v is 0 then
+ *                                       (arch_or_load64_seq_cst: one OR from
+ *                                       memory on x86-64)
+ *   RB_PORT_LOCAL_GATE                  1: the gate's "inside" and the
+ *                                       recording switch are two words, so
+ *                                       that the writers' E step is a local
+ *                                       sub (worth it where local RMWs are
+ *                                       cheaper: ARCH_LOCAL_RMW); 0: one word,
+ *                                       one atomic add at A learns both
  *   void rb_port_race(void)             a point inside one of the windows where
  *                                       the reader and a writer race for a slot
  *                                       word (between loading it and the CAS

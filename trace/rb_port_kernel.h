@@ -39,6 +39,24 @@ RB_PORT_INLINE bool rb_port_cas64(uint64_t *p, uint64_t *expected, uint64_t desi
 	return arch_cas_relaxed64(p, expected, desired);
 }
 
+/* Split the gate where local RMWs are cheaper (arch/local.h). */
+#define RB_PORT_LOCAL_GATE ARCH_LOCAL_RMW
+
+/* Words only this CPU writes (arch/hooks.h: arch_local_*). */
+RB_PORT_INLINE bool rb_port_local_cas64(uint64_t *p, uint64_t *expected, uint64_t desired)
+{
+	return arch_local_cas64(p, expected, desired);
+}
+RB_PORT_INLINE void rb_port_local_sub64_release(uint64_t *p, uint64_t v)
+{
+	arch_local_sub64_release(p, v);
+}
+
+RB_PORT_INLINE bool rb_port_or_load64_seq_cst(uint64_t *v, const uint64_t *p)
+{
+	return arch_or_load64_seq_cst(v, p);
+}
+
 /* The token is the thread whose count was raised (0 before the scheduler runs). */
 RB_PORT_INLINE uintptr_t rb_port_preempt_disable(void)
 {

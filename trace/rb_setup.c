@@ -109,7 +109,7 @@ static void rb_cpu_clear(struct rb_cpu *cb)
 		__atomic_store_n(&cb->lts[i], 0, __ATOMIC_RELAXED);
 	/* mended: the impossible states seen are forgotten, switch counts and
 	 * writers inside (leaving after seeing recording off) stay */
-	__atomic_fetch_and(&cb->gate, ((uint64_t)(RB_OFF_BROKEN - 1u) << 32) | 0xffffffffu,
+	__atomic_fetch_and(RB_OFF_WORD(cb), ((uint64_t)(RB_OFF_BROKEN - 1u) << 32) | 0xffffffffu,
 			   __ATOMIC_RELAXED);
 	__atomic_store_n(&cb->overrun, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&cb->dropped, 0, __ATOMIC_RELAXED);
@@ -167,7 +167,7 @@ int rb_create(struct rb_buffer **out, unsigned ncpus, size_t size, unsigned flag
 	b->ncpus = ncpus;
 	b->overwrite = (flags & RB_FL_OVERWRITE) != 0;
 	/* Writers on CPUs without a buffer find the stand-in, always off. */
-	b->absent.gate = G_OFF_ONE;
+	*RB_OFF_WORD(&b->absent) = G_OFF_ONE;
 	b->absent.owner = b;
 	for (unsigned i = 0; i < RB_MAX_CPUS; i++)
 		b->cpu[i] = &b->absent;
@@ -205,38 +205,38 @@ size_t rb_size(const struct rb_buffer *b, unsigned cpu)
 /* ---- Recording switches ------------------------------------------------------ */
 
 /*
- * The buffer-wide switch is counted in every CPU's gate word too, so a
- * writer learns both from its one atomic add at A.
+ * The buffer-wide switch is counted in every CPU's off word too, so a
+ * writer learns both from its one load at A.
  */
 void rb_record_off(struct rb_buffer *b)
 {
 	__atomic_fetch_add(&b->record_off, 1u, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < b->ncpus; i++)
-		__atomic_fetch_add(&b->cpu[i]->gate, G_OFF_ONE, __ATOMIC_SEQ_CST);
+		__atomic_fetch_add(RB_OFF_WORD(b->cpu[i]), G_OFF_ONE, __ATOMIC_SEQ_CST);
 }
 
 void rb_record_on(struct rb_buffer *b)
 {
 	__atomic_fetch_sub(&b->record_off, 1u, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < b->ncpus; i++)
-		__atomic_fetch_sub(&b->cpu[i]->gate, G_OFF_ONE, __ATOMIC_SEQ_CST);
+		__atomic_fetch_sub(RB_OFF_WORD(b->cpu[i]), G_OFF_ONE, __ATOMIC_SEQ_CST);
 }
 
 void rb_record_cpu_off(struct rb_buffer *b, unsigned cpu)
 {
 	if (cpu < b->ncpus)
-		__atomic_fetch_add(&b->cpu[cpu]->gate, G_OFF_ONE, __ATOMIC_SEQ_CST);
+		__atomic_fetch_add(RB_OFF_WORD(b->cpu[cpu]), G_OFF_ONE, __ATOMIC_SEQ_CST);
 }
 
 void rb_record_cpu_on(struct rb_buffer *b, unsigned cpu)
 {
 	if (cpu < b->ncpus)
-		__atomic_fetch_sub(&b->cpu[cpu]->gate, G_OFF_ONE, __ATOMIC_SEQ_CST);
+		__atomic_fetch_sub(RB_OFF_WORD(b->cpu[cpu]), G_OFF_ONE, __ATOMIC_SEQ_CST);
 }
 
 bool rb_record_is_on(const struct rb_buffer *b, unsigned cpu)
 {
-	return cpu < b->ncpus && !G_OFF(__atomic_load_n(&b->cpu[cpu]->gate, __ATOMIC_SEQ_CST));
+	return cpu < b->ncpus && !G_OFF(__atomic_load_n(RB_OFF_WORD(b->cpu[cpu]), __ATOMIC_SEQ_CST));
 }
 
 void rb_set_overwrite(struct rb_buffer *b, bool on)
@@ -252,7 +252,8 @@ bool rb_overwrite(const struct rb_buffer *b)
 /* ---- Quiescence ---------------------------------------------------------------- */
 
 /* Wait (bounded) until no writer is inside cpu's buffer.  Recording must be
- * off already: writers that enter later see it in the same gate word (A). */
+ * off already: a writer whose add to the gate we did not see loads off after
+ * it and sees recording off (A: SEQ_CST on both sides). */
 static bool rb_writers_out(struct rb_cpu *cb)
 {
 	for (unsigned i = 0; i < RB_QUIESCE_SPINS; i++) {
@@ -324,8 +325,8 @@ static int rb_cpu_range(const struct rb_buffer *b, int cpu, unsigned *lo, unsign
  * A quiescer (recording off on the CPU, no writer inside, the reader lock
  * held), so nothing here races: writers that come later see recording off
  * at A and touch only the gate word; the reader and iterators get -RB_EBUSY.
- * The new memory reaches writers through the gate word: the ACQUIRE of
- * their A step pairs with the RELEASE of the "recording on" that ends the
+ * The new memory reaches writers through the off word: the ACQUIRE of
+ * their A step's load pairs with the RELEASE of the "recording on" that ends the
  * quiescence, so a writer that enters after it reads the new n, slots and
  * pages (it reads none of them before A).  What is unread moves, oldest
  * first, as Linux's ring_buffer_resize keeps it:
@@ -402,7 +403,7 @@ static void rb_cpu_move(struct rb_cpu *cb, struct rb_mem *m)
 	struct rb_cursor c = cb->rd;
 	bool keep_rd = c.valid && (c.cnt == C_CNT(cm) || c.off < rb_readable(cb, &c, cm));
 	int k = rb_unread_pages(cb, c);
-	bool broken = G_OFF(__atomic_load_n(&cb->gate, __ATOMIC_RELAXED)) >= RB_OFF_BROKEN;
+	bool broken = G_OFF(__atomic_load_n(RB_OFF_WORD(cb), __ATOMIC_RELAXED)) >= RB_OFF_BROKEN;
 	if (k < 0 || broken || (k == 0 && !keep_rd)) {
 		rb_cpu_use(cb, m);
 		rb_cpu_clear(cb);

@@ -35,6 +35,38 @@ void rb_end_slow(struct rb_cpu *cb);
 /* E after the fast path published and left but found the tail moved. */
 void rb_end_again(struct rb_cpu *cb);
 
+/*
+ * A: enter.  *g = G_INSIDE the writers inside before us (our level) |
+ * G_OFF the recording switch as we saw it; true if both are 0.  A
+ * quiescer's "off" comes before our look at it (we see it) or after our add
+ * (it sees us inside).  ACQUIRE: a quiescer that turned recording back on
+ * is done with the buffer before we touch it.
+ */
+RB_INLINE bool rb_gate_enter(struct rb_cpu *cb, uint64_t *g)
+{
+#if RB_PORT_LOCAL_GATE
+	/* Two words: SEQ_CST both, as the quiescer's add to off and its
+	 * load of the gate (DESIGN, "Local atomics"); the load is the ACQUIRE. */
+	*g = __atomic_fetch_add(&cb->gate, 1u, __ATOMIC_SEQ_CST);
+	return rb_port_or_load64_seq_cst(g, &cb->off);
+#else
+	/* One word: its own modification order orders us and the quiescer. */
+	*g = __atomic_fetch_add(&cb->gate, 1u, __ATOMIC_ACQUIRE);
+	return *g == 0;
+#endif
+}
+
+/* E: leave.  RELEASE: our event is written before a quiescer sees the gate
+ * without us.  Two words: only this CPU writes the gate, a CPU-local sub. */
+RB_INLINE void rb_gate_leave(struct rb_cpu *cb)
+{
+#if RB_PORT_LOCAL_GATE
+	rb_port_local_sub64_release(&cb->gate, 1u);
+#else
+	__atomic_fetch_sub(&cb->gate, 1u, __ATOMIC_RELEASE);
+#endif
+}
+
 static inline void rb_put32(void *p, uint32_t v) { __builtin_memcpy(p, &v, 4); }
 
 /* Bytes an event with `len` payload bytes takes (rb_event_size, inline). */
@@ -106,7 +138,7 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r
 	uint64_t nt = t + (T_GEN_BIT + T_NEV_ONE + esz);
 	rb_port_store64((uint64_t *)((gb ^ sizeof(uint64_t)) + offsetof(struct rb_cpu, lts)), ts);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (!rb_port_cas64(&cb->tail, &t, nt))
+	if (!rb_port_local_cas64(&cb->tail, &t, nt))
 		return NULL;
 	/* D.  nt counts our event (nev >= 1), so it is never 0: rb_commit
 	 * tells the fast path by that without testing it here.
@@ -144,7 +176,7 @@ RB_INLINE void rb_end_fast(struct rb_cpu *cb, uint64_t nt, uint64_t c)
 	 * them) happen before a reader's ACQUIRE load that sees c. */
 	__atomic_store_n(&cb->commit, c, __ATOMIC_RELEASE);
 	/* RELEASE: our event is written before a quiescer sees 0. */
-	__atomic_fetch_sub(&cb->gate, 1u, __ATOMIC_RELEASE);
+	rb_gate_leave(cb);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (__builtin_expect(__atomic_load_n(&cb->tail, __ATOMIC_RELAXED) != nt, 0))
 		RB_PORT_COLD_VOID(rb_end_again, cb);
@@ -179,12 +211,9 @@ RB_INLINE bool rb_reserve_fast_ts(struct rb_cpu *cb, uint32_t len, struct rb_res
 	*g = 0;
 	if (len > RB_MAX_PAYLOAD)    /* before A: rb_reserve_rest() says so */
 		return false;
-	/* A: inside, and what was there.  One word with the recording switch:
-	 * a quiescer's "off" comes before our add (we see it) or after it (it
-	 * sees us inside).  ACQUIRE: a quiescer that turned recording back on
-	 * is done with the buffer before we touch it. */
-	*g = __atomic_fetch_add(&cb->gate, 1u, __ATOMIC_ACQUIRE);
-	return __builtin_expect(*g == 0, 1) && (r->data = rb_claim_fast(cb, len, r, given, ts));
+	/* A (rb_gate_enter) */
+	return __builtin_expect(rb_gate_enter(cb, g), 1) &&
+	       (r->data = rb_claim_fast(cb, len, r, given, ts));
 }
 
 RB_INLINE bool rb_reserve_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r, uint64_t *g)

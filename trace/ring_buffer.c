@@ -5,15 +5,16 @@
  *
  * The interleaving points of a write are labelled A..E here and in
  * rb_write.h, and argued one by one in trace/DESIGN.md ("Writers").  In short:
- *   A  enter: one atomic add on the gate word gives our nesting level and
- *      whether recording is on;
+ *   A  enter: one atomic add on the gate word gives our nesting level, and
+ *      a load of the off word whether recording is on;
  *   B  snapshot the tail word, read the clock, size the event; if it does not
  *      fit, B' pick the next page (and overwrite the oldest if allowed);
  *   C  claim: one CAS on the tail word; failure means a nested writer got in
  *      first, so start over from B;
  *   D  fill: headers (and, for a move, the bookkeeping of both pages);
  *   E  commit: the outermost writer publishes everything reserved so far.
- * Only this CPU's writers touch the tail word, the gate's `inside` and `lts`;
+ * Only this CPU's writers touch the tail word, the gate word and `lts` (so
+ * their RMWs on them are CPU-local ones: DESIGN, "Local atomics");
  * the reader on another CPU meets the writers only at the slot words
  * (CAS) and the commit word (release/acquire).
  */
@@ -48,7 +49,7 @@ const char *rb_strerror(int err)
 /* An impossible state: stop this CPU's buffer for good (until reset), say so. */
 static int rb_corrupt(struct rb_cpu *cb)
 {
-	__atomic_fetch_add(&cb->gate, (uint64_t)RB_OFF_BROKEN << 32, __ATOMIC_RELAXED);
+	__atomic_fetch_add(RB_OFF_WORD(cb), (uint64_t)RB_OFF_BROKEN << 32, __ATOMIC_RELAXED);
 	return -RB_ECORRUPT;
 }
 
@@ -65,8 +66,7 @@ static int rb_drop(struct rb_cpu *cb, uint64_t t)
 	bool placed = T_DP(t) < T_DP_MAX;
 	if (placed)
 		nt += T_DP_ONE;
-	if (!__atomic_compare_exchange_n(&cb->tail, &t, nt, false, __ATOMIC_RELAXED,
-					 __ATOMIC_RELAXED))
+	if (!rb_port_local_cas64(&cb->tail, &t, nt))
 		return RB_RETRY;
 	__atomic_fetch_add(&cb->dropped, 1u, __ATOMIC_RELAXED);
 	if (!placed)
@@ -83,8 +83,7 @@ __attribute__((noinline)) static int rb_drop_unplaced(struct rb_cpu *cb)
 		uint64_t t = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
 		if (T_DP(t) == T_DP_MAX)
 			break;
-		if (__atomic_compare_exchange_n(&cb->tail, &t, t + T_DP_ONE, false,
-						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		if (rb_port_local_cas64(&cb->tail, &t, t + T_DP_ONE))
 			return -RB_EDROPPED;
 	}
 	__atomic_fetch_add(&cb->unplaced, 1u, __ATOMIC_RELAXED);
@@ -185,8 +184,7 @@ __attribute__((noinline)) static int rb_move(struct rb_buffer *b, struct rb_cpu 
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	/* C */
 	uint64_t nt = T_MAKE(rb_ev_size(len), 1, 0, lvl, g, np, 0);
-	if (!__atomic_compare_exchange_n(&cb->tail, &t, nt, false, __ATOMIC_RELAXED,
-					 __ATOMIC_RELAXED))
+	if (!rb_port_local_cas64(&cb->tail, &t, nt))
 		return RB_RETRY;
 
 	/* D: we own the move.  Nested writers may already reserve after us in
@@ -238,8 +236,7 @@ static int rb_claim(struct rb_buffer *b, struct rb_cpu *cb, uint32_t len, uint32
 			uint64_t nt = T_MAKE(off + need, T_NEV(t) + 1u, 0, lvl, g, T_PIDX(t),
 					     T_DP(t));
 			/* C */
-			if (!__atomic_compare_exchange_n(&cb->tail, &t, nt, false,
-							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			if (!rb_port_local_cas64(&cb->tail, &t, nt))
 				continue;
 			/* D */
 			struct rb_page *pg = rb_pg(cb, T_PIDX(t));
@@ -266,10 +263,11 @@ static bool rb_end_reenter(struct rb_cpu *cb)
 {
 	/* ACQUIRE (A): a quiescer that turned recording off and then on again
 	 * is done with the buffer before we touch it. */
-	uint64_t g = __atomic_fetch_add(&cb->gate, 1u, __ATOMIC_ACQUIRE);
+	uint64_t g;
+	rb_gate_enter(cb, &g);
 	if (G_OFF(g) == 0)
 		return true;
-	__atomic_fetch_sub(&cb->gate, 1u, __ATOMIC_RELEASE);
+	rb_gate_leave(cb);
 	return false;
 }
 
@@ -286,7 +284,7 @@ static void rb_end_outer(struct rb_cpu *cb)
 		uint64_t w = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
 		rb_publish(cb, w);
 		/* RELEASE: our event is written before a quiescer sees 0. */
-		__atomic_fetch_sub(&cb->gate, 1u, __ATOMIC_RELEASE);
+		rb_gate_leave(cb);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		if (__atomic_load_n(&cb->tail, __ATOMIC_RELAXED) == w)
 			return;
@@ -295,7 +293,7 @@ static void rb_end_outer(struct rb_cpu *cb)
 	}
 	/* Interrupted RB_TRIES times in a row: the next outermost commit (or a
 	 * quiescer) publishes. */
-	__atomic_fetch_sub(&cb->gate, 1u, __ATOMIC_RELEASE);
+	rb_gate_leave(cb);
 }
 
 void rb_end_slow(struct rb_cpu *cb)
@@ -305,7 +303,7 @@ void rb_end_slow(struct rb_cpu *cb)
 	 * not, the outermost writer publishes our event. */
 	if (G_INSIDE(__atomic_load_n(&cb->gate, __ATOMIC_RELAXED)) != 1) {
 		/* RELEASE: our event is written before a quiescer sees 0. */
-		__atomic_fetch_sub(&cb->gate, 1u, __ATOMIC_RELEASE);
+		rb_gate_leave(cb);
 		return;
 	}
 	rb_end_outer(cb);
@@ -330,7 +328,7 @@ struct rb_slow rb_reserve_slow(struct rb_cpu *cb, uint32_t len, uint32_t lvl, ui
 		 * the gate.  Events that writers nested in us left to us (if
 		 * recording came back on meanwhile) wait for the next
 		 * outermost commit or quiescer. */
-		__atomic_fetch_sub(&cb->gate, 1u, __ATOMIC_RELEASE);
+		rb_gate_leave(cb);
 		int err = cb == &b->absent ? -RB_EINVAL :     /* no buffer for this CPU */
 			  off >= RB_OFF_BROKEN ? -RB_ECORRUPT : -RB_EOFF;
 		return (struct rb_slow){ NULL, err };

@@ -357,6 +357,9 @@ ARCH_INLINE bool arch_cas_relaxed64(uint64_t *p, uint64_t *expected, uint64_t de
 	return ok;
 }
 
+/* The CPU-local forms without LOCK (arch_local_*). */
+#include "local.h"
+
 ARCH_INLINE uintptr_t arch_frame_address(void)
 {
 	return (uintptr_t)__builtin_frame_address(0);

@@ -45,6 +45,34 @@ static inline bool rb_port_cas64(uint64_t *p, uint64_t *expected, uint64_t desir
 					   __ATOMIC_RELAXED);
 }
 
+/* The CPU-local RMWs (rb_port.h): the __atomic builtins of arch/local.h,
+ * which ThreadSanitizer understands; a build that defines RB_LOCAL_HEADER
+ * (the host benchmark's local variant: "arch/x86_64/local.h") gets the
+ * arch's own instead.  A thread's signal handlers play its interrupts, and
+ * one instruction is indivisible against them too. */
+#ifdef RB_LOCAL_HEADER
+#include RB_LOCAL_HEADER
+#endif
+#include "arch/local.h"
+/* The tests check the split gate (x86-64's); rb_bench_atomic builds the
+ * one-word gate with the builtins, the protocol before local RMWs. */
+#ifndef RB_PORT_LOCAL_GATE
+#define RB_PORT_LOCAL_GATE 1
+#endif
+static inline bool rb_port_local_cas64(uint64_t *p, uint64_t *expected, uint64_t desired)
+{
+	return arch_local_cas64(p, expected, desired);
+}
+static inline void rb_port_local_sub64_release(uint64_t *p, uint64_t v)
+{
+	arch_local_sub64_release(p, v);
+}
+
+static inline bool rb_port_or_load64_seq_cst(uint64_t *v, const uint64_t *p)
+{
+	return arch_or_load64_seq_cst(v, p);
+}
+
 /* rb_port_race: with rb_host_race set (the torture), about one point in 32
  * on each thread spins for a few microseconds, stretching a reader/writer
  * race window across many of the other side's steps.  Signal handlers

@@ -530,6 +530,43 @@ static int apply_pattern(struct ftrace_hash **hp, const char *pat, bool remove)
 	return matched;
 }
 
+/*
+ * A word of decimal digits is an index into available_filter_functions, as
+ * in Linux (Documentation/trace/ftrace.rst, "Selecting function filters via
+ * index"): N, from 1, selects the function on line N, which is record N - 1
+ * (ftrace_list_available lists the records in order).  That is how one of
+ * two functions sharing a name is chosen.  1 if applied; 0 if no line has
+ * that number (the reason in ftrace_filter_error); -ENOMEM.
+ */
+static bool is_index(const char *pat)
+{
+	if (!*pat)
+		return false;
+	for (const char *p = pat; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return true;
+}
+
+static int apply_index(struct ftrace_hash **hp, const char *pat, bool remove)
+{
+	unsigned long n = 0;
+	for (const char *p = pat; *p && n <= ftrace_nrecs; p++)
+		n = n * 10 + (unsigned long)(*p - '0');
+	if (n == 0 || n > ftrace_nrecs) {
+		ksnprintf(ftrace_filter_error, sizeof(ftrace_filter_error),
+			  "no line %.20s in available_filter_functions (it has %u, from 1)",
+			  pat, ftrace_nrecs);
+		return 0;
+	}
+	uintptr_t ip = rec_ip(&ftrace_recs[n - 1]);
+	if (remove)
+		hash_remove(*hp, ip);
+	else if (hash_add_rec(hp, ip, (unsigned)(n - 1)))
+		return -ENOMEM;
+	return 1;
+}
+
 /* Copy the next space-separated word of *s into buf; false at the end.
  * A word that does not fit is cut to size - 1 bytes and *too_long set. */
 static bool next_word(const char **s, char *buf, size_t size, bool *too_long)
@@ -579,15 +616,18 @@ int ftrace_build_hash(const struct ftrace_hash *base, const char *patterns, bool
 	while (next_word(&s, word, sizeof(word), &too_long)) {
 		bool remove = word[0] == '!';
 		const char *pat = word + remove;
-		const char *why = too_long ? "longer than 127 characters" : glob_check(pat);
-		int n = why ? -EINVAL : apply_pattern(&h, pat, remove);
+		bool index = !too_long && is_index(pat);
+		const char *why = too_long ? "longer than 127 characters" :
+				  index ? NULL : glob_check(pat);
+		int n = why ? -EINVAL : index ? apply_index(&h, pat, remove) :
+			apply_pattern(&h, pat, remove);
 		/* A long word is cut in the message, which keeps its quote
 		 * and its reason. */
 		const char *more = strlen(word) > 40 ? "..." : "";
 		if (why)
 			ksnprintf(ftrace_filter_error, sizeof(ftrace_filter_error),
 				  "invalid pattern '%.40s%s': %s", word, more, why);
-		else if (n == 0)
+		else if (n == 0 && !index)
 			ksnprintf(ftrace_filter_error, sizeof(ftrace_filter_error),
 				  "no function matches '%.40s%s'", word, more);
 		if (why || n == 0) {
@@ -730,5 +770,15 @@ void ftrace_list_available(void (*out)(void *ctx, const char *line), void *ctx)
 {
 	for (unsigned i = 0; i < ftrace_nrecs; i++)
 		out(ctx, rec_name(&ftrace_recs[i]));
+}
+
+void ftrace_list_available_addrs(void (*out)(void *ctx, const char *line), void *ctx)
+{
+	char line[FTRACE_ERROR_SIZE];
+	for (unsigned i = 0; i < ftrace_nrecs; i++) {
+		ksnprintf(line, sizeof(line), "%lx %s", (unsigned long)rec_ip(&ftrace_recs[i]),
+			  rec_name(&ftrace_recs[i]));
+		out(ctx, line);
+	}
 }
 

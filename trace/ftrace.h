@@ -138,10 +138,13 @@ int unregister_ftrace_function(struct ftrace_ops *ops);
 
 /*
  * Filters from glob patterns: `patterns` is a space-separated list; a
- * pattern starting with '!' removes the functions it matches.  reset=true
+ * pattern starting with '!' removes the functions it matches; a pattern of
+ * decimal digits N is line N of available_filter_functions (from 1, as
+ * Linux's index), one function even where two share a name.  reset=true
  * starts from an empty hash (">" in tracefs), false adds (">>").  The whole
- * list is checked first: an invalid glob, or a pattern that matches no
- * function, fails with -EINVAL and changes nothing.  Works on registered
+ * list is checked first: an invalid glob, a pattern that matches no
+ * function, or an index past the last line fails with -EINVAL (the reason
+ * in ftrace_filter_error) and changes nothing.  Works on registered
  * ops (the sites are patched at once).
  */
 int ftrace_set_filter(struct ftrace_ops *ops, const char *patterns, bool reset);
@@ -195,10 +198,14 @@ void ftrace_ops_list_regs_func(uintptr_t ip, uintptr_t parent_ip, struct ftrace_
 extern struct ftrace_ops ftrace_list_ops;   /* per-site data word for list sites */
 
 /* tracefs listings, one line per call of out():
- * available_filter_functions (every record's name) and enabled_functions
+ * available_filter_functions (every record's name; line N, from 1, is the
+ * function a filter's index N selects), available_filter_functions_addrs
+ * (Linux 6.5's: "address name", the same lines: two functions of one name
+ * told apart by address) and enabled_functions
  * (Linux's layout: name, reference count, R/D/O flags, then the trampoline
  * and the callback it reaches, or "->" the shared caller). */
 void ftrace_list_available(void (*out)(void *ctx, const char *line), void *ctx);
+void ftrace_list_available_addrs(void (*out)(void *ctx, const char *line), void *ctx);
 void ftrace_list_enabled(void (*out)(void *ctx, const char *line), void *ctx);
 
 /* Reclaim the trampolines freed so far (filled with traps, free for reuse)

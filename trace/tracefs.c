@@ -403,6 +403,12 @@ static int cat_available(const char *arg)
 	return 0;
 }
 
+static int cat_available_addrs(const char *arg)
+{
+	ftrace_list_available_addrs(print_line, NULL);
+	return 0;
+}
+
 static int cat_enabled(const char *arg)
 {
 	ftrace_list_enabled(print_line, NULL);
@@ -746,6 +752,7 @@ static const struct tracefs_file files[] = {
 	{ "set_graph_function", cat_graph_function, set_graph_function, true },
 	{ "set_graph_notrace", cat_graph_notrace, set_graph_notrace, true },
 	{ "available_filter_functions", cat_available, NULL, false },
+	{ "available_filter_functions_addrs", cat_available_addrs, NULL, false },
 	{ "enabled_functions", cat_enabled, NULL, false },
 	{ "max_graph_depth", cat_max_graph_depth, set_max_graph_depth, false },
 	{ "trace_options", cat_trace_options, set_trace_options, false },

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "boot/test.h"
+#include "lib/noipa.h"
 #include "patch/tramp.h"
 
 #include "tests/guest/ftrace_harness.h"
@@ -22,6 +23,11 @@
 #define KEEP() __asm__ volatile("" ::: "memory")
 
 T int ft_leaf(int x) { KEEP(); return x * 2; }
+
+/* A static sharing its name with test_ftrace.c's (another prototype), and
+ * the way in: filter_by_index tells the two apart by index. */
+static T noipa long ft_twin(long a, long b) { KEEP(); return a * b; }
+T long ft_twin_harness(long a, long b) { return ft_twin(a, b) + 1; }
 
 void count_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op, struct ftrace_regs *fregs)
 {

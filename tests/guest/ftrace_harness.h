@@ -19,6 +19,7 @@
 #include "trace/ftrace.h"
 
 int ft_leaf(int x);
+long ft_twin_harness(long a, long b);     /* calls ftrace_harness.c's ft_twin */
 
 /* A callback ops counting its calls.  count_cb counts calls of ft_leaf in
  * leaf_hits only, every other call in hits, and in bad those whose

@@ -27,6 +27,7 @@
 #include "boot/sched.h"
 #include "boot/smp.h"
 #include "boot/test.h"
+#include "lib/noipa.h"
 #include "patch/patch.h"
 #include "tests/guest/ftrace_harness.h"
 #include "tests/guest/listing.h"
@@ -43,6 +44,8 @@ T int ft_a(int x) { KEEP(); return x + 1; }
 T int ft_b(int x) { KEEP(); return x + 2; }
 T int ft_c(int x) { KEEP(); return x + 3; }
 T int ft_target(int x) { KEEP(); return x - 1; }
+/* A static sharing its name with ftrace_harness.c's (another prototype). */
+static T noipa int ft_twin(int x) { KEEP(); return x + 100; }
 T long ft_args3(long a, long b, long c) { KEEP(); return a * 100 + b * 10 + c; }
 T int ft_direct_target(int x) { KEEP(); return x * 3; }
 T void ft_caller(int n) { for (int i = 0; i < n; i++) ft_target(i); }
@@ -410,6 +413,58 @@ TEST_CASE(ftrace, bad_input_changes_nothing)
 	EXPECT_EQ(unregister_ftrace_function(&c.ops), -EINVAL);
 	static struct ftrace_ops nofunc = { 0 };
 	EXPECT_EQ(register_ftrace_function(&nofunc), -EINVAL);
+}
+
+/* Two functions named ft_twin (this file's and ftrace_harness.c's): the
+ * name selects both, an index of available_filter_functions (from 1) one,
+ * `!N` takes one out; an index past the last line, or 0, is refused with
+ * the reason and changes nothing. */
+static unsigned twin_hits(struct counter *c, const char *filter, bool reset)
+{
+	if (ftrace_set_filter(&c->ops, filter, reset) != 0 ||
+	    register_ftrace_function(&c->ops) != 0)
+		return ~0u;
+	c->hits = 0;
+	ft_twin(1);
+	ft_twin_harness(2, 3);
+	unsigned hits = (unsigned)c->hits;
+	unregister_ftrace_function(&c->ops);
+	return hits;
+}
+
+TEST_CASE(ftrace, filter_by_index)
+{
+	unsigned idx[2], n = 0;
+	for (unsigned i = 0; i < ftrace_nrecs; i++)
+		if (strcmp(rec_name(&ftrace_recs[i]), "ft_twin") == 0 && n++ < 2)
+			idx[n - 1] = i;
+	ASSERT_EQ(n, 2);
+	static struct counter c;
+	char num[32];
+	counter_init(&c, NULL);
+	EXPECT_EQ(twin_hits(&c, "ft_twin", true), 2);
+	for (unsigned k = 0; k < 2; k++) {
+		counter_init(&c, NULL);
+		ksnprintf(num, sizeof(num), "%u", idx[k] + 1);
+		EXPECT_EQ(twin_hits(&c, num, true), 1);
+		EXPECT_EQ(c.last_ip, rec_ip(&ftrace_recs[idx[k]]));
+	}
+	counter_init(&c, NULL);
+	ASSERT_EQ(ftrace_set_filter(&c.ops, "ft_twin", true), 0);
+	ksnprintf(num, sizeof(num), "!%u", idx[0] + 1);
+	EXPECT_EQ(twin_hits(&c, num, false), 1);
+	EXPECT_EQ(c.last_ip, rec_ip(&ftrace_recs[idx[1]]));
+	const struct ftrace_hash *before = c.ops.filter_hash;
+	ksnprintf(num, sizeof(num), "%u", ftrace_nrecs + 1);
+	EXPECT_EQ(ftrace_set_filter(&c.ops, num, true), -EINVAL);
+	char want[96];
+	ksnprintf(want, sizeof(want), "no line %u in available_filter_functions (it has %u, from 1)",
+		  ftrace_nrecs + 1, ftrace_nrecs);
+	EXPECT_STREQ(ftrace_filter_error, want);
+	EXPECT_EQ(ftrace_set_filter(&c.ops, "0", true), -EINVAL);
+	EXPECT_EQ(ftrace_set_filter(&c.ops, "99999999999999999999999", true), -EINVAL);
+	EXPECT_EQ(ftrace_set_filter(&c.ops, "ft_a 0", true), -EINVAL);
+	EXPECT_TRUE(c.ops.filter_hash == before);
 }
 
 /* patch/ refuses a batch and writes nothing; what follows is the caller's:

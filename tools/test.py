@@ -532,6 +532,7 @@ TRACEFS_FILES = ["available_tracers", "current_tracer", "tracing_on", "trace", "
                  "trace_marker", "buffer_size_kb", "buffer_total_size_kb", "tracing_cpumask",
                  "saved_cmdlines", "set_ftrace_filter", "set_ftrace_notrace",
                  "set_graph_function", "set_graph_notrace", "available_filter_functions",
+                 "available_filter_functions_addrs",
                  "enabled_functions", "max_graph_depth", "trace_options", "options/", "btf",
                  "function_profile_enabled", "trace_stat/", "per_cpu/"]
 TRACE_OPTIONS = ["print-parent", "sym-offset", "funcgraph-overrun", "funcgraph-cpu",

@@ -176,10 +176,13 @@ def impossible(ev, length):
     if ev.type in (TRACE_GRAPH_ENT, TRACE_GRAPH_RET) and ev.depth >= DEPTH_MAX:
         return "call depth %d, deeper than any call stack" % ev.depth
     if ev.type == TRACE_GRAPH_ENT:
-        nargs = struct.unpack_from("<I", ev.data, 20)[0]
+        nargs, nstrs = struct.unpack_from("<HH", ev.data, 20)
         if nargs > MAX_ARGS or 24 + 8 * nargs > length:
             return "%d argument words (%d at most) in an event of %d bytes" % (
                 nargs, MAX_ARGS, length)
+        if nstrs > MAX_STRS or 24 + 8 * nargs + nstrs > length:
+            return "%d bytes of strings (%d at most) after %d argument words in an " \
+                "event of %d bytes" % (nstrs, MAX_STRS, nargs, length)
     return None
 
 

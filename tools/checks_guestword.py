@@ -228,7 +228,7 @@ def make_checks(arch, kernel, report, save_log):
     report(bool(ok), "%s input make CMDLINE=... reaches the guest byte for byte" % arch, out)
     rc, out, _ = make(["qemu-" + arch, "CMDLINE=bt.test=crash_panic"])
     save_log(arch + "-input-make-panic", out)
-    ok = rc == 2 and re.search(r"^make: \*\*\* \[Makefile:\d+: qemu-%s\] Error 3$" % arch, out, re.M)
+    ok = rc == 2 and re.search(r"^make(\[\d+\])?: \*\*\* \[Makefile:\d+: qemu-%s\] Error 3$" % arch, out, re.M)
     report(bool(ok), "%s input make: a panic exits 2, 'Error 3' (got %d)" % (arch, rc), out)
     rc, out, _ = make(["qemu-" + arch, "CMDLINE=bt.test=crash_panic"], wrapper=True)
     report(rc == 3, "%s input tools/make-run: a panic exits 3 (got %d)" % (arch, rc), out)

@@ -393,7 +393,10 @@ def ring_cpu(ct, addr, name):
         return read(pages[pidx], page_size, "%s->pages[%d]" % (name, pidx))
 
     rd = memsrc.Cursor(**{k: c["rd"][k] for k in memsrc.Cursor.FIELDS})
-    return memsrc.RingCpu(n, c["commit"], c["gate"], c["tail"], slot, slot_c, pstart, meta,
+    # Recording off is counted in the gate's high half, or, where the arch
+    # splits the word (RB_PORT_LOCAL_GATE: x86-64), in `off`'s (0 elsewhere).
+    gate = c["gate"] | (c["off"] if "off" in c else 0)
+    return memsrc.RingCpu(n, c["commit"], gate, c["tail"], slot, slot_c, pstart, meta,
                           rd, read_page, overrun=c["overrun"], dropped=c["dropped"],
                           read=c["read"], lost_reported=c["lost_reported"],
                           unplaced=c["unplaced"], reader=c["reader"])

@@ -3,7 +3,7 @@ builds and runs like the GCC one (issue 20, first step).
 
 For tools/test.py (group `clang`):
     import checks_clang
-    checks_clang.clang_group(arch, report, save_log, mask_durations)
+    checks_clang.clang_group(arch, report, save_log, golden_diff)
 
 Run alone: tools/test.py --arch arm64 --only clang
 
@@ -23,7 +23,6 @@ Checks, each reported as one report(ok, name, detail):
            function_graph with args and retval) finds what it expects,
            prints graph lines with the demo's typed arguments and exits 0
 """
-import difflib
 import os
 import re
 import sys
@@ -88,16 +87,11 @@ def suites(arch, report, save_log):
            out)
 
 
-def golden(arch, report, save_log, mask_durations):
+def golden(arch, report, save_log, golden_diff):
     rc, out, _ = boot(arch, "bt.test=graph_golden", 120, smp=2)
     save_log(arch + "-clang-graph-golden", out)
-    m = re.search(r"--- graph golden begin ---\n(.*)--- graph golden end ---", out, re.S)
-    got = mask_durations(m.group(1)) if m else ""
-    with open(os.path.join(ROOT, "tests/golden/graph.txt")) as f:
-        want = f.read()
-    diff = "".join(difflib.unified_diff(want.splitlines(True), got.splitlines(True),
-                                        "golden", "got"))
-    report(rc == 0 and got == want, "%s clang build: function_graph golden, the GCC build's "
+    same, diff = golden_diff(out)
+    report(rc == 0 and same, "%s clang build: function_graph golden, the GCC build's "
            "graph exactly" % arch, diff or out)
 
 
@@ -125,10 +119,10 @@ def demo(arch, report, save_log):
            "(typed args, retval) and exits 0 (%.0fs)" % (arch, arch, secs), out)
 
 
-def clang_group(arch, report, save_log, mask_durations):
+def clang_group(arch, report, save_log, golden_diff):
     if build(arch, report):
         suites(arch, report, save_log)
-        golden(arch, report, save_log, mask_durations)
+        golden(arch, report, save_log, golden_diff)
         crash(arch, report, save_log)
         demo(arch, report, save_log)
 

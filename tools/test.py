@@ -303,14 +303,20 @@ def graph_golden(arch):
     one file for both arches."""
     rc, out, _ = boot(arch, "bt.test=graph_golden", timeout=120, smp=2)
     save_log(arch + "-graph-golden", out)
+    same, diff = golden_diff(out)
+    report(rc == 0 and same, "%s function_graph golden (args, retval, tail call)" % arch,
+           diff or out)
+
+
+def golden_diff(out):
+    """(equal, unified diff): the graph between the golden markers of a
+    bt.test=graph_golden log, durations masked, against tests/golden/graph.txt."""
     m = re.search(r"--- graph golden begin ---\n(.*)--- graph golden end ---", out, re.S)
     got = mask_durations(m.group(1)) if m else ""
     with open(os.path.join(ROOT, "tests/golden/graph.txt")) as f:
         want = f.read()
-    diff = "".join(difflib.unified_diff(want.splitlines(True), got.splitlines(True),
-                                        "golden", "got"))
-    report(rc == 0 and got == want, "%s function_graph golden (args, retval, tail call)" % arch,
-           diff or out)
+    return got == want, "".join(difflib.unified_diff(want.splitlines(True),
+                                                     got.splitlines(True), "golden", "got"))
 
 
 def btf_module(arch):
@@ -856,7 +862,7 @@ def main():
             checks_thirdparty.thirdparty(arch, report, lambda a, c, app: boot(a, c, app=app, smp=2),
                                          save_log, thirdparty_cache)
         if "clang" in only:
-            checks_clang.clang_group(arch, report, save_log, mask_durations)
+            checks_clang.clang_group(arch, report, save_log, golden_diff)
         if "input" in only:
             checks_guestword.input_checks(arch, kernel_path, report, save_log)
     if "app" in only:

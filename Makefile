@@ -75,7 +75,7 @@ clean:
 
 # ---------------------------------------------------------------- one arch --
 
-include arch/$(ARCH)/build.mk      # CROSS, ARCH_CFLAGS, ARCH_SRCS, INSTR_CFLAGS, QEMU_*
+include arch/$(ARCH)/build.mk      # CROSS, ARCH_CFLAGS, ARCH_SRCS, ARCH_TEST_SRCS, INSTR_CFLAGS, QEMU_*
 
 NEWLIB   := $(shell tools/deps.sh newlib $(ARCH) 2>/dev/null)
 CC       := $(CROSS)gcc
@@ -198,7 +198,7 @@ NOTRACE_SRCS := boot/kprintf.c boot/console.c boot/panic.c boot/fault.c boot/ksy
 	lib/fs.c lib/initrd.c lib/timekeeping.c
 TRACED_SRCS  := $(filter-out $(NOTRACE_SRCS),$(BOOT_SRCS) $(LIB_SRCS) $(DEMO_SRCS) $(TEST_SRCS))
 
-OBJS := $(patsubst %,$(B)/%.o,$(ARCH_SRCS) $(BOOT_SRCS) $(LIB_SRCS) $(TRACE_SRCS) \
+OBJS := $(patsubst %,$(B)/%.o,$(ARCH_SRCS) $(ARCH_TEST_SRCS) $(BOOT_SRCS) $(LIB_SRCS) $(TRACE_SRCS) \
 	$(PATCH_SRCS) $(DEMO_SRCS) $(TEST_SRCS)) $(if $(BENCH_FUNCS),$(B)/bench_funcs.o) \
 	$(patsubst $(APP_DIR)/%,$(B)/app/%.o,$(APP_SRCS))
 

@@ -401,53 +401,6 @@ void arch_ftrace_regs_list_caller(void);
  */
 void arch_fgraph_return_hook(void);
 
-/* ---- Test support (used by tests/guest only) -------------------------------- */
-
-/*
- * Load every FP/SIMD register with values derived from `seed`, spin for
- * `spins` iterations with interrupts enabled (long enough to be preempted),
- * then check every register.  Returns the number of registers that changed.
- */
-unsigned arch_test_fpu_churn(uint64_t seed, unsigned long spins);
-
-/*
- * The address of an unconditional jump (not a call) to `target` among the
- * instructions of [start, start + len) — a compiled tail call — or 0.
- * x86-64 looks for jmp rel32 / rel8 at every byte offset, arm64 for `b` at
- * every word.
- */
-uintptr_t arch_test_find_jump(uintptr_t start, size_t len, uintptr_t target);
-
-/*
- * Overwrite every general register a C call may change (arm64 x0-x18,
- * x86-64 rax, rcx, rdx, rsi, rdi, r8-r11) with garbage: what a callee of a
- * register-preserving thunk may do, and the thunk must hide.
- */
-void arch_test_trash_caller_saved(void);
-
-/*
- * Load every register a register-preserving thunk must keep (arm64 x2-x15
- * and x18, x86-64 rcx, rsi, rdi, r8-r11) with a distinct value, call
- * `thunk` (made by ARCH_PRESERVING_THUNK), and return a mask of those that
- * changed: bit n for register n (arm64 xn; x86-64 by its encoding: rcx 1,
- * rsi 6, rdi 7, r8-r11 8-11).  0: the thunk kept them all.
- */
-uint64_t arch_test_preserving_call(void (*thunk)(void));
-
-/*
- * Call func(arg) the way func's site would if it still called
- * arch_ftrace_regs_list_caller, whatever it holds now: what a CPU that
- * fetched the site's old call does while the update moves it on.  func
- * returns to arch_test_regs_list_old_site_ret (the parent its callbacks
- * see), which returns func's result.  func must be a traced function of
- * one integer argument (arm64: its data word is then read as the site's).
- */
-long arch_test_regs_list_old_site(long arg, uintptr_t func);
-extern const char arch_test_regs_list_old_site_ret[];
-/* The same with arch_ftrace_list_caller, the plain one. */
-long arch_test_list_old_site(long arg, uintptr_t func);
-extern const char arch_test_list_old_site_ret[];
-
 /* ---- Upcalls: generic functions the arch code calls --------------------------
  *
  * void kernel_main(struct boot_info *bi);     boot CPU, once (boot/main.c)

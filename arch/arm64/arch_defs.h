@@ -197,13 +197,6 @@ ARM64_INLINE uintptr_t fgraph_ret_regs_sp(const struct fgraph_ret_regs *r)
 	return (uintptr_t)(r + 1);
 }
 
-/* Direct trampolines for the tests (direct_test.S; DIRECT.md): the first
- * counts its calls in arch_test_direct_hits and returns into the function;
- * the second calls the function's body and adds 1000 to its result. */
-extern uint64_t arch_test_direct_hits;
-void arch_test_direct_tramp(void);
-void arch_test_direct_tramp_body(void);
-
 #define ARM64_DAIF_I (1ul << 7)    /* PSTATE.I: IRQs masked */
 
 ARM64_INLINE struct cpu *arch_this_cpu(void)

@@ -13,9 +13,12 @@ NOFP_CFLAGS  := -mgeneral-regs-only -fno-jump-tables
 EARLY_SRCS   := arch/arm64/setup.c arch/arm64/mmu.c arch/arm64/fdt.c
 EARLY_CFLAGS := -mstrict-align
 ARCH_SRCS    := arch/arm64/entry.S arch/arm64/fgraph.S arch/arm64/vectors.S arch/arm64/switch.S \
-	arch/arm64/fpu_test.S arch/arm64/setup.c arch/arm64/fdt.c arch/arm64/mmu.c \
+	arch/arm64/setup.c arch/arm64/fdt.c arch/arm64/mmu.c \
 	arch/arm64/uart.c arch/arm64/gic.c arch/arm64/timer.c arch/arm64/irq.c \
 	arch/arm64/smp.c arch/arm64/psci.c arch/arm64/power.c arch/arm64/fault.c \
 	arch/arm64/thread.c arch/arm64/text_poke.c arch/arm64/patch.c arch/arm64/tramp.c \
-	arch/arm64/ftrace_tramp.S arch/arm64/direct_test.S arch/arm64/list_test.S arch/arm64/ftrace_selftest.c \
-	arch/arm64/ftrace_selftest.S arch/arm64/rtc.c
+	arch/arm64/ftrace_tramp.S arch/arm64/rtc.c
+# The arch's own tests and the test support tests/guest calls (arch/tests.h),
+# built as arch code (no patchable entries, NOFP_CFLAGS).
+ARCH_TEST_SRCS := arch/arm64/tests/fpu_test.S arch/arm64/tests/direct_test.S \
+	arch/arm64/tests/list_test.S arch/arm64/tests/ftrace_selftest.c arch/arm64/tests/ftrace_selftest.S

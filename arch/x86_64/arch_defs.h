@@ -243,14 +243,6 @@ ARCH_INLINE uintptr_t fgraph_ret_regs_sp(const struct fgraph_ret_regs *r)
 	return (uintptr_t)&r->hook;
 }
 
-/* Direct trampolines for the tests (direct_test.S; convention: DIRECT.md).
- * arch_test_direct_tramp counts calls in arch_test_direct_hits and returns
- * into the function; arch_test_direct_tramp_body calls the function's body
- * itself and returns its int result + 1000 to the caller. */
-extern uint64_t arch_test_direct_hits;
-void arch_test_direct_tramp(void);
-void arch_test_direct_tramp_body(void);
-
 /* struct cpu's first field is a self pointer (boot/cpu.h), so %gs:0 is it. */
 ARCH_INLINE struct cpu *arch_this_cpu(void)
 {

@@ -10,10 +10,13 @@ INSTR_CFLAGS := -fpatchable-function-entry=5
 # (an indirect jump tools/check-nofp.py could not follow).
 NOFP_CFLAGS  := -mno-sse -mno-mmx -mno-80387 -fno-jump-tables
 ARCH_SRCS    := arch/x86_64/entry.S arch/x86_64/fgraph.S arch/x86_64/vectors.S arch/x86_64/trampoline.S \
-	arch/x86_64/switch.S arch/x86_64/fpu_test.S arch/x86_64/boot.c arch/x86_64/cpu.c \
+	arch/x86_64/switch.S arch/x86_64/boot.c arch/x86_64/cpu.c \
 	arch/x86_64/trap.c arch/x86_64/mmu.c arch/x86_64/acpi.c arch/x86_64/tsc.c \
 	arch/x86_64/lapic.c arch/x86_64/ioapic.c arch/x86_64/uart.c arch/x86_64/smp.c \
 	arch/x86_64/thread.c arch/x86_64/power.c \
 	arch/x86_64/text_poke.c arch/x86_64/patch.c arch/x86_64/ftrace.c \
-	arch/x86_64/ftrace_tramp.S arch/x86_64/direct_test.S arch/x86_64/list_test.S arch/x86_64/ftrace_selftest.c \
-	arch/x86_64/rtc.c
+	arch/x86_64/ftrace_tramp.S arch/x86_64/rtc.c
+# The arch's own tests and the test support tests/guest calls (arch/tests.h),
+# built as arch code (no patchable entries, NOFP_CFLAGS).
+ARCH_TEST_SRCS := arch/x86_64/tests/fpu_test.S arch/x86_64/tests/direct_test.S \
+	arch/x86_64/tests/list_test.S arch/x86_64/tests/ftrace_selftest.c

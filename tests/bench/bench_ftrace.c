@@ -10,6 +10,7 @@
  */
 #include <stdlib.h>
 
+#include "arch/tests.h"
 #include "boot/bench.h"
 #include "boot/clock.h"
 #include "trace/fgraph.h"

@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "arch/tests.h"
 #include "boot/clock.h"
 #include "boot/irq.h"
 #include "boot/main.h"

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "arch/tests.h"
 #include "boot/clock.h"
 #include "boot/console.h"
 #include "boot/ksyms.h"

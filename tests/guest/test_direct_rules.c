@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "arch/tests.h"
 #include "boot/console.h"
 #include "boot/test.h"
 #include "tests/guest/direct_harness.h"

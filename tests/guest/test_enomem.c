@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/tests.h"
 #include "boot/console.h"
 #include "boot/panic.h"
 #include "boot/sched.h"

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "arch/tests.h"
 #include "boot/clock.h"
 #include "boot/fault.h"
 #include "boot/console.h"

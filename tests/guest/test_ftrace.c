@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/tests.h"
 #include "boot/console.h"
 #include "boot/ksyms.h"
 #include "boot/sched.h"

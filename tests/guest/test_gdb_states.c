@@ -23,6 +23,7 @@
  */
 #include <string.h>
 
+#include "arch/tests.h"
 #include "boot/console.h"
 #include "boot/test.h"
 #include "patch/patch.h"

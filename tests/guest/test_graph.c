@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "arch/tests.h"
 #include "boot/console.h"
 #include "boot/ksyms.h"
 #include "boot/sched.h"

@@ -18,6 +18,7 @@
  */
 #include <string.h>
 
+#include "arch/tests.h"
 #include "boot/console.h"
 #include "boot/ksyms.h"
 #include "boot/test.h"

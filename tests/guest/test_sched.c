@@ -2,6 +2,7 @@
  * test_sched.c — threads on every CPU, preemption, sleep/wakeup, join,
  * migration, and FP/SIMD state across preemption.
  */
+#include "arch/tests.h"
 #include "boot/clock.h"
 #include "boot/irq.h"
 #include "boot/sched.h"

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "arch/hooks.h"
+#include "arch/tests.h"
 #include "arch/x86_64/x86.h"
 #include "boot/bench.h"
 #include "boot/clock.h"
@@ -623,7 +624,7 @@ void arch_test_trash_caller_saved(void)
 			 : : : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "memory");
 }
 
-/* uint64_t arch_test_preserving_call(void (*thunk)(void)): arch/hooks.h.
+/* uint64_t arch_test_preserving_call(void (*thunk)(void)): arch/tests.h.
  * rbx (callee-saved) holds the thunk; pushed twice so that the call below
  * is made with rsp 16-aligned. */
 __asm__(".text\n"

@@ -1,5 +1,5 @@
 /*
- * fpu_test.S — arch_test_fpu_churn(seed, spins) (arch/hooks.h, test support).
+ * fpu_test.S — arch_test_fpu_churn(seed, spins) (arch/tests.h).
  *
  * Fills xmm0-xmm15 (all 128 bits) with 32 distinct seed-derived words
  * (seed + k * golden ratio, k = 1..32), spins `spins` times with `pause`

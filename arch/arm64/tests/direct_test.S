@@ -1,6 +1,6 @@
 /*
  * direct_test.S — two direct trampolines for the tests (DIRECT.md has the
- * convention they follow).  Declared in arch_defs.h.
+ * convention they follow).  Declared in arch/tests.h.
  *
  * arch_test_direct_tramp       counts the call in arch_test_direct_hits
  *                              (atomic: any CPU) and goes on into the function.

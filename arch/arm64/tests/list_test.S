@@ -1,6 +1,6 @@
 /*
  * list_test.S — an old site's call into a list caller, for
- * tests/guest/test_list_regs.c (declared in arch/hooks.h).
+ * tests/guest/test_list_regs.c (declared in arch/tests.h).
  *
  * arch_test_regs_list_old_site(arg, func) calls func(arg) as func's site
  * would have if it still held `mov x9, x30; bl arch_ftrace_regs_list_caller`

@@ -197,7 +197,7 @@ arm64_st_clobber_fp:
 	ret
 	end_fn	arm64_st_clobber_fp
 
-/* uint64_t arch_test_preserving_call(void (*thunk)(void)): arch/hooks.h.
+/* uint64_t arch_test_preserving_call(void (*thunk)(void)): arch/tests.h.
  * x18 is saved around the test (the thunk's callee is C, which may use it). */
 	.globl	arch_test_preserving_call
 	.type	arch_test_preserving_call, %function

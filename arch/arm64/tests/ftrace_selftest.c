@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "arch/hooks.h"
+#include "arch/tests.h"
 #include "boot/clock.h"
 #include "boot/console.h"
 #include "boot/fault.h"

@@ -1,6 +1,6 @@
 /*
  * direct_test.S — two direct trampolines for tests/guest (declared in
- * arch_defs.h), written to the convention of DIRECT.md.
+ * arch/tests.h), written to the convention of DIRECT.md.
  */
 	.bss
 	.balign 8

@@ -16,7 +16,9 @@ Checks, each a line "ok - NAME" or "not ok - NAME" (with the evidence):
               print their report and exit 3
   ARCH ftrace the function tracer from the command line: exact events; the
               ftrace suite under single-threaded TCG; a corrupted site refused
-  ARCH shell a scripted shell session (tests/shell/session.txt) through piped stdin;
+  ARCH shell a scripted shell session (tests/shell/session.txt) through piped stdin,
+              against its masked transcript tests/shell/session.golden
+              (tools/checks_shell.py);
               issue 21's resize and lost-line cases (tools/checks_rbresize.py)
   ARCH gdb    QEMU's gdbstub + gdb-multiarch (make gdb-ARCH's path) in batch mode
   ARCH thirdparty  cJSON and Lua as APPs: function_graph equals uftrace's
@@ -32,7 +34,6 @@ Options: --arch arm64|x86_64 (repeatable), --only host|guest|demo|app|crash,
 --keep (leave serial logs in build/test-logs).
 """
 import argparse
-import difflib
 import json
 import os
 import re
@@ -51,7 +52,8 @@ import checks_rbresize  # noqa: E402
 import checks_clang  # noqa: E402
 from checks_stack import stack_overflow  # noqa: E402
 import checks_guestword  # noqa: E402
-from checklib import run  # noqa: E402
+from checklib import run, golden_compare, mask_durations  # noqa: E402
+from checks_shell import shell_session  # noqa: E402
 LOGS = os.path.join(ROOT, "build", "test-logs")
 SMP = 4
 results = []          # (ok, name)
@@ -292,11 +294,6 @@ def ftrace_boot(arch):
            out)
 
 
-def mask_durations(text):
-    """Graph text with each duration (and its overhead mark) replaced."""
-    return re.sub(r"^( \d+\) )[ +!#*@$] +[0-9.]+ us +\|", r"\1 <duration>  |", text, flags=re.M)
-
-
 def graph_golden(arch):
     """The graph of a known workload (args, return values, strings, a tail
     call, recursion) is exactly tests/golden/graph.txt, durations masked —
@@ -312,11 +309,8 @@ def golden_diff(out):
     """(equal, unified diff): the graph between the golden markers of a
     bt.test=graph_golden log, durations masked, against tests/golden/graph.txt."""
     m = re.search(r"--- graph golden begin ---\n(.*)--- graph golden end ---", out, re.S)
-    got = mask_durations(m.group(1)) if m else ""
     with open(os.path.join(ROOT, "tests/golden/graph.txt")) as f:
-        want = f.read()
-    return got == want, "".join(difflib.unified_diff(want.splitlines(True),
-                                                     got.splitlines(True), "golden", "got"))
+        return golden_compare(f.read(), mask_durations(m.group(1)) if m else "")
 
 
 def btf_module(arch):
@@ -532,252 +526,10 @@ def no_buffer(arch):
            out + "\n" + out2)
 
 
-# The shell's files in tracefs order (trace/tracefs.c files[]) and the
-# options in trace_options order (trace/options.h), as `ls` lists them.
-TRACEFS_FILES = ["available_tracers", "current_tracer", "tracing_on", "trace", "trace_pipe",
-                 "trace_marker", "buffer_size_kb", "buffer_total_size_kb", "tracing_cpumask",
-                 "saved_cmdlines", "set_ftrace_filter", "set_ftrace_notrace",
-                 "set_graph_function", "set_graph_notrace", "available_filter_functions",
-                 "available_filter_functions_addrs",
-                 "enabled_functions", "max_graph_depth", "trace_options", "options/", "btf",
-                 "function_profile_enabled", "trace_stat/", "per_cpu/"]
-TRACE_OPTIONS = ["print-parent", "sym-offset", "funcgraph-overrun", "funcgraph-cpu",
-                 "funcgraph-overhead", "funcgraph-proc", "funcgraph-duration",
-                 "funcgraph-abstime", "funcgraph-irqs", "funcgraph-tail", "funcgraph-retval",
-                 "funcgraph-retval-hex", "funcgraph-args", "funcgraph-args-string", "overwrite"]
-# per_cpu/cpuN/'s files in trace/tracefs.c's order.
-PER_CPU_FILES = ["trace", "trace_pipe", "stats", "buffer_size_kb"]
-
-
 # The files of the buffer added with per_cpu/: each says there is none.
 PER_CPU_NOBUF = ["cat buffer_total_size_kb", "cat per_cpu/cpu0/trace", "cat per_cpu/cpu0/trace_pipe",
                  "cat per_cpu/cpu0/stats", "cat per_cpu/cpu0/buffer_size_kb",
                  "echo > per_cpu/cpu0/trace", "echo 8 > per_cpu/cpu0/buffer_size_kb"]
-
-
-def per_cpu_checks(blocks):
-    """The session's per_cpu/, buffer_total_size_kb and options/overwrite part."""
-    def one(cmd, i=0):
-        got = blocks.get(cmd, [])
-        return got[i] if len(got) > i else None
-
-    def nofile(op, path):
-        if op == "ls":
-            return ["ls: cannot access '%s': No such file or directory" % path]
-        return ["%s: %s: No such file or directory" % (op, path)]
-    size_err = ["echo: write error: Invalid argument (buffer_size_kb must be a number from 1 to 258984)"]
-    header = ("# tracer: nop\n#\n# entries-in-buffer/entries-written: %s   #P:%d\n#\n"
-              "#                                _-----=> irqs-off/BH-disabled\n"
-              "#                               / _----=> need-resched\n"
-              "#                              | / _---=> hardirq/softirq\n"
-              "#                              || / _--=> preempt-depth\n"
-              "#                              ||| / _-=> migrate-disable\n"
-              "#                              |||| /     delay\n"
-              "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
-              "#              | |         |   |||||     |         |")
-    line = r" +init-1 +\[00(\d)\] \.{5} +\d+\.\d{6}: tracing_mark_write: %s"
-    # The CPU each marker landed on: the one whose file shows it.
-    traces = [one("cat per_cpu/cpu%d/trace" % c) or "" for c in range(SMP)]
-    shown = [c for c in range(SMP) if re.search(line % "per-cpu marker", traces[c])]
-    n1 = shown[0] if len(shown) == 1 else -1
-    pipes = [one("cat per_cpu/cpu%d/trace_pipe" % c) for c in range(SMP)]
-    piped = [c for c in range(SMP) if pipes[c]]
-    n2 = piped[0] if len(piped) == 1 else -1
-
-    def stats(entries, nbytes, oldest, read):
-        return re.compile(r"entries: %d\noverrun: 0\ncommit overrun: 0\nbytes: %d\n"
-                          r"oldest event ts: %s\nnow ts: +\d+\.\d{6}\ndropped events: 0\n"
-                          r"read events: %d$" % (entries, nbytes, oldest, read))
-    return [
-        ("per_cpu/: a directory per CPU, its files",
-         one("ls per_cpu") == "\n".join("cpu%d" % c for c in range(SMP)) and
-         one("ls per_cpu/cpu3") == one("ls per_cpu/cpu3/") == "\n".join(PER_CPU_FILES) and
-         one("ls per_cpu/cpu3/stats") == "per_cpu/cpu3/stats"),
-        ("per_cpu/: no such CPU, no such file, a directory is no file",
-         all(blocks.get("ls " + p) == nofile("ls", p)
-             for p in ("per_cpu/cpu%d" % SMP, "per_cpu/cpuX", "per_cpu/cpu01")) and
-         all(blocks.get("cat " + p) == nofile("cat", p)
-             for p in ("per_cpu/cpu99/trace", "per_cpu/cpu0/nosuch", "per_cpu/c")) and
-         blocks.get("cat per_cpu/cpu0") == ["cat: per_cpu/cpu0: Is a directory"] and
-         blocks.get("echo 1 > per_cpu/cpu0") == ["echo: per_cpu/cpu0: Is a directory"]),
-        ("per_cpu/cpuN/buffer_size_kb: one CPU's size; buffer_size_kb X when they differ, "
-         "a write sets all; buffer_total_size_kb the sum",
-         one("cat per_cpu/cpu1/buffer_size_kb") == "103" and          # 26 pages of 4080
-         one("cat per_cpu/cpu0/buffer_size_kb") == "1410" and
-         blocks.get("cat buffer_size_kb", [])[1:] == ["X", "1410"] and
-         blocks.get("cat buffer_total_size_kb") == [str(1410 * SMP), str(1410 * (SMP - 1) + 103),
-                                                    str(1410 * SMP)] and
-         blocks.get("cat per_cpu/cpu1/buffer_size_kb") == ["103", "103", "1410"]),
-        ("per_cpu/cpuN/buffer_size_kb: a bad size refused, size unchanged",
-         blocks.get("echo 0 > per_cpu/cpu1/buffer_size_kb") == size_err and
-         blocks.get("echo 300000 > per_cpu/cpu1/buffer_size_kb") == size_err),
-        ("read-only files refuse a write",
-         all(blocks.get("echo 1 > " + p) == ["echo: %s: Permission denied" % p]
-             for p in ("per_cpu/cpu0/stats", "per_cpu/cpu0/trace_pipe", "buffer_total_size_kb"))),
-        ("options/overwrite: 1 by default, 0 or 1 only, trace_options nooverwrite",
-         blocks.get("cat options/overwrite") == ["1", "1", "0", "1"] and
-         blocks.get("echo 2 > options/overwrite") ==
-         ["echo: write error: Invalid argument (an option takes 0 or 1)"]),
-        ("per_cpu/cpuN/trace: that CPU's events under the whole buffer's header",
-         n1 >= 0 and all(traces[c] == header % ("1/1", SMP) for c in range(SMP) if c != n1) and
-         re.match("^" + re.escape(header % ("1/1", SMP)) + "\n" + line % "per-cpu marker" + "$",
-                  traces[n1]) and re.search(line % "per-cpu marker", traces[n1]).group(1) == str(n1)),
-        ("per_cpu/cpuN/stats: entries, bytes, oldest event of that CPU only",
-         n1 >= 0 and all(stats(0, 0, r" +0\.000000", 0).match(one("cat per_cpu/cpu%d/stats" % c) or "")
-                         for c in range(SMP) if c != n1) and
-         stats(1, 36, r" +\d+\.\d{6}", 0).match(one("cat per_cpu/cpu%d/stats" % n1) or "")),
-        ("echo > per_cpu/cpuN/trace clears that CPU only",
-         n1 >= 0 and all(one("cat per_cpu/cpu%d/trace" % c, 1) ==
-                         header % ("1/1" if c < n1 else "0/0", SMP) for c in range(SMP))),
-        ("per_cpu/cpuN/trace_pipe: that CPU's events, consumed (read events)",
-         n2 >= 0 and re.match("^" + line % "piped marker" + "$", pipes[n2]) and
-         all(pipes[c] == "" for c in range(SMP) if c != n2) and
-         all(stats(0, 0, r" +0\.000000", 1 if c == n2 else 0).match(
-             one("cat per_cpu/cpu%d/stats" % c, 1) or "") for c in range(SMP))),
-    ]
-
-
-def shell_session(arch):
-    """A scripted shell session through piped stdin, checked line by line."""
-    with open(os.path.join(ROOT, "tests/shell/session.txt"), "rb") as f:
-        rc, out, _ = run(["tools/qemu-run.sh", arch, kernel_path(arch), ""], 150,
-                         env={"SMP": str(SMP), "TIMEOUT": "120"}, stdin=f)
-    save_log(arch + "-shell", out)
-    # The answer printed after each prompt, keyed by the command.
-    blocks = {}
-    for part in out.split("trace> ")[1:]:
-        cmd, _, answer = part.partition("\n")
-        blocks.setdefault(cmd, []).append(answer.rstrip("\n"))
-    # The function tracer's run with tracing_cpumask 1: (comm, pid, cpu, func).
-    masked = re.findall(r"^ *(\S+)-(\d+) +\[(\d{3})\] \S{5} +\d+\.\d{6}: (\S+) <-",
-                        blocks.get("cat trace", ["", "", "", ""])[3], re.M)
-    cmdlines = [tuple(l.split(" ", 1)) for l in
-                blocks.get("cat saved_cmdlines", [""])[0].split("\n") if l]
-    fn = re.compile(r"^(kind_name|vfs_stat) \(1\) {11}\ttramp: 0x[0-9a-f]+ \(function_trace_call\+0x0/0x[0-9a-f]+\) "
-                    r"->function_trace_call\+0x0/0x[0-9a-f]+$")
-    enabled = blocks.get("cat enabled_functions", ["", ""])
-    trace = blocks.get("cat trace", [""])[0]
-    graph = blocks.get("cat trace", ["", "", ""])[2]
-    symoff = re.findall(r"^ *\S+-\d+ +\[\d{3}\] \S{5} +\d+\.\d{6}: (\S+)$",
-                        blocks.get("cat trace", ["", "", ""])[1], re.M)
-    # The timer's lookups of each run, printed after the boot's own run and
-    # each of the session's four (function, function_graph, profiled,
-    # tracing_cpumask).
-    ticks = [int(n) for n in re.findall(r"(\d+) lookups from the timer interrupt", out)]
-    irq_lookups = ticks[2] if len(ticks) == 5 else -1      # the graph run
-    prof_irq = ticks[3] if len(ticks) == 5 else -1         # the profiled one
-    # trace_stat/functionN: "  name   hits    total us ..." summed over the CPUs.
-    prof_hits, prof_heads = {}, 0
-    for n in range(4):
-        text = blocks.get("cat trace_stat/function%d" % n, [""])[0]
-        prof_heads += text.startswith("  Function                               Hit    Time")
-        for name, hits in re.findall(r"^  (\w+) +(\d+) +[0-9.]+ us ", text, re.M):
-            prof_hits[name] = prof_hits.get(name, 0) + int(hits)
-    gcalls = re.findall(r"^ \d\) [ +!#*@$0-9.us]*\|  +(\w+)\(\)(?: \{|;)$", graph, re.M)
-    gother = [l for l in graph.splitlines() if not l.startswith("#") and l.strip() and
-              not re.match(r"^ \d\) [ +!#*@$0-9.us]*\|  +(\w+\(\)(?: \{|;)|\})$", l) and
-              not re.match(r"^ \d\)   (==========>|<==========) \|$", l) and
-              not re.match(r"^ (-{42}|\d\) .* => .*)$", l)]
-    calls = re.findall(r"^ *\S+-\d+ +\[\d{3}\] \S{5} +\d+\.\d{6}: (\S+) <-(\S+)$", trace, re.M)
-    checks = [
-        ("current_tracer", blocks.get("cat current_tracer") == ["nop"]),
-        ("available_tracers", blocks.get("cat available_tracers") == ["nop function function_graph"]),
-        ("filter >, >>", blocks.get("cat set_ftrace_filter", [""])[0] == "kind_name\nvfs_stat"),
-        ("notrace file, empty as Linux says", blocks.get("cat set_ftrace_notrace", [])[:2] ==
-         ["#### no functions disabled ####", "path_walk"]),
-        ("a tab is a blank (typed tabs kept, shown as spaces)",
-         blocks.get("echo vfs_stat kind_name > set_ftrace_notrace") == [""] and
-         blocks.get("cat set_ftrace_notrace", [])[2:3] == ["kind_name\nvfs_stat"]),
-        ("quotes anywhere in a value, as a shell takes them",
-         blocks.get("echo 'path_'\"walk\"   'kind_*' > set_ftrace_notrace") == [""] and
-         blocks.get("cat set_ftrace_notrace", [])[3:] == ["kind_name\npath_walk"]),
-        ("tracing_on takes a number, 0 for off (Linux)", blocks.get("echo 2 > tracing_on") ==
-         ["", ""] and blocks.get("cat tracing_on") == ["1", "0", "1"] and
-         blocks.get("echo on > tracing_on") ==
-         ["echo: write error: Invalid argument (tracing_on takes a number, 0 for off)"]),
-        ("enabled_functions", [bool(fn.match(l)) for l in enabled[0].splitlines()] == [True, True]),
-        ("sym-offset, noprint-parent", len(symoff) == len(calls) and
-         all(re.match(r"^(vfs_stat|kind_name)\+0x0/0x[0-9a-f]+$", x) for x in symoff)),
-        ("trace: exact calls", calls.count(("vfs_stat", "worker_main")) == 1600 and
-         calls.count(("kind_name", "demo_main")) == 1 and
-         all(c[0] in ("vfs_stat", "kind_name") for c in calls)),
-        ("nop disables", len(enabled) == 2 and enabled[1] == ""),
-        ("unknown tracer", blocks.get("echo nosuch > current_tracer") ==
-         ["echo: write error: Invalid argument (no tracer 'nosuch')"]),
-        ("bad glob, filter unchanged", blocks.get("echo '[x' > set_ftrace_filter") ==
-         ["echo: write error: Invalid argument (invalid pattern '[x': unterminated '[' in pattern)"]
-         and blocks.get("cat set_ftrace_filter", ["", ""])[1] == "kind_name\nvfs_stat"),
-        ("pattern longer than 127 characters, filter unchanged",
-         blocks.get("echo vfs_s" + "*" * 122 + "XYZQ > set_ftrace_filter") ==
-         ["echo: write error: Invalid argument (invalid pattern 'vfs_s" + "*" * 35 +
-          "...': longer than 127 characters)"]),
-        ("buffer size 0 and too large; the size as Linux shows it",
-         blocks.get("echo 0 > buffer_size_kb") == blocks.get("echo 300000 > buffer_size_kb") ==
-         ["echo: write error: Invalid argument (buffer_size_kb must be a number from 1 to 258984)"]
-         and blocks.get("cat buffer_size_kb", [""])[0] == "1410"),
-        ("line too long: refused, not run",
-         out.count("shell: line too long (at most 255 bytes), not run") == 1),
-        ("no such file", blocks.get("cat nosuchfile") == ["cat: nosuchfile: No such file or directory"]),
-        ("unknown command", blocks.get("bogus") == ["bogus: command not found (try 'help')"]),
-        ("a directory is no file", blocks.get("cat options") == ["cat: options: Is a directory"] and
-         blocks.get("echo 1 > trace_stat/") == ["echo: trace_stat/: Is a directory"]),
-        ("ls: the files, the options, a profile per CPU",
-         blocks.get("ls", [""])[0].split("\n") == TRACEFS_FILES and
-         blocks.get("ls options/", [""])[0].split("\n") == TRACE_OPTIONS and
-         blocks.get("ls trace_stat") == ["\n".join("function%d" % n for n in range(SMP))] and
-         blocks.get("ls nosuch") == ["ls: cannot access 'nosuch': No such file or directory"]),
-        ("ls: an entry of options/ or trace_stat/ only if cat has it",
-         blocks.get("ls options/sym-offset") == ["options/sym-offset"] and
-         blocks.get("ls trace_stat/function0") == ["trace_stat/function0"] and
-         all(blocks.get("ls " + p) == ["ls: cannot access '%s': No such file or directory" % p]
-             for p in ("options/nosuch", "trace_stat/function99", "trace_stat/function01"))),
-        ("set_graph_function >, >>, empty", blocks.get("cat set_graph_function") ==
-         ["#### all functions enabled ####", "kind_name\nvfs_stat"]),
-        ("set_graph_function: no match, unchanged", blocks.get("echo 'nosuch_*' > set_graph_function") ==
-         ["echo: write error: Invalid argument (no function matches 'nosuch_*')"]),
-        ("set_graph_notrace, empty as Linux says", blocks.get("cat set_graph_notrace") ==
-         ["#### no functions disabled ####", "path_walk"]),
-        ("max_graph_depth", blocks.get("cat max_graph_depth") == ["3"] and
-         blocks.get("echo -1 > max_graph_depth") ==
-         ["echo: write error: Invalid argument (max_graph_depth takes a number, 0 for no limit)"]),
-        ("options/ files", blocks.get("cat options/funcgraph-proc") == ["1", "0"] and
-         blocks.get("cat options/nosuch") == ["cat: options/nosuch: No such file or directory"]),
-        ("trace_options errors", blocks.get("echo nosuchopt > trace_options") ==
-         ["echo: write error: Invalid argument (no option 'nosuchopt')"] and
-         blocks.get("echo funcgraph-tail >> trace_options") ==
-         ["echo: trace_options: '>>' only appends to filter files"]),
-        ("function_graph: exact calls", gcalls.count("vfs_stat") == 1600 + irq_lookups and
-         gcalls.count("kind_name") == 1 and len(gcalls) == 1601 + irq_lookups and not gother),
-        ("trace_marker, trace_pipe", re.match(
-            r"^ +init-1 +\[\d{3}\] \S{5} +\d+\.\d{6}: tracing_mark_write: hello marker$",
-            blocks.get("cat trace_pipe", [""])[0]) is not None and
-         blocks.get("cat trace_marker") == ["cat: trace_marker: Invalid argument"]),
-        ("function profiler", blocks.get("cat function_profile_enabled") == ["1", "1"] and
-         prof_hits.get("vfs_stat") == 1600 + prof_irq and prof_hits.get("kind_name") == 1 and
-         set(prof_hits) == {"vfs_stat", "kind_name"} and prof_heads == 4 and
-         blocks.get("cat trace_stat/function99") ==
-         ["cat: trace_stat/function99: No such file or directory"] and
-         blocks.get("cat trace_stat/function01") ==
-         ["cat: trace_stat/function01: No such file or directory"] and
-         blocks.get("echo 2 > function_profile_enabled") == [""] and
-         blocks.get("echo on > function_profile_enabled") ==
-         ["echo: write error: Invalid argument (function_profile_enabled takes a number, "
-          "0 for off)"]),
-        ("tracing_cpumask", blocks.get("cat tracing_cpumask") == ["f", "1", "1", "f"] and
-         blocks.get("echo 1 > tracing_cpumask") == [""] and
-         blocks.get("echo 10 > tracing_cpumask") == blocks.get("echo xyz > tracing_cpumask") ==
-         ["echo: write error: Invalid argument (tracing_cpumask takes a hex mask of CPUs 0-%d)"
-          % (SMP - 1)] and
-         len(masked) > 0 and all(c == "000" and f == "vfs_stat" for _, _, c, f in masked) and
-         ("# entries-in-buffer/entries-written: %d/%d " % (len(masked), len(masked)))
-         in blocks.get("cat trace", ["", "", "", ""])[3]),
-        ("saved_cmdlines", cmdlines[:1] == [("1", "init")] and
-         all(re.match(r"^\d+ \S+$", l) for l in blocks.get("cat saved_cmdlines", [""])[0].split("\n"))
-         and {(p, n) for n, p, _, _ in masked if p != "0"} <= set(cmdlines)),
-        ("status", rc == 1 and "baretrace: script done, 40 command(s) failed" in out),
-    ] + per_cpu_checks(blocks)
-    for name, ok in checks:
-        report(bool(ok), "%s shell script: %s" % (arch, name), out if not ok else "")
 
 
 def gdb_smoke(arch):
@@ -842,7 +594,7 @@ def main():
         if "ftrace" in only:
             ftrace_boot(arch)
         if "shell" in only:
-            shell_session(arch)
+            shell_session(arch, run, report, kernel_path, save_log, SMP)
             no_buffer(arch)
             checks_rbresize.checks(arch, run, report, kernel_path, save_log, SMP)
         if "graph" in only:

@@ -119,7 +119,7 @@ DEMO_SRCS := demo/demo.c demo/vfs.c
 # Suite ftrace spans test_ftrace.c, _regs, _live and _recl (its cases run in
 # this order: file by file in link order) with their helpers, ftrace_harness.c.
 TEST_SRCS := tests/guest/test_boot.c tests/guest/test_sched.c tests/guest/test_mem.c \
-	tests/guest/test_crash.c tests/guest/test_stack.c tests/guest/test_ring_buffer.c tests/guest/test_rb_files.c tests/guest/test_ftrace.c \
+	tests/guest/test_ring_buffer.c tests/guest/test_rb_files.c tests/guest/test_ftrace.c \
 	tests/guest/test_ftrace_regs.c tests/guest/test_ftrace_live.c tests/guest/test_ftrace_recl.c \
 	tests/guest/ftrace_harness.c \
 	tests/guest/test_fgraph.c tests/guest/test_graph.c tests/guest/irq_probe.c \
@@ -148,8 +148,11 @@ TEST_SRCS  += tests/guest/test_enomem.c tests/guest/enomem_harness.c
 TEST_SRCS  += tests/guest/test_direct.c tests/guest/test_direct_rules.c tests/guest/direct_harness.c tests/guest/listing.c
 # The regs list caller's list function, reached by an old site's call.
 TEST_SRCS  += tests/guest/test_list_regs.c
-# Every site state at once, stopped for the gdb checks (tools/gdb_checks.py).
-TEST_SRCS  += tests/guest/test_gdb_states.c
+# Fixtures (TEST_FIXTURE, boot/test.h): cases the host judges — deliberate
+# crashes and stack overflows (the crash group), every site state at once
+# stopped for gdb (tools/gdb_checks.py).
+TEST_SRCS  += tests/guest/fixtures/crash.c tests/guest/fixtures/stack.c \
+	tests/guest/fixtures/gdb_states.c
 
 # The APP (README, "Writing an APP"): APP=DIR links in every *.c under DIR,
 # subdirectories too, except APP_EXCLUDE.  DIR/app.mk, if there, may set

@@ -38,6 +38,15 @@ struct test_case {
 		#suite, #name, test_##suite##_##name, flags, __FILE__, __LINE__ };             \
 	static void test_##suite##_##name(void)
 #define TEST_CASE(suite, name) TEST_CASE_FLAGS(suite, name, 0)
+/*
+ * A fixture: a case that does not judge itself — it crashes, stops for gdb
+ * or prints what the host compares — so it runs only when its suite is
+ * named (TEST_MANUAL), and the host check that boots it gives the verdict
+ * (tools/test.py and its checks_*.py).  Whole files of them live in
+ * tests/guest/fixtures/; a fixture that shares a suite file's helpers stays
+ * there, under this name.
+ */
+#define TEST_FIXTURE(suite, name) TEST_CASE_FLAGS(suite, name, TEST_MANUAL)
 
 /* Record a failure of the running case (thread-safe; printed as a diagnostic). */
 __attribute__((format(printf, 3, 4)))

@@ -58,7 +58,7 @@ gdb in batch mode with tests/gdb/*.gdb) and once without gdb:
             SAVE_REGS ops on its own trampoline on dt_gdb_regs:
             bt-enabled equals the enabled_functions the guest printed just
             before, and is exactly those three states' lines.
-  states    `bt.test=gdb_states` (tests/guest/test_gdb_states.c), stopped in
+  states    `bt.test=gdb_states` (tests/guest/fixtures/gdb_states.c), stopped in
             gdb_states_stop with every kind of site state at once: an ops
             alone on its trampoline, plain and SAVE_REGS; list and regs list
             sites; a direct trampoline alone and with an ops; with the
@@ -475,7 +475,7 @@ def direct_case(arch, run, report, kernel, logs):
            "bt-enabled:\n%s\nguest:\n%s\ntest passed: %s\n%s" % (mine, guest, passed, out[-2000:]))
 
 
-# The lines of the states case (tests/guest/test_gdb_states.c), by function
+# The lines of the states case (tests/guest/fixtures/gdb_states.c), by function
 # and arch: an ops' own trampoline names the ops' entry (ftrace_ops_entry:
 # the assist wrapper, which a SAVE_REGS ops has as regs_call), a list site
 # its list function, a CALL_OPS site (arm64, the pool full) the ops' call or,

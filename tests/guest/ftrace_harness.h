@@ -8,7 +8,7 @@
  * the live migrant call it), a counting callback ops (the core's and
  * test_ftrace_recl.c's), and the function tracers' events counted in the
  * trace buffer (the core's and test_ftrace_regs.c's), and the trampoline
- * pool filled up (the core's and test_gdb_states.c's).  Each file's other
+ * pool filled up (the core's and fixtures/gdb_states.c's).  Each file's other
  * ft_* functions are its own.
  */
 #ifndef TESTS_GUEST_FTRACE_HARNESS_H

@@ -334,7 +334,7 @@ T void direct_gdb_stop(void)
  * trampoline, which calls its entry: its regs_call, not its call);
  * enabled_functions printed between "==== enabled_functions" and
  * "==== end", then the stop. */
-TEST_CASE_FLAGS(direct_gdb, direct_and_ops_listed, TEST_MANUAL)
+TEST_FIXTURE(direct_gdb, direct_and_ops_listed)
 {
 	static struct ftrace_ops d;
 	static struct dcount a, r;
@@ -513,12 +513,12 @@ static void corrupt_data_word(bool shared)
 	EXPECT_EQ(first.hits, shared ? 1 : 0);    /* dead: no callback runs */
 }
 
-TEST_CASE_FLAGS(ftrace_refuse_data, corrupt_data_word_is_refused, TEST_MANUAL)
+TEST_FIXTURE(ftrace_refuse_data, corrupt_data_word_is_refused)
 {
 	corrupt_data_word(false);
 }
 
-TEST_CASE_FLAGS(ftrace_refuse_data_shared, corrupt_data_word_is_refused, TEST_MANUAL)
+TEST_FIXTURE(ftrace_refuse_data_shared, corrupt_data_word_is_refused)
 {
 	corrupt_data_word(true);
 }

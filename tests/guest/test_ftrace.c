@@ -663,7 +663,7 @@ static void call_refuse_live(void *arg)
 	ft_refuse_live(0);
 }
 
-TEST_CASE_FLAGS(ftrace_refuse, corrupt_site_is_refused, TEST_MANUAL)
+TEST_FIXTURE(ftrace_refuse, corrupt_site_is_refused)
 {
 	uint8_t bad[ARCH_SITE_SIZE], before_other[ARCH_SITE_SIZE], after[ARCH_SITE_SIZE];
 	uintptr_t f = (uintptr_t)ft_refuse_target;

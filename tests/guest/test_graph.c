@@ -478,7 +478,7 @@ TEST_CASE(graph, irqs_option_and_preempt_count)
 
 /* ---- golden text (host-checked) ---- */
 
-TEST_CASE_FLAGS(graph_golden, print, TEST_MANUAL)
+TEST_FIXTURE(graph_golden, print)
 {
 	static const char *opts[] = { "funcgraph-args", "funcgraph-retval", "funcgraph-args-string" };
 	/* The golden's tail call is one: gw_tail jumps to gw_leaf (else the

@@ -57,7 +57,7 @@ FREC_CALL_OPS, FREC_CALL_OPS_EN = 1 << 26, 1 << 27
 FREC_ENABLED, FREC_DISABLED = 1 << 28, 1 << 29
 ENABLED_LINE_MAX = 320            # ftrace_list_enabled's line buffer
 # Bound on the ops list walk.  The guest sets none: a full trampoline pool
-# alone is some 250 ops on arm64 (tests/guest/test_gdb_states.c), so the
+# alone is some 250 ops on arm64 (tests/guest/fixtures/gdb_states.c), so the
 # bound only stops a list that loops or runs wild, and says so.
 MAX_OPS = 1 << 16
 # trace/rb_internal.h (#define): a CPU buffer's pages; a page index is 16 bits.

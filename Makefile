@@ -148,6 +148,9 @@ TEST_SRCS  += tests/guest/test_enomem.c tests/guest/enomem_harness.c
 TEST_SRCS  += tests/guest/test_direct.c tests/guest/test_direct_rules.c tests/guest/direct_harness.c tests/guest/listing.c
 # The regs list caller's list function, reached by an old site's call.
 TEST_SRCS  += tests/guest/test_list_regs.c
+# Suite arch_ftrace's cases both arches share (after the arch's own, which
+# ARCH_TEST_SRCS links first).
+TEST_SRCS  += tests/guest/test_arch_ftrace.c
 # Fixtures (TEST_FIXTURE, boot/test.h): cases the host judges — deliberate
 # crashes and stack overflows (the crash group), every site state at once
 # stopped for gdb (tools/gdb_checks.py).

@@ -24,6 +24,20 @@ void arch_test_direct_tramp(void);
 void arch_test_direct_tramp_body(void);
 
 /*
+ * The site the generic cases of suite arch_ftrace drive
+ * (tests/guest/test_arch_ftrace.c): arch_test_site3(a, b, c) returns
+ * a * 100 + b * 10 + c and starts with a site as the arch's compiler leaves
+ * one, not in the record table.  arch_test_call_site3(a, b, c) calls it and
+ * returns its result; before the call it stores the stack pointer (as at
+ * the call instruction) and its frame pointer in arch_test_caller[0] and
+ * [1]; arch_test_site3 returns to arch_test_call_site3_ret.
+ */
+long arch_test_site3(long a, long b, long c);
+long arch_test_call_site3(long a, long b, long c);
+extern const char arch_test_call_site3_ret[];
+extern uintptr_t arch_test_caller[2];
+
+/*
  * Load every FP/SIMD register with values derived from `seed`, spin for
  * `spins` iterations with interrupts enabled (long enough to be preempted),
  * then check every register.  Returns the number of registers that changed.

@@ -88,6 +88,43 @@
 	ret
 	end_fn	arm64_st_fp8
 
+/* long arch_test_site3(long a, long b, long c): a * 100 + b * 10 + c, and
+ * long arch_test_call_site3(a, b, c), its recording caller: the generic
+ * cases' site and caller (arch/tests.h). */
+	site_fn	arch_test_site3
+	stp	x29, x30, [sp, #-16]!
+	mov	x29, sp
+	mov	x3, #100
+	mul	x0, x0, x3
+	mov	x3, #10
+	madd	x0, x1, x3, x0
+	add	x0, x0, x2
+	ldp	x29, x30, [sp], #16
+	ret
+	end_fn	arch_test_site3
+
+	.bss
+	.balign	8
+	.globl	arch_test_caller
+arch_test_caller:
+	.quad	0, 0
+
+	.text
+	.globl	arch_test_call_site3, arch_test_call_site3_ret
+	.type	arch_test_call_site3, %function
+arch_test_call_site3:
+	stp	x29, x30, [sp, #-16]!
+	mov	x29, sp
+	adrp	x10, arch_test_caller
+	add	x10, x10, :lo12:arch_test_caller
+	mov	x11, sp
+	stp	x11, x29, [x10]
+	bl	arch_test_site3
+arch_test_call_site3_ret:
+	ldp	x29, x30, [sp], #16
+	ret
+	end_fn	arch_test_call_site3
+
 /* A site whose bytes are not as compiled (arch_site_init must refuse it). */
 	.text
 	.balign	8

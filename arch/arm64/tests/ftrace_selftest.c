@@ -1,6 +1,9 @@
 /*
  * ftrace_selftest.c — the arm64 tracing hooks on their own, below the
  * generic core: sites, text poking, trampolines, the live protocol on SMP.
+ * The cases both arches share (an ops trampoline's view, the direct
+ * trampolines) are tests/guest/test_arch_ftrace.c's, over the site and
+ * caller of ftrace_selftest.S that arch/tests.h declares.
  *
  *   bt.test=arch_ftrace            the checks (quick; also run by "all")
  *   bt.test=arch_ftrace_cost       instructions per traced call, printed as
@@ -275,47 +278,6 @@ TEST_CASE(arch_ftrace, text_poke_wx)
 	EXPECT_TRUE(strstr(fi.what, "trampoline") != NULL);
 }
 
-TEST_CASE(arch_ftrace, trampoline_sees_arguments)
-{
-	uintptr_t slot = test_slot(0), f = s_int3.func;
-	ASSERT_TRUE(site_ready(&s_int3) && slot_is_trap_fill(slot));
-	ASSERT_TRUE(slot_build(slot, &rec_ops, false));
-	seen_reset();
-	site_set(&s_int3, slot, (uintptr_t)&rec_ops);
-	EXPECT_TRUE(site_is(&s_int3, slot, (uintptr_t)&rec_ops));
-
-	EXPECT_EQ(arm64_st_call_int3(1, 2, 3), 123);
-	EXPECT_EQ(seen.hits, 1);
-	EXPECT_EQ(seen.ip, f);
-	EXPECT_EQ(seen.pc, f);
-	EXPECT_EQ(seen.parent, (uintptr_t)arm64_st_call_int3_ret);
-	EXPECT_EQ(seen.ret, (uintptr_t)arm64_st_call_int3_ret);
-	EXPECT_EQ(seen.op, &rec_ops);
-	EXPECT_EQ(seen.arg[0], 1);
-	EXPECT_EQ(seen.arg[1], 2);
-	EXPECT_EQ(seen.arg[2], 3);
-	EXPECT_EQ(seen.sp, arm64_st_caller[0]);
-	EXPECT_EQ(seen.fp, arm64_st_caller[1]);
-	EXPECT_TRUE(seen.regs == NULL);
-	/* callback -> trampoline -> traced function -> its caller */
-	EXPECT_TRUE(seen.chain[0] > slot && seen.chain[0] < slot + ARCH_TRAMP_SIZE);
-	EXPECT_EQ(seen.chain[1], f + 8);
-	EXPECT_EQ(seen.chain[2], (uintptr_t)arm64_st_call_int3_ret);
-
-	/* What the callback writes is what the function gets. */
-	cb_set_arg0 = 5;
-	EXPECT_EQ(arm64_st_call_int3(1, 2, 3), 523);
-	cb_set_arg0 = -1;
-
-	/* Back to disabled: silence. */
-	site_set(&s_int3, 0, (uintptr_t)&rec_ops);
-	EXPECT_TRUE(site_is(&s_int3, 0, (uintptr_t)&rec_ops));
-	seen.hits = 0;
-	EXPECT_EQ(arm64_st_call_int3(4, 5, 6), 456);
-	EXPECT_EQ(seen.hits, 0);
-	slot_refill(slot);
-}
-
 TEST_CASE(arch_ftrace, all_argument_registers_survive)
 {
 	static const long v[9] = { 11, 22, 33, 44, 55, 66, 77, 88, 9 };
@@ -326,10 +288,22 @@ TEST_CASE(arch_ftrace, all_argument_registers_survive)
 		wantfp += 2 * (long)(i + 1) * d[i];
 	}
 	uintptr_t slot = test_slot(0);
-	ASSERT_TRUE(site_ready(&s_args8) && site_ready(&s_fp8) && slot_is_trap_fill(slot));
+	ASSERT_TRUE(site_ready(&s_args8) && site_ready(&s_fp8) && site_ready(&s_int3) &&
+		    slot_is_trap_fill(slot));
 	ASSERT_TRUE(slot_build(slot, &rec_ops, false));
 	EXPECT_EQ(arm64_st_call_args8(v), want8);
 	EXPECT_EQ(arm64_st_call_fp8(d), wantfp);
+
+	/* What the callback writes in an argument register is what the
+	 * function gets. */
+	seen_reset();
+	site_set(&s_int3, slot, (uintptr_t)&rec_ops);
+	cb_set_arg0 = 5;
+	EXPECT_EQ(arm64_st_call_int3(1, 2, 3), 523);
+	cb_set_arg0 = -1;
+	EXPECT_EQ(arm64_st_call_int3(1, 2, 3), 123);
+	EXPECT_EQ(seen.hits, 2);
+	site_set(&s_int3, 0, (uintptr_t)&rec_ops);
 
 	seen_reset();
 	cb_clobber_fp = true;
@@ -424,21 +398,6 @@ TEST_CASE(arch_ftrace, list_caller_uses_the_literal)
 	EXPECT_EQ(seen.hits, 1);
 	EXPECT_EQ(other_hits, 1);
 	site_set(&s_int3, 0, (uintptr_t)&other_ops);
-}
-
-TEST_CASE(arch_ftrace, direct_trampolines)
-{
-	ASSERT_TRUE(site_ready(&s_int3));
-	uint64_t before = __atomic_load_n(&arch_test_direct_hits, __ATOMIC_RELAXED);
-	site_set(&s_int3, (uintptr_t)arch_test_direct_tramp, 0);
-	EXPECT_EQ(arm64_st_call_int3(1, 2, 3), 123);
-	EXPECT_EQ(arch_test_direct_hits - before, 1);
-	site_set(&s_int3, (uintptr_t)arch_test_direct_tramp_body, 0);
-	EXPECT_EQ(arm64_st_call_int3(1, 2, 3), 1123);
-	EXPECT_EQ(arm64_st_int3(0, 0, 7), 1007);
-	site_set(&s_int3, 0, 0);
-	EXPECT_EQ(arm64_st_call_int3(1, 2, 3), 123);
-	EXPECT_EQ(arch_test_direct_hits - before, 1);
 }
 
 /* ---- live switching on SMP ---- */

@@ -8,7 +8,10 @@
  * both — each starts with the compiled 5-byte NOP, by hand.  They are not
  * in __patchable_function_entries, so the record table never sees them; this file patches
  * their sites directly with patch_apply() and makes trampolines with
- * tramp_alloc()/arch_tramp_build()/tramp_write().
+ * tramp_alloc()/arch_tramp_build()/tramp_write().  The cases both arches
+ * share (an ops trampoline's view, the direct trampolines) are
+ * tests/guest/test_arch_ftrace.c's, over arch_test_site3 and its caller
+ * (below; arch/tests.h).
  */
 #include <errno.h>
 #include <string.h>
@@ -21,7 +24,6 @@
 #include "boot/console.h"
 #include "boot/cpu.h"
 #include "boot/fault.h"
-#include "boot/ksyms.h"
 #include "boot/sched.h"
 #include "boot/test.h"
 #include "patch/patch.h"
@@ -58,6 +60,17 @@ __asm__(".text\n"
 	".byte 0x90, 0x90, 0x90, 0x90, 0x90\n\tmovl $7, %eax\n\tret\n"
 	".balign 16\n.globl st_compiled_clang\nst_compiled_clang:\n\t"
 	".byte 0x0f, 0x1f, 0x44, 0x00, 0x08\n\tmovl $8, %eax\n\tret\n"
+	/* The generic cases' site, as GCC leaves one, and its recording
+	 * caller (arch/tests.h). */
+	".balign 16\n.globl arch_test_site3\narch_test_site3:\n\t"
+	".byte 0x90, 0x90, 0x90, 0x90, 0x90\n\t"
+	"imulq $100, %rdi, %rax\n\timulq $10, %rsi, %rsi\n\taddq %rsi, %rax\n\t"
+	"addq %rdx, %rax\n\tret\n"
+	".balign 16\n.globl arch_test_call_site3, arch_test_call_site3_ret\n"
+	"arch_test_call_site3:\n\t"
+	"pushq %rbp\n\tmovq %rsp, %rbp\n\tmovq %rsp, arch_test_caller(%rip)\n\t"
+	"movq %rbp, arch_test_caller+8(%rip)\n\tcall arch_test_site3\n"
+	"arch_test_call_site3_ret:\n\tpopq %rbp\n\tret\n"
 	".balign 16\n.globl st_fsum8\nst_fsum8:\n\t" SITE_NOP
 	"addsd %xmm1, %xmm0\n\taddsd %xmm2, %xmm0\n\taddsd %xmm3, %xmm0\n\t"
 	"addsd %xmm4, %xmm0\n\taddsd %xmm5, %xmm0\n\taddsd %xmm6, %xmm0\n\t"
@@ -79,6 +92,8 @@ __asm__(".text\n"
 	"pcmpeqd %xmm3, %xmm3\n\tpcmpeqd %xmm4, %xmm4\n\tpcmpeqd %xmm5, %xmm5\n\t"
 	"pcmpeqd %xmm6, %xmm6\n\tpcmpeqd %xmm7, %xmm7\n\tpcmpeqd %xmm8, %xmm8\n\t"
 	"pcmpeqd %xmm15, %xmm15\n\tmovq $-1, %rax\n\tmovq $-1, %r10\n\tmovq $-1, %r11\n\tret\n");
+
+uintptr_t arch_test_caller[2];
 
 static const uint64_t fsum_in[8] = {      /* 1.0 .. 8.0 */
 	0x3FF0000000000000, 0x4000000000000000, 0x4008000000000000, 0x4010000000000000,
@@ -274,31 +289,6 @@ TEST_CASE(arch_ftrace, stray_breakpoint)
 	EXPECT_EQ(((const uint8_t *)fi.pc)[0], 0xCC);
 }
 
-TEST_CASE(arch_ftrace, trampoline_sees_arguments)
-{
-	static struct probe p;
-	probe_init(&p, false);
-	uintptr_t t = make_tramp(&p, false);
-	ASSERT_TRUE(t != 0);
-	ASSERT_EQ(set_site((uintptr_t)st_add3, 0, t), 0);
-	EXPECT_EQ(((uint8_t *)st_add3)[0], 0xE8);
-	uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
-	EXPECT_EQ(st_add3(1, 2, 3), 6);
-	EXPECT_EQ(p.hits, 1);
-	EXPECT_EQ(p.bad, 0);
-	EXPECT_EQ(p.ip, (uintptr_t)st_add3);
-	EXPECT_EQ(p.fp, fp);
-	EXPECT_EQ(p.tramp_rec_ret, (uintptr_t)st_add3 + ARCH_SITE_SIZE);
-	EXPECT_EQ(p.fn_rec_ret, p.parent);
-	EXPECT_EQ(p.fn_rec_fp, fp);
-	EXPECT_TRUE(ksym_lookup(p.parent, &(uintptr_t){ 0 }, &(uintptr_t){ 0 }) != NULL);
-	EXPECT_TRUE(!p.had_regs);
-	ASSERT_EQ(set_site((uintptr_t)st_add3, t, 0), 0);
-	EXPECT_EQ(st_add3(1, 2, 3), 6);
-	EXPECT_EQ(p.hits, 1);
-	tramp_free(t);
-}
-
 /* Every argument register, rax, r10 and xmm0-7 reach the function intact
  * although the callback clobbers them all; then the same through SAVE_REGS. */
 TEST_CASE(arch_ftrace, argument_state_survives)
@@ -346,22 +336,6 @@ TEST_CASE(arch_ftrace, regs_and_redirect)
 	EXPECT_EQ(p.bad, 0);
 	ASSERT_EQ(set_site((uintptr_t)st_add3, t, 0), 0);
 	tramp_free(t);
-}
-
-/* The test direct trampolines of DIRECT.md. */
-TEST_CASE(arch_ftrace, direct_trampolines)
-{
-	uint64_t before = arch_test_direct_hits;
-	ASSERT_EQ(set_site((uintptr_t)st_add3, 0, (uintptr_t)arch_test_direct_tramp), 0);
-	EXPECT_EQ(st_add3(1, 2, 3), 6);
-	EXPECT_EQ(st_add3(4, 5, 6), 15);
-	EXPECT_EQ(arch_test_direct_hits - before, 2);
-	ASSERT_EQ(set_site((uintptr_t)st_add3, (uintptr_t)arch_test_direct_tramp,
-			   (uintptr_t)arch_test_direct_tramp_body), 0);
-	EXPECT_EQ(st_add3(1, 2, 3), 1006);
-	ASSERT_EQ(set_site((uintptr_t)st_add3, (uintptr_t)arch_test_direct_tramp_body, 0), 0);
-	EXPECT_EQ(st_add3(1, 2, 3), 6);
-	EXPECT_EQ(arch_test_direct_hits - before, 2);
 }
 
 /* A site whose bytes are not what the batch expects is refused, untouched. */

@@ -12,7 +12,8 @@ Masked, as they vary from run to run or between the arches: timestamps
 (not 0.000000), graph durations, trampoline addresses and function sizes,
 a trace's task-pid, CPU and flags columns, the order of a trace's lines
 (folded to "COUNTx LINE", sorted, a CPU's lines between its ==========>
-and <========== marked "irq"), the profiler's rows, the per-CPU files that
+and <========== marked "irq", a graph call an interrupt split in two,
+"name() {" ... "}", counted as one "name();"), the profiler's rows, the per-CPU files that
 name the CPU a marker landed on, the pids of saved_cmdlines.  Counts that
 vary are <N:name> in the golden file: the same name is the same number
 (the demo's timer-interrupt lookups and the graph's interrupt calls).
@@ -46,6 +47,10 @@ def _fold(body):
         else:
             g = _GRAPH.match(line)
             cpu, rest = g.group(1), re.sub(r"\|  +", "|  ", g.group(2))
+            # A call an interrupt split ("name() {" ... "}") is one call.
+            if re.match(r"^ <duration>  \|  \}$", rest):
+                continue
+            rest = re.sub(r"^ +\|  (\w+)\(\) \{$", r" <duration>  |  \1();", rest)
             key = ("irq " if cpu in irq and "==========" not in rest else "") + "<cpu>) " + rest
             if "==========>" in rest:
                 irq.add(cpu)

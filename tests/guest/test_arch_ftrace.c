@@ -25,6 +25,7 @@
 #include "patch/patch.h"
 #include "patch/tramp.h"
 #include "trace/ftrace.h"
+#include "tests/guest/trace_seen.h"
 
 /* ---- the site: arch_test_site3, state kept here ---- */
 
@@ -97,37 +98,12 @@ static uintptr_t tramp_for(struct ftrace_ops *op)
 
 /* ---- a recording callback ---- */
 
-static struct {
-	unsigned long hits;
-	uintptr_t ip, parent, sp, fp, ret, pc, arg[3];
-	struct ftrace_ops *op;
-	bool had_regs;
-	/* Up the frame-pointer chain from the callback: each record's return
-	 * address, and the saved frame pointer of the third record. */
-	uintptr_t chain[3], chain_fp2;
-} seen;
+static struct trace_seen seen;
 
 static void record_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
 		      struct ftrace_regs *f)
 {
-	seen.hits++;
-	seen.ip = ip;
-	seen.parent = parent;
-	seen.op = op;
-	seen.sp = ftrace_regs_get_stack_pointer(f);
-	seen.fp = ftrace_regs_get_frame_pointer(f);
-	seen.ret = ftrace_regs_get_return_address(f);
-	seen.pc = ftrace_regs_get_instruction_pointer(f);
-	for (unsigned i = 0; i < 3; i++)
-		seen.arg[i] = ftrace_regs_get_argument(f, i);
-	seen.had_regs = ftrace_get_regs(f) != NULL;
-	const uintptr_t *fp = __builtin_frame_address(0);
-	for (unsigned i = 0; i < 3 && fp; i++) {
-		seen.chain[i] = fp[1];
-		if (i == 2)
-			seen.chain_fp2 = fp[0];
-		fp = (const uintptr_t *)fp[0];
-	}
+	trace_seen_record(&seen, ip, parent, op, f);
 }
 
 static struct ftrace_ops rec_ops = { .call = record_cb, .regs_call = record_cb, .func = record_cb };
@@ -159,7 +135,7 @@ TEST_CASE(arch_ftrace, trampoline_sees_arguments)
 	 * less what the call pushed; the frame pointer the caller's. */
 	EXPECT_EQ(seen.sp, arch_test_caller[0] - ARCH_CALL_PUSH);
 	EXPECT_EQ(seen.fp, arch_test_caller[1]);
-	EXPECT_TRUE(!seen.had_regs);
+	EXPECT_TRUE(seen.regs == NULL);
 	/* callback -> trampoline -> traced function -> its caller */
 	EXPECT_TRUE(seen.chain[0] > slot && seen.chain[0] < slot + ARCH_TRAMP_SIZE);
 	EXPECT_EQ(seen.chain[1], f + ARCH_SITE_SIZE);

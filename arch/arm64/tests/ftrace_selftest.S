@@ -26,8 +26,10 @@
 	.size	\name, . - \name
 .endm
 
-/* long st_int3(long a, long b, long c): a * 100 + b * 10 + c */
-	site_fn	arm64_st_int3
+/* A function with a site: long \name(long a, long b, long c) returns
+ * a * 100 + b * 10 + c, with a frame record of its own. */
+.macro site3_fn name
+	site_fn	\name
 	stp	x29, x30, [sp, #-16]!
 	mov	x29, sp
 	mov	x3, #100
@@ -37,7 +39,31 @@
 	add	x0, x0, x2
 	ldp	x29, x30, [sp], #16
 	ret
-	end_fn	arm64_st_int3
+	end_fn	\name
+.endm
+
+/* A caller of \callee(a, b, c) that stores {sp, x29} at its bl in
+ * arch_test_caller; \callee returns to the label \ret. */
+.macro recording_caller name, callee, ret
+	.text
+	.globl	\name, \ret
+	.type	\name, %function
+\name:
+	stp	x29, x30, [sp, #-16]!
+	mov	x29, sp
+	adrp	x10, arch_test_caller
+	add	x10, x10, :lo12:arch_test_caller
+	mov	x11, sp
+	stp	x11, x29, [x10]
+	bl	\callee
+\ret:
+	ldp	x29, x30, [sp], #16
+	ret
+	end_fn	\name
+.endm
+
+/* long st_int3(long a, long b, long c): a * 100 + b * 10 + c */
+	site3_fn arm64_st_int3
 
 /* long st_alt(long a, long b, long c): -(a + b + c); the redirect target */
 	site_fn	arm64_st_alt
@@ -88,42 +114,9 @@
 	ret
 	end_fn	arm64_st_fp8
 
-/* long arch_test_site3(long a, long b, long c): a * 100 + b * 10 + c, and
- * long arch_test_call_site3(a, b, c), its recording caller: the generic
- * cases' site and caller (arch/tests.h). */
-	site_fn	arch_test_site3
-	stp	x29, x30, [sp, #-16]!
-	mov	x29, sp
-	mov	x3, #100
-	mul	x0, x0, x3
-	mov	x3, #10
-	madd	x0, x1, x3, x0
-	add	x0, x0, x2
-	ldp	x29, x30, [sp], #16
-	ret
-	end_fn	arch_test_site3
-
-	.bss
-	.balign	8
-	.globl	arch_test_caller
-arch_test_caller:
-	.quad	0, 0
-
-	.text
-	.globl	arch_test_call_site3, arch_test_call_site3_ret
-	.type	arch_test_call_site3, %function
-arch_test_call_site3:
-	stp	x29, x30, [sp, #-16]!
-	mov	x29, sp
-	adrp	x10, arch_test_caller
-	add	x10, x10, :lo12:arch_test_caller
-	mov	x11, sp
-	stp	x11, x29, [x10]
-	bl	arch_test_site3
-arch_test_call_site3_ret:
-	ldp	x29, x30, [sp], #16
-	ret
-	end_fn	arch_test_call_site3
+/* The generic cases' site and its recording caller (arch/tests.h). */
+	site3_fn arch_test_site3
+	recording_caller arch_test_call_site3, arch_test_site3, arch_test_call_site3_ret
 
 /* A site whose bytes are not as compiled (arch_site_init must refuse it). */
 	.text
@@ -138,31 +131,18 @@ arm64_st_bad:
 	ret
 	end_fn	arm64_st_bad
 
-/* {sp, x29} of the last recording caller at its bl. */
+/* {sp, x29} of the last recording caller at its bl (arch/tests.h). */
 	.bss
 	.balign	8
-	.globl	arm64_st_caller
-arm64_st_caller:
+	.globl	arch_test_caller
+arch_test_caller:
 	.quad	0, 0
 
-	.text
 /* long st_call_int3(a, b, c): records {sp, fp}, calls st_int3; the parent
  * the callback must see is arm64_st_call_int3_ret. */
-	.globl	arm64_st_call_int3, arm64_st_call_int3_ret
-	.type	arm64_st_call_int3, %function
-arm64_st_call_int3:
-	stp	x29, x30, [sp, #-16]!
-	mov	x29, sp
-	adrp	x10, arm64_st_caller
-	add	x10, x10, :lo12:arm64_st_caller
-	mov	x11, sp
-	stp	x11, x29, [x10]
-	bl	arm64_st_int3
-arm64_st_call_int3_ret:
-	ldp	x29, x30, [sp], #16
-	ret
-	end_fn	arm64_st_call_int3
+	recording_caller arm64_st_call_int3, arm64_st_int3, arm64_st_call_int3_ret
 
+	.text
 /* long st_call_args8(const long v[9]): x0..x7 = v[0..7], x8 = v[8] */
 	.globl	arm64_st_call_args8
 	.type	arm64_st_call_args8, %function

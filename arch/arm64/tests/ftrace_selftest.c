@@ -32,6 +32,7 @@
 #include "patch/patch.h"
 #include "patch/tramp.h"
 #include "trace/ftrace.h"
+#include "tests/guest/trace_seen.h"
 
 /* ftrace_selftest.S */
 long arm64_st_int3(long a, long b, long c);
@@ -44,7 +45,6 @@ long arm64_st_call_args8(const long v[9]);
 long arm64_st_call_fp8(const long v[8]);
 void arm64_st_clobber_fp(void);
 extern char arm64_st_call_int3_ret[];
-extern uintptr_t arm64_st_caller[2];          /* {sp, x29} at the recorded call */
 
 extern const uintptr_t __sites_start[], __sites_end[];
 
@@ -134,12 +134,9 @@ static bool slot_build(uintptr_t slot, struct ftrace_ops *op, bool regs)
 /* ---- a recording callback ---- */
 
 static struct {
-	unsigned long hits;
-	uintptr_t ip, parent, sp, fp, ret, pc;
-	uintptr_t arg[ARCH_FTRACE_NARGS], x8;
-	struct ftrace_ops *op;
-	struct pt_regs *regs, saved;
-	uintptr_t chain[3];            /* return addresses up the frame-pointer chain */
+	struct trace_seen c;           /* what every callback records */
+	uintptr_t x8;
+	struct pt_regs saved;          /* *c.regs, when there is one */
 } seen;
 
 static bool cb_clobber_fp, cb_redirect;
@@ -148,31 +145,16 @@ static long cb_set_arg0 = -1;
 static void record_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
 		      struct ftrace_regs *f)
 {
-	seen.hits++;
-	seen.ip = ip;
-	seen.parent = parent;
-	seen.op = op;
-	seen.sp = ftrace_regs_get_stack_pointer(f);
-	seen.fp = ftrace_regs_get_frame_pointer(f);
-	seen.ret = ftrace_regs_get_return_address(f);
-	seen.pc = ftrace_regs_get_instruction_pointer(f);
-	for (unsigned i = 0; i < ARCH_FTRACE_NARGS; i++)
-		seen.arg[i] = ftrace_regs_get_argument(f, i);
+	trace_seen_record(&seen.c, ip, parent, op, f);
 	seen.x8 = f->r.regs[8];
-	seen.regs = ftrace_get_regs(f);
-	if (seen.regs)
-		seen.saved = *seen.regs;
-	const uintptr_t *fp = __builtin_frame_address(0);
-	for (unsigned i = 0; i < 3 && fp; i++) {
-		seen.chain[i] = fp[1];
-		fp = (const uintptr_t *)fp[0];
-	}
+	if (seen.c.regs)
+		seen.saved = *seen.c.regs;
 	if (cb_clobber_fp)
 		arm64_st_clobber_fp();
 	if (cb_set_arg0 >= 0)
 		f->r.regs[0] = (uint64_t)cb_set_arg0;
-	if (cb_redirect && seen.regs)
-		seen.regs->pc = (uintptr_t)arm64_st_alt;
+	if (cb_redirect && seen.c.regs)
+		seen.c.regs->pc = (uintptr_t)arm64_st_alt;
 }
 
 static struct ftrace_ops rec_ops = { .call = record_cb, .regs_call = record_cb, .func = record_cb };
@@ -302,7 +284,7 @@ TEST_CASE(arch_ftrace, all_argument_registers_survive)
 	EXPECT_EQ(arm64_st_call_int3(1, 2, 3), 523);
 	cb_set_arg0 = -1;
 	EXPECT_EQ(arm64_st_call_int3(1, 2, 3), 123);
-	EXPECT_EQ(seen.hits, 2);
+	EXPECT_EQ(seen.c.hits, 2);
 	site_set(&s_int3, 0, (uintptr_t)&rec_ops);
 
 	seen_reset();
@@ -310,12 +292,12 @@ TEST_CASE(arch_ftrace, all_argument_registers_survive)
 	site_set(&s_args8, slot, (uintptr_t)&rec_ops);
 	site_set(&s_fp8, slot, (uintptr_t)&rec_ops);
 	EXPECT_EQ(arm64_st_call_args8(v), want8);
-	EXPECT_EQ(seen.hits, 1);
+	EXPECT_EQ(seen.c.hits, 1);
 	for (unsigned i = 0; i < 8; i++)
-		EXPECT_EQ(seen.arg[i], v[i]);
+		EXPECT_EQ(seen.c.arg[i], v[i]);
 	EXPECT_EQ(seen.x8, v[8]);
 	EXPECT_EQ(arm64_st_call_fp8(d), wantfp);          /* v0-v7 clobbered by the callback */
-	EXPECT_EQ(seen.hits, 2);
+	EXPECT_EQ(seen.c.hits, 2);
 
 	/* The same through the regs variant and the list caller. */
 	ASSERT_TRUE(slot_build(slot, &rec_ops, true));
@@ -323,7 +305,7 @@ TEST_CASE(arch_ftrace, all_argument_registers_survive)
 	EXPECT_EQ(arm64_st_call_fp8(d), wantfp);
 	site_set(&s_fp8, (uintptr_t)arch_ftrace_list_caller, (uintptr_t)&rec_ops);
 	EXPECT_EQ(arm64_st_call_fp8(d), wantfp);
-	EXPECT_EQ(seen.hits, 5);
+	EXPECT_EQ(seen.c.hits, 5);
 
 	site_set(&s_args8, 0, (uintptr_t)&rec_ops);
 	site_set(&s_fp8, 0, (uintptr_t)&rec_ops);
@@ -339,17 +321,17 @@ TEST_CASE(arch_ftrace, regs_trampoline)
 	site_set(&s_int3, slot, (uintptr_t)&rec_ops);
 
 	EXPECT_EQ(arm64_st_call_int3(1, 2, 3), 123);
-	EXPECT_EQ(seen.hits, 1);
-	ASSERT_TRUE(seen.regs != NULL);
+	EXPECT_EQ(seen.c.hits, 1);
+	ASSERT_TRUE(seen.c.regs != NULL);
 	EXPECT_EQ(seen.saved.regs[0], 1);
 	EXPECT_EQ(seen.saved.regs[1], 2);
 	EXPECT_EQ(seen.saved.regs[2], 3);
-	EXPECT_EQ(seen.saved.regs[29], arm64_st_caller[1]);
+	EXPECT_EQ(seen.saved.regs[29], arch_test_caller[1]);
 	EXPECT_EQ(seen.saved.regs[30], (uintptr_t)arm64_st_call_int3_ret);
-	EXPECT_EQ(seen.saved.sp, arm64_st_caller[0]);
+	EXPECT_EQ(seen.saved.sp, arch_test_caller[0]);
 	EXPECT_EQ(seen.saved.pc, f);
 	EXPECT_EQ(seen.saved.pstate & 0xf, 5);            /* EL1h */
-	EXPECT_EQ(seen.chain[1], f + 8);
+	EXPECT_EQ(seen.c.chain[1], f + 8);
 
 	/* A SAVE_REGS callback moves the PC: the call runs st_alt instead. */
 	cb_redirect = true;
@@ -361,8 +343,8 @@ TEST_CASE(arch_ftrace, regs_trampoline)
 	site_set(&s_int3, (uintptr_t)arch_ftrace_regs_list_caller, (uintptr_t)&rec_ops);
 	seen_reset();
 	EXPECT_EQ(arm64_st_call_int3(7, 8, 9), 789);
-	EXPECT_EQ(seen.op, &rec_ops);
-	EXPECT_TRUE(seen.regs != NULL);
+	EXPECT_EQ(seen.c.op, &rec_ops);
+	EXPECT_TRUE(seen.c.regs != NULL);
 	EXPECT_EQ(seen.saved.regs[2], 9);
 
 	site_set(&s_int3, 0, (uintptr_t)&rec_ops);
@@ -384,18 +366,18 @@ TEST_CASE(arch_ftrace, list_caller_uses_the_literal)
 	other_hits = 0;
 	site_set(&s_int3, (uintptr_t)arch_ftrace_list_caller, (uintptr_t)&rec_ops);
 	EXPECT_EQ(arm64_st_call_int3(1, 2, 3), 123);
-	EXPECT_EQ(seen.hits, 1);
-	EXPECT_EQ(seen.op, &rec_ops);
-	EXPECT_TRUE(seen.regs == NULL);
-	EXPECT_TRUE(seen.chain[0] >= (uintptr_t)__tramp_text_start &&
-		    seen.chain[0] < (uintptr_t)__tramp_text_end);
-	EXPECT_EQ(seen.chain[1], s_int3.func + 8);
+	EXPECT_EQ(seen.c.hits, 1);
+	EXPECT_EQ(seen.c.op, &rec_ops);
+	EXPECT_TRUE(seen.c.regs == NULL);
+	EXPECT_TRUE(seen.c.chain[0] >= (uintptr_t)__tramp_text_start &&
+		    seen.c.chain[0] < (uintptr_t)__tramp_text_end);
+	EXPECT_EQ(seen.c.chain[1], s_int3.func + 8);
 
 	/* Only the literal changes: the next call reaches the other ops. */
 	site_set(&s_int3, (uintptr_t)arch_ftrace_list_caller, (uintptr_t)&other_ops);
 	EXPECT_TRUE(site_is(&s_int3, (uintptr_t)arch_ftrace_list_caller, (uintptr_t)&other_ops));
 	EXPECT_EQ(arm64_st_call_int3(1, 2, 3), 123);
-	EXPECT_EQ(seen.hits, 1);
+	EXPECT_EQ(seen.c.hits, 1);
 	EXPECT_EQ(other_hits, 1);
 	site_set(&s_int3, 0, (uintptr_t)&other_ops);
 }

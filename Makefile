@@ -62,7 +62,7 @@ gdb-arm64 gdb-x86_64: gdb-%: deps
 	@GDB=1 $(call qemu_run,$*,$(call bdir,$*))
 
 test: deps
-	@tools/test.py
+	@tests/run.py
 
 bench: deps
 	@tools/bench.py
@@ -153,7 +153,7 @@ TEST_SRCS  += tests/guest/test_list_regs.c
 TEST_SRCS  += tests/guest/test_arch_ftrace.c
 # Fixtures (TEST_FIXTURE, boot/test.h): cases the host judges — deliberate
 # crashes and stack overflows (the crash group), every site state at once
-# stopped for gdb (tools/gdb_checks.py).
+# stopped for gdb (tests/checks/gdb_checks.py).
 TEST_SRCS  += tests/guest/fixtures/crash.c tests/guest/fixtures/stack.c \
 	tests/guest/fixtures/gdb_states.c
 

@@ -42,7 +42,7 @@ struct test_case {
  * A fixture: a case that does not judge itself — it crashes, stops for gdb
  * or prints what the host compares — so it runs only when its suite is
  * named (TEST_MANUAL), and the host check that boots it gives the verdict
- * (tools/test.py and its checks_*.py).  Whole files of them live in
+ * (tests/run.py and its checks_*.py).  Whole files of them live in
  * tests/guest/fixtures/; a fixture that shares a suite file's helpers stays
  * there, under this name.
  */

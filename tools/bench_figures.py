@@ -1,4 +1,4 @@
-"""The figures of `make bench`, in table order (tools/bench.py, tools/test.py)."""
+"""The figures of `make bench`, in table order (tools/bench.py, tests/run.py)."""
 
 # Every figure of the table, in order: (name, unit, accel).
 FIGURES = [

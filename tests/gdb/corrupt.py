@@ -1,4 +1,4 @@
-# tools/checks_gdb_corrupt.py's gdb side (run by gdb -x: GDB_BATCH).
+# tests/checks/checks_gdb_corrupt.py's gdb side (run by gdb -x: GDB_BATCH).
 # Stops where the hooked-return case does (dir_lookup, with hooked frames
 # on the stopped thread's shadow stack), then for each case of the JSON
 # list in $BT_CORRUPT_CASES: writes the corrupt values into guest memory,

@@ -1,4 +1,4 @@
-# tools/gdb_checks.py, mid-run case: stop inside the traced workload, in a
+# tests/checks/gdb_checks.py, mid-run case: stop inside the traced workload, in a
 # ring-buffer write (the 21st call of rb_reserve_slow: a writer is inside a
 # reservation on that CPU; the other vCPU is wherever it was), read the
 # trace, then let the guest finish and print its own `cat trace`.

@@ -1,5 +1,5 @@
 # Attach to a guest halted at reset, stop in the demo, and read its state:
-# tools/test.py checks the backtrace, a global, and one thread per vCPU.
+# tests/run.py checks the backtrace, a global, and one thread per vCPU.
 break demo_main
 continue
 bt 3

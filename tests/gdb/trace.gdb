@@ -1,4 +1,4 @@
-# tools/gdb_checks.py, workload case: stop after the traced workload, just
+# tests/checks/gdb_checks.py, workload case: stop after the traced workload, just
 # before the guest prints its own `cat trace`, and read the tracer with the
 # extension (tools/gdb/baretrace.py); then let the guest print and power off.
 # Outputs go to $BT_GDB_OUT (gdb's working directory from here on).

@@ -3,7 +3,7 @@
  * alone, sharing a function with callback ops or a graph user, under the
  * recursion guard, and while ops come and go under fire (suite `direct`);
  * listed for the gdb checks (suite `direct_gdb`, run only when named:
- * stops for tools/gdb_checks.py with a direct trampoline and an ops on one
+ * stops for tests/checks/gdb_checks.py with a direct trampoline and an ops on one
  * function, and a SAVE_REGS ops on its own trampoline); and the per-site data word's check (suites
  * `ftrace_refuse_data*`, which kill tracing, so they run only when named).
  * One direct trampoline per function, reach and the refusals are
@@ -322,7 +322,7 @@ TEST_CASE(direct, body_direct_and_graph_user)
 
 /* ---- for the gdb checks ---- */
 
-/* tests/gdb/direct.gdb breaks here and runs bt-enabled (tools/gdb_checks.py
+/* tests/gdb/direct.gdb breaks here and runs bt-enabled (tests/checks/gdb_checks.py
  * compares it with the listing printed just before). */
 T void direct_gdb_stop(void)
 {
@@ -473,7 +473,7 @@ TEST_CASE(direct, switching_under_fire)
  * site: the shortcut (dt_lit had nothing attached) and the general path
  * (`shared`: an ops with its own trampoline was attached first).  Each
  * kills tracing, so each is a suite that runs only when named
- * (bt.test=ftrace_refuse_data / ftrace_refuse_data_shared; tools/test.py
+ * (bt.test=ftrace_refuse_data / ftrace_refuse_data_shared; tests/run.py
  * checks the reason printed).
  */
 static void corrupt_data_word(bool shared)

@@ -1,7 +1,7 @@
 /*
  * test_dump.c — trace/dump.c in the guest: the frames' CRC, warn() with
  * traceoff_on_warning, and a binary dump of the live buffer (its frames are
- * checked on the host: tests/host/test_export.py, tools/export_checks.py).
+ * checked on the host: tests/host/test_export.py, tests/checks/export_checks.py).
  */
 #include "boot/cmdline.h"
 #include "boot/panic.h"

@@ -647,7 +647,7 @@ TEST_CASE(ftrace, listings_call_ops)
  * A site whose bytes are not what the records say is refused: nothing of the
  * batch is written, the error is named, tracing is disabled for good.  Run
  * only when named (bt.test=ftrace_refuse), since it kills tracing.  The
- * corrupted site (ft_refuse_target, the name tools/test.py looks for) must
+ * corrupted site (ft_refuse_target, the name tests/run.py looks for) must
  * lie above the good one: the update scans in address order, and with the
  * corrupted site first, an update that wrote each site as it checked it
  * would stop before the good one and pass "nothing written" too.  Hence

@@ -11,7 +11,7 @@
  *   graph exit must pair with its entry.
  *   filters: set_graph_function / set_graph_notrace / max_graph_depth cut
  *   the recorded graph exactly.
- * Suite `graph_golden` (manual; tools/test.py): prints the workload's graph
+ * Suite `graph_golden` (manual; tests/run.py): prints the workload's graph
  * with funcgraph-args, funcgraph-retval and strings (captured at the call:
  * gw_strings) between two marker
  * lines; the host compares it, durations masked, with tests/golden/graph.txt

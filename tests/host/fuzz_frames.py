@@ -3,7 +3,7 @@
 (tools/btlib: frames, events, text, trace.dat, Chrome JSON), in process.
 
 Seeds: the real dumps captured from both guests in tests/host/export/*.log
-(tools/export_checks.py --capture), each also cut down to its first two
+(tests/checks/export_checks.py --capture), each also cut down to its first two
 pages per CPU (begin and end frames rewritten to match) so that a run is
 cheap.  A run decodes a seed's frames, mutates what they carry as
 trace/dump.c lays it out -- begin frame fields, page piece headers, page

@@ -7,7 +7,7 @@ ways; each case checks what is reported (by frame number), what is
 recovered (exact event counts) and the exit status.  trace.dat is read back
 with `trace-cmd report`; the JSON is parsed and its nesting checked; the
 text is compared with a fixed expected text and, for dumps captured from
-the guests (tests/host/export/*.log, made with tools/export_checks.py
+the guests (tests/host/export/*.log, made with tests/checks/export_checks.py
 --capture), with the guest's own `cat trace` in the same log.
 """
 import base64
@@ -25,6 +25,7 @@ import zlib
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "checks"))
 sys.path.insert(0, HERE)
 import taplib  # noqa: E402
 from btlib import chrome, events, frames, fsig, text, tracedat  # noqa: E402

@@ -35,7 +35,7 @@ value that fails gives the command's error naming the field, its value and
 the bound ("bt-enabled: ftrace_nrecs = 4294967295 (0xffffffff): more than
 the sites the kernel was built with (__sites_start..__sites_end) (512)"),
 never a huge allocation, a gdb internal error or a traceback; the unwinder
-declines (gdb's own unwinders go on).  tools/checks_gdb_corrupt.py
+declines (gdb's own unwinders go on).  tests/checks/checks_gdb_corrupt.py
 corrupts each of these fields in turn.
 """
 import os

@@ -4,7 +4,7 @@
  * result; app_main returns 0 only if all are as expected.
  *
  * The same file builds for the host (-DHOST_MAIN gives it a main()) so that
- * uftrace can record the same calls: tools/checks_thirdparty.py compares the
+ * uftrace can record the same calls: tests/checks/checks_thirdparty.py compares the
  * two function_graph traces. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * process calls, and a third-party-style layout (vendor/ with its own
  * include directory from app.mk, a file kept uninstrumented).
  *
- * tools/checks_libc.py compares every line it prints with expected.txt;
+ * tests/checks/checks_libc.py compares every line it prints with expected.txt;
  * values that differ from run to run (the time) are judged here and
  * printed as a verdict.
  */

@@ -13,7 +13,7 @@
  * happen, the same on every run and machine.
  *
  * The same file builds for the host (-DHOST_MAIN gives it a main()) so that
- * uftrace can record the same calls: tools/checks_thirdparty.py compares the
+ * uftrace can record the same calls: tests/checks/checks_thirdparty.py compares the
  * two function_graph traces. */
 #include <stdio.h>
 #include <string.h>

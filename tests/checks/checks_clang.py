@@ -1,11 +1,11 @@
 """checks_clang.py — the kernel built by clang 14 (`CC=clang`, mk/clang.mk)
 builds and runs like the GCC one (issue 20, first step).
 
-For tools/test.py (group `clang`):
+For tests/run.py (group `clang`):
     import checks_clang
     checks_clang.clang_group(arch, report, save_log, golden_diff)
 
-Run alone: tools/test.py --arch arm64 --only clang
+Run alone: tests/run.py --arch arm64 --only clang
 
 Checks, each reported as one report(ok, name, detail):
   build    `make ARCH=... CC=clang kernel` with -Werror, into its own build

@@ -1,4 +1,4 @@
-"""checklib.py — what the standalone check scripts share with tools/test.py:
+"""checklib.py — what the standalone check scripts share with tests/run.py:
 a reporter printing one TAP-like line per check ("ok - name" / "not ok -
 name", with the detail's last lines indented under a failure), and the way
 a check runs a command (run), and how a text is compared with its golden
@@ -9,7 +9,7 @@ import re
 import subprocess
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def run(cmd, timeout, env=None, stdin=subprocess.DEVNULL):

@@ -1,4 +1,4 @@
-"""Kernel stack overflows (tests/guest/fixtures/stack.c), for tools/test.py's crash group.
+"""Kernel stack overflows (tests/guest/fixtures/stack.c), for tests/run.py's crash group.
 
 Each case prints the stack it is about to overflow; the report must name the
 overflow with that stack's bounds, its owner and context, put the faulting

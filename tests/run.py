@@ -10,24 +10,24 @@ Checks, each a line "ok - NAME" or "not ok - NAME" (with the evidence):
               and the ftrace suite with its slow case
   ARCH demo   `make qemu-ARCH </dev/null` runs the demo and exits 0
   ARCH app    APP=tests/apps/ok exits 0, APP=tests/apps/fail exits non-zero;
-              APP=tests/apps/libc: the C library (tools/checks_libc.py)
+              APP=tests/apps/libc: the C library (tests/checks/checks_libc.py)
   ARCH crash  a fatal exception, a panic, a call into a freed trampoline and
-              kernel stack overflows (tools/checks_stack.py)
+              kernel stack overflows (tests/checks/checks_stack.py)
               print their report and exit 3
   ARCH ftrace the function tracer from the command line: exact events; the
               ftrace suite under single-threaded TCG; a corrupted site refused
   ARCH shell a scripted shell session (tests/shell/session.txt) through piped stdin,
               against its masked transcript tests/shell/session.golden
-              (tools/checks_shell.py);
-              issue 21's resize and lost-line cases (tools/checks_rbresize.py)
+              (tests/checks/checks_shell.py);
+              issue 21's resize and lost-line cases (tests/checks/checks_rbresize.py)
   ARCH gdb    QEMU's gdbstub + gdb-multiarch (make gdb-ARCH's path) in batch mode
   ARCH thirdparty  cJSON and Lua as APPs: function_graph equals uftrace's
               trace of the same driver built for the host
-              (tools/checks_thirdparty.py)
+              (tests/checks/checks_thirdparty.py)
   ARCH clang  the kernel built by clang (CC=clang): builds, suites, golden graph,
-              demo (tools/checks_clang.py)
+              demo (tests/checks/checks_clang.py)
   ARCH input  what the guest is given means that or is refused; make's status
-              (tools/checks_guestword.py)
+              (tests/checks/checks_guestword.py)
   bench       tools/bench.py runs; every figure present, positive and finite
 
 Options: --arch arm64|x86_64 (repeatable), --only host|guest|demo|app|crash,
@@ -42,6 +42,7 @@ import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "checks"))
 from bench_figures import FIGURES as BENCH_FIGURES  # noqa: E402
 import export_checks  # noqa: E402
 import checks_libc  # noqa: E402

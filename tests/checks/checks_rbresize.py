@@ -2,7 +2,7 @@
 cases resize-keeps-events and lost-lines-in-trace, each a script piped to
 the shell of one boot, as `make qemu-ARCH CMDLINE= < script` runs it).
 
-For tools/test.py (group shell):
+For tests/run.py (group shell):
     import checks_rbresize
     checks_rbresize.checks(arch, run, report, kernel_path, save_log, smp)
 
@@ -23,7 +23,7 @@ event left; afterwards CPU 0's stats read them all.
 import os
 import re
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PAGE_DATA = 4080
 HEADER = re.compile(r"^# entries-in-buffer/entries-written: (\d+)/(\d+)   #P:(\d+)$", re.M)
 EVENT = re.compile(r"^ *\S+-\d+ +\[(\d{3})\] .*$", re.M)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """gdb_checks.py — checks of baretrace's gdb extension (tools/gdb/baretrace.py)
-against the guest's own output, for tools/test.py (or standalone).
+against the guest's own output, for tests/run.py (or standalone).
 
 gdb_trace_checks(arch, run, report, kernel_path, LOGS) boots the kernel
 nine times under QEMU's gdbstub (GDB=1 through tools/qemu-run.sh, SMP=2,
@@ -68,12 +68,12 @@ gdb in batch mode with tests/gdb/*.gdb) and once without gdb:
             (STATES_WANT).
 
 `run(cmd, timeout, env=None, stdin=...)` and `report(ok, name, detail)` are
-tools/test.py's; kernel_path(arch) names the ELF.  gdb uses ports 1251
+tests/run.py's; kernel_path(arch) names the ELF.  gdb uses ports 1251
 (arm64) / 1252 (x86_64) (BT_GDB_PORT_BASE + 2 / + 3 if set: gdb_port());
 files go to LOGS/gdb-ARCH-CASE/.
 
 Standalone (own build dir, nothing else touched):
-  tools/gdb_checks.py [--arch arm64|x86_64]... [--build-dir build/gdb-{arch}]
+  tests/checks/gdb_checks.py [--arch arm64|x86_64]... [--build-dir build/gdb-{arch}]
 """
 import json
 import os
@@ -82,7 +82,7 @@ import subprocess
 import sys
 import checklib  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def gdb_port(arch, default, offset):

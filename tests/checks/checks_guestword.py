@@ -1,7 +1,7 @@
 """checks_guestword.py — issue 21, "The guest keeps its word": what the guest
 is given (typed bytes, boot options, the command line through make) means
 exactly that or is refused with a message, and a run ends with the status
-the README promises.  tools/test.py group `input`, per arch:
+the README promises.  tests/run.py group `input`, per arch:
 
   shell    one scripted boot: `cat trace_pipe` (all CPUs, and one) ends once
            drained while function and function_graph trace every function,

@@ -17,7 +17,7 @@ Per library and arch:
     funcgraph-args and funcgraph-retval, set_graph_function=app_main (the
     APP thread only), interrupts left out, the library's function filter;
     the trace printed at the end is read from the serial log;
-  - both become call trees (tools/graphcmp.py), projected onto the same
+  - both become call trees (tests/checks/graphcmp.py), projected onto the same
     functions: the library's filter globs, among the functions the APP
     defines (the host's libc calls and the guest's kernel calls are
     neither's: they leave);
@@ -57,7 +57,7 @@ A mutation check runs the comparator on altered copies of the host trace
 value, a string, a return removed, each deep in the trace): each must be
 reported.
 
-Run alone: tools/checks_thirdparty.py [--arch arm64|x86_64] [--lib cjson|lua]
+Run alone: tests/checks/checks_thirdparty.py [--arch arm64|x86_64] [--lib cjson|lua]
 """
 import argparse
 import copy
@@ -70,7 +70,7 @@ import shlex
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import btfsig  # noqa: E402
 import graphcmp  # noqa: E402
@@ -416,7 +416,7 @@ def compare_lib(arch, lib, report, boot, save_log, host_cache):
 
 
 def thirdparty(arch, report, boot, save_log, host_cache=None, libs=None):
-    """tools/test.py's group `thirdparty` for one arch."""
+    """tests/run.py's group `thirdparty` for one arch."""
     host_cache = {} if host_cache is None else host_cache
     for lib in LIBS:
         if libs and lib.name not in libs:

@@ -1,4 +1,4 @@
-"""checks_libc.py — the C library an APP gets (tools/test.py's app group).
+"""checks_libc.py — the C library an APP gets (tests/run.py's app group).
 
 APP=tests/apps/libc, a third-party-style layout (vendor/ with its own
 include directory and defines from app.mk, a file kept uninstrumented, a
@@ -20,7 +20,7 @@ import shutil
 import subprocess
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 APP = "tests/apps/libc"
 
 

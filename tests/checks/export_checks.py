@@ -2,13 +2,13 @@
 """export_checks.py — the dump/export round trip on a booted guest (issue 6,
 "Dumps" and "Tests").
 
-For tools/test.py:
+For tests/run.py:
     import export_checks
     export_checks.export_round_trip(arch, kernel_path(arch), report, save_log)
 
 Standalone (own build dirs, one QEMU at a time):
-    tools/export_checks.py --arch arm64 --kernel build/dump-arm64/kernel.elf
-    tools/export_checks.py ... --capture tests/host/export   (the host test's
+    tests/checks/export_checks.py --arch arm64 --kernel build/dump-arm64/kernel.elf
+    tests/checks/export_checks.py ... --capture tests/host/export   (the host test's
         fixtures: the round trip's serial logs, dump and `cat trace` in each)
 
 Checks, each reported as one report(ok, name, detail):
@@ -42,7 +42,7 @@ import sys
 import tempfile
 import checklib  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXPORT = os.path.join(ROOT, "tools", "bt-export")
 GRAPH_CMDLINE = ("ftrace=function_graph ftrace_filter=vfs_*,path_* "
                  "trace_options=funcgraph-args,funcgraph-retval,funcgraph-args-string "

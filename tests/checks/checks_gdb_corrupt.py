@@ -1,5 +1,5 @@
 """checks_gdb_corrupt.py — the gdb extension (tools/gdb/baretrace.py and
-tools/btlib/memsrc.py) against corrupt guest state, for tools/test.py's gdb
+tools/btlib/memsrc.py) against corrupt guest state, for tests/run.py's gdb
 group.
 
 One boot per arch under QEMU's gdbstub with the default run's command line
@@ -34,7 +34,7 @@ import re
 
 from gdb_checks import gdb_port
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CMDLINE = ("ftrace=function_graph trace_options=funcgraph-args,funcgraph-retval,"
            "funcgraph-args-string ftrace_filter=demo_main,worker_main,demo_tick,vfs_stat,"
            "path_walk,walk_component,follow_link,dir_lookup,kind_name,inode_size,tree_bytes "

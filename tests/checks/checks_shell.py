@@ -3,7 +3,7 @@ through piped stdin, against its expected transcript tests/shell/session.golden.
 
 The golden file is the session's transcript from the first prompt on, masked
 (mask_session): a check per "## NAME" section of it (golden_compare,
-tools/checklib.py), then the relations between parts of the output that a
+tests/checks/checklib.py), then the relations between parts of the output that a
 transcript cannot state (relations): which CPU's files show the markers,
 the profiler's hits summed over the CPUs, the tracing_cpumask run's CPUs
 and tasks.

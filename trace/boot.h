@@ -33,6 +33,10 @@ struct fgraph_stack *fgraph_stack_alloc(void);
 void fgraph_stack_free(struct fgraph_stack *st);
 void fgraph_init_cpu(unsigned cpu);
 
+/* The trace stack (trace/tstack.h): the interrupt running on this CPU is
+ * ending; called by irq_exit before irq_depth is lowered. */
+void tstack_irq_exit(void);
+
 /*
  * Unwinders: a return address read from the frame record at `record` in the
  * running context's stack.  If it is the return hook, the original return

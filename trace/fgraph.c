@@ -412,6 +412,19 @@ FTRACE_HOT void tstack_exit(uintptr_t func, uintptr_t sp, uint64_t retval)
 	ts_end(&x, bit);
 }
 
+/* The interrupt running on this CPU ends (irq_exit, irq_depth not yet
+ * lowered): its entries left on the interrupt stack are popped. */
+FTRACE_HOT void tstack_irq_exit(void)
+{
+	struct tstack_ctx x;
+	unsigned bit;
+	if (!ts_begin(&x, &bit))
+		return;
+	if (x.level)
+		tstack_level_end_on(&x);
+	ts_end(&x, bit);
+}
+
 /* ---- registration ---- */
 
 static int slot_of(const struct fgraph_ops *g)

@@ -85,3 +85,10 @@ void tstack_exit_on(const struct tstack_ctx *x, uintptr_t func, uintptr_t sp, ui
 	while (top_entry(x, &base) && x->st->w[base + FR_SP] == sp && complete(x, base))
 		fgraph_ts_pop(x, base, retval, 0);
 }
+
+void tstack_level_end_on(const struct tstack_ctx *x)
+{
+	unsigned base;
+	while (top_entry(x, &base))
+		fgraph_ts_pop(x, base, 0, complete(x, base) ? FGRAPH_RET_LATE : FGRAPH_RET_GONE);
+}

@@ -41,6 +41,12 @@
  * as a tail call of the second (the events are the same); both are then
  * popped at the second's exit, the first unmarked.
  *
+ * An interrupt's entries do not outlive it: stack pointers of two
+ * interrupts are not comparable (each runs on whatever stack it found),
+ * so irq_exit calls tstack_irq_exit (trace/boot.h), which pops the
+ * entries the ending interrupt left on the CPU's interrupt stack, late or
+ * gone as above.
+ *
  * Context: any (thread, interrupt, nested interrupt), from the sled's
  * trampoline with interrupts as the traced code had them.  Each call takes
  * its context's recursion bit (a call made from a graph callback is
@@ -77,6 +83,8 @@ void tstack_entry_on(const struct tstack_ctx *x, uintptr_t func, uintptr_t paren
 		     struct ftrace_regs *fregs, unsigned mask);
 void tstack_tail_on(const struct tstack_ctx *x, uintptr_t func, uintptr_t sp);
 void tstack_exit_on(const struct tstack_ctx *x, uintptr_t func, uintptr_t sp, uint64_t retval);
+/* The interrupt at x's level ends: pop its entries left (late or gone). */
+void tstack_level_end_on(const struct tstack_ctx *x);
 
 /* What the rules call (trace/fgraph.c; the host test has its own).
  * fgraph_ts_push: push a frame for func at sp on x->st and ask the users

@@ -409,6 +409,39 @@ static void test_interrupts_nesting(void **state)
 		" 0)   0.110 us    |  }\n");
 }
 
+/* An interrupt's entries end with it (irq_exit): what it left is popped
+ * then, late or gone, the nested interrupt's first; the thread's stay. */
+static void test_interrupt_end(void **state)
+{
+	(void)state;
+	E(OUTER, 100);
+	ctx = &irq1;
+	E(HANDLE_IRQ, 500);
+	E(TIMER_TICK, 490);
+	T(TIMER_TICK, 490);        /* to an untraced function */
+	ctx = &irq2;
+	E(LEAF_A, 700);            /* its exit sled switched off meanwhile */
+	now += 10;
+	tstack_level_end_on(&irq2);
+	ctx = &irq1;
+	now += 10;
+	tstack_level_end_on(&irq1);
+	ctx = &thread_ctx;
+	X(OUTER, 100, 8);
+	expect_empty_stacks();
+	assert_string_equal(print_all(),
+		" 0)               |  outer() {\n"
+		" 0)   ==========> |\n"
+		" 0)               |    handle_irq() {\n"
+		" 0)               |      timer_tick() {\n"
+		" 0)               |        leaf_a() {\n"
+		" 0)   0.010 us    |        } /* leaf_a (gone) */\n"
+		" 0)   0.040 us    |      } /* timer_tick (late) */\n"
+		" 0)   0.050 us    |    } /* handle_irq (gone) */\n"
+		" 0)   <========== |\n"
+		" 0)   0.070 us    |  }\n");
+}
+
 /* A frame of the return-hook backend is not the trace stack's: never
  * popped or completed by it, and it hides what lies below. */
 static void test_return_hook_frame_untouched(void **state)
@@ -484,6 +517,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_unpaired_exits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gone_frames, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_interrupts_nesting, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_interrupt_end, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_return_hook_frame_untouched, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_overflow, setup, teardown),
 	};

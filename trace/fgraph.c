@@ -350,6 +350,14 @@ void fgraph_ts_pop(const struct tstack_ctx *x, unsigned base, uint64_t retval, u
 	fgraph_frame_release(x->st, base);
 }
 
+/* The context running on CPU c (preemption off). */
+FGRAPH_INLINE void ts_context(struct tstack_ctx *x, struct cpu *c)
+{
+	x->st = fgraph_context_stack(c, &x->outer);
+	x->level = c->irq_depth;
+	x->cpu = c;
+}
+
 /*
  * Begin a tstack_ call: preemption off, this context's recursion bit, its
  * stacks; false (with nothing held) when the call is to be ignored: inside
@@ -364,9 +372,7 @@ static FTRACE_HOT bool ts_begin(struct tstack_ctx *x, unsigned *bit)
 		return false;
 	ftrace_preempt_disable_on(t);
 	*bit = ftrace_recursion_take_on(c, 0);
-	x->st = fgraph_context_stack(c, &x->outer);
-	x->level = c->irq_depth;
-	x->cpu = c;
+	ts_context(x, c);
 	if (*bit && x->st && !ftrace_is_dead_on(c))
 		return true;
 	if (*bit)
@@ -390,6 +396,15 @@ FTRACE_HOT void tstack_entry(uintptr_t func, uintptr_t parent, uintptr_t sp,
 		return;
 	tstack_entry_on(&x, func, parent, sp, fregs, mask);
 	ts_end(&x, bit);
+}
+
+FTRACE_HOT void tstack_entry_held(struct cpu *c, uintptr_t func, uintptr_t parent, uintptr_t sp,
+				  struct ftrace_regs *fregs, unsigned mask)
+{
+	struct tstack_ctx x;
+	ts_context(&x, c);
+	if (x.st && c->current && !ftrace_is_dead_on(c))
+		tstack_entry_on(&x, func, parent, sp, fregs, mask);
 }
 
 FTRACE_HOT void tstack_tail(uintptr_t func, uintptr_t sp)

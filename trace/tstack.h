@@ -23,6 +23,9 @@
  * sp is the stack pointer as the function's first instruction saw it, which
  * is also what it is at its exit and tail sleds (x86-64: the address of the
  * return address; arm64: the caller's sp): the arch's trampoline reads it.
+ * fregs: the function's argument registers (struct ftrace_regs, never
+ * NULL), which the users' entry callbacks read (funcgraph-args).  mask:
+ * bit i for fgraph user slot i (fgraph_ops.idx).
  *
  * Pairing is never assumed (sites are switched on and off while CPUs run
  * inside functions).  Every call first pops the entries of its context
@@ -65,6 +68,12 @@ struct cpu;
 
 void tstack_entry(uintptr_t func, uintptr_t parent, uintptr_t sp, struct ftrace_regs *fregs,
 		  unsigned mask);
+/* The same for a caller that holds this context's recursion bit with
+ * preemption raised by one (an ftrace callback: fgraph's site callbacks
+ * under INSTR=xray, fgraph_enter_one and fgraph_list_enter, call this
+ * where the return-hook backend pushes and redirects); c: this CPU. */
+void tstack_entry_held(struct cpu *c, uintptr_t func, uintptr_t parent, uintptr_t sp,
+		       struct ftrace_regs *fregs, unsigned mask);
 void tstack_tail(uintptr_t func, uintptr_t sp);
 void tstack_exit(uintptr_t func, uintptr_t sp, uint64_t retval);
 

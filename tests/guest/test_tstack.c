@@ -18,6 +18,13 @@
  *   sleds_switched: the same while the "sleds" of each function are turned
  *     on and off at random: every pushed entry gets exactly one exit, none
  *     paired with another's entry, every stack empty at the end.
+ *   no_return_address_written: real calls entered through their ftrace
+ *     sites (an ops whose callback is tstack_entry_held, as fgraph's site
+ *     callbacks are to be under INSTR=xray), left by tstack_exit just
+ *     before they return: each function finds __builtin_return_address(0)
+ *     inside its caller at its start and at its end, and every call gets
+ *     its own exit, none late or gone; the same functions under the return-hook backend find the
+ *     hook there instead (the check can fail).
  * The functions named are never called: they only give the calls names.
  */
 #include <errno.h>
@@ -380,4 +387,111 @@ TEST_CASE(tstack, sleds_switched)
 		switched_gone += c->gone;
 	}
 	EXPECT_TRUE(switched_gone > 0);
+}
+
+/* ---- no_return_address_written ---- */
+
+static struct thread *ra_thread;
+static uintptr_t ra_sp[16];             /* entry sps of the open tsr_ calls */
+static unsigned ra_n;
+static unsigned long ra_bad, ra_checked;
+
+/* Whether ra lies inside the function `caller`. */
+static void ra_check(uintptr_t ra, void *caller)
+{
+	uintptr_t off, size, start = (uintptr_t)caller;
+	ra_checked++;
+	if (!ksym_lookup(start, &off, &size) || ra <= start || ra >= start + size)
+		ra_bad++;
+}
+
+/* The entry sled's part: the site's callback, in the ops' recursion and
+ * preemption guard, with the site's own fregs and sp. */
+static void ra_site(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	struct cpu *c = this_cpu();
+	if (c->current != ra_thread || ra_n >= 16)
+		return;
+	uintptr_t sp = ftrace_regs_get_stack_pointer(fregs);
+	ra_sp[ra_n++] = sp;
+	tstack_entry_held(c, ip, parent, sp, fregs, sled_mask);
+}
+
+static struct ftrace_ops ra_ops = { .func = ra_site };
+
+/* The exit sled's part, just before the function returns. */
+static void ra_leave(void *func, long ret)
+{
+	if (ra_thread && ra_n)
+		tstack_exit((uintptr_t)func, ra_sp[--ra_n], (uint64_t)ret);
+}
+
+#define RA_CHECKED(self, caller, body) do {                                     \
+	ra_check((uintptr_t)__builtin_return_address(0), caller);                 \
+	body;                                                                     \
+	ra_check((uintptr_t)__builtin_return_address(0), caller);                 \
+	ra_leave(self, r);                                                        \
+} while (0)
+
+T long tsr_leaf(long x, void *caller);
+T long tsr_mid(long x);
+T long tsr_top(long x);
+T long tsr_run(long x);
+T long tsr_leaf(long x, void *caller)
+{
+	long r;
+	RA_CHECKED(tsr_leaf, caller, r = x + 1; KEEP());
+	return r;
+}
+T long tsr_mid(long x)
+{
+	long r;
+	RA_CHECKED(tsr_mid, tsr_top, r = tsr_leaf(x, tsr_mid) * 2; KEEP());
+	return r;
+}
+T long tsr_top(long x)
+{
+	long r;
+	RA_CHECKED(tsr_top, tsr_run, r = tsr_mid(x) + tsr_leaf(x, tsr_top); KEEP());
+	return r;
+}
+T long tsr_run(long x) { long r = tsr_top(x); KEEP(); return r; }
+
+TEST_CASE(tstack, no_return_address_written)
+{
+	/* The trace stack: tsr_* entered through their sites. */
+	ASSERT_TRUE(cnt_start());
+	timer_hook_set(NULL);
+	ra_thread = current_thread();
+	ra_n = 0;
+	ra_bad = ra_checked = 0;
+	ASSERT_EQ(ftrace_set_filter(&ra_ops, "tsr_leaf tsr_mid tsr_top", true), 0);
+	ASSERT_EQ(register_ftrace_function(&ra_ops), 0);
+	thread_migrate(current_thread(), 0);             /* counts[0] */
+	struct per_cpu_counts *c = &counts[0];
+	long r = tsr_run(5);
+	unsigned depth = current_thread()->ret_stack->depth;
+	unregister_ftrace_function(&ra_ops);
+	ra_thread = NULL;
+	cnt_stop();
+	EXPECT_EQ(r, 18);
+	EXPECT_EQ(depth, 0);
+	EXPECT_EQ(ra_n, 0);
+	EXPECT_EQ(ra_checked, 8);
+	EXPECT_EQ(ra_bad, 0);
+	EXPECT_EQ(c->entries, 4);
+	EXPECT_EQ(c->exits, 4);
+	EXPECT_EQ(c->gone + c->late + c->bad, 0);
+	/* The return-hook backend on the same calls: every hooked call's
+	 * return address is the hook. */
+	ra_checked = ra_bad = 0;
+	memset(counts, 0, sizeof(counts));
+	ASSERT_EQ(ftrace_set_filter(&cnt.ops, "tsr_leaf tsr_mid tsr_top", true), 0);
+	ASSERT_EQ(register_fgraph(&cnt), 0);
+	r = tsr_run(5);
+	unregister_fgraph(&cnt);
+	thread_migrate(current_thread(), -1);
+	EXPECT_EQ(r, 18);
+	EXPECT_EQ(ra_checked, 8);
+	EXPECT_EQ(ra_bad, 8);
 }

@@ -352,6 +352,11 @@ def test_trace_stack_marks():
     d, _, _ = decode(make_dump(cpu0=cpu0, opts=1 << 2 | 1 << 3 | 1 << 4 | 1 << 6 | 1 << 8))
     t = text.render(d)    # funcgraph-overrun on, retval and args off
     check(" 0)   0.500 us    |    } /* path_get (late) */\n (Overruns: 2)\n" in t, t)
+    rc, err, got = export(make_dump(cpu0=cpu0), "json")
+    check(rc == 0, err)
+    es = [e for e in json.loads(got["json"])["traceEvents"] if e["ph"] == "E" and e["pid"] == 0]
+    check([(e["name"], e["args"]) for e in es] ==
+          [("path_get", {"late": True}), ("vfs_open", {"gone": True})], es)
 
 
 def test_text_function_tracer():

@@ -8,13 +8,14 @@
  *   base+2  sp         SP at its entry: the hook checks it matches at return
  *   base+3  calltime
  *   base+4  users      bits 0-15: users whose entry callback took the call;
- *                      16-31: users asked (each has a block below)
+ *                      16-31: users asked (each has a block below);
+ *                      32 and up: the trace stack's (trace/tstack.h)
  *   base+5  blocks     one per user in the entry mask, in bit order:
  *                        +0 gen    the user's fgraph_ops.gen when pushed
  *                        +1 data   FGRAPH_DATA_WORDS, the user's per-call words
  *   top-1   size       words in the frame, so the hook finds base from top
  *
- * (The FR_ and FB_ macros are in fgraph_inline.h.)  Words 0 and 2 and the
+ * (The FR_ and FB_ macros are in fgraph_frame.h.)  Words 0 and 2 and the
  * size word are read by tools/gdb/baretrace.py too.
  *
  * Two entry paths push the same frames: fgraph_enter_one (fgraph_inline.h)
@@ -27,7 +28,9 @@
  * that user's ret_handler — fgraph_inline.h's fgraph_return_one, calling
  * its retfunc through the pointer (return_one) or, for a user made with
  * FGRAPH_DEFINE_RETURN, with its exit callback folded in — and a frame
- * several users asked to return_several.
+ * several users asked to return_several.  The trace stack (trace/tstack.h)
+ * pushes with the list path's frame_enter and pops with return_several's
+ * frame_exits: the same frames, users and callbacks, no return address.
  *
  * Interleavings.  Only the owning context pushes and pops a stack; what can
  * happen in the middle is a nested context on the same stack — a nested

@@ -317,6 +317,16 @@ static void expect_irq_stacks_empty(const char *file, int line)
 	}
 }
 
+/* CPU i's counts, as a KTAP diagnostic. */
+static void print_counts(unsigned i)
+{
+	const struct per_cpu_counts *c = &counts[i];
+	kprintf("    # CPU %u: %lu passes, %lu interrupts: %lu entries, %lu exits, "
+		"%lu gone, %lu late\n", i, (unsigned long)c->iterations,
+		(unsigned long)c->irqs, (unsigned long)c->entries, (unsigned long)c->exits,
+		(unsigned long)c->gone, (unsigned long)c->late);
+}
+
 static void run_workers(bool switching, int left[MAX_CPUS])
 {
 	struct thread *t[MAX_CPUS];
@@ -350,10 +360,7 @@ TEST_CASE(tstack, four_cpus_and_interrupts)
 	expect_irq_stacks_empty(__FILE__, __LINE__);
 	for (unsigned i = 0; i < ncpus; i++) {
 		struct per_cpu_counts *c = &counts[i];
-		kprintf("    # CPU %u: %lu passes, %lu interrupts: %lu entries, %lu exits, "
-			"%lu gone, %lu late\n", i, (unsigned long)c->iterations,
-			(unsigned long)c->irqs, (unsigned long)c->entries, (unsigned long)c->exits,
-			(unsigned long)c->gone, (unsigned long)c->late);
+		print_counts(i);
 		EXPECT_EQ(left[i], 0);
 		EXPECT_TRUE(c->iterations >= 201);
 		EXPECT_TRUE(c->irqs >= 3);
@@ -375,10 +382,7 @@ TEST_CASE(tstack, sleds_switched)
 	uint64_t switched_gone = 0;
 	for (unsigned i = 0; i < ncpus; i++) {
 		struct per_cpu_counts *c = &counts[i];
-		kprintf("    # CPU %u: %lu passes, %lu interrupts: %lu entries, %lu exits, "
-			"%lu gone, %lu late\n", i, (unsigned long)c->iterations,
-			(unsigned long)c->irqs, (unsigned long)c->entries, (unsigned long)c->exits,
-			(unsigned long)c->gone, (unsigned long)c->late);
+		print_counts(i);
 		EXPECT_EQ(left[i], 0);
 		EXPECT_TRUE(c->iterations > 1);
 		EXPECT_TRUE(c->entries > 0);

@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "graph_text.h"
 #include "rb_host.h"
 #include "trace/fgraph_frame.h"
 #include "trace/graph.h"
@@ -30,11 +31,8 @@ enum { OUTER = 0xa000, FA = 0xa100, FB = 0xa200, FC = 0xa300, REC = 0xa400,
        HANDLE_IRQ = 0x3000, TIMER_TICK = 0x4000, LEAF_A = 0x2000,
        REFUSED = 0xb000 };   /* no user takes its calls */
 #define OPT(o) (1ul << (o))
-#define DEFAULT_OPTS (OPT(TRACE_OPT_FUNCGRAPH_CPU) | OPT(TRACE_OPT_FUNCGRAPH_OVERHEAD) | \
-		      OPT(TRACE_OPT_FUNCGRAPH_DURATION) | OPT(TRACE_OPT_FUNCGRAPH_IRQS))
 
 static struct rb_buffer *buf;
-static uint64_t now;
 static struct trace_iter ti;
 static struct fgraph_stack thread_st, irq_st;
 static struct tstack_ctx thread_ctx = { &thread_st, NULL, 0, NULL };
@@ -42,23 +40,15 @@ static struct tstack_ctx irq1 = { &irq_st, &thread_st, 1, NULL };
 static struct tstack_ctx irq2 = { &irq_st, &thread_st, 2, NULL };
 static const struct tstack_ctx *ctx;     /* the context of the next sleds */
 
-static uint64_t fake_clock(void)
-{
-	return now;
-}
-
 static int setup(void **state)
 {
 	(void)state;
-	rb_host_set_clock(fake_clock);
-	assert_int_equal(rb_create(&buf, 16, 64 * 1024, 0, &rb_host_allocator), 0);
-	trace_opts = DEFAULT_OPTS;
+	buf = graph_test_buffer();
 	ncpus = 1;
-	now = 1000;
+	graph_test_now = 1000;
 	memset(&thread_st, 0, sizeof(thread_st));
 	memset(&irq_st, 0, sizeof(irq_st));
 	ctx = &thread_ctx;
-	shim_out_reset();
 	return 0;
 }
 
@@ -99,7 +89,7 @@ uint64_t *fgraph_ts_push(const struct tstack_ctx *x, uintptr_t func, uintptr_t p
 	f[FR_RET] = parent;
 	f[FR_FUNC] = func;
 	f[FR_SP] = sp;
-	f[FR_TIME] = now;
+	f[FR_TIME] = graph_test_now;
 	f[FR_USERS] = mask * 0x10001u;
 	f[FR_HEADER + FB_GEN] = 1;
 	f[FR_WORDS(1) - 1] = FR_WORDS(1);
@@ -119,7 +109,7 @@ void fgraph_ts_pop(const struct tstack_ctx *x, unsigned base, uint64_t retval, u
 		.ent = { TRACE_GRAPH_RET, x->level ? TRACE_FLAG_HARDIRQ : 0, 0, 12 },
 		.func = st->w[base + FR_FUNC], .retval = retval, .depth = depth_of(x),
 		.overrun = (uint32_t)st->overrun | mark, .calltime = st->w[base + FR_TIME],
-		.rettime = now,
+		.rettime = graph_test_now,
 	};
 	put_event(&e, sizeof(e));
 	st->top = base;
@@ -130,19 +120,19 @@ void fgraph_ts_pop(const struct tstack_ctx *x, unsigned base, uint64_t retval, u
 
 static void E(uintptr_t func, uintptr_t sp)
 {
-	now += 10;
+	graph_test_now += 10;
 	tstack_entry_on(ctx, func, 0, sp, NULL, 1);
 }
 
 static void T(uintptr_t func, uintptr_t sp)
 {
-	now += 10;
+	graph_test_now += 10;
 	tstack_tail_on(ctx, func, sp);
 }
 
 static void X(uintptr_t func, uintptr_t sp, uint64_t retval)
 {
-	now += 10;
+	graph_test_now += 10;
 	tstack_exit_on(ctx, func, sp, retval);
 }
 
@@ -150,18 +140,7 @@ static void X(uintptr_t func, uintptr_t sp, uint64_t retval)
 
 static const char *print_all(void)
 {
-	shim_out_reset();
-	assert_int_equal(rb_iter_start(&ti.it, buf, RB_ALL_CPUS), 0);
-	for (unsigned c = 0; c < MAX_CPUS; c++)
-		ti.last_pid[c] = -1;
-	while (rb_iter_next(&ti.it, &ti.ev) == 0) {
-		if (ti.ev.len < sizeof(struct trace_entry))
-			continue;
-		ti.ent = ti.ev.data;
-		graph_print(&ti);
-	}
-	rb_iter_end(&ti.it);
-	return shim_out;
+	return graph_text(buf, &ti);
 }
 
 static void expect_empty_stacks(void)
@@ -421,10 +400,10 @@ static void test_interrupt_end(void **state)
 	T(TIMER_TICK, 490);        /* to an untraced function */
 	ctx = &irq2;
 	E(LEAF_A, 700);            /* its exit sled switched off meanwhile */
-	now += 10;
+	graph_test_now += 10;
 	tstack_level_end_on(&irq2);
 	ctx = &irq1;
-	now += 10;
+	graph_test_now += 10;
 	tstack_level_end_on(&irq1);
 	ctx = &thread_ctx;
 	X(OUTER, 100, 8);

@@ -500,5 +500,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_return_hook_frame_untouched, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_overflow, setup, teardown),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests_name("tstack", tests, NULL, NULL);
 }

@@ -97,11 +97,13 @@ void fgraph_stack_free(struct fgraph_stack *st)
 	free(st);
 }
 
-/* No room for a frame: the call is not hooked; counted per context, in
- * total and per user asked. */
+/* No room for a frame: the call is not hooked; counted per context (up to
+ * FGRAPH_OVERRUN_MAX, so that an exit event's count never reaches the
+ * marks' bits), in total and per user asked. */
 FTRACE_HOT void fgraph_count_overrun(struct fgraph_stack *st, unsigned mask)
 {
-	st->overrun++;
+	if (st->overrun < FGRAPH_OVERRUN_MAX)
+		st->overrun++;
 	__atomic_fetch_add(&total_overrun, 1, __ATOMIC_RELAXED);
 	for (unsigned m = mask; m; m &= m - 1) {
 		struct fgraph_ops *g = __atomic_load_n(&users[__builtin_ctz(m)], __ATOMIC_ACQUIRE);
@@ -138,9 +140,10 @@ static FTRACE_HOT uint64_t *frame_enter(struct cpu *c, struct fgraph_stack *st,
 	for (unsigned m = mask; m; m &= m - 1)
 		n++;
 	unsigned below;
-	uint64_t *f = fgraph_frame_push(st, FR_WORDS(n), mask, ip, parent, sp, &below);
+	uint64_t *f = fgraph_frame_push(st, FR_WORDS(n), mask, ip, parent, fregs, &below);
 	if (!f)
 		return NULL;
+	f[FR_SP] = sp;                   /* the trace stack's may differ from fregs' */
 	struct fgraph_ent e;
 	fgraph_ent_init(&e, c, ip, parent, fregs, f, below, outer, preempt);
 	unsigned taken = 0;

@@ -70,7 +70,8 @@ struct fgraph_ret {
 	unsigned mark;                   /* 0, or FGRAPH_RET_LATE / _GONE (fgraph_frame.h):
 					  * the trace stack's exits only (trace/tstack.h) */
 	uint64_t calltime, rettime;
-	uint64_t overrun;                /* calls this context could not hook so far */
+	uint64_t overrun;                /* calls this context could not hook so far
+					  * (at most FGRAPH_OVERRUN_MAX) */
 	uint32_t *state;
 	struct cpu *cpu;                 /* the CPU running the callback (preemption is off) */
 };

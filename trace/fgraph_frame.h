@@ -42,7 +42,8 @@
 struct fgraph_stack {
 	unsigned top;                      /* words in use */
 	unsigned depth;                    /* frames */
-	uint64_t overrun;                  /* calls not hooked: no room */
+	uint64_t overrun;                  /* calls not hooked: no room (at most
+					    * FGRAPH_OVERRUN_MAX) */
 	uint32_t state[FGRAPH_MAX_USERS];  /* per user, this context (fgraph_ent.state) */
 	uint64_t state_gen[FGRAPH_MAX_USERS];  /* the registration state[] belongs to */
 	uint64_t w[FGRAPH_STACK_WORDS];
@@ -63,5 +64,6 @@ struct fgraph_stack {
 #define FGRAPH_RET_LATE   (1u << 31)
 #define FGRAPH_RET_GONE   (1u << 30)
 #define FGRAPH_RET_MARKS  (FGRAPH_RET_LATE | FGRAPH_RET_GONE)
+#define FGRAPH_OVERRUN_MAX ((1u << 30) - 1)   /* fgraph_stack.overrun stops there */
 
 #endif

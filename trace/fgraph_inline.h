@@ -73,8 +73,8 @@ FGRAPH_INLINE struct fgraph_stack *fgraph_context_stack(struct cpu *c, struct fg
  * or NULL (overrun counted) when the stack is full; *below: the frames
  * under it on st. */
 FGRAPH_INLINE uint64_t *fgraph_frame_push(struct fgraph_stack *st, unsigned size, unsigned mask,
-					  uintptr_t ip, uintptr_t parent, uintptr_t sp,
-					  unsigned *below)
+					  uintptr_t ip, uintptr_t parent,
+					  struct ftrace_regs *fregs, unsigned *below)
 {
 	unsigned base = st->top, depth = st->depth;      /* one load pair */
 	if (__builtin_expect(base + size > FGRAPH_STACK_WORDS, 0)) {
@@ -88,7 +88,7 @@ FGRAPH_INLINE uint64_t *fgraph_frame_push(struct fgraph_stack *st, unsigned size
 	uint64_t *f = &st->w[base];                              /* B */
 	f[FR_RET] = parent;
 	f[FR_FUNC] = ip;
-	f[FR_SP] = sp;
+	f[FR_SP] = ftrace_regs_get_stack_pointer(fregs);
 	f[FR_TIME] = arch_counter();
 	f[size - 1] = size;
 	return f;
@@ -185,8 +185,7 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 	unsigned i = (unsigned)g->idx;
 	uint64_t gen = g->gen;
 	unsigned below;
-	uint64_t *f = fgraph_frame_push(st, FR_WORDS(1), 1u << i, ip, parent,
-					 ftrace_regs_get_stack_pointer(fregs), &below);
+	uint64_t *f = fgraph_frame_push(st, FR_WORDS(1), 1u << i, ip, parent, fregs, &below);
 	if (!f)
 		goto out;
 	uint64_t *blk = &f[FR_HEADER];

@@ -15,8 +15,9 @@
 #include "trace/fgraph_frame.h"
 #include "trace/tstack.h"
 
-/* The top frame of x's stack, if the trace stack pushed it at x's level. */
-static bool top_entry(const struct tstack_ctx *x, unsigned *base)
+/* Whether the top frame of x's stack is a trace-stack entry: then its
+ * base and the interrupt level it was pushed at. */
+static bool top_any_level(const struct tstack_ctx *x, unsigned *base, unsigned *level)
 {
 	const struct fgraph_stack *st = x->st;
 	if (!st || st->top == 0)
@@ -26,8 +27,15 @@ static bool top_entry(const struct tstack_ctx *x, unsigned *base)
 		return false;             /* not a frame: fgraph's own checks say so */
 	*base = st->top - size;
 	uint64_t users = st->w[*base + FR_USERS];
-	return (users & FR_TS_ENTRY) &&
-	       ((users >> FR_TS_LEVEL_SHIFT) & FR_TS_LEVEL_MASK) == (x->level & FR_TS_LEVEL_MASK);
+	*level = (unsigned)((users >> FR_TS_LEVEL_SHIFT) & FR_TS_LEVEL_MASK);
+	return (users & FR_TS_ENTRY) != 0;
+}
+
+/* The top frame of x's stack, if the trace stack pushed it at x's level. */
+static bool top_entry(const struct tstack_ctx *x, unsigned *base)
+{
+	unsigned level;
+	return top_any_level(x, base, &level) && level == (x->level & FR_TS_LEVEL_MASK);
 }
 
 static bool complete(const struct tstack_ctx *x, unsigned base)
@@ -35,11 +43,15 @@ static bool complete(const struct tstack_ctx *x, unsigned base)
 	return (x->st->w[base + FR_USERS] & FR_TS_COMPLETE) != 0;
 }
 
-/* Pop the entries whose frames lie below sp; at an entry (`entering`),
- * an incomplete one at sp too.  Each pop shrinks the stack: bounded. */
+/* Pop what a deeper interrupt left on top (irq_exit pops it, unless that
+ * context could not enter the tracer then), then the entries whose frames
+ * lie below sp; at an entry (`entering`), an incomplete one at sp too.
+ * Each pop shrinks the stack: bounded. */
 static void pop_gone(const struct tstack_ctx *x, uintptr_t sp, bool entering)
 {
-	unsigned base;
+	unsigned base, level;
+	while (top_any_level(x, &base, &level) && level > (x->level & FR_TS_LEVEL_MASK))
+		fgraph_ts_pop(x, base, 0, complete(x, base) ? FGRAPH_RET_LATE : FGRAPH_RET_GONE);
 	while (top_entry(x, &base)) {
 		uintptr_t at = x->st->w[base + FR_SP];
 		bool done = complete(x, base);

@@ -48,7 +48,8 @@
  * interrupts are not comparable (each runs on whatever stack it found),
  * so irq_exit calls tstack_irq_exit (trace/boot.h), which pops the
  * entries the ending interrupt left on the CPU's interrupt stack, late or
- * gone as above.
+ * gone as above; what a deeper interrupt left because it could not enter
+ * the tracer at its end is popped, gone, by the next sled below it.
  *
  * Context: any (thread, interrupt, nested interrupt), from the sled's
  * trampoline with interrupts as the traced code had them.  Each call takes

@@ -421,6 +421,26 @@ static void test_interrupt_end(void **state)
 		" 0)   0.070 us    |  }\n");
 }
 
+/* A deeper interrupt's entry that its end did not pop (that context was
+ * inside the tracer at irq_exit) is gone at the next sled below it. */
+static void test_deeper_level_left(void **state)
+{
+	(void)state;
+	ctx = &irq1;
+	E(HANDLE_IRQ, 500);
+	ctx = &irq2;
+	E(LEAF_A, 700);
+	ctx = &irq1;
+	X(HANDLE_IRQ, 500, 0);
+	expect_empty_stacks();
+	assert_string_equal(print_all(),
+		" 0)   ==========> |\n"
+		" 0)               |  handle_irq() {\n"
+		" 0)               |    leaf_a() {\n"
+		" 0)   0.010 us    |    } /* leaf_a (gone) */\n"
+		" 0)   0.020 us    |  }\n");
+}
+
 /* A frame of the return-hook backend is not the trace stack's: never
  * popped or completed by it, and it hides what lies below. */
 static void test_return_hook_frame_untouched(void **state)
@@ -497,6 +517,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_gone_frames, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_interrupts_nesting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_interrupt_end, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_deeper_level_left, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_return_hook_frame_untouched, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_overflow, setup, teardown),
 	};

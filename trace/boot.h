@@ -1,8 +1,9 @@
 /*
  * boot.h — what boot/ calls in the tracer, and nothing more: the two init
  * steps in boot order, the print at the end of the workload, the shadow
- * return stacks the scheduler hands its threads and CPUs, the unwinding
- * help for backtraces, and the shell's entry points.  boot/ includes no
+ * return stacks the scheduler hands its threads and CPUs, the end of an
+ * interrupt for the trace stack, the unwinding help for backtraces, and
+ * the shell's entry points.  boot/ includes no
  * other trace/ header (the tracer's user API is trace/ftrace.h and
  * friends; tests may use both).
  */

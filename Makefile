@@ -134,6 +134,9 @@ TEST_SRCS  += tests/guest/test_profile.c tests/guest/test_fprobe.c
 
 # set_ftrace_filter's traceon/traceoff commands (trace/func_cmd.h) and their suite.
 TRACE_SRCS += trace/func_cmd.c
+# The trace stack: function_graph without return hooks (trace/tstack.h) and its suite.
+TRACE_SRCS += trace/tstack.c
+TEST_SRCS  += tests/guest/test_tstack.c
 TEST_SRCS  += tests/guest/test_func_cmd.c
 
 # Dumps (trace/dump.h): the framed binary dump, ftrace_dump_on_oops, traceoff_on_warning.

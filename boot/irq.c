@@ -6,6 +6,7 @@
 #include "boot/panic.h"
 #include "boot/sched.h"
 #include "patch/tramp.h"
+#include "trace/boot.h"
 
 void (*timer_hook)(void);                    /* atomic: timer_hook_set */
 
@@ -30,6 +31,7 @@ void irq_exit(void)
 	struct cpu *c = this_cpu();
 	if (c->irq_depth == 0)
 		panic("irq_exit without irq_enter");
+	tstack_irq_exit();           /* the interrupt's trace-stack entries end with it */
 	c->trace_ctx = ctx_bit(c->irq_depth - 1);
 	if (--c->irq_depth == 0 && !panic_in_progress() &&
 	    !text_is_trampoline(arch_frame_pc(c->irq_frame)))

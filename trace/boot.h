@@ -1,8 +1,9 @@
 /*
  * boot.h — what boot/ calls in the tracer, and nothing more: the two init
  * steps in boot order, the print at the end of the workload, the shadow
- * return stacks the scheduler hands its threads and CPUs, the unwinding
- * help for backtraces, and the shell's entry points.  boot/ includes no
+ * return stacks the scheduler hands its threads and CPUs, the end of an
+ * interrupt for the trace stack, the unwinding help for backtraces, and
+ * the shell's entry points.  boot/ includes no
  * other trace/ header (the tracer's user API is trace/ftrace.h and
  * friends; tests may use both).
  */
@@ -32,6 +33,10 @@ struct fgraph_stack;
 struct fgraph_stack *fgraph_stack_alloc(void);
 void fgraph_stack_free(struct fgraph_stack *st);
 void fgraph_init_cpu(unsigned cpu);
+
+/* The trace stack (trace/tstack.h): the interrupt running on this CPU is
+ * ending; called by irq_exit before irq_depth is lowered. */
+void tstack_irq_exit(void);
 
 /*
  * Unwinders: a return address read from the frame record at `record` in the

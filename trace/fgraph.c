@@ -8,13 +8,14 @@
  *   base+2  sp         SP at its entry: the hook checks it matches at return
  *   base+3  calltime
  *   base+4  users      bits 0-15: users whose entry callback took the call;
- *                      16-31: users asked (each has a block below)
+ *                      16-31: users asked (each has a block below);
+ *                      32 and up: the trace stack's (trace/tstack.h)
  *   base+5  blocks     one per user in the entry mask, in bit order:
  *                        +0 gen    the user's fgraph_ops.gen when pushed
  *                        +1 data   FGRAPH_DATA_WORDS, the user's per-call words
  *   top-1   size       words in the frame, so the hook finds base from top
  *
- * (The FR_ and FB_ macros are in fgraph_inline.h.)  Words 0 and 2 and the
+ * (The FR_ and FB_ macros are in fgraph_frame.h.)  Words 0 and 2 and the
  * size word are read by tools/gdb/baretrace.py too.
  *
  * Two entry paths push the same frames: fgraph_enter_one (fgraph_inline.h)
@@ -27,7 +28,9 @@
  * that user's ret_handler — fgraph_inline.h's fgraph_return_one, calling
  * its retfunc through the pointer (return_one) or, for a user made with
  * FGRAPH_DEFINE_RETURN, with its exit callback folded in — and a frame
- * several users asked to return_several.
+ * several users asked to return_several.  The trace stack (trace/tstack.h)
+ * pushes with the list path's frame_enter and pops with return_several's
+ * frame_exits: the same frames, users and callbacks, no return address.
  *
  * Interleavings.  Only the owning context pushes and pops a stack; what can
  * happen in the middle is a nested context on the same stack — a nested
@@ -64,6 +67,7 @@
 #include "trace/fgraph.h"
 #include "trace/fgraph_inline.h"
 #include "trace/recursion.h"
+#include "trace/tstack.h"
 
 /*
  * Slots.  Every registration takes a fresh 64-bit serial (fgraph_ops.gen,
@@ -93,11 +97,13 @@ void fgraph_stack_free(struct fgraph_stack *st)
 	free(st);
 }
 
-/* No room for a frame: the call is not hooked; counted per context, in
- * total and per user asked. */
+/* No room for a frame: the call is not hooked; counted per context (up to
+ * FGRAPH_OVERRUN_MAX, so that an exit event's count never reaches the
+ * marks' bits), in total and per user asked. */
 FTRACE_HOT void fgraph_count_overrun(struct fgraph_stack *st, unsigned mask)
 {
-	st->overrun++;
+	if (st->overrun < FGRAPH_OVERRUN_MAX)
+		st->overrun++;
 	__atomic_fetch_add(&total_overrun, 1, __ATOMIC_RELAXED);
 	for (unsigned m = mask; m; m &= m - 1) {
 		struct fgraph_ops *g = __atomic_load_n(&users[__builtin_ctz(m)], __ATOMIC_ACQUIRE);
@@ -119,28 +125,27 @@ ARCH_PRESERVING_THUNK(fgraph_irq_stack);
  * whose only ops is this user (fgraph_inline.h). */
 FGRAPH_DEFINE_ENTRY(fgraph_ops_func, NULL)
 
-/* Called by the list functions (ftrace.c) for the graph users in `mask` attached to
- * ip (recursion bit held, preemption off: the list function raised the
- * count by one, as fgraph.h promises the callbacks).  A user whose slot is
- * empty now (unregistering) keeps its block, with gen 0 (no
- * registration's). */
-FTRACE_HOT void fgraph_list_enter(uintptr_t ip, uintptr_t parent, struct ftrace_regs *fregs,
-				  unsigned mask)
+/*
+ * Push a frame for ip on st (entry SP sp) and ask the graph users in mask:
+ * the frame if one took the call, else NULL (dropped, or no room: counted).
+ * preempt: the traced code's preemption count.  A user whose slot is empty
+ * now (unregistering) keeps its block, with gen 0 (no registration's).
+ */
+static FTRACE_HOT uint64_t *frame_enter(struct cpu *c, struct fgraph_stack *st,
+					struct fgraph_stack *outer, uintptr_t ip, uintptr_t parent,
+					uintptr_t sp, struct ftrace_regs *fregs, unsigned mask,
+					unsigned preempt)
 {
-	struct cpu *c = arch_this_cpu();          /* preemption is off */
-	struct fgraph_stack *outer, *st = fgraph_context_stack(c, &outer);
-	if (!st)
-		return;
 	unsigned n = 0;
 	for (unsigned m = mask; m; m &= m - 1)
 		n++;
 	unsigned below;
 	uint64_t *f = fgraph_frame_push(st, FR_WORDS(n), mask, ip, parent, fregs, &below);
 	if (!f)
-		return;
+		return NULL;
+	f[FR_SP] = sp;                   /* the trace stack's may differ from fregs' */
 	struct fgraph_ent e;
-	/* The list function raised the count by one (fgraph.h). */
-	fgraph_ent_init(&e, c, ip, parent, fregs, f, below, outer, c->current->preempt_count - 1);
+	fgraph_ent_init(&e, c, ip, parent, fregs, f, below, outer, preempt);
 	unsigned taken = 0;
 	uint64_t *blk = &f[FR_HEADER];
 	for (unsigned m = mask; m; m &= m - 1, blk += FB_WORDS) {
@@ -157,9 +162,22 @@ FTRACE_HOT void fgraph_list_enter(uintptr_t ip, uintptr_t parent, struct ftrace_
 	}
 	f[FR_USERS] = taken | mask << 16;
 	if (taken)
+		return f;
+	fgraph_frame_drop(st, f);
+	return NULL;
+}
+
+/* Called by the list functions (ftrace.c) for the graph users in `mask` attached to
+ * ip (recursion bit held, preemption off: the list function raised the
+ * count by one, as fgraph.h promises the callbacks). */
+FTRACE_HOT void fgraph_list_enter(uintptr_t ip, uintptr_t parent, struct ftrace_regs *fregs,
+				  unsigned mask)
+{
+	struct cpu *c = arch_this_cpu();          /* preemption is off */
+	struct fgraph_stack *outer, *st = fgraph_context_stack(c, &outer);
+	if (st && frame_enter(c, st, outer, ip, parent, ftrace_regs_get_stack_pointer(fregs),
+			      fregs, mask, c->current->preempt_count - 1))
 		fgraph_redirect(fregs);                      /* C */
-	else
-		fgraph_frame_drop(st, f);
 }
 
 /* The hook found no frame on st (NULL: no stack): it runs only over one. */
@@ -210,29 +228,37 @@ static FTRACE_HOT __attribute__((noinline)) unsigned frame_of_slow(struct fgraph
 	return base;
 }
 
+/* D: the exit callbacks of the frame at base, each user's that took the
+ * call (recursion bit held, tracing alive). */
+static FTRACE_HOT void frame_exits(struct cpu *c, struct fgraph_stack *st, struct fgraph_stack *outer,
+				   unsigned base, uint64_t retval, unsigned mark)
+{
+	uint64_t *f = &st->w[base];
+	unsigned word = (unsigned)f[FR_USERS], taken = word & 0xffff, asked = word >> 16;
+	struct fgraph_ret r;
+	fgraph_ret_init(&r, c, f, st, outer, retval);
+	r.mark = mark;
+	const uint64_t *blk = &f[FR_HEADER];    /* as at entry: each user asked */
+	for (unsigned m = asked; m; m &= m - 1, blk += FB_WORDS) {
+		unsigned i = (unsigned)__builtin_ctz(m);
+		/* ACQUIRE: pairs with register's RELEASE (g->gen complete). */
+		struct fgraph_ops *g = __atomic_load_n(&users[i], __ATOMIC_ACQUIRE);
+		if (!(taken & (1u << i)) || !g || g->gen != blk[FB_GEN] || !g->retfunc)
+			continue;
+		r.state = &st->state[i];
+		g->retfunc(&r, g, (uint64_t *)&blk[FB_DATA]);        /* D */
+	}
+}
+
 /* fgraph_return for a frame that several users asked: each one's exit
  * that took the call, in turn. */
 static FTRACE_HOT __attribute__((noinline)) uintptr_t
 return_several(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *st,
 	       struct fgraph_stack *outer, unsigned base)
 {
-	uint64_t *f = &st->w[base];
-	unsigned word = (unsigned)f[FR_USERS], taken = word & 0xffff, asked = word >> 16;
 	unsigned bit = ftrace_recursion_take_on(c, 0);
-	if (bit && !ftrace_is_dead_on(c)) {
-		struct fgraph_ret r;
-		fgraph_ret_init(&r, c, f, st, outer, rr);
-		const uint64_t *blk = &f[FR_HEADER];    /* as at entry: each user asked */
-		for (unsigned m = asked; m; m &= m - 1, blk += FB_WORDS) {
-			unsigned i = (unsigned)__builtin_ctz(m);
-			/* ACQUIRE: pairs with register's RELEASE (g->gen complete). */
-			struct fgraph_ops *g = __atomic_load_n(&users[i], __ATOMIC_ACQUIRE);
-			if (!(taken & (1u << i)) || !g || g->gen != blk[FB_GEN] || !g->retfunc)
-				continue;
-			r.state = &st->state[i];
-			g->retfunc(&r, g, (uint64_t *)&blk[FB_DATA]);        /* D */
-		}
-	}
+	if (bit && !ftrace_is_dead_on(c))
+		frame_exits(c, st, outer, base, fgraph_ret_regs_value(rr), 0);
 	if (bit)
 		ftrace_recursion_exit_on(c, bit);
 	return fgraph_frame_pop(c, st, base);
@@ -312,6 +338,112 @@ FTRACE_HOT uintptr_t fgraph_return(struct fgraph_ret_regs *rr)
 	if (__builtin_expect(f[FR_SP] != fgraph_ret_regs_sp(rr), 0))
 		return return_unwound(rr, c, st, outer, base);
 	return hand_on(rr, c, st, outer, base);
+}
+
+/* ---- the trace stack's hooks (trace/tstack.h) ---- */
+
+uint64_t *fgraph_ts_push(const struct tstack_ctx *x, uintptr_t func, uintptr_t parent,
+			 uintptr_t sp, struct ftrace_regs *fregs, unsigned mask)
+{
+	/* The tstack_ call raised the count by one (fgraph.h). */
+	return frame_enter(x->cpu, x->st, x->outer, func, parent, sp, fregs, mask,
+			   x->cpu->current->preempt_count - 1);
+}
+
+void fgraph_ts_pop(const struct tstack_ctx *x, unsigned base, uint64_t retval, unsigned mark)
+{
+	frame_exits(x->cpu, x->st, x->outer, base, retval, mark);
+	fgraph_frame_release(x->st, base);
+}
+
+/* The context running on CPU c (preemption off). */
+FGRAPH_INLINE void ts_context(struct tstack_ctx *x, struct cpu *c)
+{
+	x->st = fgraph_context_stack(c, &x->outer);
+	x->level = c->irq_depth;
+	x->cpu = c;
+}
+
+/*
+ * Begin a tstack_ call: preemption off, this context's recursion bit, its
+ * stacks; false (with nothing held) when the call is to be ignored: inside
+ * the tracer already, tracing dead, or a CPU coming up.  FTRACE_HOT: not
+ * preempted before the count is raised, so c stays this CPU.
+ */
+static FTRACE_HOT bool ts_begin(struct tstack_ctx *x, unsigned *bit)
+{
+	struct cpu *c = arch_this_cpu();
+	struct thread *t = c->current;
+	if (!t)
+		return false;
+	ftrace_preempt_disable_on(t);
+	*bit = ftrace_recursion_take_on(c, 0);
+	ts_context(x, c);
+	if (*bit && x->st && !ftrace_is_dead_on(c))
+		return true;
+	if (*bit)
+		ftrace_recursion_exit_on(c, *bit);
+	ftrace_preempt_enable_on(t);
+	return false;
+}
+
+static FTRACE_HOT void ts_end(const struct tstack_ctx *x, unsigned bit)
+{
+	ftrace_recursion_exit_on(x->cpu, bit);
+	ftrace_preempt_enable_on(x->cpu->current);
+}
+
+FTRACE_HOT void tstack_entry(uintptr_t func, uintptr_t parent, uintptr_t sp,
+			     struct ftrace_regs *fregs, unsigned mask)
+{
+	struct tstack_ctx x;
+	unsigned bit;
+	if (!ts_begin(&x, &bit))
+		return;
+	tstack_entry_on(&x, func, parent, sp, fregs, mask);
+	ts_end(&x, bit);
+}
+
+FTRACE_HOT void tstack_entry_held(struct cpu *c, uintptr_t func, uintptr_t parent, uintptr_t sp,
+				  struct ftrace_regs *fregs, unsigned mask)
+{
+	struct tstack_ctx x;
+	ts_context(&x, c);
+	if (x.st && c->current && !ftrace_is_dead_on(c))
+		tstack_entry_on(&x, func, parent, sp, fregs, mask);
+}
+
+FTRACE_HOT void tstack_tail(uintptr_t func, uintptr_t sp)
+{
+	struct tstack_ctx x;
+	unsigned bit;
+	if (!ts_begin(&x, &bit))
+		return;
+	tstack_tail_on(&x, func, sp);
+	ts_end(&x, bit);
+}
+
+FTRACE_HOT void tstack_exit(uintptr_t func, uintptr_t sp, uint64_t retval)
+{
+	struct tstack_ctx x;
+	unsigned bit;
+	if (!ts_begin(&x, &bit))
+		return;
+	tstack_exit_on(&x, func, sp, retval);
+	ts_end(&x, bit);
+}
+
+/* The interrupt running on this CPU ends (irq_exit, irq_depth not yet
+ * lowered): its entries left on the interrupt stack are popped. */
+FTRACE_HOT void tstack_irq_exit(void)
+{
+	struct tstack_ctx x;
+	unsigned bit;
+	if (!ts_begin(&x, &bit))
+		return;
+	if (x.level)
+		tstack_level_end_on(&x);
+	ts_end(&x, bit);
 }
 
 /* ---- registration ---- */

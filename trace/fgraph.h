@@ -39,11 +39,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "trace/fgraph_frame.h"
 #include "trace/ftrace.h"
 
-#define FGRAPH_MAX_USERS   8
-#define FGRAPH_DATA_WORDS  2
-#define FGRAPH_STACK_WORDS 2048     /* per context: ~220 frames of one user */
 
 struct fgraph_stack;
 
@@ -68,9 +66,12 @@ struct fgraph_ret {
 	uintptr_t func;
 	uintptr_t parent;                /* the original return address */
 	unsigned depth;
-	uint64_t retval;                 /* raw return register */
+	uint64_t retval;                 /* raw return register (0 with a mark) */
+	unsigned mark;                   /* 0, or FGRAPH_RET_LATE / _GONE (fgraph_frame.h):
+					  * the trace stack's exits only (trace/tstack.h) */
 	uint64_t calltime, rettime;
-	uint64_t overrun;                /* calls this context could not hook so far */
+	uint64_t overrun;                /* calls this context could not hook so far
+					  * (at most FGRAPH_OVERRUN_MAX) */
 	uint32_t *state;
 	struct cpu *cpu;                 /* the CPU running the callback (preemption is off) */
 };

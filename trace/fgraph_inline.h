@@ -31,30 +31,8 @@
 #include "boot/cpu.h"
 #include "boot/sched.h"
 #include "trace/fgraph.h"
+#include "trace/fgraph_frame.h"
 #include "trace/recursion.h"
-
-/* Frame layout: see the top of fgraph.c.  Words 0 and 2 and the size word
- * are read by tools/gdb/baretrace.py too. */
-#define FR_RET      0
-#define FR_FUNC     1
-#define FR_SP       2
-#define FR_TIME     3
-#define FR_USERS    4
-#define FR_HEADER   5
-#define FB_GEN      0                          /* in a user's block */
-#define FB_DATA     1
-#define FB_WORDS    (1 + FGRAPH_DATA_WORDS)
-#define FR_WORDS(n) (FR_HEADER + FB_WORDS * (n) + 1)   /* a frame of n users */
-#define FR_MIN      FR_WORDS(1)
-
-struct fgraph_stack {
-	unsigned top;                      /* words in use */
-	unsigned depth;                    /* frames */
-	uint64_t overrun;                  /* calls not hooked: no room */
-	uint32_t state[FGRAPH_MAX_USERS];  /* per user, this context (fgraph_ent.state) */
-	uint64_t state_gen[FGRAPH_MAX_USERS];  /* the registration state[] belongs to */
-	uint64_t w[FGRAPH_STACK_WORDS];
-};
 
 #define FGRAPH_INLINE static inline __attribute__((always_inline))
 
@@ -254,12 +232,13 @@ out:
 /* What an exit callback is told about the frame at f. */
 FGRAPH_INLINE void fgraph_ret_init(struct fgraph_ret *r, struct cpu *c, const uint64_t *f,
 				   struct fgraph_stack *st, struct fgraph_stack *outer,
-				   const struct fgraph_ret_regs *rr)
+				   uint64_t retval)
 {
 	r->cpu = c;
 	r->func = f[FR_FUNC];
 	r->parent = f[FR_RET];
-	r->retval = fgraph_ret_regs_value(rr);
+	r->retval = retval;
+	r->mark = 0;
 	r->calltime = f[FR_TIME];
 	r->rettime = arch_counter();
 	r->overrun = st->overrun;
@@ -268,14 +247,20 @@ FGRAPH_INLINE void fgraph_ret_init(struct fgraph_ret *r, struct cpu *c, const ui
 }
 
 /* E: release the frame at base, the top one (D is done: nested pushes
- * since are all popped), undo fgraph_return's raise of the preemption
- * count, and give the address the function returns to. */
-FGRAPH_INLINE uintptr_t fgraph_frame_pop(struct cpu *c, struct fgraph_stack *st, unsigned base)
+ * since are all popped). */
+FGRAPH_INLINE void fgraph_frame_release(struct fgraph_stack *st, unsigned base)
 {
-	uintptr_t ret = st->w[base + FR_RET];
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	st->depth--;
 	st->top = base;                                              /* E */
+}
+
+/* E for the return hook: the release, then undo fgraph_return's raise of
+ * the preemption count, and give the address the function returns to. */
+FGRAPH_INLINE uintptr_t fgraph_frame_pop(struct cpu *c, struct fgraph_stack *st, unsigned base)
+{
+	uintptr_t ret = st->w[base + FR_RET];
+	fgraph_frame_release(st, base);
 	ftrace_preempt_enable_on(c->current);
 	return ret;
 }
@@ -297,7 +282,7 @@ FGRAPH_INLINE uintptr_t fgraph_return_one(struct fgraph_ret_regs *rr, struct fgr
 	if ((nofp ? ftrace_recursion_free_on(c) : bit) && !ftrace_is_dead_on(c)) {
 		uint64_t *f = &st->w[base];
 		struct fgraph_ret r;
-		fgraph_ret_init(&r, c, f, st, outer, rr);
+		fgraph_ret_init(&r, c, f, st, outer, fgraph_ret_regs_value(rr));
 		r.state = &st->state[g->idx];
 		exitfn(&r, g, &f[FR_HEADER + FB_DATA]);               /* D */
 	}

@@ -37,6 +37,8 @@ static bool fprobe_entry(const struct fgraph_ent *e, struct fgraph_ops *g, uint6
 static void fprobe_exit(const struct fgraph_ret *r, struct fgraph_ops *g, uint64_t *data)
 {
 	struct fprobe *fp = g->private;
+	if (r->mark)
+		return;       /* a trace-stack exit without return value (fgraph_frame.h) */
 	fp->exit_handler(fp, r->func, r->parent, r->retval, data);
 }
 

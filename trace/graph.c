@@ -289,7 +289,9 @@ static inline __attribute__((always_inline)) void graph_exit_fields(const struct
 	ev->func = ret->func;
 	ev->retval = ret->retval;
 	ev->depth = ret->depth;
-	ev->overrun = (uint32_t)ret->overrun;
+	/* The trace stack's mark in the top bits (graph.h), above the count
+	 * (at most FGRAPH_OVERRUN_MAX). */
+	ev->overrun = (uint32_t)ret->overrun | ret->mark;
 	ev->calltime = ret->calltime;
 	ev->rettime = ret->rettime;
 }

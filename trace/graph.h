@@ -12,8 +12,13 @@
  *          words (strs bytes, trace/fsig.h's records): a variable-length
  *          event, printed the same wherever it is decoded;
  *   exit:  the function, the raw return register, depth, overrun (shadow
- *          stack overflows seen by this context), call and return times
- *          (buffer clock cycles, like the events' timestamps).
+ *          stack overflows seen by this context, bits 0-29), call and
+ *          return times (buffer clock cycles, like the events' timestamps);
+ *          overrun's bits 30 and 31 are the trace stack's marks
+ *          (FGRAPH_RET_GONE, FGRAPH_RET_LATE: trace/fgraph_frame.h), 0 on
+ *          the return-hook backend: an exit so marked has no return value
+ *          (retval 0) and its closing brace's comment names the function
+ *          followed by "(late)" or "(gone)" (graph_output.c).
  * Depth counts hooked frames below the call in its context: a function
  * called from an interrupt handler continues the interrupted thread's depth
  * (as in Linux, where interrupts share the task's return stack).
@@ -25,6 +30,7 @@
 #include <stdint.h>
 
 #include "trace/fgraph.h"
+#include "trace/fgraph_frame.h"
 #include "trace/trace.h"
 
 struct fgraph_ent_entry {      /* TRACE_GRAPH_ENT */
@@ -42,7 +48,7 @@ struct fgraph_ret_entry {      /* TRACE_GRAPH_RET */
 	uint64_t func;
 	uint64_t retval;           /* raw return register */
 	uint32_t depth;
-	uint32_t overrun;
+	uint32_t overrun;          /* bits 0-29; 30, 31: FGRAPH_RET_GONE, _LATE */
 	uint64_t calltime;         /* buffer clock cycles */
 	uint64_t rettime;
 };

@@ -10,7 +10,10 @@
  * A line is: [abstime] [CPU] [comm-pid |] [duration column] indentation,
  * then "func() {", "func();" (a leaf: entry and exit consumed together),
  * or "}" (followed by a comment naming the function with funcgraph-tail,
- * funcgraph-retval, or when its entry was not seen).  Options are read
+ * funcgraph-retval, or when its entry was not seen).  An exit the trace
+ * stack marked (trace/tstack.h) always names it, followed by "(late)" or
+ * "(gone)" and no return value, and is never folded into a leaf: ours,
+ * Linux has no such exits.  Options are read
  * with trace_opt() as each line is printed.
  *
  * Rules of use: thread context, one printing pass at a time (output.c's
@@ -341,8 +344,8 @@ static bool take_leaf_exit(struct trace_iter *ti, const struct graph_ent *g,
 		return false;
 	memcpy(ret, next.data, sizeof(*ret));
 	if (ret->ent.type != TRACE_GRAPH_RET || ret->ent.pid != g->e.ent.pid ||
-	    ret->func != g->e.func)
-		return false;
+	    ret->func != g->e.func || (ret->overrun & FGRAPH_RET_MARKS))
+		return false;           /* a marked exit keeps its own line */
 	trace_iter_skip(ti, ti->ev.cpu);
 	return true;
 }
@@ -433,7 +436,11 @@ static void print_exit(struct trace_iter *ti)
 	put_context(&l, ti);
 	put_duration(&l, clock_cycles_to_ns(r.rettime - r.calltime));
 	put_indent(&l, r.depth);
-	if (trace_opt(TRACE_OPT_FUNCGRAPH_RETVAL)) {
+	if (r.overrun & FGRAPH_RET_MARKS) {
+		gl_put(&l, "} /* ");
+		put_func(&l, r.func);
+		gl_put(&l, " (%s) */", r.overrun & FGRAPH_RET_LATE ? "late" : "gone");
+	} else if (trace_opt(TRACE_OPT_FUNCGRAPH_RETVAL)) {
 		gl_put(&l, "} /* ");
 		put_func(&l, r.func);
 		put_ret(&l, r.func, r.retval);
@@ -448,7 +455,7 @@ static void print_exit(struct trace_iter *ti)
 	gl_put(&l, "\n");
 	ti->graph[ti->ev.cpu].depth = (int)r.depth - 1;
 	if (trace_opt(TRACE_OPT_FUNCGRAPH_OVERRUN))
-		gl_put(&l, " (Overruns: %u)\n", (unsigned)r.overrun);
+		gl_put(&l, " (Overruns: %u)\n", (unsigned)(r.overrun & ~FGRAPH_RET_MARKS));
 	gl_flush(&l);
 	epilogue(ti, &l);
 }

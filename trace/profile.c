@@ -131,7 +131,10 @@ static bool count_call(uintptr_t func, uint64_t ns)
 
 static void prof_return(const struct fgraph_ret *r, struct fgraph_ops *g, uint64_t *data)
 {
-	/* Graph time: from entry to return, children included. */
+	/* Graph time: from entry to return, children included.  A trace-stack
+	 * exit with a mark (fgraph_frame.h) has no true end time: not counted. */
+	if (r->mark)
+		return;
 	count_call(r->func, clock_cycles_to_ns(r->rettime - r->calltime));
 }
 

@@ -66,6 +66,12 @@ static const struct { uintptr_t addr, size; const char *name; } syms[] = {
 	{ 0x4000, 0x100, "timer_tick" },
 	{ 0x5000, 0x100, "void_fn" },
 	{ 0x6000, 0x100, "long_args" },
+	/* test_tstack.c's functions */
+	{ 0xa000, 0x100, "outer" },
+	{ 0xa100, 0x100, "fa" },
+	{ 0xa200, 0x100, "fb" },
+	{ 0xa300, 0x100, "fc" },
+	{ 0xa400, 0x100, "rec" },
 };
 
 const char *ksym_lookup(uintptr_t addr, uintptr_t *offset, uintptr_t *size)

@@ -47,9 +47,9 @@ def ent(pid, func, depth, args=(), flags=0):
         b"".join(struct.pack("<Q", a) for a in args)
 
 
-def ret(pid, func, depth, retval, calltime, rettime, flags=0):
+def ret(pid, func, depth, retval, calltime, rettime, flags=0, overrun=0):
     return struct.pack("<HBBiQQIIQQ", RET, flags, 1, pid, func, retval & (2 ** 64 - 1), depth,
-                       0, calltime, rettime)
+                       overrun, calltime, rettime)
 
 
 def fn(pid, ip, parent):
@@ -97,11 +97,11 @@ def frame(fid, seq, kind, payload):
     return "@BT1 %s %08x" % (body, zlib.crc32(body.encode()))
 
 
-def make_dump(fid=0x1234abcd, tracer="function_graph", opts=None, hz=1000000000):
+def make_dump(fid=0x1234abcd, tracer="function_graph", opts=None, hz=1000000000, cpu0=None):
     if opts is None:
         # print-parent, funcgraph cpu overhead duration irqs retval args
         opts = 1 << 0 | 1 << 3 | 1 << 4 | 1 << 6 | 1 << 8 | 1 << 10 | 1 << 12
-    cpus = [events_cpu0(), events_cpu1()]
+    cpus = [cpu0 or events_cpu0(), events_cpu1()]
     body = []
     nev = []
     for c, pages in enumerate(cpus):
@@ -336,6 +336,30 @@ def test_text():
     check(t.count("vfs_open(flags=3, name=0x4000) {") == 6, t)
 
 
+def test_trace_stack_marks():
+    """The trace stack's exits (trace/tstack.h): the marks in overrun's top
+    bits print as graph_output.c prints them (tests/host/test_tstack.c):
+    never a leaf, no return value, the overrun count without them."""
+    late, gone = 1 << 31, 1 << 30
+    cpu0 = [page([(1000, ent(5, 0x1000, 0, (3, 0x4000))), (1100, ent(5, 0x1100, 1, (0x5000,))),
+                  (1600, ret(5, 0x1100, 1, 0, 1100, 1600, overrun=late | 2)),
+                  (3500, ret(5, 0x1000, 0, 0, 1000, 3500, overrun=gone | 2))])]
+    d, _, _ = decode(make_dump(cpu0=cpu0))
+    t = text.render(d)
+    check(" 0)               |  vfs_open(flags=3, name=0x4000) {\n"
+          " 0)               |    path_get(p=0x5000) {\n"
+          " 0)   0.500 us    |    } /* path_get (late) */\n"
+          " 0)   2.500 us    |  } /* vfs_open (gone) */\n" in t, t)
+    d, _, _ = decode(make_dump(cpu0=cpu0, opts=1 << 2 | 1 << 3 | 1 << 4 | 1 << 6 | 1 << 8))
+    t = text.render(d)    # funcgraph-overrun on, retval and args off
+    check(" 0)   0.500 us    |    } /* path_get (late) */\n (Overruns: 2)\n" in t, t)
+    rc, err, got = export(make_dump(cpu0=cpu0), "json")
+    check(rc == 0, err)
+    es = [e for e in json.loads(got["json"])["traceEvents"] if e["ph"] == "E" and e["pid"] == 0]
+    check([(e["name"], e["args"]) for e in es] ==
+          [("path_get", {"late": True}), ("vfs_open", {"gone": True})], es)
+
+
 def test_text_function_tracer():
     d, _, _ = decode(make_dump(tracer="function", opts=1))
     t = text.render(d)
@@ -484,7 +508,7 @@ def test_captured_dumps():
 TESTS = [test_good_dump, test_dropped_frame, test_corrupted_crc, test_truncated_last_frame,
          test_garbage_interleaved, test_two_dumps, test_dump_choice, test_impossible_event,
          test_nothing_usable, test_text,
-         test_text_function_tracer, test_trace_cmd_report, test_json, test_tsc2nsec,
+         test_text_function_tracer, test_trace_stack_marks, test_trace_cmd_report, test_json, test_tsc2nsec,
          test_fsig_text, test_captured_dumps]
 
 

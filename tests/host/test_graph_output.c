@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "graph_text.h"
 #include "rb_host.h"
 #include "trace/btf.h"
 #include "trace/graph.h"
@@ -29,8 +30,6 @@ enum {
 };
 #define IRQ TRACE_FLAG_HARDIRQ
 #define OPT(o) (1ul << (o))
-#define DEFAULT_OPTS (OPT(TRACE_OPT_FUNCGRAPH_CPU) | OPT(TRACE_OPT_FUNCGRAPH_OVERHEAD) | \
-		      OPT(TRACE_OPT_FUNCGRAPH_DURATION) | OPT(TRACE_OPT_FUNCGRAPH_IRQS))
 
 /* Linux's task-switch banner pieces. */
 #define DASHES " ------------------------------------------\n"
@@ -39,23 +38,13 @@ enum {
 #define PROC_KWORK "  kworker-7   "       /* comm cut to 7 characters */
 
 static struct rb_buffer *buf;
-static uint64_t now;
 static struct trace_iter ti;
-
-static uint64_t fake_clock(void)
-{
-	return now;
-}
 
 static int setup(void **state)
 {
 	(void)state;
-	rb_host_set_clock(fake_clock);
-	assert_int_equal(rb_create(&buf, 16, 64 * 1024, 0, &rb_host_allocator), 0);
-	trace_opts = DEFAULT_OPTS;
+	buf = graph_test_buffer();
 	ncpus = 4;
-	btf_unload();
-	shim_out_reset();
 	return 0;
 }
 
@@ -74,7 +63,7 @@ static void opt_off(enum trace_opt o) { trace_opts &= ~OPT(o); }
 static void put_event(unsigned cpu, uint64_t ts, const void *e, uint32_t len)
 {
 	rb_host_cpu = cpu;
-	now = ts;
+	graph_test_now = ts;
 	assert_int_equal(rb_write(buf, e, len), 0);
 }
 
@@ -124,18 +113,7 @@ static void leaf(unsigned cpu, uint64_t ts, int pid, uint64_t func, uint32_t dep
 
 static const char *print_all(void)
 {
-	shim_out_reset();
-	assert_int_equal(rb_iter_start(&ti.it, buf, RB_ALL_CPUS), 0);
-	for (unsigned c = 0; c < MAX_CPUS; c++)
-		ti.last_pid[c] = -1;
-	while (rb_iter_next(&ti.it, &ti.ev) == 0) {
-		if (ti.ev.len < sizeof(struct trace_entry))
-			continue;
-		ti.ent = ti.ev.data;
-		graph_print(&ti);
-	}
-	rb_iter_end(&ti.it);
-	return shim_out;
+	return graph_text(buf, &ti);
 }
 
 static const char *header(void)

@@ -6,6 +6,9 @@
                          args (text as in the trace), the return value as
                          args.retval on the "E"; the "E" goes to the pid of
                          its "B" even if the task migrated meanwhile
+  an exit the trace stack marked (trace/tstack.h)
+                         args {"late": true} or {"gone": true} on its "E",
+                         no retval
   an exit whose entry is not in the dump (lost, or tracing began mid-call)
                          "X" (complete) from calltime to rettime
   entries still open at the end   closed at the last time stamp, args
@@ -18,6 +21,7 @@ import json
 
 from . import events as E
 from . import fsig as F
+from .text import RET_LATE, RET_MARKS
 
 
 def _arg_pairs(sig, words, strs=b"", abi=F.AAPCS64):
@@ -67,8 +71,11 @@ def _events(dump, tids):
         elif ev.is_exit:
             st = stacks.get(tid, [])
             inside = open_funcs.get(tid, {})
-            ret = F.format_ret(d.sigs.get(ev.func), ev.retval, False)
-            args = {"retval": ret[4:]} if ret else {}
+            if ev.overrun & RET_MARKS:     # the trace stack's: no return value
+                args = {"late" if ev.overrun & RET_LATE else "gone": True}
+            else:
+                ret = F.format_ret(d.sigs.get(ev.func), ev.retval, False)
+                args = {"retval": ret[4:]} if ret else {}
             if inside.get(ev.func):
                 # Close what the lost exits left open above it first.
                 while st:

@@ -12,6 +12,11 @@ from . import fsig as F
  G_IRQS, G_TAIL, G_RETVAL, G_RETVAL_HEX, G_ARGS, G_ARGS_STR) = range(14)
 
 PRINT_DEPTH = 50
+# funcgraph_exit's overrun word: bits 30, 31 are the trace stack's marks
+# (trace/fgraph_frame.h FGRAPH_RET_GONE, FGRAPH_RET_LATE).
+RET_LATE = 1 << 31
+RET_GONE = 1 << 30
+RET_MARKS = RET_LATE | RET_GONE
 LINE_MAX = 1024
 BANNER = " ------------------------------------------\n"
 
@@ -191,6 +196,8 @@ class Printer:
             return None
         if nxt.type != E.TRACE_GRAPH_RET or nxt.pid != ev.pid or nxt.func != ev.func:
             return None
+        if nxt.overrun & RET_MARKS:     # a marked exit keeps its own line
+            return None
         self.it.skip(ev.cpu)
         return nxt
 
@@ -237,7 +244,10 @@ class Printer:
         if pre:
             self.out.append(pre)
         s = self.gcontext(ev) + self.duration(ev.rettime - ev.calltime) + self.indent(ev.depth)
-        if self.opt(G_RETVAL):
+        if ev.overrun & RET_MARKS:
+            s += "} /* " + self.fname(ev.func) + \
+                (" (late) */" if ev.overrun & RET_LATE else " (gone) */")
+        elif self.opt(G_RETVAL):
             s += "} /* " + self.fname(ev.func) + self.ret(ev.func, ev.retval) + " */"
         elif seen and not self.opt(G_TAIL):
             s += "}"
@@ -246,7 +256,7 @@ class Printer:
         s += "\n"
         self.gstate(ev.cpu)["depth"] = ev.depth - 1
         if self.opt(G_OVERRUN):
-            s += " (Overruns: %u)\n" % ev.overrun
+            s += " (Overruns: %u)\n" % (ev.overrun & ~RET_MARKS & 0xffffffff)
         self.line(s)
         post = self.epilogue(ev)
         if post:

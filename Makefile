@@ -163,6 +163,8 @@ TEST_SRCS  += tests/guest/test_direct.c tests/guest/test_direct_rules.c tests/gu
 TEST_SRCS  += tests/guest/test_list_regs.c
 # Every site state at once, stopped for the gdb checks (tools/gdb_checks.py).
 TEST_SRCS  += tests/guest/test_gdb_states.c
+# The instrumentation backend's own suites (mk/xray.mk).
+TEST_SRCS  += $(INSTR_TEST_SRCS)
 
 # The APP (README, "Writing an APP"): APP=DIR links in every *.c under DIR,
 # subdirectories too, except APP_EXCLUDE.  DIR/app.mk, if there, may set

@@ -20,3 +20,6 @@ INSTR_CFLAGS := -fxray-instrument -fxray-instruction-threshold=1 \
 	$(if $(filter arm64,$(ARCH)),-falign-functions=8)
 # Generic code and the arch's assembly know the backend by this define.
 ARCH_CFLAGS  += -DBT_INSTR_XRAY=1
+# Suites `xray` and `xray_refuse` (the sled table, sleds switched together,
+# refusal): only this backend has sleds.
+INSTR_TEST_SRCS := tests/guest/test_xray.c

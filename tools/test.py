@@ -26,6 +26,8 @@ Checks, each a line "ok - NAME" or "not ok - NAME" (with the evidence):
               demo (tools/checks_clang.py)
   ARCH input  what the guest is given means that or is refused; make's status
               (tools/checks_guestword.py)
+  ARCH xray   the XRay backend (INSTR=xray): builds, suites, sled refusal, demo
+              (tools/checks_xray.py)
   bench       tools/bench.py runs; every figure present, positive and finite
 
 Options: --arch arm64|x86_64 (repeatable), --only host|guest|demo|app|crash,
@@ -49,6 +51,7 @@ from gdb_checks import gdb_trace_checks, gdb_port  # noqa: E402
 from checks_gdb_corrupt import gdb_corrupt_checks  # noqa: E402
 import checks_rbresize  # noqa: E402
 import checks_clang  # noqa: E402
+import checks_xray  # noqa: E402
 from checks_stack import stack_overflow  # noqa: E402
 import checks_guestword  # noqa: E402
 from checklib import run  # noqa: E402
@@ -820,7 +823,7 @@ def main():
     args = ap.parse_args()
     arches = args.arch or ["arm64", "x86_64"]
     only = set(args.only or ["host", "guest", "demo", "app", "crash", "ftrace", "shell", "graph",
-                             "export", "gdb", "thirdparty", "bench", "clang", "input"])
+                             "export", "gdb", "thirdparty", "bench", "clang", "input", "xray"])
     # Kernels first: the host BTF tests also decode their blobs.
     built, thirdparty_cache = {}, {}
     for arch in arches:
@@ -863,6 +866,8 @@ def main():
                                          save_log, thirdparty_cache)
         if "clang" in only:
             checks_clang.clang_group(arch, report, save_log, golden_diff)
+        if "xray" in only:
+            checks_xray.xray_group(arch, report, save_log)
         if "input" in only:
             checks_guestword.input_checks(arch, kernel_path, report, save_log)
     if "app" in only:

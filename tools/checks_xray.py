@@ -53,8 +53,12 @@ def kernel_path(arch):
 
 
 def boot(arch, cmdline, timeout, smp=4):
-    return run(["tools/qemu-run.sh", arch, kernel_path(arch), cmdline], timeout + 30,
-               env={"SMP": str(smp), "TIMEOUT": str(timeout)})
+    """Boot this arch's INSTR=xray kernel, its BTF module as -initrd (so
+    that btf's initrd_module case runs)."""
+    elf = kernel_path(arch)
+    return run(["tools/qemu-run.sh", arch, elf, cmdline], timeout + 30,
+               env={"SMP": str(smp), "TIMEOUT": str(timeout),
+                    "INITRD": os.path.join(ROOT, os.path.dirname(elf), "kernel.btf")})
 
 
 def options(arch, report):

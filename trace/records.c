@@ -138,6 +138,22 @@ bool rec_sled_at(uintptr_t ip, unsigned *kind)
 	return false;
 }
 
+struct ftrace_rec *rec_of_sled(uintptr_t ip)
+{
+	unsigned kind, lo = 0, hi = ftrace_nrecs;
+	if (!rec_sled_at(ip, &kind))
+		return NULL;
+	uint32_t off = (uint32_t)(ip - (uintptr_t)_text_start);
+	while (lo < hi) {                        /* the first record past the sled */
+		unsigned mid = lo + (hi - lo) / 2;
+		if (ftrace_recs[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &ftrace_recs[lo - 1] : NULL;  /* boot checked: its function's */
+}
+
 uint64_t records_bytes_per_site_x100(void)
 {
 	uint64_t bytes = (uint64_t)ftrace_nrecs * sizeof(struct ftrace_rec) +

@@ -90,6 +90,10 @@ static inline uintptr_t sled_ip(const struct ftrace_sled *s)
 void rec_sleds(const struct ftrace_rec *r, unsigned *first, unsigned *end);
 /* Is ip an exit or tail sled?  Its kind in *kind.  Any context, lock-free. */
 bool rec_sled_at(uintptr_t ip, unsigned *kind);
+/* The record of the function whose exit or tail sled is at ip, or NULL (ip
+ * is no such sled): what __fexit__ / __ftail__ learn their function by.
+ * Any context, lock-free; two binary searches. */
+struct ftrace_rec *rec_of_sled(uintptr_t ip);
 /* Bytes of the record and sled tables, for each record (make bench's
  * record_bytes_per_site), times 100. */
 uint64_t records_bytes_per_site_x100(void);

@@ -96,7 +96,7 @@ TEST_CASE(xray, table_covers_every_sled)
 		for (unsigned k = first; k < end; k++) {
 			uintptr_t off, ip = sled_ip(&ftrace_sleds[k]);
 			/* Inside the record's function by the symbol table. */
-			if (!ksym_lookup(ip, &off, NULL) || ip - off != rec_ip(r))
+			if (!ksym_lookup(ip, &off, NULL) || ip - off != rec_ip(r) || rec_of_sled(ip) != r)
 				outside++;
 			exits += ftrace_sleds[k].kind == ARCH_SLED_EXIT;
 			tails += ftrace_sleds[k].kind == ARCH_SLED_TAIL;
@@ -116,11 +116,14 @@ TEST_CASE(xray, table_covers_every_sled)
 		tt += ftrace_sleds[k].kind == ARCH_SLED_TAIL;
 		unsigned kind = 99;
 		EXPECT_TRUE(rec_sled_at(sled_ip(&ftrace_sleds[k]), &kind) && kind == ftrace_sleds[k].kind);
+		EXPECT_TRUE(rec_of_sled(sled_ip(&ftrace_sleds[k])) == r);
 	}
 	EXPECT_TRUE(te >= 1);
 	EXPECT_TRUE(tt >= 1);
 	unsigned kind;
 	EXPECT_TRUE(!rec_sled_at(rec_ip(r), &kind));  /* the entry is the record's */
+	EXPECT_TRUE(rec_of_sled(rec_ip(r)) == NULL);
+	EXPECT_TRUE(rec_of_sled(rec_ip(r) + 1) == NULL);
 	EXPECT_EQ(xt_tail(1), 5);
 	EXPECT_EQ(xt_tail(200), 200);
 }

@@ -82,11 +82,24 @@ CC       := $(CROSS)gcc
 LD       := $(CROSS)ld
 OBJCOPY  := $(CROSS)objcopy
 NM       := $(CROSS)nm
+# INSTR=xray: the instrumentation backend is clang's XRay sleds (mk/xray.mk);
+# it needs clang, so it implies CC=clang unless CC is given.
+INSTR    ?=
+ifeq ($(INSTR),xray)
+ifneq ($(origin CC),command line)
+CC       := clang
+endif
+else ifneq ($(INSTR),)
+$(error INSTR=$(INSTR): the backends are the default (empty: patchable function entries) and xray)
+endif
 # CC=clang (or clang-14, a path to one): its flags in mk/clang.mk, its own
 # build directory; the linker, newlib and libgcc stay GCC's.
 CLANG    := $(findstring clang,$(notdir $(CC)))
 ifneq ($(CLANG),)
 include mk/clang.mk
+endif
+ifeq ($(INSTR),xray)
+include mk/xray.mk
 endif
 LIBGCC   := $(shell $(CROSS)gcc -print-libgcc-file-name 2>/dev/null)
 
@@ -96,7 +109,7 @@ ifneq ($(NOINSTR),)
 INSTR_CFLAGS :=
 endif
 # BENCH_FUNCS=1: link 50,000 generated functions for the patching benchmark.
-bdir      = build/$(1)$(if $(CLANG),-clang)$(APPTAG)$(if $(NOINSTR),-noinstr)$(if $(BENCH_FUNCS),-bf)
+bdir      = build/$(1)$(if $(CLANG),-clang)$(if $(INSTR),-$(INSTR))$(APPTAG)$(if $(NOINSTR),-noinstr)$(if $(BENCH_FUNCS),-bf)
 B        := $(call bdir,$(ARCH))
 
 CFLAGS_BASE := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Werror \
@@ -159,6 +172,8 @@ TEST_SRCS  += tests/guest/test_arch_ftrace.c
 # stopped for gdb (tests/checks/gdb_checks.py).
 TEST_SRCS  += tests/guest/fixtures/crash.c tests/guest/fixtures/stack.c \
 	tests/guest/fixtures/gdb_states.c
+# The instrumentation backend's own suites (mk/xray.mk).
+TEST_SRCS  += $(INSTR_TEST_SRCS)
 
 # The APP (README, "Writing an APP"): APP=DIR links in every *.c under DIR,
 # subdirectories too, except APP_EXCLUDE.  DIR/app.mk, if there, may set

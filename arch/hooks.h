@@ -316,7 +316,32 @@ uintptr_t arch_site_data(uintptr_t func);
  *   bool arch_site_holds(func, target)     target in reach and its encoding
  *                                          at the site
  */
+/*
+ * XRay sleds (INSTR=xray, mk/xray.mk; patch/DESIGN.md "XRay sleds"): the
+ * entry sled is the function's site (the arch_site_* above, at func); exit
+ * and tail sleds are sites of their own, at the sled's address, whose
+ * enabled state calls __fexit__ / __ftail__.  Their encodings, inline in
+ * site.h, take the kind:
+ *   bool arch_sled_placed(addr)                    can a sled be there?
+ *   uint64_t arch_sled_word(addr, target, kind)    as arch_site_word
+ *   bool arch_sled_holds(addr, target, kind)       as arch_site_holds
+ * (kind ARCH_SLED_ENTRY: the same as the arch_site_* ones).
+ */
+enum arch_sled_kind { ARCH_SLED_ENTRY, ARCH_SLED_EXIT, ARCH_SLED_TAIL };
 #include "site.h"
+
+/*
+ * Boot-time, single CPU, before any other patching: check that the exit or
+ * tail sled at addr holds what the compiler leaves (and, for an exit, that
+ * a return follows it) and put it in its disabled state.  0, or -EILSEQ
+ * (the sled is left untouched).  The entry sled is arch_site_init's.
+ */
+int arch_sled_init(uintptr_t addr, unsigned kind);
+
+/* What an enabled exit / tail sled calls (arch/<arch>/ftrace_tramp.S, in
+ * .text.tramp): they return to the sled with every register as it was. */
+void __fexit__(void);
+void __ftail__(void);
 
 struct patch_site;             /* patch/patch.h */
 
@@ -415,6 +440,10 @@ void arch_fgraph_return_hook(void);
  * void timer_interrupt(void);                 periodic tick (boot/irq.c)
  * void ipi_interrupt(void);                   the IPI arrived (boot/smp.c)
  * void console_rx(char c);                    a received byte (boot/console.c)
+ * bool rec_sled_at(uintptr_t ip, unsigned *kind);  is ip an XRay exit or
+ *                                             tail sled (its kind), any
+ *                                             context, lock-free
+ *                                             (trace/records.h)
  * void fault_handle(struct fault_info *fi, struct trap_frame *tf);
  *                                             a synchronous exception that the
  *                                             arch cannot handle itself

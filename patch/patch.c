@@ -62,7 +62,13 @@ static int patch_check(const struct patch_site *sites, unsigned n, unsigned *bad
 			return -EINVAL;
 		}
 		prev = s->func;
-		if (!arch_site_placed(s->func) || !arch_site_holds(s->func, s->old_target) ||
+		if (s->kind != ARCH_SLED_ENTRY) {
+			if (!arch_sled_placed(s->func) || !arch_sled_holds(s->func, s->old_target, s->kind) ||
+			    !arch_site_reaches(s->func, s->new_target) || s->old_data != s->new_data) {
+				*bad = i;
+				return -EILSEQ;
+			}
+		} else if (!arch_site_placed(s->func) || !arch_site_holds(s->func, s->old_target) ||
 		    !arch_site_reaches(s->func, s->new_target) ||
 		    (s->old_data != s->new_data && arch_site_data(s->func) != s->old_data)) {
 			*bad = i;

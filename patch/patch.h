@@ -27,6 +27,9 @@ struct patch_site {
 	uintptr_t func;                    /* the function whose site changes */
 	uintptr_t old_target, new_target;  /* what the site calls; 0 = disabled */
 	uintptr_t old_data, new_data;      /* per-site data word (arm64 literal) */
+	unsigned kind;                     /* ARCH_SLED_*: ENTRY (0) for a function's
+					      site; an XRay exit or tail sled
+					      has func = the sled's address */
 };
 
 /* 0, or with *bad set to the index of the first offending site and nothing

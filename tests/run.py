@@ -28,6 +28,8 @@ Checks, each a line "ok - NAME" or "not ok - NAME" (with the evidence):
               demo (tests/checks/checks_clang.py)
   ARCH input  what the guest is given means that or is refused; make's status
               (tests/checks/checks_guestword.py)
+  ARCH xray   the XRay backend (INSTR=xray): builds, suites, sled refusal, demo
+              (tests/checks/checks_xray.py)
   bench       tools/bench.py runs; every figure present, positive and finite
 
 Options: --arch arm64|x86_64 (repeatable), --only host|guest|demo|app|crash,
@@ -51,6 +53,7 @@ from gdb_checks import gdb_trace_checks, gdb_port  # noqa: E402
 from checks_gdb_corrupt import gdb_corrupt_checks  # noqa: E402
 import checks_rbresize  # noqa: E402
 import checks_clang  # noqa: E402
+import checks_xray  # noqa: E402
 from checks_stack import stack_overflow  # noqa: E402
 import checks_guestword  # noqa: E402
 from checklib import run, golden_compare, mask_durations  # noqa: E402
@@ -573,7 +576,7 @@ def main():
     args = ap.parse_args()
     arches = args.arch or ["arm64", "x86_64"]
     only = set(args.only or ["host", "guest", "demo", "app", "crash", "ftrace", "shell", "graph",
-                             "export", "gdb", "thirdparty", "bench", "clang", "input"])
+                             "export", "gdb", "thirdparty", "bench", "clang", "input", "xray"])
     # Kernels first: the host BTF tests also decode their blobs.
     built, thirdparty_cache = {}, {}
     for arch in arches:
@@ -616,6 +619,8 @@ def main():
                                          save_log, thirdparty_cache)
         if "clang" in only:
             checks_clang.clang_group(arch, report, save_log, golden_diff)
+        if "xray" in only:
+            checks_xray.xray_group(arch, report, save_log)
         if "input" in only:
             checks_guestword.input_checks(arch, kernel_path, report, save_log)
     if "app" in only:

@@ -39,19 +39,24 @@ def sh(cmd, env=None, timeout=1800):
 
 
 ICOUNT_BENCHES = "demo_work,boot_ms,ftrace_calls,rb_event_cost,patch_sites"
+# The XRay backend's boots (INSTR=xray): the figures it is compared by.
+XRAY_BENCHES = "demo_work,ftrace_calls,patch_sites"
+XRAY_FIGURES = ("function_tracer_call", "record_bytes_per_site")
 
 
-def guest_figures(arch, noinstr=False, parallel=False):
+def guest_figures(arch, noinstr=False, parallel=False, instr=""):
     """One boot: under -icount on one CPU, or (parallel) multi-threaded TCG
-    on 3 CPUs for the throughput figures."""
-    spec = "rb_throughput" if parallel else ICOUNT_BENCHES
+    on 3 CPUs for the throughput figures; instr: the backend (INSTR=)."""
+    spec = "rb_throughput" if parallel else XRAY_BENCHES if instr else ICOUNT_BENCHES
     args = ["make", "-s", "--no-print-directory", "ARCH=" + arch, "run",
             "CMDLINE=bt.bench=" + spec]
     args.append("NOINSTR=1" if noinstr else "BENCH_FUNCS=1")
+    if instr:
+        args.append("INSTR=" + instr)
     env = {"SMP": "3", "TIMEOUT": "600"} if parallel else {"SMP": "1", "ICOUNT": "1", "TIMEOUT": "900"}
     rc, out = sh(args, env=env)
     os.makedirs(os.path.join(ROOT, "build", "bench"), exist_ok=True)
-    tag = "-noinstr" if noinstr else "-parallel" if parallel else ""
+    tag = ("-" + instr if instr else "") + ("-noinstr" if noinstr else "-parallel" if parallel else "")
     with open(os.path.join(ROOT, "build", "bench", "%s%s.log" % (arch, tag)), "w") as f:
         f.write(out)
     if rc != 0:
@@ -77,17 +82,37 @@ def host_uftrace():
     return {"value": v, "min": v, "max": v, "unit": "insns"}
 
 
+def disabled_ratio(figs, base):
+    """The demo's work with sites disabled over the same work uninstrumented."""
+    a, b = figs.get("demo_work_per_1k_lookups"), base.get("demo_work_per_1k_lookups")
+    if a and b and a["value"] and b["value"]:
+        return {"value": round(a["value"] / b["value"], 4), "unit": "ratio",
+                "min": round(a["min"] / b["max"], 4), "max": round(a["max"] / b["min"], 4)}
+    return None
+
+
 def measure(arch, quick):
     figs = guest_figures(arch)
     base = guest_figures(arch, noinstr=True)
     if not quick:
         figs.update(guest_figures(arch, parallel=True))
-    a, b = figs.get("demo_work_per_1k_lookups"), base.get("demo_work_per_1k_lookups")
-    if a and b and a["value"] and b["value"]:
-        figs["site_disabled_ratio"] = {
-            "value": round(a["value"] / b["value"], 4), "unit": "ratio",
-            "min": round(a["min"] / b["max"], 4), "max": round(a["max"] / b["min"], 4)}
+    ratio = disabled_ratio(figs, base)
+    if ratio:
+        figs["site_disabled_ratio"] = ratio
+    figs.update(measure_xray(arch))
     return figs
+
+
+def measure_xray(arch):
+    """The XRay backend's figures, named xray_*: its kernel (clang) against
+    the same clang kernel uninstrumented for site_disabled_ratio."""
+    figs = guest_figures(arch, instr="xray")
+    base = guest_figures(arch, noinstr=True, instr="xray")
+    out = {"xray_" + n: figs[n] for n in XRAY_FIGURES if n in figs}
+    ratio = disabled_ratio(figs, base)
+    if ratio:
+        out["xray_site_disabled_ratio"] = ratio
+    return out
 
 
 def fmt(v):

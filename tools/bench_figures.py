@@ -26,6 +26,10 @@ FIGURES = [
     ("patch_site_ns_50k", "ns", "tcg-icount"),
     ("record_bytes_per_site", "bytes", "tcg-icount"),
     ("boot_ms", "ms", "tcg-icount"),
+    # The XRay backend (INSTR=xray, clang): the same figures for it.
+    ("xray_site_disabled_ratio", "ratio", "tcg-icount"),
+    ("xray_function_tracer_call", "insns", "tcg-icount"),
+    ("xray_record_bytes_per_site", "bytes", "tcg-icount"),
     ("uftrace_call", "insns", "host-callgrind"),
     ("rb_event_host_cycles", "cycles", "host-rdtsc"),
     ("rb_event_host_cycles_locked", "cycles", "host-rdtsc"),

@@ -102,9 +102,20 @@ struct fgraph_ops {
 					  * shadow stack left unhooked; zeroed at register */
 };
 
+/* Can this kernel's instrumentation backend give function_graph?  The
+ * XRay one (INSTR=xray) gets it from the trace stack, not from return
+ * hooks; until that is built in, register_fgraph refuses (-EOPNOTSUPP),
+ * and so function_graph, the profiler and fprobes are refused. */
+#ifdef BT_INSTR_XRAY
+#define FGRAPH_AVAILABLE 0
+#else
+#define FGRAPH_AVAILABLE 1
+#endif
+
 /* 0, -EINVAL (no entryfunc, or a ret_handler of the user's own without a
- * retfunc), -EBUSY (already registered, or all slots taken), or the ftrace
- * error (then nothing changed).  unregister_fgraph: 0, -EINVAL (not registered),
+ * retfunc), -EOPNOTSUPP (!FGRAPH_AVAILABLE, said on the console), -EBUSY
+ * (already registered, or all slots taken), or the ftrace error (then
+ * nothing changed).  unregister_fgraph: 0, -EINVAL (not registered),
  * or the ftrace error; as with unregister_ftrace_function it does not fail
  * for lack of memory, and after a failure while tracing lives the user is
  * still registered and called (after tracing was killed it is gone). */

@@ -23,10 +23,18 @@
  * The table is built once at boot (records_init) from the compiler's site
  * list, sorted at build time (tools/sort-sites.py); flags are changed only
  * under the ftrace lock and read lock-free by listings.
+ *
+ * With XRay sleds (INSTR=xray) a record is a function's entry sled, and
+ * its exit and tail sleds are in a second table, ftrace_sleds, 8 bytes a
+ * sled, sorted by address: a function's lie after its entry and before the
+ * next record's (records_init checks it), so rec_sleds() finds them with
+ * one binary search.  The record's state is the state of all its sleds:
+ * the update enables and disables them together (trace/update.c).
  */
 #ifndef TRACE_RECORDS_H
 #define TRACE_RECORDS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,6 +60,16 @@ _Static_assert(sizeof(struct ftrace_rec) == 8, "a record is 8 bytes");
 extern struct ftrace_rec *ftrace_recs;   /* sorted by off */
 extern unsigned ftrace_nrecs;
 
+/* An XRay exit or tail sled (its function is the record before it). */
+struct ftrace_sled {
+	uint32_t off;           /* sled address - _text_start; written once */
+	uint32_t kind;          /* ARCH_SLED_EXIT or ARCH_SLED_TAIL; written once */
+};
+_Static_assert(sizeof(struct ftrace_sled) == 8, "a sled is 8 bytes");
+
+extern struct ftrace_sled *ftrace_sleds;  /* sorted by off; NULL without XRay */
+extern unsigned ftrace_nsleds;
+
 /* Build the table and initialise every site (boot CPU, before SMP). */
 int records_init(void);
 extern char _text_start[];
@@ -63,5 +81,21 @@ static inline uintptr_t rec_ip(const struct ftrace_rec *r)
  * binary search within the page). */
 struct ftrace_rec *rec_find(uintptr_t ip);
 const char *rec_name(const struct ftrace_rec *r);
+
+static inline uintptr_t sled_ip(const struct ftrace_sled *s)
+{
+	return (uintptr_t)_text_start + s->off;
+}
+/* r's exit and tail sleds: ftrace_sleds[*first .. *end), maybe none. */
+void rec_sleds(const struct ftrace_rec *r, unsigned *first, unsigned *end);
+/* Is ip an exit or tail sled?  Its kind in *kind.  Any context, lock-free. */
+bool rec_sled_at(uintptr_t ip, unsigned *kind);
+/* The record of the function whose exit or tail sled is at ip, or NULL (ip
+ * is no such sled): what __fexit__ / __ftail__ learn their function by.
+ * Any context, lock-free; two binary searches. */
+struct ftrace_rec *rec_of_sled(uintptr_t ip);
+/* Bytes of the record and sled tables, for each record (make bench's
+ * record_bytes_per_site), times 100. */
+uint64_t records_bytes_per_site_x100(void);
 
 #endif

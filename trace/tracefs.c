@@ -46,7 +46,8 @@ static int write_error(int err, const char *why)
 		kprintf("echo: write error: Invalid argument (%s)\n", why);
 	else
 		kprintf("echo: write error: %s\n", err == -ENOMEM ? "Cannot allocate memory" :
-			err == -EINVAL ? "Invalid argument" : "Device or resource busy");
+			err == -EINVAL ? "Invalid argument" :
+			err == -EOPNOTSUPP ? "Operation not supported" : "Device or resource busy");
 	return err;
 }
 

@@ -149,8 +149,9 @@ struct update {
 	void *mem;                       /* the one allocation (map, batch, ch) */
 	uintptr_t refused;               /* a site refused (nothing is written),
 					    or 0; why: */
-	enum { REFUSED_BYTES, REFUSED_DATA, REFUSED_REACH } why;
-	uintptr_t unreached;             /* REFUSED_REACH: the target */
+	enum { REFUSED_BYTES, REFUSED_DATA, REFUSED_REACH, REFUSED_SLED } why;
+	uintptr_t unreached;             /* REFUSED_REACH: the target;
+					    REFUSED_SLED: the sled */
 	int nlist;                       /* list_sites after the update */
 	bool list_changed;               /* a list site came, went or changed */
 };
@@ -179,10 +180,11 @@ static void map_hash(uint64_t *map, const struct ftrace_hash *h)
 	}
 }
 
-/* The candidates() block for cap candidates and a map of `words`. */
+/* The candidates() block for cap candidates and a map of `words`; the
+ * batch has room for every XRay exit and tail sled as well (sleds_add). */
 static size_t update_bytes(unsigned words, unsigned cap)
 {
-	return words * sizeof(uint64_t) +
+	return words * sizeof(uint64_t) + (size_t)ftrace_nsleds * sizeof(struct patch_site) +
 	       (cap ? cap : 1) * (sizeof(struct patch_site) + sizeof(struct rec_change));
 }
 
@@ -245,7 +247,7 @@ static int candidates(struct update *u)
 	if (!mem)
 		return -ENOMEM;
 	u->batch = (struct patch_site *)(mem + words * sizeof(uint64_t));
-	u->ch = (struct rec_change *)(u->batch + (u->cap ? u->cap : 1));
+	u->ch = (struct rec_change *)(u->batch + (u->cap ? u->cap : 1) + ftrace_nsleds);
 	if (listed) {
 		u->list = hash_recs(u->only);
 		u->nlisted = u->only->nrecs;
@@ -604,6 +606,62 @@ static void list_table_update(const struct update *u)
 }
 
 /*
+ * XRay (INSTR=xray): a record's exit and tail sleds go with its entry
+ * sled.  Every batch entry whose function goes from calling nothing to
+ * calling something, or back, brings its sleds along, between its own
+ * entry and the next (the batch stays in address order: a function's
+ * sleds lie between its entry and the next record's); a retarget of the
+ * entry leaves them calling their handlers.  Each sled is checked first,
+ * as site_ok() checks an entry (refused: u->refused is the function, the
+ * update writes nothing); then the batch is spread in place from its end
+ * (update_bytes gave it room for every sled).
+ */
+static uintptr_t sled_handler(unsigned kind)
+{
+	return kind == ARCH_SLED_EXIT ? (uintptr_t)__fexit__ : (uintptr_t)__ftail__;
+}
+
+/* Sleds entry s brings along: [*first, *end) (none if it stays on or off). */
+static void sleds_of(const struct patch_site *s, unsigned *first, unsigned *end)
+{
+	*first = *end = 0;
+	if (!s->old_target != !s->new_target && s->kind == ARCH_SLED_ENTRY)
+		rec_sleds(rec_find(s->func), first, end);
+}
+
+static void sleds_add(struct update *u)
+{
+	unsigned total = u->n, first, end;
+	for (unsigned i = 0; i < u->n; i++) {
+		const struct patch_site *s = &u->batch[i];
+		sleds_of(s, &first, &end);
+		for (unsigned k = first; k < end; k++) {
+			const struct ftrace_sled *d = &ftrace_sleds[k];
+			uintptr_t h = sled_handler(d->kind), ip = sled_ip(d);
+			if (!arch_sled_holds(ip, s->old_target ? h : 0, d->kind) ||
+			    !arch_site_reaches(ip, h)) {
+				refuse(u, s->func, REFUSED_SLED, ip);
+				return;
+			}
+		}
+		total += end - first;
+	}
+	for (unsigned i = u->n, j = total; i-- > 0;) {
+		struct patch_site s = u->batch[i];
+		sleds_of(&s, &first, &end);
+		for (unsigned k = end; k-- > first;) {
+			const struct ftrace_sled *d = &ftrace_sleds[k];
+			uintptr_t h = sled_handler(d->kind);
+			u->batch[--j] = (struct patch_site){ .func = sled_ip(d), .kind = d->kind,
+							     .old_target = s.old_target ? h : 0,
+							     .new_target = s.new_target ? h : 0 };
+		}
+		u->batch[--j] = s;
+	}
+	u->n = total;
+}
+
+/*
  * A site was refused; nothing is written.  A target out of the site's reach
  * is a request the site cannot carry out (register_ftrace_direct and the
  * filters refuse such a direct address first, so it takes a bug to get
@@ -624,9 +682,13 @@ static int update_refused(const struct update *u)
 		return -ERANGE;
 	}
 	r->flags |= FREC_DISABLED;
-	ksnprintf(why, sizeof(why), "site of %s at %lx holds %s (EILSEQ)", rec_name(r),
-		  (unsigned long)rec_ip(r),
-		  u->why == REFUSED_DATA ? "an unexpected data word" : "unexpected bytes");
+	if (u->why == REFUSED_SLED)
+		ksnprintf(why, sizeof(why), "sled of %s at %lx holds unexpected bytes (EILSEQ)",
+			  rec_name(r), (unsigned long)u->unreached);
+	else
+		ksnprintf(why, sizeof(why), "site of %s at %lx holds %s (EILSEQ)", rec_name(r),
+			  (unsigned long)rec_ip(r),
+			  u->why == REFUSED_DATA ? "an unexpected data word" : "unexpected bytes");
 	ftrace_kill(why);
 	return -EILSEQ;
 }
@@ -643,6 +705,8 @@ int ftrace_update(const struct ftrace_ops *changed)
 		return err;
 	fast_setup(&u);
 	update_scan(&u);                 /* computes and checks every change */
+	if (!u.refused && ftrace_nsleds)
+		sleds_add(&u);
 	if (u.refused) {
 		err = update_refused(&u);
 	} else {

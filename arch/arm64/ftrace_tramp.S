@@ -36,6 +36,7 @@
  * position-independent (PC-relative literal loads, no other references).
  */
 #include "frame.h"
+#include "insn.h"
 
 #define FR(off)  (FT_FREGS + (off))
 
@@ -156,7 +157,7 @@
 	.if \regs
 	str	xzr, [sp, #FR(FR_DIRECT)]
 	.endif
-	ldur	x2, [x30, #-16]                 // arg 2: the literal at func - 8
+	ldur	x2, [x30, #(ARM64_SITE_DATA_OFF - 8)]  // arg 2: the site's literal (insn.h)
 	.if \regs
 	ldr	x16, [x2, #OPS_REGS_CALL]
 	.else
@@ -192,6 +193,22 @@
 	.section .text.tramp, "ax"
 	list_caller arch_ftrace_list_caller, 0
 	list_caller arch_ftrace_regs_list_caller, 1
+
+/* What an enabled XRay exit or tail sled calls (INSTR=xray; patch.c):
+ * nothing yet but the return to the sled, every register as it was (the
+ * return value, a tail call's arguments and branch register).  The trace
+ * stack's handlers take their place (trace/DESIGN.md "XRay"). */
+	.globl	__fexit__, __ftail__
+	.type	__fexit__, %function
+	.balign	16
+__fexit__:
+	ret
+	.size	__fexit__, . - __fexit__
+	.type	__ftail__, %function
+	.balign	16
+__ftail__:
+	ret
+	.size	__ftail__, . - __ftail__
 
 	.section .rodata.ftrace_tmpl, "a"
 	template arm64_tramp_tmpl, 0

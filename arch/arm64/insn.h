@@ -15,6 +15,19 @@
 #define INSN_B            0x14000000u
 #define INSN_BRK          0xd4200000u        /* | imm16 << 5 */
 #define INSN_IMM26_MASK   0x03ffffffu
+#define INSN_MOV_X30_X9   0xaa0903feu        /* orr x30, xzr, x9 */
+#define INSN_RET          0xd65f03c0u
+#define INSN_BR_X9        0xd61f0120u
+
+/* Where the site's data word lies from the function (an 8-aligned
+ * literal): before it with patchable entries, inside the entry sled with
+ * XRay (patch.c draws both).  The list callers load it from x30 (func + 8)
+ * + ARM64_SITE_DATA_OFF - 8. */
+#ifdef BT_INSTR_XRAY
+#define ARM64_SITE_DATA_OFF 16
+#else
+#define ARM64_SITE_DATA_OFF (-8)
+#endif
 
 /* brk immediate of the trampoline poison (pool fill and freed slots):
  * fault.c names it, so a late call into a freed trampoline says so. */

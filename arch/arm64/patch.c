@@ -23,6 +23,27 @@
  * literal is data, changed by one aligned 64-bit store (single-copy atomic).
  * x9 is a temporary at function entry (AAPCS64: x9-x15 are caller-saved and
  * carry no arguments), so the mov is harmless when the BL is not there.
+ *
+ * XRay sleds (INSTR=xray): clang leaves `b #32` and seven NOPs at the
+ * entry, before each `ret` (exit) and before each tail-call branch (tail).
+ * Boot (arch_site_init, arch_sled_init, one CPU) gives them the site's
+ * shape, so that again only the instruction at +4 ever changes, B <-> BL:
+ *
+ *                  +0            +4              +8            +12       +16..+23   +24, +28
+ *   compiled       b #32         nop             nop           nop       nop; nop   nop; nop
+ *   entry, off     mov x9, x30   b #28 (to +32)  b #24 (+32)   nop       literal    nop; nop
+ *   entry, on      mov x9, x30   bl target       b #24 (+32)   nop       literal    nop; nop
+ *   exit/tail, off mov x9, x30   b #28 (to +32)  mov x30, x9   b #20     nop; nop   nop; nop
+ *   exit/tail, on  mov x9, x30   bl handler      mov x30, x9   b #20     nop; nop   nop; nop
+ *
+ * An enabled entry sled looks to its target exactly as a patchable entry
+ * does (x9 the parent, x30 = func + 8, where the function goes on); its
+ * data word is the literal at func + 16 (8-aligned: -falign-functions=8),
+ * not at func - 8.  An exit or tail sled's handler (__fexit__, __ftail__)
+ * returns to +8, which puts the parent back in x30 before the `ret` or the
+ * tail branch at +32.  x9 is dead there too (a temporary; the branch of an
+ * indirect tail call must not be through it: arch_sled_init refuses that).
+ * Disabled, a sled costs a mov and a taken branch.
  */
 #include <errno.h>
 #include <string.h>
@@ -45,10 +66,58 @@ uintptr_t arch_site_func(uintptr_t recorded)
 	return recorded + 8;
 }
 
+/* Does the sled at addr hold what clang leaves (b #32, 7 NOPs)? */
+static bool sled_compiled(uintptr_t addr)
+{
+	const uint32_t *w = (const uint32_t *)addr;
+	if (w[0] != (INSN_B | 8))
+		return false;
+	for (unsigned i = 1; i < 8; i++)
+		if (w[i] != INSN_NOP)
+			return false;
+	return true;
+}
+
+/* The sled at addr in the shape of the table (header), data (entry only)
+ * in its literal.  Boot, one CPU. */
+static void sled_write(uintptr_t addr, unsigned kind, uintptr_t data)
+{
+	uint32_t w[8] = { INSN_MOV_X9_X30, ARM64_SITE_OFF_INSN, INSN_B | 6, INSN_NOP,
+			  INSN_NOP, INSN_NOP, INSN_NOP, INSN_NOP };
+	if (kind != ARCH_SLED_ENTRY) {
+		w[2] = INSN_MOV_X30_X9;
+		w[3] = INSN_B | 5;
+	}
+	for (unsigned i = 0; i < 8; i++)
+		if (kind != ARCH_SLED_ENTRY || (i != 4 && i != 5))
+			text_poke_insn(addr + 4 * i, w[i]);
+	if (kind == ARCH_SLED_ENTRY)
+		text_poke_data64(addr + ARM64_SITE_DATA_OFF, data);
+	text_poke_sync_icache(addr, 32);
+}
+
+int arch_sled_init(uintptr_t addr, unsigned kind)
+{
+	if (kind == ARCH_SLED_ENTRY || !arch_sled_placed(addr) || !sled_compiled(addr))
+		return -EILSEQ;
+	uint32_t next = *(const uint32_t *)(addr + 32);
+	if ((kind == ARCH_SLED_EXIT && next != INSN_RET) ||
+	    (kind == ARCH_SLED_TAIL && (next == INSN_RET || next == INSN_BR_X9)))
+		return -EILSEQ;
+	sled_write(addr, kind, 0);
+	return 0;
+}
+
 int arch_site_init(uintptr_t func, uintptr_t data)
 {
 	if (!arch_site_placed(func))
 		return -EILSEQ;                  /* outside text, or the literal unaligned */
+#ifdef BT_INSTR_XRAY
+	if (!sled_compiled(func))
+		return -EILSEQ;
+	sled_write(func, ARCH_SLED_ENTRY, data);
+	return 0;
+#endif
 	const uint32_t *w = (const uint32_t *)(func - 8);
 	for (unsigned i = 0; i < 4; i++)
 		if (w[i] != INSN_NOP)
@@ -79,7 +148,7 @@ static inline __attribute__((always_inline)) bool site_insn(uintptr_t func, uint
 
 int arch_site_encode(uintptr_t func, uintptr_t target, uint8_t *out)
 {
-	uint32_t insn[2] = { INSN_MOV_X9_X30, INSN_NOP };
+	uint32_t insn[2] = { INSN_MOV_X9_X30, ARM64_SITE_OFF_INSN };
 	if (!site_insn(func, target, &insn[1]))
 		return -ERANGE;
 	memcpy(out, insn, sizeof(insn));
@@ -90,7 +159,7 @@ uintptr_t arch_site_data(uintptr_t func)
 {
 	if (func & 7)
 		return 0;                        /* never initialised: no data word */
-	return __atomic_load_n((const uint64_t *)(func - 8), __ATOMIC_RELAXED);
+	return __atomic_load_n((const uint64_t *)(func + ARM64_SITE_DATA_OFF), __ATOMIC_RELAXED);
 }
 
 /* Make the changed instructions visible to fetch on this CPU (step D). */
@@ -124,7 +193,7 @@ static inline __attribute__((always_inline)) void write_sites_as(const struct pa
 			if (line)
 				__asm__ volatile("dc cvau, %0" :: "r"(line) : "memory");
 			line = page = 0;
-			text_poke_data64(s->func - 8, s->new_data);          /* A */
+			text_poke_data64(s->func + ARM64_SITE_DATA_OFF, s->new_data);   /* A */
 			__asm__ volatile("dmb ishst" ::: "memory");          /* B */
 		}
 		if (t == s->old_target)

@@ -31,9 +31,23 @@ extern char _text_start[], _etext[];
  * text, the literal 8-aligned)? */
 static inline __attribute__((always_inline)) bool arch_site_placed(uintptr_t func)
 {
+#ifdef BT_INSTR_XRAY
+	/* The entry sled: 32 bytes at func, the literal at func + 16. */
+	return func >= (uintptr_t)_text_start && func + 32 <= (uintptr_t)_etext &&
+	       func + 32 > func && !(func & 7);
+#else
 	return func - 8 >= (uintptr_t)_text_start && func + 8 <= (uintptr_t)_etext &&
 	       func - 8 < func && !(func & 7);
+#endif
 }
+
+/* The second instruction of a site or sled that calls nothing: a NOP at a
+ * patchable entry; `b #28`, past the 32-byte sled, in an XRay sled. */
+#ifdef BT_INSTR_XRAY
+#define ARM64_SITE_OFF_INSN (INSN_B | 7)
+#else
+#define ARM64_SITE_OFF_INSN INSN_NOP
+#endif
 
 static inline __attribute__((always_inline)) bool arch_site_reaches(uintptr_t func, uintptr_t target)
 {
@@ -44,7 +58,7 @@ static inline __attribute__((always_inline)) bool arch_site_reaches(uintptr_t fu
 static inline __attribute__((always_inline)) uint32_t arch_site_insn(uintptr_t func, uintptr_t target)
 {
 	uintptr_t off = target - (func + 4);
-	return target ? INSN_BL | ((uint32_t)(off >> 2) & INSN_IMM26_MASK) : INSN_NOP;
+	return target ? INSN_BL | ((uint32_t)(off >> 2) & INSN_IMM26_MASK) : ARM64_SITE_OFF_INSN;
 }
 
 static inline __attribute__((always_inline)) uint64_t arch_site_word(uintptr_t func, uintptr_t target)
@@ -54,19 +68,45 @@ static inline __attribute__((always_inline)) uint64_t arch_site_word(uintptr_t f
 
 static inline __attribute__((always_inline)) uint64_t arch_site_read(uintptr_t func)
 {
-	return *(const uint64_t *)func;
+	uint64_t w;
+	__builtin_memcpy(&w, (const void *)func, sizeof(w));   /* a sled is 4-aligned */
+	return w;
 }
 
-/* The data word (the literal at func - 8) as it is; func initialised, as
- * for arch_site_read.  Inline for the update's per-site check. */
+/* The data word (the literal at func + ARM64_SITE_DATA_OFF) as it is;
+ * func initialised, as for arch_site_read.  Inline for the update's
+ * per-site check. */
 static inline __attribute__((always_inline)) uint64_t arch_site_read_data(uintptr_t func)
 {
-	return __atomic_load_n((const uint64_t *)(func - 8), __ATOMIC_RELAXED);
+	return __atomic_load_n((const uint64_t *)(func + ARM64_SITE_DATA_OFF), __ATOMIC_RELAXED);
 }
 
 static inline __attribute__((always_inline)) bool arch_site_holds(uintptr_t func, uintptr_t target)
 {
 	return arch_site_reaches(func, target) && arch_site_read(func) == arch_site_word(func, target);
+}
+
+/*
+ * XRay exit and tail sleds (arch/hooks.h "sleds"): the same first two
+ * instructions as an entry sled, so the same encodings whatever the kind;
+ * a sled is 4-aligned.
+ */
+static inline __attribute__((always_inline)) bool arch_sled_placed(uintptr_t addr)
+{
+	return addr >= (uintptr_t)_text_start && addr + 32 <= (uintptr_t)_etext &&
+	       addr + 32 > addr && !(addr & 3);
+}
+
+static inline __attribute__((always_inline)) uint64_t arch_sled_word(uintptr_t addr, uintptr_t target,
+								      unsigned kind)
+{
+	return arch_site_word(addr, target);
+}
+
+static inline __attribute__((always_inline)) bool arch_sled_holds(uintptr_t addr, uintptr_t target,
+								   unsigned kind)
+{
+	return arch_site_holds(addr, target);
 }
 
 #endif

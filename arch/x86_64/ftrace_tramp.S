@@ -272,6 +272,23 @@ x86_tramp_templates:
 	.size arch_ftrace_regs_list_caller, . - arch_ftrace_regs_list_caller
 
 /* ---- The pool: int3 until a slot is written (patch/tramp.c) ---- */
+/* What an enabled XRay exit or tail sled calls (INSTR=xray; patch.c):
+ * nothing yet but the return to the sled (+5), every register as it was
+ * (the return value, a tail call's arguments and target).  The trace
+ * stack's handlers take their place (trace/DESIGN.md "XRay"). */
+	.section .text.tramp, "ax"
+	.globl	__fexit__, __ftail__
+	.type	__fexit__, @function
+	.balign	16
+__fexit__:
+	ret
+	.size	__fexit__, . - __fexit__
+	.type	__ftail__, @function
+	.balign	16
+__ftail__:
+	ret
+	.size	__ftail__, . - __ftail__
+
 	.section .tramp_pool, "ax", @progbits
 	.balign PAGE_SIZE
 	.fill X86_TRAMP_POOL_SIZE, 1, 0xcc

@@ -22,7 +22,7 @@
  *
  * A CPU that hits one of those int3s takes #BP.  x86_bp_inflight() finds
  * the site in the batch (find_inflight(rip - 1)) and emulates its NEW state:
- * disabled -> resume at func + 5; `call T` -> push func + 5 and resume at T.
+ * disabled -> resume at func + 5 (for an XRay sled too: below); `call T` -> push func + 5 and resume at T.
  * The push writes just below the interrupted rsp, which is where the CPU
  * would have put the exception frame; so #BP runs on its own IST stack
  * (cpu.c, IST_BREAKPOINT) and the frame is elsewhere.  The alternative —
@@ -50,6 +50,21 @@
  * sync would leave a CPU that fetched an int3 just before the first byte
  * was written with no entry to find.)
  *
+ * XRay sleds (INSTR=xray): 11 bytes each, made at boot (arch_site_init,
+ * arch_sled_init, one CPU) into a 5-byte site followed by 6 bytes that
+ * never change, so that the int3 protocol above rewrites only the first
+ * 5, and the #BP handler's "resume at site + 5" is the disabled state:
+ *
+ *     kind       compiled                            disabled / enabled (bytes 0-4)   bytes 5-10
+ *     entry      eb 09 + 66 0f 1f 84 00 00 02 00 00  eb 09 0f 1f 00 / e8 <rel32>     66 0f 1f 44 00 00 (nop6)
+ *     tail       the same, before the tail jmp       the same                         the same
+ *     exit       c3 + 2e 66 0f 1f 84 00 00 02 00 00  c3 cc cc cc cc / e8 <rel32>     c3 cc cc cc cc cc
+ *
+ * Disabled, an entry or tail sled jumps over itself and an exit sled
+ * returns, as compiled; resuming at +5 runs the nop6 into the code after
+ * the sled, or the ret at +5.  Enabled, the call returns to +5: the same.
+ * An exit or tail sled's target is __fexit__ / __ftail__.
+ *
  * QEMU's TCG (checked with the hypervisor CPUID leaf) needs one more
  * thing, which real processors do not.  TCG runs translations of guest
  * code and drops those that overlap a write to it — but a translation
@@ -75,6 +90,7 @@
 #include "boot/panic.h"
 #include "patch/patch.h"
 #include "patch/tramp.h"
+#include "trace/records.h"
 #include "site.h"
 
 #define OP_INT3 0xCC
@@ -100,8 +116,35 @@ uintptr_t arch_site_func(uintptr_t recorded)
  * arch_text_poke a site (map, write, unmap, serialise): a few ms for the
  * 50,000 sites of the patching benchmark.
  */
+/* The XRay sleds as clang 14 leaves them and as boot makes them. */
+#define SLED_LEN 11
+static const uint8_t sled_jmp_compiled[SLED_LEN] = { 0xEB, 0x09, 0x66, 0x0F, 0x1F, 0x84, 0x00, 0x00,
+						     0x02, 0x00, 0x00 };
+static const uint8_t sled_ret_compiled[SLED_LEN] = { 0xC3, 0x2E, 0x66, 0x0F, 0x1F, 0x84, 0x00, 0x00,
+						     0x02, 0x00, 0x00 };
+static const uint8_t sled_jmp[SLED_LEN] = { 0xEB, 0x09, 0x0F, 0x1F, 0x00, 0x66, 0x0F, 0x1F, 0x44,
+					    0x00, 0x00 };
+static const uint8_t sled_ret[SLED_LEN] = { 0xC3, 0xCC, 0xCC, 0xCC, 0xCC, 0xC3, 0xCC, 0xCC, 0xCC,
+					    0xCC, 0xCC };
+
+int arch_sled_init(uintptr_t addr, unsigned kind)
+{
+	bool exit = kind == ARCH_SLED_EXIT;
+	if (kind == ARCH_SLED_ENTRY || !arch_sled_placed(addr) ||
+	    memcmp((const void *)addr, exit ? sled_ret_compiled : sled_jmp_compiled, SLED_LEN) != 0)
+		return -EILSEQ;
+	arch_text_poke((void *)addr, exit ? sled_ret : sled_jmp, SLED_LEN);
+	return 0;
+}
+
 int arch_site_init(uintptr_t func, uintptr_t data)
 {
+#ifdef BT_INSTR_XRAY
+	if (!arch_site_placed(func) || memcmp((const void *)func, sled_jmp_compiled, SLED_LEN) != 0)
+		return -EILSEQ;
+	arch_text_poke((void *)func, sled_jmp, SLED_LEN);
+	return 0;
+#endif
 	static const uint8_t gcc[ARCH_SITE_SIZE] = { 0x90, 0x90, 0x90, 0x90, 0x90 };
 	static const uint8_t clang[ARCH_SITE_SIZE] = { 0x0F, 0x1F, 0x44, 0x00, 0x08 };
 	const void *p = (const void *)func;
@@ -182,15 +225,15 @@ static bool detect_tcg(void)
 enum step { STEP_INT3, STEP_TAIL, STEP_HEAD };
 #define STEP_CHUNK 256
 
-/* Bytes 1..4 / byte 0 of the site at func for target (checked). */
-static inline __attribute__((always_inline)) uint32_t new_tail(uintptr_t func, uintptr_t target)
+/* Bytes 1..4 / byte 0 of the site (or sled) s in its new state (checked). */
+static inline __attribute__((always_inline)) uint32_t new_tail(const struct patch_site *s)
 {
-	return (uint32_t)(arch_site_word(func, target) >> 8);
+	return (uint32_t)(arch_sled_word(s->func, s->new_target, s->kind) >> 8);
 }
 
-static inline __attribute__((always_inline)) uint8_t new_head(uintptr_t target)
+static inline __attribute__((always_inline)) uint8_t new_head(const struct patch_site *s)
 {
-	return (uint8_t)arch_site_word(0, target);
+	return (uint8_t)arch_sled_word(s->func, s->new_target, s->kind);
 }
 
 static inline __attribute__((always_inline)) void write_step_as(const struct patch_site *sites,
@@ -215,9 +258,9 @@ static inline __attribute__((always_inline)) void write_step_as(const struct pat
 			if (step == STEP_INT3) {
 				__atomic_store_n(p, OP_INT3, __ATOMIC_RELAXED);
 			} else if (step == STEP_HEAD) {
-				__atomic_store_n(p, new_head(t), __ATOMIC_RELAXED);     /* one byte */
+				__atomic_store_n(p, new_head(s), __ATOMIC_RELAXED);     /* one byte */
 			} else if (f + ARCH_SITE_SIZE <= end) {
-				uint32_t tail = new_tail(f, t);
+				uint32_t tail = new_tail(s);
 				__builtin_memcpy(p + 1, &tail, sizeof(tail));
 			} else {
 				cross = s;
@@ -227,7 +270,7 @@ static inline __attribute__((always_inline)) void write_step_as(const struct pat
 		}
 		arch_irq_restore(flags);
 		if (cross) {
-			uint32_t tail = new_tail(cross->func, cross->new_target);
+			uint32_t tail = new_tail(cross);
 			arch_text_poke((void *)(cross->func + 1), &tail, sizeof(tail));
 		}
 	}
@@ -308,11 +351,12 @@ static bool stale_int3(uintptr_t func)
 	static struct { uintptr_t pc; uint64_t t; unsigned n; } last[MAX_CPUS];
 	const uint8_t *p = (const uint8_t *)func;
 	uintptr_t off;
+	unsigned kind = ARCH_SLED_ENTRY;
 
 	if (!__atomic_load_n(&tcg, __ATOMIC_RELAXED) || text_is_trampoline(func) ||
-	    !ksym_lookup(func, &off, NULL) || off != 0)
+	    !ksym_lookup(func, &off, NULL) || (off != 0 && !rec_sled_at(func, &kind)))
 		return false;
-	if (memcmp(p, nop5, ARCH_SITE_SIZE) != 0 && p[0] != OP_CALL)
+	if (arch_site_read(func) != arch_sled_word(func, 0, kind) && p[0] != OP_CALL)
 		return false;
 	unsigned me = cpu_id();
 	uint64_t now = arch_counter();

@@ -17,6 +17,18 @@
 
 #define X86_SITE_NOP5  0x0000441f0full      /* bytes 0f 1f 44 00 00 */
 #define X86_OP_CALL    0xe8
+/* XRay sleds (INSTR=xray; patch.c draws them): an entry or tail sled that
+ * calls nothing is `jmp +9` past its 11 bytes (eb 09, then 0f 1f 00, a
+ * NOP never run), an exit sled its `ret` (c3, then int3s never run). */
+#define X86_SLED_JMP   0x00001f0f09ebull    /* bytes eb 09 0f 1f 00 */
+#define X86_SLED_RET   0xccccccccc3ull
+#ifdef BT_INSTR_XRAY
+#define X86_SITE_OFF   X86_SLED_JMP
+#define X86_SITE_LEN   11                   /* the entry sled */
+#else
+#define X86_SITE_OFF   X86_SITE_NOP5
+#define X86_SITE_LEN   5
+#endif
 
 /* The site's bytes for target (0: the NOP); reach checked apart. */
 extern char _text_start[], _etext[];
@@ -24,13 +36,13 @@ extern char _text_start[], _etext[];
 /* Can func have a site (its 5 bytes in text)? */
 static inline __attribute__((always_inline)) bool arch_site_placed(uintptr_t func)
 {
-	return func >= (uintptr_t)_text_start && func + 5 <= (uintptr_t)_etext &&
-	       func + 5 > func;                 /* 5: ARCH_SITE_SIZE */
+	return func >= (uintptr_t)_text_start && func + X86_SITE_LEN <= (uintptr_t)_etext &&
+	       func + X86_SITE_LEN > func;
 }
 
 static inline __attribute__((always_inline)) uint64_t arch_site_word(uintptr_t func, uintptr_t target)
 {
-	return target ? X86_OP_CALL | (uint64_t)(uint32_t)(target - (func + 5)) << 8 : X86_SITE_NOP5;
+	return target ? X86_OP_CALL | (uint64_t)(uint32_t)(target - (func + 5)) << 8 : X86_SITE_OFF;
 }
 
 /* Can the site's call reach target (or target is 0)? */
@@ -59,6 +71,27 @@ static inline __attribute__((always_inline)) uint64_t arch_site_read_data(uintpt
 static inline __attribute__((always_inline)) bool arch_site_holds(uintptr_t func, uintptr_t target)
 {
 	return arch_site_reaches(func, target) && arch_site_read(func) == arch_site_word(func, target);
+}
+
+/* XRay sleds (arch/hooks.h): 11 bytes, the first 5 a site whose disabled
+ * form depends on the kind. */
+static inline __attribute__((always_inline)) bool arch_sled_placed(uintptr_t addr)
+{
+	return addr >= (uintptr_t)_text_start && addr + 11 <= (uintptr_t)_etext && addr + 11 > addr;
+}
+
+static inline __attribute__((always_inline)) uint64_t arch_sled_word(uintptr_t addr, uintptr_t target,
+								      unsigned kind)
+{
+	if (!target && kind != ARCH_SLED_ENTRY)
+		return kind == ARCH_SLED_EXIT ? X86_SLED_RET : X86_SLED_JMP;
+	return arch_site_word(addr, target);
+}
+
+static inline __attribute__((always_inline)) bool arch_sled_holds(uintptr_t addr, uintptr_t target,
+								   unsigned kind)
+{
+	return arch_site_reaches(addr, target) && arch_site_read(addr) == arch_sled_word(addr, target, kind);
 }
 
 #endif

@@ -1,0 +1,158 @@
+"""checks_xray.py — the XRay backend (`INSTR=xray`, mk/xray.mk; issue 20):
+the kernel built with clang's XRay sleds instead of patchable entries
+traces with the function tracer on its entry sleds, switches each
+function's sleds together, and refuses what it cannot give.
+
+For tests/run.py (group `xray`):
+    import checks_xray
+    checks_xray.xray_group(arch, report, save_log)
+
+Run alone: tests/run.py --arch arm64 --only xray
+
+Checks, each reported as one report(ok, name, detail):
+  options  INSTR=xray with another compiler than clang, and an unknown
+           INSTR, are refused by make before anything is built
+  build    `make ARCH=... INSTR=xray kernel` (no CC: it implies clang) with
+           -Werror into its own build directory, check-nofp passing on its
+           listing; no object of trace/, patch/ or arch/ has a sled
+           (section xray_instr_map), the traced demo has
+  suites   SUITES booted on 4 vCPUs: every case ok (ftrace's one slow case
+           skipped, as in every build); `xray` checks the sled table, that
+           every sled holds its record's state before and after 40 switches
+           of one function's sleds under fire from three CPUs, and exact
+           counts
+  refuse   bt.test=xray_refuse: an exit sled holding other bytes than its
+           record says is refused (patch_apply and the update), tracing
+           killed with the sled named, nothing written
+  demo     `make qemu-ARCH INSTR=xray` with the function tracer on the
+           demo's vfs_stat and path_walk: the trace in Linux's function
+           format, then a script: function_graph and the profiler are
+           refused with the reason (the trace stack is not built in) and
+           current_tracer stays function
+"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklib import ROOT, run  # noqa: E402
+
+INSTR = "INSTR=xray"
+SUITES = "boot,sched,ftrace,func_cmd,btf,dump,xray"
+# ftrace's live_switching_many_rounds runs only with bt.test_slow.
+SLOW_SKIP = {"live_switching_many_rounds"}
+DEMO_CMDLINE = "ftrace=function ftrace_filter=vfs_stat,path_walk"
+DEMO_SCRIPT = b"echo function_graph > current_tracer\ncat current_tracer\n" \
+              b"echo 1 > function_profile_enabled\n"
+REFUSAL = "fgraph: function_graph needs the trace stack with INSTR=xray, not built in: EOPNOTSUPP"
+
+
+def kernel_path(arch):
+    rc, out, _ = run(["make", "-s", "--no-print-directory", "ARCH=" + arch, INSTR, "print-kernel"], 60)
+    return out.strip().splitlines()[-1] if rc == 0 and out.strip() else ""
+
+
+def boot(arch, cmdline, timeout, smp=4):
+    """Boot this arch's INSTR=xray kernel, its BTF module as -initrd (so
+    that btf's initrd_module case runs)."""
+    elf = kernel_path(arch)
+    return run(["tools/qemu-run.sh", arch, elf, cmdline], timeout + 30,
+               env={"SMP": str(smp), "TIMEOUT": str(timeout),
+                    "INITRD": os.path.join(ROOT, os.path.dirname(elf), "kernel.btf")})
+
+
+def options(arch, report):
+    rc1, out1, _ = run(["make", "-s", "ARCH=" + arch, INSTR, "CC=gcc", "print-kernel"], 60)
+    rc2, out2, _ = run(["make", "-s", "ARCH=" + arch, "INSTR=fentry", "print-kernel"], 60)
+    ok = rc1 != 0 and "INSTR=xray needs clang (CC=gcc)" in out1 and \
+        rc2 != 0 and "INSTR=fentry: the backends are" in out2
+    report(ok, "%s INSTR=xray CC=gcc and INSTR=fentry refused by make" % arch, out1 + out2)
+
+
+def sleds_in(objs):
+    """The objects among objs that have an xray_instr_map section."""
+    rc, out, _ = run(["readelf", "-SW"] + objs, 120)
+    have, cur = set(), None
+    for line in out.splitlines():
+        m = re.match(r"^File: (\S+)$", line)
+        if m:
+            cur = m.group(1)
+        elif "xray_instr_map" in line and cur:
+            have.add(cur)
+    return rc, have
+
+
+def build(arch, report):
+    rc, out, secs = run(["nice", "make", "-s", "ARCH=" + arch, INSTR, "kernel"], 1200)
+    elf = kernel_path(arch)
+    b = os.path.dirname(elf)
+    nrc, nofp, _ = run(["tools/check-nofp.py"] + [os.path.join(b, "kernel." + x)
+                                                  for x in ("nm", "asm", "sites")], 120)
+    tracer = []
+    for top in ("trace", "patch", "arch"):
+        for d, _, files in os.walk(os.path.join(ROOT, b, top)):
+            tracer += [os.path.join(d, f) for f in files if f.endswith(".o")]
+    demo = os.path.join(ROOT, b, "demo", "demo.c.o")
+    src, have = sleds_in(tracer + [demo])
+    ok = rc == 0 and b.endswith("-clang-xray") and nrc == 0 and src == 0 and len(tracer) > 40 \
+        and have == {demo} and os.path.exists(os.path.join(ROOT, elf))
+    report(bool(ok), "%s INSTR=xray kernel builds with clang and -Werror into %s, check-nofp "
+           "passes, none of %d tracer objects has a sled, the demo has (%.0fs)"
+           % (arch, b or "?", len(tracer), secs),
+           out + "\n" + nofp + "\nwith sleds: " + " ".join(sorted(have)))
+    return bool(ok)
+
+
+def suites(arch, report, save_log):
+    rc, out, secs = boot(arch, "bt.test=" + SUITES, 600)
+    save_log(arch + "-xray-suites", out)
+    cases = re.findall(r"^    (not ok|ok) \d+ (\S+)(.*)$", out, re.M)
+    bad = [c[1] for c in cases if c[0] != "ok" or ("SKIP" in c[2] and c[1] not in SLOW_SKIP)]
+    done = re.findall(r"^ok \d+ (\S+)$", out, re.M)
+    xray = re.findall(r"^    ok \d+ (table_covers_every_sled|every_sled_holds_its_state|"
+                      r"sleds_switch_together_under_fire)$", out, re.M)
+    ok = rc == 0 and cases and not bad and sorted(done) == sorted(SUITES.split(",")) and len(xray) == 3
+    report(bool(ok), "%s INSTR=xray: suites %s, %d cases ok (%.0fs)%s"
+           % (arch, SUITES, len(cases), secs, "; failed or skipped: " + ", ".join(bad) if bad else ""),
+           out)
+
+
+def refuse(arch, report, save_log):
+    rc, out, _ = boot(arch, "bt.test=xray_refuse", 120)
+    save_log(arch + "-xray-refuse", out)
+    ok = rc == 0 and re.search(r"^ftrace: tracing disabled: sled of xt_refuse_target at [0-9a-f]+ "
+                               r"holds unexpected bytes \(EILSEQ\)$", out, re.M) and \
+        re.search(r"^    ok 1 corrupt_sled_is_refused$", out, re.M)
+    report(bool(ok), "%s INSTR=xray: a sled holding other bytes than the table says is refused, "
+           "tracing killed naming it, nothing written" % arch, out)
+
+
+def demo(arch, report, save_log):
+    script = os.path.join(ROOT, "build", "xray-demo-script.txt")
+    os.makedirs(os.path.dirname(script), exist_ok=True)
+    with open(script, "wb") as f:
+        f.write(DEMO_SCRIPT)
+    with open(script, "rb") as f:
+        rc, out, secs = run(["make", "-s", "--no-print-directory", "qemu-" + arch, INSTR,
+                             "CMDLINE=" + DEMO_CMDLINE], 300,
+                            env={"SMP": "4", "TIMEOUT": "200"}, stdin=f)
+    save_log(arch + "-xray-demo", out)
+    m = re.search(r"demo: .* (\d+) bytes found \(expected (\d+)\)", out)
+    fn = re.search(r"^# tracer: function$", out, re.M) and \
+        re.search(r"^ +\S+-\d+ +\[\d{3}\] \S+ +\d+\.\d+: vfs_stat <-worker_main$", out, re.M) and \
+        re.search(r"^ +\S+-\d+ +\[\d{3}\] \S+ +\d+\.\d+: path_walk <-vfs_stat$", out, re.M)
+    refused = out.count(REFUSAL) == 2 and \
+        out.count("echo: write error: Operation not supported") == 2 and \
+        re.search(r"^trace> cat current_tracer\nfunction$", out, re.M) and \
+        "baretrace: script done, 2 command(s) failed" in out
+    ok = m and m.group(1) == m.group(2) and fn and refused and "baretrace: demo returned 0" in out
+    report(bool(ok), "%s INSTR=xray: the demo traced by the function tracer on entry sleds; "
+           "function_graph and the profiler refused with the reason (%.0fs)" % (arch, secs), out)
+
+
+def xray_group(arch, report, save_log):
+    options(arch, report)
+    if build(arch, report):
+        suites(arch, report, save_log)
+        refuse(arch, report, save_log)
+        demo(arch, report, save_log)

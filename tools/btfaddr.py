@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """btfaddr.py — every traced function's own BTF signature, by address
-(trace/DESIGN.md, "Signatures by address").
+(trace/DESIGN.md, "Build").
 
   btfaddr.py ROOT PAHOLE.btf PASS1.elf PASS1.nm OUT.btf OUT.S OUT.addrs
   btfaddr.py --empty OUT.S

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""checks_btfaddr.py — signatures by address (trace/DESIGN.md, "Signatures
-by address"; tools/btfaddr.py).
+"""checks_btfaddr.py — signatures by address (trace/DESIGN.md, "Build";
+tools/btfaddr.py).
 
 tests/apps/twins has two static functions named `twin` of different
 prototypes (a.c, b.c) and a static `writer`, a name the kernel's

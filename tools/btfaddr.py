@@ -46,10 +46,12 @@ import sys
 import zlib
 
 try:
+    from elftools.common.exceptions import DWARFError, ELFError
     from elftools.elf.elffile import ELFFile
 except ImportError:                       # Debian's package, another python3
     sys.path.append("/usr/lib/python3/dist-packages")
     try:
+        from elftools.common.exceptions import DWARFError, ELFError
         from elftools.elf.elffile import ELFFile
     except ImportError:
         sys.exit("btfaddr: needs pyelftools (Debian: python3-pyelftools; make deps)")
@@ -321,7 +323,7 @@ def ranges(dwarf, cu, top, offset):
         return [r.begin_offset + (0 if getattr(r, "is_absolute", False) else base)
                 for r in dwarf.range_lists().get_range_list_at_offset(offset, cu=cu)
                 if hasattr(r, "begin_offset")]
-    except Exception:                   # a form this pyelftools does not read
+    except (ELFError, KeyError, ValueError, AttributeError):   # a form pyelftools 0.29 lacks
         return []
 
 
@@ -365,7 +367,15 @@ def emit_s(blob, path, entries):
 
 
 def main():
-    args = sys.argv[1:]
+    try:
+        run(sys.argv[1:])
+    except OSError as e:
+        sys.exit("btfaddr: %s" % e)
+    except (ELFError, DWARFError) as e:
+        sys.exit("btfaddr: %s: %s" % (sys.argv[3] if len(sys.argv) > 3 else "?", e))
+
+
+def run(args):
     if args[:1] == ["--empty"] and len(args) == 2:
         with open(args[1], "w") as f:
             f.write(emit_s(b"", None, []))

@@ -1,7 +1,8 @@
 """checklib.py — what the standalone check scripts share with tools/test.py:
 a reporter printing one TAP-like line per check ("ok - name" / "not ok -
-name", with the detail's last lines indented under a failure), and the way
-a check runs a command (run)."""
+name", with the detail's last lines indented under a failure), the way
+a check runs a command (run), and where a standalone run keeps its logs
+(log_saver)."""
 import os
 import subprocess
 import time
@@ -34,3 +35,13 @@ def reporter(results):
             for line in detail.rstrip().splitlines()[-40:]:
                 print("    | " + line)
     return report
+
+
+def log_saver(logs):
+    """A save_log(name, text) that writes logs/NAME.log (tools/test.py's
+    own writes to build/test-logs too)."""
+    def save_log(name, text):
+        os.makedirs(logs, exist_ok=True)
+        with open(os.path.join(logs, name + ".log"), "w") as f:
+            f.write(text)
+    return save_log

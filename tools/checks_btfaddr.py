@@ -82,18 +82,14 @@ def twins(arch, run, report, save_log, logs):
 
 def main():
     import argparse
-    from checklib import reporter, run
+    from checklib import log_saver, reporter, run
     ap = argparse.ArgumentParser()
     ap.add_argument("--arch", action="append")
     args = ap.parse_args()
     results = []
     report = reporter(results)
     logs = os.path.join(ROOT, "build", "test-logs")
-
-    def save_log(name, text):
-        os.makedirs(logs, exist_ok=True)
-        with open(os.path.join(logs, name + ".log"), "w") as f:
-            f.write(text)
+    save_log = log_saver(logs)
 
     for arch in args.arch or ["arm64", "x86_64"]:
         twins(arch, run, report, save_log, logs)

@@ -445,7 +445,7 @@ def thirdparty(arch, report, boot, save_log, host_cache=None, libs=None):
 
 
 def main():
-    from checklib import reporter
+    from checklib import log_saver, reporter
     ap = argparse.ArgumentParser()
     ap.add_argument("--arch", action="append")
     ap.add_argument("--lib", action="append")
@@ -453,11 +453,7 @@ def main():
     results = []
     report = reporter(results)
     logs = os.path.join(ROOT, "build", "test-logs")
-
-    def save_log(name, text):
-        os.makedirs(logs, exist_ok=True)
-        with open(os.path.join(logs, name + ".log"), "w") as f:
-            f.write(text)
+    save_log = log_saver(logs)
 
     def boot(arch, cmd, app):
         rc, elf, _ = run(["make", "-s", "--no-print-directory", "ARCH=" + arch, "print-kernel",

@@ -156,10 +156,24 @@ TEST_CASE(btf, probe_signature_and_text)
 		  1 + 2 + 1 + 7 + 1 + 1 + 3 + 5);
 }
 
+/* s is a btf_twin of nparams parameters returning (ret_kind, ret_size),
+ * whose words w[0, nparams) print as text. */
+static void expect_twin(const struct fsig *s, unsigned nparams, unsigned ret_kind,
+			unsigned ret_size, const uint64_t *w, const char *text)
+{
+	char buf[128];
+	EXPECT_STREQ(s->name, "btf_twin");
+	EXPECT_EQ(s->nparams, nparams);
+	EXPECT_EQ(s->ret.kind, ret_kind);
+	EXPECT_EQ(s->ret.size, ret_size);
+	fsig_format_args(buf, sizeof(buf), s, w, nparams, NULL, 0);
+	EXPECT_STREQ(buf, text);
+}
+
 /* Each btf_twin's own signature and text, or (want false) neither. */
 static void expect_twins(bool want)
 {
-	char buf[128];
+	char buf[32];
 	const uint64_t w1[2] = { 0xfffffffb, 0x40001000 }, w2[3] = { 0x2a, 0xfffd, 1 };
 	fsig_lock();
 	const struct fsig *s1 = fsig_find((uintptr_t)btf_twin);
@@ -174,23 +188,13 @@ static void expect_twins(bool want)
 		fsig_unlock();
 		ASSERT_TRUE(s1 != NULL && s2 != NULL);
 	}
-	EXPECT_STREQ(s1->name, "btf_twin");
-	EXPECT_EQ(s1->nparams, 2);
+	expect_twin(s1, 2, FSIG_INT, 8, w1, "a=-5, s=0x40001000");
 	expect_param(s1, 0, "a", FSIG_INT, 4);
 	expect_param(s1, 1, "s", FSIG_STR, 8);
-	EXPECT_EQ(s1->ret.kind, FSIG_INT);
-	EXPECT_EQ(s1->ret.size, 8);
-	fsig_format_args(buf, sizeof(buf), s1, w1, 2, NULL, 0);
-	EXPECT_STREQ(buf, "a=-5, s=0x40001000");
-	EXPECT_STREQ(s2->name, "btf_twin");
-	EXPECT_EQ(s2->nparams, 3);
+	expect_twin(s2, 3, FSIG_UINT, 2, w2, "x=0x2a, y=-3, z=0x1");
 	expect_param(s2, 0, "x", FSIG_UINT, 8);
 	expect_param(s2, 1, "y", FSIG_INT, 2);
 	expect_param(s2, 2, "z", FSIG_BOOL, 1);
-	EXPECT_EQ(s2->ret.kind, FSIG_UINT);
-	EXPECT_EQ(s2->ret.size, 2);
-	fsig_format_args(buf, sizeof(buf), s2, w2, 3, NULL, 0);
-	EXPECT_STREQ(buf, "x=0x2a, y=-3, z=0x1");
 	fsig_format_ret(buf, sizeof(buf), s2, 0xffff0027, false);
 	EXPECT_STREQ(buf, "ret=0x27");
 	fsig_unlock();

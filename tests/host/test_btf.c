@@ -146,14 +146,21 @@ static void load_sample(void)
 
 /* ---- the sample: every decoded field ---- */
 
-static uint32_t sample_types(void)
+/* The sample parsed into b; its blob, to free after btf_release(b). */
+static void *sample_parse(struct btf *b)
 {
 	size_t size;
-	struct btf b;
 	char err[BTF_ERR_SIZE];
 	void *blob = read_file(blob_paths[0], &size);
 	assert_non_null(blob);
-	assert_int_equal(btf_parse(&b, blob, size, err, sizeof(err)), 0);
+	assert_int_equal(btf_parse(b, blob, size, err, sizeof(err)), 0);
+	return blob;
+}
+
+static uint32_t sample_types(void)
+{
+	struct btf b;
+	void *blob = sample_parse(&b);
 	uint32_t n = b.ntypes;
 	btf_release(&b);
 	free(blob);
@@ -165,12 +172,8 @@ static uint32_t sample_types(void)
 /* The id of the sample's FUNC `name`, and of some type that is not a FUNC. */
 static uint32_t sample_id(const char *name, bool func)
 {
-	size_t size;
 	struct btf b;
-	char err[BTF_ERR_SIZE];
-	void *blob = read_file(blob_paths[0], &size);
-	assert_non_null(blob);
-	assert_int_equal(btf_parse(&b, blob, size, err, sizeof(err)), 0);
+	void *blob = sample_parse(&b);
 	uint32_t found = 0;
 	for (uint32_t id = 1; id <= b.ntypes && !found; id++) {
 		const struct btf_type *t = btf_type_by_id(&b, id);

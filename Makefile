@@ -243,7 +243,7 @@ $(B)/kernel.btf $(B)/btf.S &: $(B)/kernel.pass1.elf tools/btfaddr.py tools/btfsi
 	pahole -J --btf_gen_floats --btf_encode_detached=$(B)/pahole.btf $(B)/btf-input.o
 	rm -f $(B)/btf-input.o
 	tools/btfaddr.py $(CURDIR) $(B)/pahole.btf $< $<.nm $(B)/kernel.btf $(B)/btf.S \
-		$(B)/kernel.btf.addrs
+		$(B)/kernel.btf.addrs $(if $(BENCH_FUNCS),$(B)/bench_funcs.c)
 $(B)/btf.S.o: $(B)/btf.S
 	$(CC) $(CFLAGS_BASE) -c $< -o $@
 $(B)/btf0.S.o: tools/btfaddr.py

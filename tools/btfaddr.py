@@ -2,7 +2,7 @@
 """btfaddr.py — every traced function's own BTF signature, by address
 (trace/DESIGN.md, "Build").
 
-  btfaddr.py ROOT PAHOLE.btf PASS1.elf PASS1.nm OUT.btf OUT.S OUT.addrs
+  btfaddr.py ROOT PAHOLE.btf PASS1.elf PASS1.nm OUT.btf OUT.S OUT.addrs [SKIP.c...]
   btfaddr.py --empty OUT.S
 
 pahole 1.24 encodes one BTF FUNC per name, the first compilation unit's:
@@ -13,7 +13,8 @@ nothing before the image's tail), for every name that several function
 symbols share (PASS1.nm, the symbols ksyms lists):
   - reads each definition of it in the DWARF of our compilation units
     (DW_AT_comp_dir is ROOT, the directory make runs in: newlib's are
-    not ours) and its prototype;
+    not ours; nor are the SKIP.c ones, left out of pahole's input) and its
+    prototype;
   - finds the FUNC of that name whose prototype is the same (the C
     spelling of every type: names, typedefs, qualifiers, pointers), or
     appends one: a FUNC, a FUNC_PROTO and the types it needs, each reused
@@ -327,9 +328,9 @@ def ranges(dwarf, cu, top, offset):
         return []
 
 
-def definitions(elf_path, root, wanted):
+def definitions(elf_path, root, wanted, skip):
     """[(cu name, name, address, prototype DIE)] of the functions named in
-    `wanted` defined in our compilation units."""
+    `wanted` defined in our compilation units, but those named in skip."""
     out = []
     with open(elf_path, "rb") as f:
         dwarf = ELFFile(f).get_dwarf_info()
@@ -338,6 +339,8 @@ def definitions(elf_path, root, wanted):
             if attr(top, "DW_AT_comp_dir", b"").decode("utf-8", "replace") != root:
                 continue
             cu_name = dname(top)
+            if cu_name in skip:
+                continue
             for die in top.iter_children():
                 if die.tag != "DW_TAG_subprogram" or attr(die, "DW_AT_declaration"):
                     continue
@@ -380,9 +383,9 @@ def run(args):
         with open(args[1], "w") as f:
             f.write(emit_s(b"", None, []))
         return
-    if len(args) != 7:
+    if len(args) < 7:
         sys.exit(__doc__.split("\n\n")[0])
-    root, pahole, elf, nm, out_btf, out_s, out_addrs = args
+    root, pahole, elf, nm, out_btf, out_s, out_addrs = args[:7]
     with open(pahole, "rb") as f:
         try:
             blob = Blob(f.read())
@@ -399,7 +402,7 @@ def run(args):
             funcs[blob.name(name_off)].append(tid)
     conv = Dwarf2Btf(blob)
     entries, added = [], 0
-    for cu, name, pc, die in definitions(elf, root, shared):
+    for cu, name, pc, die in definitions(elf, root, shared, set(args[7:])):
         addr, sym = symbol_at(syms, addrs, pc)
         if sym != name or pc - addr > 64:
             continue                               # a clone's code: not `name`

@@ -56,6 +56,7 @@ import checks_clang  # noqa: E402
 import checks_xray  # noqa: E402
 from checks_stack import stack_overflow  # noqa: E402
 import checks_guestword  # noqa: E402
+import checks_btfaddr  # noqa: E402
 from checklib import run, golden_compare, mask_durations  # noqa: E402
 from checks_shell import shell_session  # noqa: E402
 LOGS = os.path.join(ROOT, "build", "test-logs")
@@ -605,6 +606,7 @@ def main():
             graph_golden(arch)
             graph_boot_options(arch)
             btf_module(arch)
+            checks_btfaddr.twins(arch, run, report, save_log, LOGS)
         if "export" in only:
             export_checks.export_round_trip(arch, kernel_path(arch), report, save_log)
         if "gdb" in only:

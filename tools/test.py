@@ -532,7 +532,7 @@ def no_buffer(arch):
            out + "\n" + out2)
 
 
-# The shell's files in tracefs order (trace/tracefs.c files[]) and the
+# The shell's files in tracefs order (TRACEFS_FILE keys, trace/tracefs.h) and the
 # options in trace_options order (trace/options.h), as `ls` lists them.
 TRACEFS_FILES = ["available_tracers", "current_tracer", "tracing_on", "trace", "trace_pipe",
                  "trace_marker", "buffer_size_kb", "buffer_total_size_kb", "tracing_cpumask",
@@ -545,7 +545,7 @@ TRACE_OPTIONS = ["print-parent", "sym-offset", "funcgraph-overrun", "funcgraph-c
                  "funcgraph-overhead", "funcgraph-proc", "funcgraph-duration",
                  "funcgraph-abstime", "funcgraph-irqs", "funcgraph-tail", "funcgraph-retval",
                  "funcgraph-retval-hex", "funcgraph-args", "funcgraph-args-string", "overwrite"]
-# per_cpu/cpuN/'s files in trace/tracefs.c's order.
+# per_cpu/cpuN/'s files in trace/trace.c's order (percpu_files).
 PER_CPU_FILES = ["trace", "trace_pipe", "stats", "buffer_size_kb"]
 
 

@@ -24,6 +24,7 @@
 #include "trace/hash.h"
 #include "trace/profile.h"
 #include "trace/records.h"
+#include "trace/global_ops.h"
 #include "trace/trace.h"
 #include "trace/boot.h"
 #include "tests/guest/enomem.h"

@@ -8,8 +8,9 @@ defines (at its top level) a function or variable the file uses by name
 from a header it includes, directly or through other headers.  Files are grouped in parts, as trace/DESIGN.md ("Parts and
 layers") names them; the script prints each part's dependencies on the
 others and every circle: a set of parts (or, with --files, of files) that
-depend on one another.  Exit status 1 if there is a circle between parts,
-0 otherwise.  --dot prints the part graph in Graphviz's format instead.
+depend on one another.  Exit status 1 if there is a circle between parts
+or a file in no part, 0 otherwise (tools/checks_layers.py, the host
+group, checks it).  --dot prints the part graph in Graphviz's format instead.
 """
 import os
 import re
@@ -209,9 +210,12 @@ def main(argv):
     if "--files" in argv:
         for c in sccs({f: {g for g in ds if g.endswith(".c")} for f, ds in d.items()}):
             print("circle between files: " + " ".join(c))
+    loose = sorted(f for f in files if part_of(f).startswith("?"))
+    for f in loose:
+        print(f"in no part: {f} (add it to PARTS)")
     if not circles:
         print("no circle between parts")
-    return 1 if circles else 0
+    return 1 if circles or loose else 0
 
 
 if __name__ == "__main__":

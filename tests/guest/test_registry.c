@@ -78,33 +78,44 @@ static bool trace_probe_and_mark(const char *tracer)
 	return ok;
 }
 
-TEST_CASE(registry, function_event_and_mark_by_their_printers)
+/* Under `tracer`: the trace holds every string of `has` and none of
+ * `lacks` (NULL-ended lists). */
+static void expect_trace(const char *tracer, const char *const has[], const char *const lacks[])
 {
 	ASSERT_TRUE(trace_buffer != NULL);
-	ASSERT_TRUE(trace_probe_and_mark("function"));
-	EXPECT_TRUE(strstr(out.text, "# tracer: function\n") != NULL);
-	EXPECT_TRUE(strstr(out.text, ": reg_probe <-") != NULL);
-	EXPECT_TRUE(strstr(out.text, ": tracing_mark_write: reg-mark\n") != NULL);
-	EXPECT_TRUE(strstr(out.text, "/* reg-mark */") == NULL);
+	ASSERT_TRUE(trace_probe_and_mark(tracer));
+	for (; *has; has++)
+		if (!strstr(out.text, *has))
+			test_fail(__FILE__, __LINE__, "%s: no \"%.*s\" in the trace", tracer,
+				  (int)strcspn(*has, "\n"), *has);
+	for (; *lacks; lacks++)
+		if (strstr(out.text, *lacks))
+			test_fail(__FILE__, __LINE__, "%s: \"%.*s\" in the trace", tracer,
+				  (int)strcspn(*lacks, "\n"), *lacks);
+}
+
+TEST_CASE(registry, function_event_and_mark_by_their_printers)
+{
+	static const char *const has[] = { "# tracer: function\n", ": reg_probe <-",
+					   ": tracing_mark_write: reg-mark\n", NULL };
+	static const char *const lacks[] = { "/* reg-mark */", NULL };
+	expect_trace("function", has, lacks);
 }
 
 TEST_CASE(registry, graph_tracer_prints_the_mark_as_a_comment)
 {
-	ASSERT_TRUE(trace_buffer != NULL);
-	ASSERT_TRUE(trace_probe_and_mark("function_graph"));
-	EXPECT_TRUE(strstr(out.text, "# tracer: function_graph\n") != NULL);
-	EXPECT_TRUE(strstr(out.text, "reg_probe();") != NULL);
-	EXPECT_TRUE(strstr(out.text, "/* reg-mark */\n") != NULL);
-	EXPECT_TRUE(strstr(out.text, "tracing_mark_write: reg-mark") == NULL);
+	static const char *const has[] = { "# tracer: function_graph\n", "reg_probe();",
+					   "/* reg-mark */\n", NULL };
+	static const char *const lacks[] = { "tracing_mark_write: reg-mark", NULL };
+	expect_trace("function_graph", has, lacks);
 }
 
 TEST_CASE(registry, nop_prints_a_mark_in_the_function_format)
 {
-	ASSERT_TRUE(trace_buffer != NULL);
-	ASSERT_TRUE(trace_probe_and_mark("nop"));
-	EXPECT_TRUE(strstr(out.text, "# tracer: nop\n") != NULL);
-	EXPECT_TRUE(strstr(out.text, ": tracing_mark_write: reg-mark\n") != NULL);
-	EXPECT_TRUE(strstr(out.text, "reg_probe") == NULL);     /* nop traces nothing */
+	static const char *const has[] = { "# tracer: nop\n", ": tracing_mark_write: reg-mark\n",
+					   NULL };
+	static const char *const lacks[] = { "reg_probe", NULL };      /* nop traces nothing */
+	expect_trace("nop", has, lacks);
 }
 
 static void add_name(const char *name, void *arg)

@@ -126,7 +126,7 @@ LIB_SRCS  := lib/newlib_glue.c lib/heap.c lib/glob.c lib/failalloc.c lib/fs.c li
 	lib/timekeeping.c
 TRACE_SRCS := trace/ring_buffer.c trace/rb_event.c trace/rb_read.c trace/rb_setup.c \
 	trace/records.c trace/hash.c trace/listvec.c trace/ftrace.c trace/direct.c trace/update.c trace/enabled_functions.c trace/trace.c trace/function.c \
-	trace/output.c trace/tracefs.c trace/graph_output.c trace/fgraph.c trace/options.c trace/graph.c trace/cmdparse.c
+	trace/global_ops.c trace/marker.c trace/output.c trace/tracefs.c trace/graph_output.c trace/fgraph.c trace/options.c trace/graph.c trace/cmdparse.c
 PATCH_SRCS := patch/patch.c patch/tramp.c
 DEMO_SRCS := demo/demo.c demo/vfs.c
 # Suite ftrace spans test_ftrace.c, _regs, _live and _recl (its cases run in
@@ -155,6 +155,9 @@ TEST_SRCS  += tests/guest/test_func_cmd.c
 # Dumps (trace/dump.h): the framed binary dump, ftrace_dump_on_oops, traceoff_on_warning.
 TRACE_SRCS += trace/dump.c
 TEST_SRCS  += tests/guest/test_dump.c
+
+# What the owners register (trace/DESIGN.md, "Owners register their parts"): its suite.
+TEST_SRCS  += tests/guest/test_registry.c
 
 # Allocation-failure injection (lib/failalloc.h) and the suite that fails
 # every allocation of the tracer's operations in turn.

@@ -840,6 +840,7 @@ size_t fsig_format_ret(char *buf, size_t size, const struct fsig *s, uint64_t ra
 #include "boot/ksyms.h"
 #include "boot/sched.h"
 #include "patch/tramp.h"
+#include "trace/tracefs.h"
 
 static struct mutex fsig_mutex = MUTEX_INIT;
 
@@ -963,4 +964,38 @@ void btf_boot_init(void)
 	case BTF_OFF: kprintf("btf: off (btf=off): no function signatures\n"); break;
 	}
 }
+
+/* ---- the file: btf (ours) ---- */
+
+static int cat_btf(const char *arg)
+{
+	btf_status(tracefs_print_line, NULL);
+	return 0;
+}
+
+/* "embedded" / "initrd" load that blob (a bad one is refused and the
+ * current signatures stay); "unload" drops them. */
+static int set_btf(const char *arg, const char *value, bool append)
+{
+	int err;
+	if (!strcmp(value, "unload")) {
+		btf_unload();
+		return 0;
+	}
+	if (!strcmp(value, "embedded"))
+		err = btf_load_embedded();
+	else if (!strcmp(value, "initrd"))
+		err = btf_load_initrd();
+	else
+		return tracefs_write_error(-EINVAL, "btf takes embedded, initrd or unload");
+	/* The loader has said why on its line.  (Not -ENOENT back: that
+	 * would read as "no such file" for btf itself.) */
+	if (err == -ENOENT)
+		return tracefs_write_error(-EINVAL, !strcmp(value, "initrd") ? "no initrd" : "none in this image");
+	if (err == -ENOMEM)
+		return tracefs_write_error(err, NULL);   /* "Cannot allocate memory" */
+	return err ? tracefs_write_error(err, "blob rejected") : 0;
+}
+
+TRACEFS_FILE(210, "btf", .cat = cat_btf, .write = set_btf);
 #endif

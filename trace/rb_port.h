@@ -72,6 +72,11 @@
  *   RB_PORT_COLD_THUNK(fn);             at file scope after fn's definition:
  *                                       whatever the two above need for fn
  *
+ * The kernel's two calls also hold preemption off for their length, so a
+ * writer running where it cannot be preempted (trampoline text, a tracer
+ * callback's fast path) need not raise the count for the general path's
+ * sake: the general path runs in ordinary text.
+ *
  * The kernel port is trace/rb_port_kernel.h.  A build defines RB_PORT_HEADER
  * to use another one (the host tests use tests/host/rb_port_host.h).
  *

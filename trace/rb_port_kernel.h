@@ -18,6 +18,7 @@
 #include "arch/hooks.h"
 #include "boot/cpu.h"
 #include "boot/sched.h"
+#include "trace/recursion.h"
 
 #define RB_PORT_INLINE static inline __attribute__((always_inline))
 
@@ -85,41 +86,12 @@ RB_PORT_INLINE void rb_port_preempt_enable(uintptr_t token)
 
 /* The general paths through register-preserving thunks: a tracer callback
  * whose fast path calls nothing else is then a leaf on its common path.
- * Each holds preemption off while it runs (rb_port.h): a tracer callback
- * in trampoline text is never preempted there (boot/irq.c) and leaves the
- * count alone on its fast path, but the general path and its thunk are
- * ordinary text, where a thread preempted would keep the trampoline's
- * return address on its stack.  The count is raised and put back here, at
- * the call site, so it is up for the whole time the PC is outside; never
- * a reschedule on the way back (the caller may be on a trampoline's frame,
- * and a caller that may reschedule holds its own count anyway). */
-RB_PORT_INLINE struct thread *rb_port_cold_begin(void)
-{
-	struct thread *t = arch_current();
-	if (t)
-		t->preempt_count++;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	return t;
-}
-
-RB_PORT_INLINE void rb_port_cold_end(struct thread *t)
-{
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (t)
-		t->preempt_count--;
-}
-
+ * Each holds preemption off while it runs (rb_port.h), as every call out
+ * of trampoline text does (trace/recursion.h, FTRACE_CALL_COLD): a tracer
+ * callback there is never preempted and leaves the count alone on its
+ * fast path, but the general path and its thunk are ordinary text. */
 #define RB_PORT_COLD_THUNK(fn) ARCH_PRESERVING_THUNK(fn)
-#define RB_PORT_COLD(type, fn, ...) __extension__({                                      \
-	struct thread *rb_cold_t_ = rb_port_cold_begin();                                 \
-	type rb_cold_v_ = CALL_PRESERVING(type, fn, __VA_ARGS__);                         \
-	rb_port_cold_end(rb_cold_t_);                                                     \
-	rb_cold_v_;                                                                       \
-})
-#define RB_PORT_COLD_VOID(fn, ...) do {                                                   \
-	struct thread *rb_cold_t_ = rb_port_cold_begin();                                 \
-	CALL_PRESERVING_VOID(fn, __VA_ARGS__);                                            \
-	rb_port_cold_end(rb_cold_t_);                                                     \
-} while (0)
+#define RB_PORT_COLD(type, fn, ...) FTRACE_CALL_COLD(type, fn, __VA_ARGS__)
+#define RB_PORT_COLD_VOID(fn, ...) FTRACE_CALL_COLD_VOID(fn, __VA_ARGS__)
 
 #endif

@@ -83,6 +83,10 @@ struct arch_words2 {
  *                                          earlier instructions, so two reads in
  *                                          program order may even decrease; for
  *                                          callers that check (the ring buffer)
+ * bool arch_above_bits(uint64_t v, unsigned bits);  v >= 2^bits (bits a
+ *                                          constant), in the form this CPU
+ *                                          tests cheapest (the ring buffer's
+ *                                          delta check, once per event)
  * uintptr_t arch_frame_address(void);      caller-visible frame pointer
  * uint32_t arch_load_relaxed8(const uint8_t *p);  __atomic_load_n(p,
  * uint32_t arch_load_relaxed32(const uint32_t *p);  __ATOMIC_RELAXED), but

@@ -52,6 +52,14 @@
  *                                       sub (worth it where local RMWs are
  *                                       cheaper: ARCH_LOCAL_RMW); 0: one word,
  *                                       one atomic add at A learns both
+ *   bool rb_port_above_bits(uint64_t v, unsigned bits)
+ *                                       v >= 2^bits (bits a constant), in the
+ *                                       form the CPU tests cheapest: the
+ *                                       kernel's arch_above_bits (x86-64 a
+ *                                       compare with an immediate, arm64 a
+ *                                       compare with the shifted value; the
+ *                                       compiler turns each form into the
+ *                                       other's worse one)
  *   void rb_port_race(void)             a point inside one of the windows where
  *                                       the reader and a writer race for a slot
  *                                       word (between loading it and the CAS

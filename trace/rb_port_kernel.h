@@ -53,6 +53,11 @@ RB_PORT_INLINE void rb_port_local_sub64_release(uint64_t *p, uint64_t v)
 	arch_local_sub64_release(p, v);
 }
 
+RB_PORT_INLINE bool rb_port_above_bits(uint64_t v, unsigned bits)
+{
+	return arch_above_bits(v, bits);
+}
+
 RB_PORT_INLINE bool rb_port_or_load64_seq_cst(uint64_t *v, const uint64_t *p)
 {
 	return arch_or_load64_seq_cst(v, p);

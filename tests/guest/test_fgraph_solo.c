@@ -78,6 +78,20 @@ static bool both(bool a_takes, bool b_takes)
 	return a.g.idx >= 0 && b.g.idx > a.g.idx;
 }
 
+/* a (taking the call or not) and b (taking it) on fs_outer; b unregisters
+ * while fs_outer(x) is open: a hears an exit only if it took the call. */
+static void b_leaves_inside(bool a_takes, int x)
+{
+	ASSERT_TRUE(both(a_takes, true));
+	during = unregister_b;
+	EXPECT_EQ(fs_outer(x), x + 1);
+	EXPECT_EQ(unregister_fgraph(&a.g), 0);
+	EXPECT_EQ(a.entries, 1);
+	EXPECT_EQ(a.exits, a_takes ? 1 : 0);
+	EXPECT_EQ(b.entries, 1);
+	EXPECT_EQ(b.exits, 0);
+}
+
 TEST_CASE(fgraph_solo, users_change_while_calls_are_open)
 {
 	solo_thread = current_thread();
@@ -103,25 +117,10 @@ TEST_CASE(fgraph_solo, users_change_while_calls_are_open)
 	/* Both take the call; b goes away while it is open: a alone is left
 	 * registered, the frame's first block is a's, and the solo return
 	 * gives a its exit, b none. */
-	ASSERT_TRUE(both(true, true));
-	during = unregister_b;
-	EXPECT_EQ(fs_outer(3), 4);
-	EXPECT_EQ(unregister_fgraph(&a.g), 0);
-	EXPECT_EQ(a.entries, 1);
-	EXPECT_EQ(a.exits, 1);
-	EXPECT_EQ(b.entries, 1);
-	EXPECT_EQ(b.exits, 0);
-
+	b_leaves_inside(true, 3);
 	/* a refuses, b takes; b goes away while the call is open: a is the
 	 * one user now and its block comes first, but it refused the call:
 	 * no exit for anyone. */
-	ASSERT_TRUE(both(false, true));
-	during = unregister_b;
-	EXPECT_EQ(fs_outer(4), 5);
-	EXPECT_EQ(unregister_fgraph(&a.g), 0);
-	EXPECT_EQ(a.entries, 1);
-	EXPECT_EQ(a.exits, 0);
-	EXPECT_EQ(b.entries, 1);
-	EXPECT_EQ(b.exits, 0);
+	b_leaves_inside(false, 4);
 	solo_thread = NULL;
 }

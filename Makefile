@@ -135,7 +135,9 @@ TEST_SRCS := tests/guest/test_boot.c tests/guest/test_sched.c tests/guest/test_m
 	tests/guest/test_ring_buffer.c tests/guest/test_rb_files.c tests/guest/test_ftrace.c \
 	tests/guest/test_ftrace_regs.c tests/guest/test_ftrace_live.c tests/guest/test_ftrace_recl.c \
 	tests/guest/ftrace_harness.c \
-	tests/guest/test_fgraph.c tests/guest/test_graph.c tests/guest/irq_probe.c \
+	tests/guest/test_fgraph.c tests/guest/test_fgraph_solo.c tests/guest/test_graph.c \
+	tests/guest/test_rb_delta.c \
+	tests/guest/irq_probe.c \
 	tests/bench/bench_basic.c tests/bench/bench_ftrace.c \
 	tests/bench/bench_ring_buffer.c
 # Function signatures from BTF (trace/btf.h, trace/fsig.h) and their suite.

@@ -83,6 +83,10 @@ struct arch_words2 {
  *                                          earlier instructions, so two reads in
  *                                          program order may even decrease; for
  *                                          callers that check (the ring buffer)
+ * bool arch_above_bits(uint64_t v, unsigned bits);  v >= 2^bits (bits a
+ *                                          constant), in the form this CPU
+ *                                          tests cheapest (the ring buffer's
+ *                                          delta check, once per event)
  * uintptr_t arch_frame_address(void);      caller-visible frame pointer
  * uint32_t arch_load_relaxed8(const uint8_t *p);  __atomic_load_n(p,
  * uint32_t arch_load_relaxed32(const uint32_t *p);  __ATOMIC_RELAXED), but
@@ -389,10 +393,14 @@ void arch_text_poke(void *dst, const void *src, size_t len);
  * SAVE_REGS callback may change the pt_regs' PC to redirect execution).
  * ARCH_TRAMP_NOFP is ARCH_TRAMP_ARGS without saving and restoring the FP/SIMD
  * argument registers: only for a callback that never touches them
- * (FTRACE_OPS_FL_NOFP).  Returns the length, or -ENOSPC if it would exceed
- * ARCH_TRAMP_SIZE.
+ * (FTRACE_OPS_FL_NOFP).  ARCH_TRAMP_NOARGS builds no struct ftrace_regs at
+ * all: it calls call(func_ip, parent_ip, ops, NULL), keeping the integer
+ * argument registers (and the stack pointer and return address) around
+ * the call and leaving the FP/SIMD ones alone: only for a callback that
+ * reads neither (FTRACE_OPS_FL_NOARGS).  Returns the length, or -ENOSPC if
+ * it would exceed ARCH_TRAMP_SIZE.
  */
-enum arch_tramp_kind { ARCH_TRAMP_ARGS, ARCH_TRAMP_REGS, ARCH_TRAMP_NOFP };
+enum arch_tramp_kind { ARCH_TRAMP_ARGS, ARCH_TRAMP_REGS, ARCH_TRAMP_NOFP, ARCH_TRAMP_NOARGS };
 int arch_tramp_build(void *buf, uintptr_t exec, void *ops, void *call, enum arch_tramp_kind kind);
 
 /* Fill n bytes with trap instructions (x86-64 int3, arm64 brk). */

@@ -82,6 +82,11 @@
  * dead_slots.
  */
 static struct fgraph_ops *users[FGRAPH_MAX_USERS];   /* fgraph_mutex; read lock-free */
+/* The single-user return (hand_on): the one registered user while there
+ * is exactly one, else solo_none, whose serial no frame holds (serials
+ * start at 1 and never reach it).  fgraph_mutex; read lock-free. */
+static struct fgraph_ops solo_none = { .gen = UINT64_MAX };
+static struct fgraph_ops *solo = &solo_none;
 static uint64_t last_gen;                             /* fgraph_mutex */
 static unsigned dead_slots;                           /* fgraph_mutex */
 static struct mutex fgraph_mutex = MUTEX_INIT;
@@ -161,6 +166,8 @@ static FTRACE_HOT uint64_t *frame_enter(struct cpu *c, struct fgraph_stack *st,
 		fgraph_ent_state(&e, i, g->gen, st, outer);
 		if (g->entryfunc(&e, g, &blk[FB_DATA]))
 			taken |= 1u << i;
+		else
+			blk[FB_GEN] = 0;     /* no registration's: hand_on's solo test */
 	}
 	f[FR_USERS] = taken | mask << 16;
 	if (taken)
@@ -231,14 +238,15 @@ static FTRACE_HOT __attribute__((noinline)) unsigned frame_of_slow(struct fgraph
 }
 
 /* D: the exit callbacks of the frame at base, each user's that took the
- * call (recursion bit held, tracing alive). */
+ * call (recursion bit held, tracing alive); preempt: the traced code's
+ * preemption count. */
 static FTRACE_HOT void frame_exits(struct cpu *c, struct fgraph_stack *st, struct fgraph_stack *outer,
-				   unsigned base, uint64_t retval, unsigned mark)
+				   unsigned base, uint64_t retval, unsigned mark, unsigned preempt)
 {
 	uint64_t *f = &st->w[base];
 	unsigned word = (unsigned)f[FR_USERS], taken = word & 0xffff, asked = word >> 16;
 	struct fgraph_ret r;
-	fgraph_ret_init(&r, c, f, st, outer, retval);
+	fgraph_ret_init(&r, c, f, st, outer, retval, preempt);
 	r.mark = mark;
 	const uint64_t *blk = &f[FR_HEADER];    /* as at entry: each user asked */
 	for (unsigned m = asked; m; m &= m - 1, blk += FB_WORDS) {
@@ -258,12 +266,14 @@ static FTRACE_HOT __attribute__((noinline)) uintptr_t
 return_several(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *st,
 	       struct fgraph_stack *outer, unsigned base)
 {
+	struct thread *t = c->current;
+	ftrace_preempt_disable_on(t);          /* for the callbacks (fgraph.h) */
 	unsigned bit = ftrace_recursion_take_on(c, 0);
 	if (bit && !ftrace_is_dead_on(c))
-		frame_exits(c, st, outer, base, fgraph_ret_regs_value(rr), 0);
+		frame_exits(c, st, outer, base, fgraph_ret_regs_value(rr), 0, t->preempt_count - 1);
 	if (bit)
 		ftrace_recursion_exit_on(c, bit);
-	return fgraph_frame_pop(c, st, base);
+	return fgraph_frame_pop(c, st, base, true);
 }
 
 /* The ret_handler of a user that brings none (register_fgraph puts it
@@ -280,19 +290,21 @@ static FTRACE_HOT uintptr_t return_one(struct fgraph_ret_regs *rr, struct fgraph
 static FTRACE_HOT uintptr_t return_pop(struct fgraph_ret_regs *rr, struct fgraph_stack *st,
 				       struct fgraph_stack *outer, unsigned base, struct fgraph_ops *g)
 {
-	return fgraph_frame_pop(arch_this_cpu(), st, base);
+	return fgraph_frame_pop(arch_this_cpu(), st, base, false);
 }
 
 /*
- * After the frame is found: hand it on.  The frame's users word says who
- * took the call.  One user (the common case; a hooked frame always has a
- * taker, so then it took it): its ret_handler.  Several: return_several.
- * Either way only a user whose slot still holds the registration that took
- * the call hears of it (same serial).  A user without retfunc has
- * return_pop for ret_handler (register_fgraph), so that is not tested here.
+ * After the frame is found, with more than one user registered (or the
+ * frame not the one user's): the frame's users word says who took the
+ * call.  One user (a hooked frame always has a taker, so then it took
+ * it): its ret_handler.  Several: return_several.  Either way only a user
+ * whose slot still holds the registration that took the call hears of it
+ * (same serial).  A user without retfunc has return_pop for ret_handler
+ * (register_fgraph), so that is not tested here.
  */
-FGRAPH_INLINE uintptr_t hand_on(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *st,
-				struct fgraph_stack *outer, unsigned base)
+static FTRACE_HOT __attribute__((noinline)) uintptr_t
+hand_on_users(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *st,
+	      struct fgraph_stack *outer, unsigned base)
 {
 	const uint64_t *f = &st->w[base];            /* as fgraph_return's */
 	unsigned asked = (unsigned)f[FR_USERS] >> 16;
@@ -302,8 +314,28 @@ FGRAPH_INLINE uintptr_t hand_on(struct fgraph_ret_regs *rr, struct cpu *c, struc
 	 * ret_handler included). */
 	struct fgraph_ops *g = __atomic_load_n(&users[__builtin_ctz(asked)], __ATOMIC_ACQUIRE);
 	if (!g || g->gen != f[FR_HEADER + FB_GEN])
-		return fgraph_frame_pop(c, st, base);
+		return fgraph_frame_pop(c, st, base, false);
 	return g->ret_handler(rr, st, outer, base, g);      /* return_pop if no retfunc */
+}
+
+/*
+ * Hand the frame on.  The common case, one user registered (solo) whose
+ * registration's serial is the frame's first block's: that user took the
+ * call (a block of a user that refused holds 0: fgraph_list_enter), and no
+ * other block's user is registered now, so its exit is the only one to
+ * run: its ret_handler at once, without the users word, the slot lookup
+ * or the owner check.  A registration changing meanwhile is seen either
+ * way: solo is published (RELEASE) after users[] and cleared before the
+ * unregistering user's grace period, as its slot is.
+ */
+FGRAPH_INLINE uintptr_t hand_on(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *st,
+				struct fgraph_stack *outer, unsigned base)
+{
+	/* ACQUIRE: pairs with solo_update's RELEASE (g complete). */
+	struct fgraph_ops *g = __atomic_load_n(&solo, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(g->gen == st->w[base + FR_HEADER + FB_GEN], 1))
+		return g->ret_handler(rr, st, outer, base, g);
+	return hand_on_users(rr, c, st, outer, base);
 }
 
 /* fgraph_return when the top frame is not the returning function's. */
@@ -311,7 +343,10 @@ static FTRACE_HOT __attribute__((noinline)) uintptr_t
 return_unwound(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *st,
 	       struct fgraph_stack *outer, unsigned base)
 {
+	/* frame_of_slow may kill tracing (ordinary text: held off meanwhile). */
+	struct thread *t = ftrace_cold_begin();
 	base = frame_of_slow(st, base, fgraph_ret_regs_sp(rr));
+	ftrace_cold_end(t);
 	return hand_on(rr, c, st, outer, base);
 }
 
@@ -319,15 +354,15 @@ return_unwound(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *s
  * The return hook's C half: find the frame (the top one, whose entry SP is
  * ours), then hand it on.  Every path out of here is a tail call or
  * noreturn, so this saves no registers: the stack of the context is read
- * here rather than through fgraph_context_stack's out-of-line call.
+ * here rather than through fgraph_context_stack's out-of-line call.  The
+ * preemption count is left alone: FTRACE_HOT (the hook too) is never
+ * preempted, and the ways out raise it where they call out (fgraph.h).
  */
 FTRACE_HOT uintptr_t fgraph_return(struct fgraph_ret_regs *rr)
 {
-	/* FTRACE_HOT (the hook too): not preempted here, so c stays this CPU
-	 * until preemption is off (function.c). */
+	/* FTRACE_HOT: not preempted here, so c stays this CPU. */
 	struct cpu *c = arch_this_cpu();
 	struct thread *t = c->current;
-	ftrace_preempt_disable_on(t);
 	struct fgraph_stack *outer = NULL, *st = t->ret_stack;
 	if (__builtin_expect(c->irq_depth != 0, 0)) {
 		outer = st;                  /* as fgraph_context_stack says */
@@ -354,7 +389,8 @@ uint64_t *fgraph_ts_push(const struct tstack_ctx *x, uintptr_t func, uintptr_t p
 
 void fgraph_ts_pop(const struct tstack_ctx *x, unsigned base, uint64_t retval, unsigned mark)
 {
-	frame_exits(x->cpu, x->st, x->outer, base, retval, mark);
+	/* The tstack_ call raised the count by one, as for the push. */
+	frame_exits(x->cpu, x->st, x->outer, base, retval, mark, x->cpu->current->preempt_count - 1);
 	fgraph_frame_release(x->st, base);
 }
 
@@ -465,6 +501,20 @@ static bool core_ret_handler(fgraph_return_t h)
 	return !h || h == return_one || h == return_pop;
 }
 
+/* solo after a change of users[]: the one user, or solo_none.  The
+ * RELEASE store publishes it complete (hand_on's ACQUIRE). */
+static void solo_update(void)
+{
+	struct fgraph_ops *one = NULL;
+	unsigned n = 0;
+	for (int i = 0; i < FGRAPH_MAX_USERS; i++)
+		if (users[i]) {
+			one = users[i];
+			n++;
+		}
+	__atomic_store_n(&solo, n == 1 ? one : &solo_none, __ATOMIC_RELEASE);
+}
+
 int register_fgraph(struct fgraph_ops *g)
 {
 	/* The XRay backend's graph is the trace stack's (its exit and tail
@@ -500,10 +550,12 @@ int register_fgraph(struct fgraph_ops *g)
 	g->gen = ++last_gen;         /* frames of earlier registrations are not ours */
 	/* RELEASE: entries and exits that see the user see it complete. */
 	__atomic_store_n(&users[idx], g, __ATOMIC_RELEASE);
+	solo_update();
 	int err = register_ftrace_function(&g->ops);
 	if (err) {
 		/* No site reaches it: nothing can hold the pointer. */
 		__atomic_store_n(&users[idx], NULL, __ATOMIC_RELEASE);
+		solo_update();
 		g->ops.func = was.ops.func;
 		g->ops.flags = was.ops.flags;
 		g->ops.graph_mask = was.ops.graph_mask;
@@ -535,6 +587,7 @@ int unregister_fgraph(struct fgraph_ops *g)
 		return err;
 	}
 	__atomic_store_n(&users[idx], NULL, __ATOMIC_RELEASE);
+	solo_update();
 	tramp_grace_period();
 	if (err)
 		dead_slots |= 1u << idx;    /* tracing died: its sites may still pass its bit */

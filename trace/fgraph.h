@@ -20,8 +20,12 @@
  * Callback contract: called with preemption disabled (the core raised the
  * running thread's count by exactly one) and this context's recursion bit
  * held (calls they make to traced functions are not traced) -- except the
- * _NOFP instances of fgraph_inline.h, which only found the bit free: their
- * callbacks call no traced function (tools/check-nofp.py); must not sleep.
+ * _NOFP instances of fgraph_inline.h, which only found the bit free and
+ * leave the count alone: their callbacks call no traced function
+ * (tools/check-nofp.py) and run in trampoline text, never preempted (their
+ * calls out of it raise the count: FTRACE_CALL_COLD); must not sleep.
+ * fgraph_ent.preempt and fgraph_ret.preempt are the traced code's count
+ * either way.
  * `data` is FGRAPH_DATA_WORDS words private to the user for this call:
  * written at entry, handed back at exit.  Exit callbacks run only for users
  * still registered (a user unregistered while its frames are on stacks
@@ -74,6 +78,7 @@ struct fgraph_ret {
 					  * (at most FGRAPH_OVERRUN_MAX) */
 	uint32_t *state;
 	struct cpu *cpu;                 /* the CPU running the callback (preemption is off) */
+	unsigned preempt;                /* the traced code's preemption count */
 };
 
 struct fgraph_ops;

@@ -78,7 +78,7 @@ FGRAPH_INLINE uint64_t *fgraph_frame_push(struct fgraph_stack *st, unsigned size
 {
 	unsigned base = st->top, depth = st->depth;      /* one load pair */
 	if (__builtin_expect(base + size > FGRAPH_STACK_WORDS, 0)) {
-		CALL_PRESERVING_VOID(fgraph_count_overrun, st, mask);
+		FTRACE_CALL_COLD_VOID(fgraph_count_overrun, st, mask);
 		return NULL;
 	}
 	*below = depth;                  /* kept: the fence below would reload it */
@@ -89,7 +89,9 @@ FGRAPH_INLINE uint64_t *fgraph_frame_push(struct fgraph_stack *st, unsigned size
 	f[FR_RET] = parent;
 	f[FR_FUNC] = ip;
 	f[FR_SP] = ftrace_regs_get_stack_pointer(fregs);
-	f[FR_TIME] = arch_counter();
+	/* Unordered, as the ring buffer's own read (trace/DESIGN.md, "The
+	 * call's time"): reading early only lengthens the call. */
+	f[FR_TIME] = arch_counter_relaxed();
 	f[size - 1] = size;
 	return f;
 }
@@ -156,7 +158,8 @@ FGRAPH_INLINE void fgraph_redirect(struct ftrace_regs *fregs)
  * (NULL: g->entryfunc).  c: this CPU (FTRACE_HOT: not preempted here, so
  * c stays this CPU: function.c), whose irq_depth is known to be 0 (!irq)
  * or not (irq): each context is an instance of its own, so the common
- * one has no test for the other left (FGRAPH_DEFINE_ENTRY).
+ * one has no test for the other left (FGRAPH_DEFINE_ENTRY).  nofp: the
+ * count is not raised either (fgraph.h).
  */
 FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t parent,
 				    struct ftrace_ops *op, struct ftrace_regs *fregs,
@@ -166,7 +169,8 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 	if (__builtin_expect(!t, 0))
 		return;                    /* a CPU still booting */
 	unsigned depth = t->preempt_count;          /* the traced code's */
-	ftrace_preempt_disable_at(t, depth);
+	if (!nofp)
+		ftrace_preempt_disable_at(t, depth);
 	/* nofp: FTRACE_HOT_NOFP code, which only tests the bit (ftrace.h). */
 	unsigned bit = nofp ? 0 : ftrace_recursion_take_on(c, 0);
 	if ((nofp ? !ftrace_recursion_free_on(c) : !bit) || ftrace_is_dead_on(c) ||
@@ -224,23 +228,26 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 out:
 	if (bit)
 		ftrace_recursion_exit_on(c, bit);
-	ftrace_preempt_enable_at(t, depth);
+	if (!nofp)
+		ftrace_preempt_enable_at(t, depth);
 }
 
 /* ---- the return (fgraph.c's fgraph_return finds the frame first) ---- */
 
-/* What an exit callback is told about the frame at f. */
+/* What an exit callback is told about the frame at f; preempt: the traced
+ * code's preemption count. */
 FGRAPH_INLINE void fgraph_ret_init(struct fgraph_ret *r, struct cpu *c, const uint64_t *f,
 				   struct fgraph_stack *st, struct fgraph_stack *outer,
-				   uint64_t retval)
+				   uint64_t retval, unsigned preempt)
 {
 	r->cpu = c;
+	r->preempt = preempt;
 	r->func = f[FR_FUNC];
 	r->parent = f[FR_RET];
 	r->retval = retval;
 	r->mark = 0;
 	r->calltime = f[FR_TIME];
-	r->rettime = arch_counter();
+	r->rettime = arch_counter();     /* ordered: after calltime (DESIGN) */
 	r->overrun = st->overrun;
 	r->depth = st->depth - 1 + (outer ? outer->depth : 0);
 	r->state = NULL;
@@ -255,21 +262,25 @@ FGRAPH_INLINE void fgraph_frame_release(struct fgraph_stack *st, unsigned base)
 	st->top = base;                                              /* E */
 }
 
-/* E for the return hook: the release, then undo fgraph_return's raise of
- * the preemption count, and give the address the function returns to. */
-FGRAPH_INLINE uintptr_t fgraph_frame_pop(struct cpu *c, struct fgraph_stack *st, unsigned base)
+/* E for the return hook: the release, then undo the return path's raise of
+ * the preemption count (raised: there was one), and give the address the
+ * function returns to. */
+FGRAPH_INLINE uintptr_t fgraph_frame_pop(struct cpu *c, struct fgraph_stack *st, unsigned base,
+					 bool raised)
 {
 	uintptr_t ret = st->w[base + FR_RET];
 	fgraph_frame_release(st, base);
-	ftrace_preempt_enable_on(c->current);
+	if (raised)
+		ftrace_preempt_enable_on(c->current);
 	return ret;
 }
 
 /*
  * D and E for a frame that user g alone took, g still being the
  * registration that took it (fgraph_return checked its serial): its exit
- * callback `exitfn`, then the pop.  Called from fgraph_return, which raised
- * the preemption count and found the frame (base) on st.  (The CPU is read
+ * callback `exitfn`, then the pop.  Called from fgraph_return, which found
+ * the frame (base) on st, in trampoline text (not preempted); raises the
+ * preemption count for exitfn unless nofp (fgraph.h).  (The CPU is read
  * again rather than passed: one instruction, and it keeps the arguments in
  * registers on both arches.)
  */
@@ -277,18 +288,21 @@ FGRAPH_INLINE uintptr_t fgraph_return_one(struct fgraph_ret_regs *rr, struct fgr
 					  struct fgraph_stack *outer, unsigned base,
 					  struct fgraph_ops *g, fgraph_ret_t exitfn, bool nofp)
 {
-	struct cpu *c = arch_this_cpu();             /* preemption is off */
+	struct cpu *c = arch_this_cpu();             /* FTRACE_HOT: not preempted */
+	if (!nofp)
+		ftrace_preempt_disable_on(c->current);
 	unsigned bit = nofp ? 0 : ftrace_recursion_take_on(c, 0);
 	if ((nofp ? ftrace_recursion_free_on(c) : bit) && !ftrace_is_dead_on(c)) {
 		uint64_t *f = &st->w[base];
 		struct fgraph_ret r;
-		fgraph_ret_init(&r, c, f, st, outer, fgraph_ret_regs_value(rr));
+		fgraph_ret_init(&r, c, f, st, outer, fgraph_ret_regs_value(rr),
+				c->current->preempt_count - !nofp);
 		r.state = &st->state[g->idx];
 		exitfn(&r, g, &f[FR_HEADER + FB_DATA]);               /* D */
 	}
 	if (bit)
 		ftrace_recursion_exit_on(c, bit);
-	return fgraph_frame_pop(c, st, base);
+	return fgraph_frame_pop(c, st, base, !nofp);
 }
 
 #define FGRAPH_DEFINE_RETURN(name, exitfn)                                           \

@@ -370,6 +370,7 @@ static int ops_tramp_create(struct ftrace_ops *op)
 		return 0;                  /* pool full: the list caller serves it */
 	int len = arch_tramp_build(buf, slot, op, (void *)ftrace_ops_entry(op),
 				   (op->flags & FTRACE_OPS_FL_SAVE_REGS) ? ARCH_TRAMP_REGS :
+				   (op->flags & FTRACE_OPS_FL_NOARGS) ? ARCH_TRAMP_NOARGS :
 				   (op->flags & FTRACE_OPS_FL_NOFP) ? ARCH_TRAMP_NOFP : ARCH_TRAMP_ARGS);
 	if (len < 0) {
 		tramp_free(slot);
@@ -412,6 +413,9 @@ int ftrace_do_register(struct ftrace_ops *op)
 	if ((op->flags & FTRACE_OPS_FL_NOFP) &&
 	    (!(op->flags & FTRACE_OPS_FL_RECURSION) || !text_is_nofp((uintptr_t)op->func)))
 		return -EINVAL;               /* see FTRACE_HOT_NOFP */
+	if ((op->flags & FTRACE_OPS_FL_NOARGS) &&
+	    (!(op->flags & FTRACE_OPS_FL_NOFP) || (op->flags & FTRACE_OPS_FL_SAVE_REGS)))
+		return -EINVAL;               /* see FTRACE_OPS_FL_NOARGS */
 	ftrace_func_t entry = (op->flags & FTRACE_OPS_FL_RECURSION) ? op->func : ftrace_ops_assist_func;
 	/* A CALL_OPS site of this ops calls the regs list caller if the ops
 	 * saves registers, else the plain one: that caller's field is the

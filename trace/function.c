@@ -6,7 +6,10 @@
  * trampoline -> this callback -> ring-buffer reserve/commit.  None of it
  * touches an FP/SIMD register or calls a traced function
  * (FTRACE_OPS_FL_NOFP, checked at build time), so the trampoline does not
- * save them, and the callback only tests its context's recursion bit.
+ * save them, and the callback only tests its context's recursion bit; it
+ * reads no argument either (FTRACE_OPS_FL_NOARGS), so its trampoline builds
+ * no ftrace_regs; and it leaves the preemption count alone (it runs in
+ * trampoline text, where a thread is never preempted).
  *
  * Its ops follows set_ftrace_filter / set_ftrace_notrace (GLOBAL_OPS,
  * trace/global_ops.c, with the boot options ftrace_filter= and
@@ -36,47 +39,46 @@ function_event(struct cpu *c, struct thread *t, unsigned depth, void *data, uint
  * function_trace_call's way when the buffer's fast path does not do: the
  * reservation was begun (gate word g, r) and is finished here, apart from
  * the common path, which the compiler would otherwise join to this one
- * (a test and registers on every call).  Tail-called with preemption
- * raised; puts it back as the callback would.
+ * (a test and registers on every call).  Tail-called; as FTRACE_HOT_NOFP
+ * code it is not preempted either, and the buffer's general path, which
+ * is ordinary text, holds preemption off itself (rb_port.h).
  */
 static FTRACE_HOT_NOFP void function_trace_rest(uintptr_t ip, uintptr_t parent, struct rb_cpu *cb,
 						uint64_t g)
 {
 	struct cpu *c = arch_this_cpu();
 	struct thread *t = c->current;
-	unsigned depth = t->preempt_count - 1;       /* the traced code's */
 	struct rb_resv r = { .cb = cb };
 	if (rb_reserve_rest(sizeof(struct ftrace_entry), g, &r) == 0) {
-		function_event(c, t, depth, r.data, ip, parent);
+		function_event(c, t, t->preempt_count, r.data, ip, parent);
 		rb_commit_nopreempt(&r);
 	}
-	ftrace_preempt_enable_at(t, depth);
 }
 
+/* fregs: NULL from its own trampoline (FTRACE_OPS_FL_NOARGS), unread. */
 static FTRACE_HOT_NOFP void function_trace_call(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
 				struct ftrace_regs *fregs)
 {
 	/* FTRACE_HOT: this thread is not preempted here, so c stays this CPU
-	 * until preemption is off, and then until we return. */
+	 * and t its thread until we return, without the preemption count
+	 * raised (the buffer's general path raises it: rb_port.h); the count
+	 * is the traced code's. */
 	struct cpu *c = arch_this_cpu();
-	struct thread *t = c->current;
-	unsigned depth = t->preempt_count;          /* the traced code's */
-	ftrace_preempt_disable_at(t, depth);
 	if (ftrace_recursion_free_on(c) && !ftrace_is_dead_on(c)) {
+		struct thread *t = c->current;
 		struct rb_resv r;
 		uint64_t g;
 		if (__builtin_expect(!rb_reserve_fast(c->trace_rb, sizeof(struct ftrace_entry), &r, &g),
 				     0))
 			return function_trace_rest(ip, parent, r.cb, g);
-		function_event(c, t, depth, r.data, ip, parent);
+		function_event(c, t, t->preempt_count, r.data, ip, parent);
 		rb_commit_fast(&r);
 	}
-	ftrace_preempt_enable_at(t, depth);
 }
 
 struct ftrace_ops function_ops = {
 	.func = function_trace_call,
-	.flags = FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_NOFP,
+	.flags = FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_NOFP | FTRACE_OPS_FL_NOARGS,
 };
 GLOBAL_OPS(function, &function_ops);
 

@@ -76,10 +76,9 @@ void graph_set_max_depth(unsigned depth)
 		__atomic_fetch_and(&graph_filters, ~FILTER_DEPTH, __ATOMIC_RELAXED);
 }
 
-/* Fill an event's header on CPU c (fgraph's callbacks run with preemption
- * off, so c is stable); preempt: the traced code's preemption count --
- * fgraph_ent.preempt at entry, the count without fgraph's own raise by one
- * (fgraph.h) at exit. */
+/* Fill an event's header on CPU c (fgraph's callbacks are not preempted,
+ * so c is stable); preempt: the traced code's preemption count --
+ * fgraph_ent.preempt at entry, fgraph_ret.preempt at exit. */
 static inline __attribute__((always_inline)) void graph_header(struct cpu *c, struct trace_entry *ent,
 							       uint16_t type, unsigned preempt)
 {
@@ -259,14 +258,14 @@ static inline __attribute__((always_inline)) bool graph_entry_inline(const struc
 		if (max && e->depth >= max)
 			return false;
 		if (inside | (filters & (FILTER_FUNCS | FILTER_NOTRACE))) {
-			int v = CALL_PRESERVING(int, graph_filter, e->func, e->state, data, inside);
+			int v = FTRACE_CALL_COLD(int, graph_filter, e->func, e->state, data, inside);
 			if (v != GRAPH_RECORD)
 				return v == GRAPH_HOOK_ONLY;
 		}
 	}
 	if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS)) {
 		if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR) || fsig_capture_maybe(e->func))
-			return CALL_PRESERVING(bool, graph_entry_full, e->func, e->fregs, e->calltime,
+			return FTRACE_CALL_COLD(bool, graph_entry_full, e->func, e->fregs, e->calltime,
 					       e->depth | (uint64_t)e->preempt << 32, data);
 		return graph_entry_event(c, e, data, ARCH_FTRACE_NARGS);
 	}
@@ -287,7 +286,7 @@ static inline __attribute__((always_inline)) void graph_exit_fields(const struct
 								   void *data)
 {
 	struct fgraph_ret_entry *ev = data;
-	graph_header(ret->cpu, &ev->ent, TRACE_GRAPH_RET, ret->cpu->current->preempt_count - 1);
+	graph_header(ret->cpu, &ev->ent, TRACE_GRAPH_RET, ret->preempt);
 	ev->func = ret->func;
 	ev->retval = ret->retval;
 	ev->depth = ret->depth;

@@ -52,6 +52,14 @@
  *                                       sub (worth it where local RMWs are
  *                                       cheaper: ARCH_LOCAL_RMW); 0: one word,
  *                                       one atomic add at A learns both
+ *   bool rb_port_above_bits(uint64_t v, unsigned bits)
+ *                                       v >= 2^bits (bits a constant), in the
+ *                                       form the CPU tests cheapest: the
+ *                                       kernel's arch_above_bits (x86-64 a
+ *                                       compare with an immediate, arm64 a
+ *                                       compare with the shifted value; the
+ *                                       compiler turns each form into the
+ *                                       other's worse one)
  *   void rb_port_race(void)             a point inside one of the windows where
  *                                       the reader and a writer race for a slot
  *                                       word (between loading it and the CAS
@@ -71,6 +79,11 @@
  *   RB_PORT_COLD_VOID(fn, args...)      fn(args...), no result
  *   RB_PORT_COLD_THUNK(fn);             at file scope after fn's definition:
  *                                       whatever the two above need for fn
+ *
+ * The kernel's two calls also hold preemption off for their length, so a
+ * writer running where it cannot be preempted (trampoline text, a tracer
+ * callback's fast path) need not raise the count for the general path's
+ * sake: the general path runs in ordinary text.
  *
  * The kernel port is trace/rb_port_kernel.h.  A build defines RB_PORT_HEADER
  * to use another one (the host tests use tests/host/rb_port_host.h).

@@ -18,6 +18,7 @@
 #include "arch/hooks.h"
 #include "boot/cpu.h"
 #include "boot/sched.h"
+#include "trace/recursion.h"
 
 #define RB_PORT_INLINE static inline __attribute__((always_inline))
 
@@ -52,6 +53,11 @@ RB_PORT_INLINE void rb_port_local_sub64_release(uint64_t *p, uint64_t v)
 	arch_local_sub64_release(p, v);
 }
 
+RB_PORT_INLINE bool rb_port_above_bits(uint64_t v, unsigned bits)
+{
+	return arch_above_bits(v, bits);
+}
+
 RB_PORT_INLINE bool rb_port_or_load64_seq_cst(uint64_t *v, const uint64_t *p)
 {
 	return arch_or_load64_seq_cst(v, p);
@@ -84,9 +90,13 @@ RB_PORT_INLINE void rb_port_preempt_enable(uintptr_t token)
 }
 
 /* The general paths through register-preserving thunks: a tracer callback
- * whose fast path calls nothing else is then a leaf on its common path. */
+ * whose fast path calls nothing else is then a leaf on its common path.
+ * Each holds preemption off while it runs (rb_port.h), as every call out
+ * of trampoline text does (trace/recursion.h, FTRACE_CALL_COLD): a tracer
+ * callback there is never preempted and leaves the count alone on its
+ * fast path, but the general path and its thunk are ordinary text. */
 #define RB_PORT_COLD_THUNK(fn) ARCH_PRESERVING_THUNK(fn)
-#define RB_PORT_COLD(type, fn, ...) CALL_PRESERVING(type, fn, __VA_ARGS__)
-#define RB_PORT_COLD_VOID(fn, ...) CALL_PRESERVING_VOID(fn, __VA_ARGS__)
+#define RB_PORT_COLD(type, fn, ...) FTRACE_CALL_COLD(type, fn, __VA_ARGS__)
+#define RB_PORT_COLD_VOID(fn, ...) FTRACE_CALL_COLD_VOID(fn, __VA_ARGS__)
 
 #endif

@@ -125,7 +125,7 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r
 	 * below (rb_port_load64/store64). */
 	uintptr_t gb = (uintptr_t)cb + sizeof(uint64_t) * T_GEN(t);
 	uint64_t delta = ts - rb_port_load64((const uint64_t *)(gb + offsetof(struct rb_cpu, lts)));
-	if (delta >> RB_TS_SHIFT)               /* > RB_DELTA_MAX */
+	if (rb_port_above_bits(delta, RB_TS_SHIFT))      /* > RB_DELTA_MAX */
 		return NULL;
 	/* C: the new tail says level 0 (as t does), one more event, esz more
 	 * bytes and the other generation.  One add: off + esz stays below

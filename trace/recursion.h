@@ -63,6 +63,45 @@ FTRACE_INLINE void ftrace_preempt_enable_at(struct thread *t, unsigned depth)
 	t->preempt_count = depth;
 }
 
+/*
+ * A call from trampoline text, running without the count raised (it is
+ * never preempted there), out to ordinary text: a register-preserving
+ * thunk (arch/hooks.h) and what it calls.  A thread preempted out there
+ * would keep a trampoline's return address on its stack, so the count is
+ * raised at the call site, before the PC leaves, and put back after it
+ * returns; never a reschedule on the way back (we may be on a
+ * trampoline's frame; a caller that may reschedule holds its own count).
+ * The running thread may be NULL (a CPU coming up).  FTRACE_CALL_COLD is
+ * CALL_PRESERVING so held, FTRACE_CALL_COLD_VOID CALL_PRESERVING_VOID.
+ */
+FTRACE_INLINE struct thread *ftrace_cold_begin(void)
+{
+	struct thread *t = arch_current();
+	if (t)
+		t->preempt_count++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return t;
+}
+
+FTRACE_INLINE void ftrace_cold_end(struct thread *t)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (t)
+		t->preempt_count--;
+}
+
+#define FTRACE_CALL_COLD(type, fn, ...) __extension__({                                  \
+	struct thread *ftrace_cold_t_ = ftrace_cold_begin();                              \
+	type ftrace_cold_v_ = CALL_PRESERVING(type, fn, __VA_ARGS__);                     \
+	ftrace_cold_end(ftrace_cold_t_);                                                  \
+	ftrace_cold_v_;                                                                   \
+})
+#define FTRACE_CALL_COLD_VOID(fn, ...) do {                                               \
+	struct thread *ftrace_cold_t_ = ftrace_cold_begin();                              \
+	CALL_PRESERVING_VOID(fn, __VA_ARGS__);                                            \
+	ftrace_cold_end(ftrace_cold_t_);                                                  \
+} while (0)
+
 /* ftrace_is_dead() for the callbacks, on CPU c (this one): a byte at an
  * offset from the CPU pointer they hold anyway, where the global flag
  * would cost its address.  ftrace_kill() sets both. */

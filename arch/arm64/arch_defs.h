@@ -298,6 +298,13 @@ ARM64_INLINE uint64_t arch_counter_relaxed(void)
  * it), so a test of it needs no mask. */
 ARM64_LOAD_RELAXED(arch_load_relaxed8, uint32_t, uint8_t, "ldrb %w0, %1")
 ARM64_LOAD_RELAXED(arch_load_relaxed32, uint32_t, uint32_t, "ldr %w0, %1")
+/* v >= 2^bits (arch/hooks.h): `cmp xzr, v, lsr #bits` and a branch (a
+ * compare with 2^bits - 1 would need the constant in a register first). */
+ARM64_INLINE bool arch_above_bits(uint64_t v, unsigned bits)
+{
+	return (v >> bits) != 0;
+}
+
 ARM64_LOAD_RELAXED(arch_load_relaxed64, uint64_t, uint64_t, "ldr %x0, %1")
 ARM64_INLINE void arch_store_relaxed64(uint64_t *p, uint64_t v)
 {

@@ -8,7 +8,8 @@
  *   x29, sp       the caller's frame pointer, the SP the function was entered with
  * x10-x18 are free (AAPCS64 temporaries and IP0/IP1, dead at an entry).
  *
- * Every variant builds struct ftrace_regs (frame.h) on the stack, calls
+ * Every variant but the NOARGS one (at the end) builds struct ftrace_regs
+ * (frame.h) on the stack, calls
  *     call(func, parent, op, fregs)
  * and returns into the function at func + 8 with x0-x8, v0-v7 (not in the
  * NOFP template, which leaves v0-v7 alone), x29 and x30 reloaded from fregs
@@ -214,6 +215,51 @@ __ftail__:
 	template arm64_tramp_tmpl, 0
 	template arm64_tramp_tmpl_regs, 1
 	template arm64_tramp_tmpl_nofp, 0, 0
+
+/*
+ * The NOARGS template (ARCH_TRAMP_NOARGS, for FTRACE_OPS_FL_NOARGS ops):
+ * the callback reads neither fregs (it gets NULL) nor the FP/SIMD
+ * registers, so no struct ftrace_regs is built: the integer argument state
+ * (x0-x8) and the parent (x9) are stored around the call and loaded back,
+ * and the one frame record is the trampoline's {caller's x29, func + 8}
+ * (a backtrace from the callback goes on into the traced function's
+ * caller: the function, which has not made its own record yet, is not
+ * named).  Per call: 13 instructions in, 7 out.
+ */
+#define NA_FRAME 96
+	.globl	arm64_tramp_tmpl_noargs, arm64_tramp_tmpl_noargs_ops
+	.globl	arm64_tramp_tmpl_noargs_call, arm64_tramp_tmpl_noargs_end
+	.type	arm64_tramp_tmpl_noargs, %function
+	.balign	8
+arm64_tramp_tmpl_noargs:
+	stp	x29, x30, [sp, #-NA_FRAME]!     // the trampoline's record
+	mov	x29, sp
+	stp	x0, x1, [sp, #16]
+	stp	x2, x3, [sp, #32]
+	stp	x4, x5, [sp, #48]
+	stp	x6, x7, [sp, #64]
+	stp	x8, x9, [sp, #80]
+	sub	x0, x30, #8                     // arg 0: the function
+	mov	x1, x9                          // arg 1: the parent
+	ldr	x2, arm64_tramp_tmpl_noargs_ops
+	mov	x3, xzr                         // arg 3: no fregs
+	ldr	x16, arm64_tramp_tmpl_noargs_call
+	blr	x16
+	ldp	x0, x1, [sp, #16]
+	ldp	x2, x3, [sp, #32]
+	ldp	x4, x5, [sp, #48]
+	ldp	x6, x7, [sp, #64]
+	ldp	x8, x30, [sp, #80]              // x30 = the parent
+	ldp	x29, x9, [sp], #NA_FRAME        // x9 = func + 8
+	ret	x9                              // pairs with the site's bl
+	.balign	8
+arm64_tramp_tmpl_noargs_ops:
+	.quad	0
+arm64_tramp_tmpl_noargs_call:
+	.quad	0
+arm64_tramp_tmpl_noargs_end:
+	.size	arm64_tramp_tmpl_noargs, . - arm64_tramp_tmpl_noargs
+
 
 	/* No executable stack wanted (GNU ld warns without this note). */
 	.section .note.GNU-stack, "", %progbits

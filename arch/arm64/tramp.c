@@ -35,10 +35,18 @@ static const struct tmpl tmpl_nofp = {
 	arm64_tramp_tmpl_nofp_end,
 };
 
+extern const char arm64_tramp_tmpl_noargs[], arm64_tramp_tmpl_noargs_ops[],
+	arm64_tramp_tmpl_noargs_call[], arm64_tramp_tmpl_noargs_end[];
+static const struct tmpl tmpl_noargs = {
+	arm64_tramp_tmpl_noargs, arm64_tramp_tmpl_noargs_ops, arm64_tramp_tmpl_noargs_call,
+	arm64_tramp_tmpl_noargs_end,
+};
+
 int arch_tramp_build(void *buf, uintptr_t exec, void *ops, void *call, enum arch_tramp_kind kind)
 {
 	const struct tmpl *t = kind == ARCH_TRAMP_REGS ? &tmpl_regs :
-			       kind == ARCH_TRAMP_NOFP ? &tmpl_nofp : &tmpl_plain;
+			       kind == ARCH_TRAMP_NOFP ? &tmpl_nofp :
+			       kind == ARCH_TRAMP_NOARGS ? &tmpl_noargs : &tmpl_plain;
 	size_t len = (size_t)(t->end - t->start);
 	uint64_t o = (uintptr_t)ops, c = (uintptr_t)call;
 

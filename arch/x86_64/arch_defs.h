@@ -334,6 +334,13 @@ ARCH_INLINE uint64_t arch_counter_relaxed(void)
 /* GCC folds offsets into x86-64 atomic loads: the builtins as they are. */
 ARCH_INLINE uint32_t arch_load_relaxed8(const uint8_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 ARCH_INLINE uint32_t arch_load_relaxed32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+/* v >= 2^bits (arch/hooks.h): a compare with the immediate 2^bits - 1 and a
+ * branch (a shift would need a copy of v first: mov, shr, branch). */
+ARCH_INLINE bool arch_above_bits(uint64_t v, unsigned bits)
+{
+	return v > (UINT64_C(1) << bits) - 1;
+}
+
 ARCH_INLINE uint64_t arch_load_relaxed64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 ARCH_INLINE void arch_store_relaxed64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
 /* But not into CMPXCHG: written out, so that *p is base + offset.  LOCK

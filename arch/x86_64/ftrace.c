@@ -60,13 +60,13 @@ _Static_assert(FR_FP % 16 == 0 && FR_XMM % 16 == 0, "ftrace_regs alignment");
 _Static_assert(X86_TRAMP_POOL_SIZE % ARCH_TRAMP_SIZE == 0 &&
 	       X86_TRAMP_POOL_SIZE % PAGE_SIZE == 0, "pool of whole slots and pages");
 
-/* ftrace_tramp.S: [0] plain, [1] SAVE_REGS. */
+/* ftrace_tramp.S: by enum arch_tramp_kind. */
 struct x86_tramp_template {
 	const uint8_t *start;
 	size_t len;
 	size_t ops_imm, call_imm;   /* offsets of the 8-byte immediates */
 };
-extern const struct x86_tramp_template x86_tramp_templates[3];   /* by enum arch_tramp_kind */
+extern const struct x86_tramp_template x86_tramp_templates[4];   /* by enum arch_tramp_kind */
 
 /* movabs $imm64, %rdx / %rax: REX.W, B8 + register. */
 static bool is_movabs(const uint8_t *imm, uint8_t reg)
@@ -76,9 +76,9 @@ static bool is_movabs(const uint8_t *imm, uint8_t reg)
 
 int arch_tramp_build(void *buf, uintptr_t exec, void *ops, void *call, enum arch_tramp_kind kind)
 {
-	_Static_assert(ARCH_TRAMP_ARGS == 0 && ARCH_TRAMP_REGS == 1 && ARCH_TRAMP_NOFP == 2,
-		       "x86_tramp_templates' order (ftrace_tramp.S)");
-	if ((unsigned)kind > ARCH_TRAMP_NOFP)
+	_Static_assert(ARCH_TRAMP_ARGS == 0 && ARCH_TRAMP_REGS == 1 && ARCH_TRAMP_NOFP == 2 &&
+		       ARCH_TRAMP_NOARGS == 3, "x86_tramp_templates' order (ftrace_tramp.S)");
+	if ((unsigned)kind > ARCH_TRAMP_NOARGS)
 		return -EINVAL;
 	const struct x86_tramp_template *t = &x86_tramp_templates[kind];
 	if (t->len > ARCH_TRAMP_SIZE)

@@ -10,7 +10,7 @@
  * else caller-saved is dead at a function's entry; callee-saved registers
  * are preserved by the callback itself.
  *
- * Each trampoline builds struct ftrace_regs (arch_defs.h, FR_*) on the
+ * Each trampoline but the NOARGS one builds struct ftrace_regs (arch_defs.h, FR_*) on the
  * stack — with struct pt_regs below it for the regs variants — calls
  *     call(func, parent, ops, fregs)
  * restores the argument state and returns into func + 5 with the stack as
@@ -228,6 +228,42 @@
 \name\()_end:
 .endm
 
+/*
+ * NOARGS variant (FTRACE_OPS_FL_NOARGS): the callback reads neither fregs
+ * (it gets NULL) nor the FP/SIMD registers, so no struct ftrace_regs and
+ * no frame records are made: the argument state is pushed around the call
+ * and popped back (eight pushes keep the call 16-byte aligned: the site's
+ * call left rsp 16-aligned).  rbp stays the caller's, so a backtrace from
+ * the callback goes from the trampoline on into the traced function's
+ * caller's caller.  Per call: 15 instructions in, 9 out.
+ */
+.macro FTRACE_NOARGS_CALLER name
+\name:
+	pushq	%rdi
+	pushq	%rsi
+	pushq	%rdx
+	pushq	%rcx
+	pushq	%r8
+	pushq	%r9
+	pushq	%rax
+	pushq	%r10
+	movq	64(%rsp), %rdi          /* func + 5 */
+	subq	$ARCH_SITE_SIZE, %rdi
+	movq	72(%rsp), %rsi          /* the parent */
+	xorl	%ecx, %ecx              /* fregs = NULL */
+	TRAMP_CALL \name, 1
+	popq	%r10
+	popq	%rax
+	popq	%r9
+	popq	%r8
+	popq	%rcx
+	popq	%rdx
+	popq	%rsi
+	popq	%rdi
+	ret
+\name\()_end:
+.endm
+
 /* ---- Templates: copied, never executed here ---- */
 	.section .rodata.ftrace_tmpl, "a"
 	.balign 16
@@ -236,10 +272,12 @@
 	FTRACE_REGS_CALLER x86_ftrace_regs_tmpl, 1
 	.balign 16
 	FTRACE_CALLER x86_ftrace_nofp_tmpl, 1, 0
+	.balign 16
+	FTRACE_NOARGS_CALLER x86_ftrace_noargs_tmpl
 
 /* struct x86_tramp_template (ftrace.c): start, length, ops and call
  * immediate offsets, indexed by enum arch_tramp_kind: [0] plain,
- * [1] SAVE_REGS, [2] no FP/SIMD save. */
+ * [1] SAVE_REGS, [2] no FP/SIMD save, [3] no ftrace_regs. */
 	.section .rodata, "a"
 	.balign 8
 	.globl x86_tramp_templates
@@ -256,6 +294,10 @@ x86_tramp_templates:
 	.quad	x86_ftrace_nofp_tmpl_end - x86_ftrace_nofp_tmpl
 	.quad	x86_ftrace_nofp_tmpl_ops - 8 - x86_ftrace_nofp_tmpl
 	.quad	x86_ftrace_nofp_tmpl_call - 8 - x86_ftrace_nofp_tmpl
+	.quad	x86_ftrace_noargs_tmpl
+	.quad	x86_ftrace_noargs_tmpl_end - x86_ftrace_noargs_tmpl
+	.quad	x86_ftrace_noargs_tmpl_ops - 8 - x86_ftrace_noargs_tmpl
+	.quad	x86_ftrace_noargs_tmpl_call - 8 - x86_ftrace_noargs_tmpl
 
 /* ---- Static list callers (arch/hooks.h) ---- */
 	.section .text.tramp, "ax"

@@ -258,17 +258,22 @@ TEST_CASE(ftrace, regs_accessors_exact)
 }
 
 /*
- * The function tracer's ops is FTRACE_OPS_FL_NOFP: on a function of its own
- * the site calls a trampoline that leaves the FP/SIMD registers alone (its
- * callback never touches them: tools/check-nofp.py proves it at build time),
- * and the function still gets its FP arguments.  NOFP is refused for a
- * callback outside FTRACE_HOT_NOFP or one that does not guard recursion.
+ * The function tracer's ops is FTRACE_OPS_FL_NOFP and FTRACE_OPS_FL_NOARGS:
+ * on a function of its own the site calls a trampoline that builds no
+ * ftrace_regs and leaves the FP/SIMD registers alone (its callback never
+ * touches them: tools/check-nofp.py proves it at build time), and the
+ * function still gets its FP arguments and all its integer ones.  NOFP is
+ * refused for a callback outside FTRACE_HOT_NOFP or one that does not guard
+ * recursion; NOARGS without NOFP, or with SAVE_REGS.
  */
 TEST_CASE(ftrace, nofp_ops)
 {
 	double want = ft_fp(2.5, 4.0, 3);
+	long want8 = 0;
+	for (int i = 0; i < 8; i++)
+		want8 += (i + 1) * ACC_ARG(i);
 	thread_migrate(current_thread(), 0);
-	ASSERT_EQ(trace_filter_set(false, "ft_fp", true), 0);
+	ASSERT_EQ(trace_filter_set(false, "ft_fp ft_args8", true), 0);
 	rb_record_off(trace_buffer);
 	ASSERT_EQ(rb_reset(trace_buffer, RB_ALL_CPUS), 0);
 	rb_record_on(trace_buffer);
@@ -276,22 +281,39 @@ TEST_CASE(ftrace, nofp_ops)
 	struct ftrace_rec *r = rec_find((uintptr_t)ft_fp);
 	ASSERT_TRUE(r != NULL);
 	EXPECT_TRUE((r->flags & FREC_TRAMP_EN) && function_ops.tramp != 0);   /* its own */
-	/* ... built from the NOFP template, which is not the ARGS one. */
-	static uint8_t nofp[ARCH_TRAMP_SIZE], args[ARCH_TRAMP_SIZE];
+	/* ... built from the NOARGS template, which is neither the NOFP one
+	 * nor the ARGS one. */
+	static uint8_t noargs[ARCH_TRAMP_SIZE], nofp[ARCH_TRAMP_SIZE], args[ARCH_TRAMP_SIZE];
+	int xlen = arch_tramp_build(noargs, function_ops.tramp, &function_ops,
+				    (void *)function_ops.call, ARCH_TRAMP_NOARGS);
 	int nlen = arch_tramp_build(nofp, function_ops.tramp, &function_ops,
 				    (void *)function_ops.call, ARCH_TRAMP_NOFP);
 	int alen = arch_tramp_build(args, function_ops.tramp, &function_ops,
 				    (void *)function_ops.call, ARCH_TRAMP_ARGS);
-	ASSERT_TRUE(nlen > 0 && alen > 0);
+	ASSERT_TRUE(xlen > 0 && nlen > 0 && alen > 0);
 	EXPECT_TRUE(nlen != alen || memcmp(nofp, args, (size_t)nlen) != 0);
-	EXPECT_EQ(memcmp((const void *)function_ops.tramp, nofp, (size_t)nlen), 0);
-	for (int i = 0; i < 3; i++)
+	EXPECT_TRUE(xlen != nlen || memcmp(noargs, nofp, (size_t)xlen) != 0);
+	EXPECT_EQ(memcmp((const void *)function_ops.tramp, noargs, (size_t)xlen), 0);
+	for (int i = 0; i < 3; i++) {
 		EXPECT_TRUE(ft_fp(2.5, 4.0, 3) == want);
+		EXPECT_EQ(ft_args8_caller(), want8);
+	}
 	ASSERT_EQ(unregister_ftrace_function(&function_ops), 0);
 	EXPECT_EQ(fn_events((uintptr_t)ft_fp), 3);
+	EXPECT_EQ(fn_events((uintptr_t)ft_args8), 3);
 	trace_filter_set(false, "", true);
 	thread_migrate(current_thread(), -1);
 
+	static struct ftrace_ops noargs_fp = { .func = acc_cb,
+					       .flags = FTRACE_OPS_FL_NOARGS };
+	static struct ftrace_ops noargs_regs = {
+		.flags = FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_NOFP | FTRACE_OPS_FL_NOARGS |
+			 FTRACE_OPS_FL_SAVE_REGS };
+	noargs_regs.func = function_ops.func;        /* FTRACE_HOT_NOFP */
+	EXPECT_EQ(register_ftrace_function(&noargs_fp), -EINVAL);
+	EXPECT_EQ(register_ftrace_function(&noargs_regs), -EINVAL);
+	EXPECT_TRUE(!(noargs_fp.flags & FTRACE_OPS_FL_ENABLED));
+	EXPECT_TRUE(!(noargs_regs.flags & FTRACE_OPS_FL_ENABLED));
 	static struct ftrace_ops not_hot = { .func = fp_clobber_cb, .flags = FTRACE_OPS_FL_NOFP };
 	static struct ftrace_ops not_nofp = { .func = ftrace_ops_list_func,   /* FTRACE_HOT only */
 					      .flags = FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_NOFP };

@@ -393,6 +393,7 @@ struct seen {
 	unsigned entries, exits, depth;     /* depth: of the first entry */
 	unsigned pcs;                       /* the entries' header preemption counts,
 					       one decimal digit each, in order */
+	unsigned xpcs;                      /* the same of the exits */
 	unsigned other_pid;                 /* entries whose header pid is not `pid` */
 };
 
@@ -411,7 +412,10 @@ static struct seen graph_seen(uintptr_t func, int pid)
 			s.pcs = s.pcs * 10 + e->ent.preempt_count;
 			s.other_pid += e->ent.pid != pid;
 		}
-		s.exits += e->ent.type == TRACE_GRAPH_RET && e->func == func;
+		if (e->ent.type == TRACE_GRAPH_RET && e->func == func) {
+			s.exits++;
+			s.xpcs = s.xpcs * 10 + e->ent.preempt_count;
+		}
 	}
 	rb_iter_end(&it);
 	return s;
@@ -427,7 +431,8 @@ static bool gi_empty_entry(const struct fgraph_ent *e, struct fgraph_ops *g, uin
  * the call it interrupted; off, it is not recorded at all.  Each event's
  * header carries the traced code's preemption count (as Linux's does),
  * whether the tracer's own entry ran (one graph user on gw_leaf) or the
- * list function's (a second user there): 0, then 1 inside
+ * list function's (a second user there), at the entry and at the exit
+ * (the tracer's own return, or the several users' one): 0, then 1 inside
  * preempt_disable(); and the pid of the thread that made the call.
  */
 TEST_CASE(graph, irqs_option_and_preempt_count)
@@ -470,6 +475,8 @@ TEST_CASE(graph, irqs_option_and_preempt_count)
 		EXPECT_TRUE(pid > 0);                   /* not an idle thread's 0 */
 		EXPECT_EQ(s.other_pid, 0u);
 		EXPECT_EQ(s.pcs, on ? 110u : 1u);        /* in call order: 0 1 (1 0) */
+		EXPECT_EQ(s.exits, on ? 4u : 2u);
+		EXPECT_EQ(s.xpcs, on ? 110u : 1u);
 		EXPECT_EQ(tracer_set("nop"), 0);
 	}
 	tracer_set("nop");

@@ -68,6 +68,11 @@ static inline void rb_port_local_sub64_release(uint64_t *p, uint64_t v)
 	arch_local_sub64_release(p, v);
 }
 
+static inline bool rb_port_above_bits(uint64_t v, unsigned bits)
+{
+	return v > (UINT64_C(1) << bits) - 1;     /* the host is x86-64: arch_above_bits' form */
+}
+
 static inline bool rb_port_or_load64_seq_cst(uint64_t *v, const uint64_t *p)
 {
 	return arch_or_load64_seq_cst(v, p);

@@ -1,0 +1,126 @@
+/*
+ * test_fgraph_solo.c — the single-user return (trace/fgraph.c, hand_on):
+ * while exactly one graph user is registered, a frame whose first block
+ * holds that registration's serial goes straight to its return path.
+ * Users come and go while calls are open, and every exit still goes to
+ * exactly the users that took the call and are still registered (suite
+ * fgraph_solo).
+ *
+ * fs_outer is the traced target; the function it calls (fs_during, not
+ * traced) changes the users while fs_outer's frame is on the stack.
+ */
+#include <string.h>
+
+#include "boot/sched.h"
+#include "boot/test.h"
+#include "lib/compiler.h"
+#include "lib/noipa.h"
+#include "trace/fgraph.h"
+#include "trace/ftrace.h"
+
+#define T __attribute__((noinline)) noclone
+#define KEEP() __asm__ volatile("" ::: "memory")
+
+struct solo_user {
+	struct fgraph_ops g;
+	bool take;                     /* what its entry callback answers */
+	unsigned long entries, exits;
+};
+
+static struct thread *solo_thread;     /* whose calls count */
+
+static bool su_entry(const struct fgraph_ent *e, struct fgraph_ops *g, uint64_t *data)
+{
+	struct solo_user *u = (struct solo_user *)g;
+	if (this_cpu()->current != solo_thread)
+		return false;
+	u->entries++;
+	return u->take;
+}
+
+static void su_exit(const struct fgraph_ret *r, struct fgraph_ops *g, uint64_t *data)
+{
+	struct solo_user *u = (struct solo_user *)g;
+	if (this_cpu()->current == solo_thread)
+		u->exits++;
+}
+
+static void (*during)(void);           /* what fs_outer does inside */
+
+T notrace void fs_during(void) { during(); }
+T int fs_outer(int x) { fs_during(); KEEP(); return x + 1; }
+
+static struct solo_user a, b;
+
+static void su_init(struct solo_user *u, bool take)
+{
+	memset(u, 0, sizeof(*u));
+	u->g.entryfunc = su_entry;
+	u->g.retfunc = su_exit;
+	u->g.idx = -1;
+	u->take = take;
+}
+
+static void unregister_b(void) { EXPECT_EQ(unregister_fgraph(&b.g), 0); }
+static void register_b(void) { EXPECT_EQ(register_fgraph(&b.g), 0); }
+static void nothing(void) { }
+
+/* Register a then b on fs_outer (a in the lower slot, so its block comes
+ * first in a frame both are asked in). */
+static bool both(bool a_takes, bool b_takes)
+{
+	su_init(&a, a_takes);
+	su_init(&b, b_takes);
+	EXPECT_EQ(ftrace_set_filter(&a.g.ops, "fs_outer", true), 0);
+	EXPECT_EQ(ftrace_set_filter(&b.g.ops, "fs_outer", true), 0);
+	EXPECT_EQ(register_fgraph(&a.g), 0);
+	EXPECT_EQ(register_fgraph(&b.g), 0);
+	return a.g.idx >= 0 && b.g.idx > a.g.idx;
+}
+
+/* a (taking the call or not) and b (taking it) on fs_outer; b unregisters
+ * while fs_outer(x) is open: a hears an exit only if it took the call. */
+static void b_leaves_inside(bool a_takes, int x)
+{
+	ASSERT_TRUE(both(a_takes, true));
+	during = unregister_b;
+	EXPECT_EQ(fs_outer(x), x + 1);
+	EXPECT_EQ(unregister_fgraph(&a.g), 0);
+	EXPECT_EQ(a.entries, 1);
+	EXPECT_EQ(a.exits, a_takes ? 1 : 0);
+	EXPECT_EQ(b.entries, 1);
+	EXPECT_EQ(b.exits, 0);
+}
+
+TEST_CASE(fgraph_solo, users_change_while_calls_are_open)
+{
+	solo_thread = current_thread();
+	/* One user: the solo return hears its exit. */
+	su_init(&a, true);
+	ASSERT_EQ(ftrace_set_filter(&a.g.ops, "fs_outer", true), 0);
+	ASSERT_EQ(register_fgraph(&a.g), 0);
+	during = nothing;
+	EXPECT_EQ(fs_outer(1), 2);
+	/* A second user comes while a's call is open: a still hears it
+	 * (the users' return), b, never asked, does not. */
+	su_init(&b, true);
+	EXPECT_EQ(ftrace_set_filter(&b.g.ops, "fs_outer", true), 0);
+	during = register_b;
+	EXPECT_EQ(fs_outer(2), 3);
+	EXPECT_EQ(unregister_fgraph(&b.g), 0);
+	EXPECT_EQ(unregister_fgraph(&a.g), 0);
+	EXPECT_EQ(a.entries, 2);
+	EXPECT_EQ(a.exits, 2);
+	EXPECT_EQ(b.entries, 0);
+	EXPECT_EQ(b.exits, 0);
+
+	/* Both take the call; b goes away while it is open: a alone is left
+	 * registered, the frame's first block is a's, and the solo return
+	 * gives a its exit, b none. */
+	b_leaves_inside(true, 3);
+	/* a refuses, b takes; b goes away while the call is open: a is the
+	 * one user now and its block comes first, but it refused the call:
+	 * no exit for anyone. */
+	b_leaves_inside(false, 4);
+	solo_thread = NULL;
+}

@@ -1,0 +1,57 @@
+/*
+ * test_rb_delta.c — the ring buffer's 27-bit delta through the writers'
+ * fast path with the kernel's port (suite rb_delta): an event written more
+ * than 2^27 clock cycles after the one before it on its CPU must not take
+ * the fast path's plain header (whose delta field would drop the high
+ * bits) but a time extend, so its time comes back whole.  The check
+ * (rb_write.h, rb_port_above_bits: arch_above_bits) is written per arch,
+ * and the host tests run it in the host port's form only: this is the
+ * kernel's.  Waits 2^27 cycles plus a little: ~2.1 s on arm64's 62.5 MHz
+ * counter, ~0.05 s on x86-64's TSC.
+ */
+#include "boot/cpu.h"
+#include "boot/sched.h"
+#include "boot/test.h"
+#include "trace/ring_buffer.h"
+#include "trace/trace.h"
+
+static uint64_t written_ts(struct rb_buffer *b, uint32_t tag, uint64_t *ts)
+{
+	struct rb_event ev;
+	int err = rb_consume(b, 0, &ev);
+	if (err)
+		return (uint64_t)err;
+	uint32_t v;
+	__builtin_memcpy(&v, ev.data, 4);
+	*ts = ev.ts;
+	return v == tag ? 0 : 1;
+}
+
+TEST_CASE(rb_delta, delta_past_27_bits_gets_a_time_extend)
+{
+	struct rb_buffer *b;
+	thread_migrate(current_thread(), 0);
+	ASSERT_EQ(rb_create(&b, ncpus, 4 * RB_DATA_SIZE, 0, &rb_kernel_allocator), 0);
+	uint32_t one = 1, two = 2, three = 3;
+	/* The first event of a page has delta 0: write it, then one close
+	 * after (the fast path's plain header), then one past 2^27 cycles. */
+	EXPECT_EQ(rb_write(b, &one, 4), 0);
+	EXPECT_EQ(rb_write(b, &two, 4), 0);
+	uint64_t t0 = arch_counter();
+	while (arch_counter() - t0 < (UINT64_C(1) << RB_TS_SHIFT) + (UINT64_C(1) << 20))
+		arch_cpu_relax();
+	uint64_t t1 = arch_counter();
+	EXPECT_EQ(rb_write(b, &three, 4), 0);
+	uint64_t t2 = arch_counter();
+	uint64_t ts1 = 0, ts2 = 0, ts3 = 0;
+	EXPECT_EQ(written_ts(b, one, &ts1), 0);
+	EXPECT_EQ(written_ts(b, two, &ts2), 0);
+	EXPECT_EQ(written_ts(b, three, &ts3), 0);
+	/* Each time is the clock's when its event was written (the buffer's
+	 * reading is unordered: a margin below t1 for one that ran ahead). */
+	EXPECT_TRUE(ts2 >= ts1 && ts2 <= t0);
+	EXPECT_TRUE(ts3 + (UINT64_C(1) << 20) >= t1 && ts3 <= t2);
+	EXPECT_TRUE(ts3 - ts2 > (UINT64_C(1) << RB_TS_SHIFT));
+	rb_destroy(b);
+	thread_migrate(current_thread(), -1);
+}

@@ -8,8 +8,10 @@ defines (at its top level) a function or variable the file uses by name
 from a header it includes, directly or through other headers.  Files are grouped in parts, as trace/DESIGN.md ("Parts and
 layers") names them; the script prints each part's dependencies on the
 others and every circle: a set of parts (or, with --files, of files) that
-depend on one another.  Exit status 1 if there is a circle between parts
-or a file in no part, 0 otherwise (tests/checks/checks_layers.py, the host
+depend on one another, and every arrow pointing up (a part depending on
+one listed after it in PARTS).  Files may sit in trace/ or below it.  Exit
+status 1 if there is a circle between parts, an arrow pointing up or a file
+in no part, 0 otherwise (tests/checks/checks_layers.py, the host
 group, checks it).  --dot prints the part graph in Graphviz's format instead.
 """
 import os
@@ -36,7 +38,7 @@ PARTS = [
     ("boot_api", ["boot"]),
 ]
 
-INCLUDE = re.compile(r'^\s*#\s*include\s+"trace/([\w.]+)"', re.M)
+INCLUDE = re.compile(r'^\s*#\s*include\s+"trace/([\w./]+)"', re.M)
 
 
 def strip(text):
@@ -83,7 +85,9 @@ def name_of(stmt):
 
 
 def scan():
-    files = sorted(f for f in os.listdir(TRACE) if f.endswith((".c", ".h")))
+    # Paths below trace/ (a part may have its own directory).
+    files = sorted(os.path.relpath(os.path.join(d, f), TRACE)
+                   for d, _, fs in os.walk(TRACE) for f in fs if f.endswith((".c", ".h")))
     text = {f: open(os.path.join(TRACE, f), encoding="utf-8").read() for f in files}
     includes = {f: [h for h in INCLUDE.findall(text[f]) if h in text] for f in files}
     declared, defined = {}, {}
@@ -141,7 +145,7 @@ def deps(files, includes, declared_in, defined, text):
 
 
 def part_of(f):
-    stem = f.rsplit(".", 1)[0]
+    stem = os.path.basename(f).rsplit(".", 1)[0]
     for name, stems in PARTS:
         if stem in stems:
             return name
@@ -202,6 +206,13 @@ def main(argv):
         for a in sorted(parts):
             print(f"{a} -> {', '.join(sorted(parts[a]))}")
     circles = sccs(parts)
+    rank = {name: i for i, (name, _) in enumerate(PARTS)}
+    up = sorted((a, b) for a in parts for b in parts[a]
+                if rank.get(b, -1) > rank.get(a, len(PARTS)))
+    for a, b in up:
+        print(f"arrow pointing up: {a} -> {b}")
+        for w in sorted(why.get((a, b), [])):
+            print(f"  {w}")
     for c in circles:
         print("circle between parts: " + " ".join(c))
         for a in c:
@@ -216,7 +227,9 @@ def main(argv):
         print(f"in no part: {f} (add it to PARTS)")
     if not circles:
         print("no circle between parts")
-    return 1 if circles or loose else 0
+    if not up:
+        print("no arrow pointing up")
+    return 1 if circles or up or loose else 0
 
 
 if __name__ == "__main__":

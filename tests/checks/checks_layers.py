@@ -15,6 +15,6 @@ def layers(report):
         rc, out = p.returncode, p.stdout + p.stderr
     except (OSError, subprocess.TimeoutExpired) as e:
         rc, out = -1, str(e)
-    report(rc == 0 and "no circle between parts" in out,
-           "host trace/ parts point one way: no circle, every file in a part "
+    report(rc == 0 and "no circle between parts" in out and "no arrow pointing up" in out,
+           "host trace/ parts point one way: no circle, no arrow up, every file in a part "
            "(tools/include-graph.py)", out if rc != 0 else "")

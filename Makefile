@@ -124,9 +124,9 @@ BOOT_SRCS := boot/main.c boot/console.c boot/kprintf.c boot/panic.c boot/fault.c
 	boot/selftest.c boot/shell.c boot/bench.c boot/stack.c
 LIB_SRCS  := lib/newlib_glue.c lib/heap.c lib/glob.c lib/failalloc.c lib/fs.c lib/initrd.c \
 	lib/timekeeping.c
-TRACE_SRCS := trace/ring_buffer.c trace/rb_event.c trace/rb_read.c trace/rb_setup.c \
-	trace/records.c trace/hash.c trace/listvec.c trace/ftrace.c trace/direct.c trace/update.c trace/enabled_functions.c trace/trace.c trace/function.c \
-	trace/global_ops.c trace/marker.c trace/output.c trace/tracefs.c trace/graph_output.c trace/fgraph.c trace/options.c trace/graph.c trace/cmdparse.c
+TRACE_SRCS := trace/ring_buffer/ring_buffer.c trace/ring_buffer/rb_event.c trace/ring_buffer/rb_read.c trace/ring_buffer/rb_setup.c \
+	trace/core/records.c trace/core/hash.c trace/core/listvec.c trace/core/ftrace.c trace/core/direct.c trace/core/update.c trace/core/enabled_functions.c trace/trace.c trace/tracers/function.c \
+	trace/global_ops.c trace/marker.c trace/output.c trace/tracefs/tracefs.c trace/tracers/function_graph_output.c trace/core/fgraph.c trace/options.c trace/tracers/function_graph.c trace/tracefs/cmdparse.c
 PATCH_SRCS := patch/patch.c patch/tramp.c
 DEMO_SRCS := demo/demo.c demo/vfs.c
 # Suite ftrace spans test_ftrace.c, _regs, _live and _recl (its cases run in
@@ -140,17 +140,17 @@ TEST_SRCS := tests/guest/test_boot.c tests/guest/test_sched.c tests/guest/test_m
 	tests/guest/irq_probe.c \
 	tests/bench/bench_basic.c tests/bench/bench_ftrace.c \
 	tests/bench/bench_ring_buffer.c
-# Function signatures from BTF (trace/btf.h, trace/fsig.h) and their suite.
-TRACE_SRCS += trace/btf.c trace/fsig.c
+# Function signatures from BTF (trace/btf/btf.h, trace/btf/fsig.h) and their suite.
+TRACE_SRCS += trace/btf/btf.c trace/btf/fsig.c
 TEST_SRCS  += tests/guest/test_btf.c tests/guest/btf_twin.c
-# The function profiler and fprobes (trace/profile.h, trace/fprobe.h) and their suites.
-TRACE_SRCS += trace/profile.c trace/fprobe.c
+# The function profiler and fprobes (trace/tracers/profile.h, trace/core/fprobe.h) and their suites.
+TRACE_SRCS += trace/tracers/profile.c trace/core/fprobe.c
 TEST_SRCS  += tests/guest/test_profile.c tests/guest/test_fprobe.c
 
 # set_ftrace_filter's traceon/traceoff commands (trace/func_cmd.h) and their suite.
 TRACE_SRCS += trace/func_cmd.c
-# The trace stack: function_graph without return hooks (trace/tstack.h) and its suite.
-TRACE_SRCS += trace/tstack.c
+# The trace stack: function_graph without return hooks (trace/core/tstack.h) and its suite.
+TRACE_SRCS += trace/core/tstack.c
 TEST_SRCS  += tests/guest/test_tstack.c
 TEST_SRCS  += tests/guest/test_func_cmd.c
 
@@ -256,14 +256,14 @@ $(B)/bench_funcs.c: tools/gen-bench-funcs.py
 $(B)/bench_funcs.o: $(B)/bench_funcs.c $(FLAGS_STAMP)
 	$(CC) $(CFLAGS_BASE) -O1 $(INSTR_CFLAGS) -c $< -o $@
 
-# BTF (DESIGN.md 3.9; trace/DESIGN.md, "Build"): pahole turns the DWARF of
+# BTF (DESIGN.md 3.9; trace/btf/DESIGN.md, "Build"): pahole turns the DWARF of
 # our objects, linked relocatable, into a raw blob; newlib and the
 # benchmark's generated functions are left out.  pahole keeps one FUNC per
 # name, so tools/btfaddr.py then reads pass 1's DWARF (the final addresses)
 # and gives every function whose name several symbols share its own FUNC
 # (appended) and an entry address -> FUNC id.  Both go into pass 2 only,
 # after .ksyms (the image's tail, as ksyms: nothing moves), with the blob's
-# size and CRC-32 as btf_image_ident (trace/btf.h): a module
+# size and CRC-32 as btf_image_ident (trace/btf/btf.h): a module
 # ($(B)/kernel.btf, for QEMU's -initrd) must be this blob.
 # $(B)/kernel.btf.addrs lists the table as text.
 BTF_INPUTS := $(filter-out $(B)/bench_funcs.o,$(OBJS))

@@ -279,7 +279,7 @@ __attribute__((noreturn)) void arch_halt(void);
  * instruction pushes: the SP at a function's entry is the caller's SP at
  * the call minus this, the compiler's CFA minus this), struct ftrace_regs,
  * struct pt_regs and the ftrace_regs accessors are in arch_defs.h (see
- * trace/ftrace.h for the accessor list; ftrace_regs_set_regs() and
+ * trace/core/ftrace.h for the accessor list; ftrace_regs_set_regs() and
  * ftrace_regs_set_direct() are the list function's: the first shows a regs
  * site's frame to SAVE_REGS ops only, the second sends the regs list caller
  * on into a direct trampoline).
@@ -293,7 +293,7 @@ uintptr_t arch_site_func(uintptr_t recorded);
  * Boot-time, single CPU, before any other patching: check that func's site
  * holds the compiled bytes and put it in the disabled state, with `data` as
  * its data word (where sites have one: an ops any list caller may call, see
- * data_of in trace/update.c).  0, or -EILSEQ (bytes not as compiled; the
+ * data_of in trace/core/update.c).  0, or -EILSEQ (bytes not as compiled; the
  * site is left untouched).
  */
 int arch_site_init(uintptr_t func, uintptr_t data);
@@ -407,14 +407,14 @@ int arch_tramp_build(void *buf, uintptr_t exec, void *ops, void *call, enum arch
 void arch_tramp_poison(void *buf, size_t n);
 
 /* Static callers for sites with several ops: they call the list function
- * (trace/ftrace.h) as fn(ip, parent, op, fregs), op being NULL (x86-64) or
+ * (trace/core/ftrace.h) as fn(ip, parent, op, fregs), op being NULL (x86-64) or
  * the site's data word (arm64).  The plain caller calls
  * ftrace_ops_list_func (arm64: op->call, which it is for &ftrace_list_ops);
  * the regs variant also fills a pt_regs and calls
  * ftrace_ops_list_regs_func (arm64: op->regs_call, which it is for
  * &ftrace_list_ops; a CALL_OPS site's one ops has its entry in the field
  * of the caller its site calls, the other caller's list function in the
- * other: trace/ftrace.h). */
+ * other: trace/core/ftrace.h). */
 void arch_ftrace_list_caller(void);
 void arch_ftrace_regs_list_caller(void);
 
@@ -427,7 +427,7 @@ void arch_ftrace_regs_list_caller(void);
  * its end is the SP the function was entered with, as
  * ftrace_regs_get_stack_pointer() gave it at entry (fgraph_ret_regs_sp()
  * computes it from the struct's address), calls fgraph_return(&regs)
- * (trace/fgraph_hooks.h), which returns the
+ * (trace/core/fgraph_hooks.h), which returns the
  * original return address, restores the return-value registers and jumps
  * there.  Registers the caller may expect preserved across a call are never
  * changed.
@@ -451,7 +451,7 @@ void arch_fgraph_return_hook(void);
  * bool rec_sled_at(uintptr_t ip, unsigned *kind);  is ip an XRay exit or
  *                                             tail sled (its kind), any
  *                                             context, lock-free
- *                                             (trace/records.h)
+ *                                             (trace/core/records.h)
  * void fault_handle(struct fault_info *fi, struct trap_frame *tf);
  *                                             a synchronous exception that the
  *                                             arch cannot handle itself

@@ -11,7 +11,7 @@
 void (*timer_hook)(void);                    /* atomic: timer_hook_set */
 
 /* cpu.trace_ctx for irq depth d: the tracer's recursion bit minus 1
- * (trace/recursion.h): task, interrupt, nested interrupt and deeper share
+ * (trace/core/recursion.h): task, interrupt, nested interrupt and deeper share
  * the last. */
 static unsigned ctx_bit(unsigned d)
 {

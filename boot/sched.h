@@ -65,10 +65,10 @@ struct thread {
 	uint64_t switches_in;            /* times switched to */
 	jmp_buf *fault_jmp;              /* armed by fault_catch(); owner */
 	struct fault_info *fault_out;
-	struct fgraph_stack *ret_stack;  /* shadow return stack (trace/fgraph.c); owner */
+	struct fgraph_stack *ret_stack;  /* shadow return stack (trace/core/fgraph.c); owner */
 	/* The tracer recursion bits of the task context this thread holds
 	 * for itself while it is not traced (ftrace_thread_notrace_begin,
-	 * trace/ftrace.h), 0 otherwise.  Owner thread, interrupts off; a
+	 * trace/core/ftrace.h), 0 otherwise.  Owner thread, interrupts off; a
 	 * switch moves them into the CPU's trace_recursion (schedule()). */
 	unsigned trace_held;
 };

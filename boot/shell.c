@@ -8,7 +8,7 @@
  * any other control byte makes the line refused when it ends: no byte
  * typed is dropped or changed in a line that runs.
  *
- * A line is first offered to the tracefs commands (trace/tracefs.c: cat,
+ * A line is first offered to the tracefs commands (trace/tracefs/tracefs.c: cat,
  * echo), then looked up in `commands`; an unknown one is reported and
  * changes nothing.
  *
@@ -22,7 +22,7 @@
 #include "boot/console.h"
 #include "arch/hooks.h"
 #include "boot/main.h"
-#include "trace/cmdparse.h"
+#include "trace/tracefs/cmdparse.h"
 #include "trace/boot.h"
 
 #define LINE_MAX 256

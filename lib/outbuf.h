@@ -5,7 +5,7 @@
  * the whole text would have; outbuf_end() terminates what fits (the last
  * byte of the buffer is the NUL when the text was cut) and returns that
  * length.  A zero-sized buffer stores nothing.  Used by ksnprintf
- * (boot/kprintf.c) and the argument printer (trace/fsig.c).
+ * (boot/kprintf.c) and the argument printer (trace/btf/fsig.c).
  */
 #ifndef LIB_OUTBUF_H
 #define LIB_OUTBUF_H

@@ -7,7 +7,7 @@
 # xray_instr_map (one 32-byte entry per sled; docs/TOOLCHAIN-NOTES.md and
 # patch/DESIGN.md "XRay sleds").  -fxray-instruction-threshold=1: every
 # function, however small.  No compiler-rt runtime is linked: the sled
-# table (trace/records.c), the sleds' patching (arch/ARCH/patch.c) and the
+# table (trace/core/records.c), the sleds' patching (arch/ARCH/patch.c) and the
 # handlers are baretrace's.  The tracer's own files keep NOFP_CFLAGS
 # without any instrumentation, and notrace (lib/compiler.h) says
 # xray_never_instrument to clang.

@@ -34,7 +34,7 @@ static inline __attribute__((always_inline)) bool text_is_trampoline(uintptr_t p
 
 extern char __nofp_text_start[], __nofp_text_end[];
 
-/* Is pc in the FP/SIMD-free callbacks (FTRACE_HOT_NOFP, trace/ftrace.h)? */
+/* Is pc in the FP/SIMD-free callbacks (FTRACE_HOT_NOFP, trace/core/ftrace.h)? */
 static inline bool text_is_nofp(uintptr_t pc)
 {
 	return pc >= (uintptr_t)__nofp_text_start && pc < (uintptr_t)__nofp_text_end;

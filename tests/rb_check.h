@@ -38,7 +38,7 @@ static inline uint64_t checksum(const uint8_t *p, uint32_t len, const struct hdr
 /* A page from rb_read_page (with `lost` its count of events lost before
  * it) says what Linux's page says: RB_MISSED_EVENTS exactly when events
  * were lost, and when RB_MISSED_STORED is set too, that count stored right
- * after the data.  Needs trace/ring_buffer.h. */
+ * after the data.  Needs trace/ring_buffer/ring_buffer.h. */
 static inline bool page_lost_consistent(const struct rb_page *pg, uint64_t lost)
 {
 	uint32_t end = (uint32_t)(pg->commit & RB_COMMIT_MASK);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """btfaddr.py — every traced function's own BTF signature, by address
-(trace/DESIGN.md, "Build").
+(trace/btf/DESIGN.md, "Build").
 
   btfaddr.py ROOT PAHOLE.btf PASS1.elf PASS1.nm OUT.btf OUT.S OUT.addrs [SKIP.c...]
   btfaddr.py --empty OUT.S
@@ -31,9 +31,9 @@ Outputs:
   OUT.S      the image's tail (linker scripts: after .ksyms): section .BTF,
              the blob [__btf_start, __btf_end); section .btf_funcs,
              btf_image_ident (u64 size, u32 CRC-32 (zlib), u32 0:
-             trace/btf.h) then btf_func_count (u64) and btf_funcs[count]:
+             trace/btf/btf.h) then btf_func_count (u64) and btf_funcs[count]:
              {u64 address, u32 FUNC type id, u32 0}, ascending address
-             (trace/btf.h, struct btf_func_addr)
+             (trace/btf/btf.h, struct btf_func_addr)
   OUT.addrs  the same table as text, one line each:
              "ADDRESS ID NAME COMPILATION-UNIT" (tests/checks/checks_thirdparty.py)
 --empty writes OUT.S for the first pass: no blob, a zero identity, no

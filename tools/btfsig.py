@@ -1,6 +1,6 @@
 """btfsig.py — function signatures from a raw BTF blob (pahole -J's
 --btf_encode_detached output, build/ARCH/kernel.btf), classified as
-trace/fsig.c classifies them for printing.
+trace/btf/fsig.c classifies them for printing.
 
 BTF layout (Linux's Documentation/bpf/btf.rst): a header (magic 0xeb9f,
 version, flags, hdr_len, then type_off/type_len/str_off/str_len relative to

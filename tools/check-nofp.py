@@ -8,7 +8,7 @@ KERNEL.nm is `nm -n` of the linked kernel, KERNEL.asm its `objdump -d`,
 KERNEL.sites the sorted site table (tools/sort-sites.py: the compiler's
 recorded addresses, one hex number a line).
 Every function that starts in [__nofp_text_start, __nofp_text_end) is a root
-(trace/ftrace.h, FTRACE_HOT_NOFP), and so is every register-preserving thunk
+(trace/core/ftrace.h, FTRACE_HOT_NOFP), and so is every register-preserving thunk
 (a symbol ending in _preserving, arch/hooks.h: it saves no FP/SIMD register).  From the roots, every function reached by
 a direct call or a branch into another function (a tail call) is checked:
 it must contain no instruction that names an FP/SIMD register (arm64 q/d/s/h/b
@@ -21,7 +21,7 @@ call path that reaches it and exits 1, which fails the build:
     argument registers, so a callback that clobbered them would corrupt the
     traced function's arguments;
   - these callbacks only test their context's recursion bit and do not take
-    it (trace/recursion.h, ftrace_recursion_free_on), which is sound
+    it (trace/core/recursion.h, ftrace_recursion_free_on), which is sound
     only while nothing they call can reach the tracer again, nor the
     scheduler (schedule, preempt_enable, preempt_check_resched,
     arch_switch, or a compiler's copy of one: refused whether traced or not;

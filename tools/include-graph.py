@@ -33,7 +33,7 @@ PARTS = [
               "tstack", "fprobe"]),
     ("btf", ["btf", "fsig"]),
     ("trace", ["trace", "output", "marker", "options", "global_ops", "func_cmd"]),
-    ("tracers", ["function", "graph", "graph_output", "profile"]),
+    ("tracers", ["function", "function_graph", "function_graph_output", "profile"]),
     ("dump", ["dump"]),
     ("boot_api", ["boot"]),
 ]

@@ -5,7 +5,7 @@ The compiler emits one 64-bit address per instrumented function
 (__patchable_function_entries, both arches) in link
 order; the linker script gathers them between __sites_start and __sites_end.
 Sorting them here, after the final link, lets the kernel build its record
-table in one pass with no sort at boot (trace/records.c checks the order).
+table in one pass with no sort at boot (trace/core/records.c checks the order).
 
 An INSTR=xray kernel has clang's XRay sled table instead, between
 __xray_start and __xray_end (section xray_instr_map, 32 bytes a sled:
@@ -18,7 +18,7 @@ a sled followed by `ret` is an exit, any other is a tail.  Refused (exit 1,
 the file unchanged): a kind other than entry, exit or tail; a function
 with no entry sled, or more than one, or whose entry sled is not at its
 address; a sled outside its function (past the next function's entry
-sled); an exit sled not followed by `ret`.  trace/records.c reads it.
+sled); an exit sled not followed by `ret`.  trace/core/records.c reads it.
 
 With LIST, also writes the sorted function addresses there (the entry
 sleds' for xray), one hex number a line (tools/check-nofp.py reads them).
@@ -94,7 +94,7 @@ def file_offset(sections, start, end):
 
 
 XRAY_ENTRY, XRAY_EXIT, XRAY_TAIL = 0, 1, 2
-XRAY_SORTED = 0xB7          # the version byte of a table this tool wrote (trace/records.c)
+XRAY_SORTED = 0xB7          # the version byte of a table this tool wrote (trace/core/records.c)
 ARM64_RET = 0xD65F03C0
 X86_RET = 0xC3
 

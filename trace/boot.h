@@ -4,7 +4,7 @@
  * return stacks the scheduler hands its threads and CPUs, the end of an
  * interrupt for the trace stack, the unwinding help for backtraces, and
  * the shell's entry points.  boot/ includes no
- * other trace/ header (the tracer's user API is trace/ftrace.h and
+ * other trace/ header (the tracer's user API is trace/core/ftrace.h and
  * friends; tests may use both).
  */
 #ifndef TRACE_BOOT_H
@@ -34,7 +34,7 @@ struct fgraph_stack *fgraph_stack_alloc(void);
 void fgraph_stack_free(struct fgraph_stack *st);
 void fgraph_init_cpu(unsigned cpu);
 
-/* The trace stack (trace/tstack.h): the interrupt running on this CPU is
+/* The trace stack (trace/core/tstack.h): the interrupt running on this CPU is
  * ending; called by irq_exit before irq_depth is lowered. */
 void tstack_irq_exit(void);
 

@@ -28,7 +28,7 @@
  *      The record is rb_read_page()'s trace.dat page; the host pads it to
  *      RB_PAGE_SIZE.
  *   S  symbols: records u64 address, u32 size, u16 name length, name
- *   F  signatures (trace/fsig.h): records u64 ip, u8 nparams, u8 return
+ *   F  signatures (trace/btf/fsig.h): records u64 ip, u8 nparams, u8 return
  *      kind, u8 return size, u8 0, then per parameter u8 kind, u8 size,
  *      u8 name length, name
  *   C  comms: records i32 pid, u8 length, comm
@@ -54,8 +54,8 @@
 #include "boot/panic.h"
 #include "trace/boot.h"
 #include "trace/dump.h"
-#include "trace/fsig.h"
-#include "trace/graph.h"
+#include "trace/btf/fsig.h"
+#include "trace/tracers/function_graph.h"
 #include "trace/options.h"
 #include "trace/trace.h"
 

@@ -25,11 +25,11 @@
 #include "boot/sched.h"
 #include "lib/glob.h"
 #include "patch/tramp.h"
-#include "trace/ftrace.h"
-#include "trace/ftrace_filter.h"
+#include "trace/core/ftrace.h"
+#include "trace/core/ftrace_filter.h"
 #include "trace/func_cmd.h"
-#include "trace/hash.h"
-#include "trace/records.h"
+#include "trace/core/hash.h"
+#include "trace/core/records.h"
 #include "trace/trace.h"
 
 #define NO_LIMIT (-1L)

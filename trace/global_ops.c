@@ -15,13 +15,13 @@
 #include "boot/cmdline.h"
 #include "boot/console.h"
 #include "lib/glob.h"
-#include "trace/ftrace.h"
-#include "trace/ftrace_filter.h"
+#include "trace/core/ftrace.h"
+#include "trace/core/ftrace_filter.h"
 #include "trace/func_cmd.h"
 #include "trace/global_ops.h"
-#include "trace/hash.h"
-#include "trace/records.h"
-#include "trace/tracefs.h"
+#include "trace/core/hash.h"
+#include "trace/core/records.h"
+#include "trace/tracefs/tracefs.h"
 
 extern struct ftrace_ops *const __global_ops_start[], *const __global_ops_end[];
 

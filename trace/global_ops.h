@@ -52,7 +52,7 @@ void trace_boot_globs_apply(const char *opt, const char *v, bool is_notrace,
 
 /*
  * For the filter files (set_ftrace_filter/notrace here, set_graph_function/
- * notrace in trace/graph.c): trace_filter_print() prints the functions of
+ * notrace in trace/tracers/function_graph.c): trace_filter_print() prints the functions of
  * `h` by name, in address order, or `empty` (nothing when NULL) for an
  * empty set; trace_filter_result() says a write's error in tracefs terms
  * (-EINVAL with ftrace_filter_error's reason) and returns it.  Thread

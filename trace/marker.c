@@ -7,7 +7,7 @@
  *
  * The event names its writer (tracing_mark_write) as Linux's does, and
  * prints with it; function_graph prints it as a comment in its graph
- * instead (trace/graph_output.c).
+ * instead (trace/tracers/function_graph_output.c).
  */
 #include <errno.h>
 #include <string.h>
@@ -16,7 +16,7 @@
 #include "boot/ksyms.h"
 #include "boot/sched.h"
 #include "trace/trace.h"
-#include "trace/tracefs.h"
+#include "trace/tracefs/tracefs.h"
 
 int tracing_mark_write(const char *text)
 {

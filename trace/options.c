@@ -10,7 +10,7 @@
 #include "boot/console.h"
 #include "trace/options.h"
 #include "trace/trace.h"
-#include "trace/tracefs.h"
+#include "trace/tracefs/tracefs.h"
 
 /* Every option once: its enum value, its name, Linux's default.  The names
  * and the initial trace_opts both come from this one list, so they cannot

@@ -19,9 +19,9 @@
 #include "boot/cpu.h"
 #include "boot/main.h"
 #include "boot/sched.h"
-#include "trace/ftrace.h"
+#include "trace/core/ftrace.h"
 #include "trace/trace.h"
-#include "trace/tracefs.h"
+#include "trace/tracefs/tracefs.h"
 
 extern const struct trace_event __trace_events_start[], __trace_events_end[];
 

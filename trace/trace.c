@@ -19,11 +19,11 @@
 #include "boot/irq.h"
 #include "boot/sched.h"
 #include "trace/boot.h"
-#include "trace/btf.h"
+#include "trace/btf/btf.h"
 #include "trace/global_ops.h"
 #include "trace/options.h"
 #include "trace/trace.h"
-#include "trace/tracefs.h"
+#include "trace/tracefs/tracefs.h"
 
 struct rb_buffer *trace_buffer;
 size_t trace_buf_size = 1441792;       /* Linux's default: 1.4 MB per CPU */
@@ -394,7 +394,7 @@ static int resize(const char *file, int cpu, const char *value, unsigned long *k
 		return -ENODEV;
 	if (!tracefs_parse_ulong(value, kb, RB_MAX_SIZE / 1024) || *kb == 0)
 		return tracefs_write_error(-EINVAL, "buffer_size_kb must be a number from 1 to 258984");
-	/* Z1 and Z4 of a resize (trace/DESIGN.md, "Resize"): tracing may be
+	/* Z1 and Z4 of a resize (trace/ring_buffer/DESIGN.md, "Resize"): tracing may be
 	 * on, the writers meanwhile see recording off; the events stay. */
 	record_switch(cpu, false);
 	int err = rb_errno(rb_resize(trace_buffer, cpu, *kb * 1024));

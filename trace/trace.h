@@ -22,7 +22,7 @@
 
 #include "boot/cpu.h"
 #include "boot/sched.h"
-#include "trace/ring_buffer.h"
+#include "trace/ring_buffer/ring_buffer.h"
 
 struct ftrace_ops;
 
@@ -104,7 +104,7 @@ int trace_clear_buffer(const char *file, int cpu);
  * next.  Recording is paused for the whole pass.
  */
 #define GRAPH_PRINT_DEPTH 50            /* depths whose entries the graph printer remembers */
-/* What the function_graph printer (trace/graph_output.c) remembers per CPU
+/* What the function_graph printer (trace/tracers/function_graph_output.c) remembers per CPU
  * during a pass.  Only it reads or writes this; it clears a CPU's copy at
  * that CPU's first graph event of the pass (seen as last_pid == -1). */
 struct graph_print_cpu {

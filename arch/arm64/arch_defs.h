@@ -64,7 +64,7 @@ _Static_assert(TF_SIZE % 16 == 0 && TF_Q0 % 16 == 0, "trap frame alignment");
 #define ARCH_SITE_HAS_DATA  1
 #define ARCH_INSN_ALIGN     4       /* every instruction, so every call target */
 #define ARCH_FTRACE_NARGS   8
-/* The calling convention's facts trace/fsig.c maps arguments by (struct
+/* The calling convention's facts trace/btf/fsig.c maps arguments by (struct
  * fsig_abi: { integer regs, FP regs, big aggregates by reference, 16-byte
  * values at even registers, a split aggregate ends register use }). */
 #define ARCH_FSIG_ABI       { ARCH_FTRACE_NARGS, 8, true, true, true }     /* AAPCS64 */
@@ -115,7 +115,7 @@ _Static_assert(FR_Q0 % 16 == 0 && FT_FRAME % 16 == 0, "tracing frame alignment")
 _Static_assert(FT_FRAME - FT_FREGS == FR_SIZE && FT_FREGS == 16,
 	       "fregs ends the frame, right above the trampoline's record");
 
-/* The accessors of trace/ftrace.h; valid only during the callback. */
+/* The accessors of trace/core/ftrace.h; valid only during the callback. */
 ARM64_INLINE uintptr_t ftrace_regs_get_argument(const struct ftrace_regs *f, unsigned n)
 {
 	return n < ARCH_FTRACE_NARGS ? f->r.regs[n] : 0;
@@ -127,7 +127,7 @@ ARM64_INLINE uintptr_t ftrace_regs_get_stack_pointer(const struct ftrace_regs *f
 {
 	return (uintptr_t)f + FR_SIZE;
 }
-/* Its inverse, during the callback (trace/ftrace.h). */
+/* Its inverse, during the callback (trace/core/ftrace.h). */
 ARM64_INLINE struct ftrace_regs *ftrace_regs_of_stack_pointer(uintptr_t sp)
 {
 	return (struct ftrace_regs *)(sp - FR_SIZE);

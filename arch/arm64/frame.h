@@ -72,7 +72,7 @@
 #define FT_FREGS   16       /* struct ftrace_regs, above the trampoline's record */
 #define FT_FRAME   (FT_FREGS + FR_SIZE)   /* 432: keeps SP 16-aligned */
 
-/* struct ftrace_ops (trace/ftrace.h pins both): what the list callers load
+/* struct ftrace_ops (trace/core/ftrace.h pins both): what the list callers load
  * from the ops in a site's data word. */
 #define OPS_CALL       0    /* call: the plain list caller's */
 #define OPS_REGS_CALL  8    /* regs_call: the regs list caller's */

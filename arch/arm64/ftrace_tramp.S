@@ -143,10 +143,10 @@
  * the regs one op->regs_call (frame.h OPS_*): the list function of each
  * (ftrace_list_ops: ftrace_ops_list_func, ftrace_ops_list_regs_func), or
  * a CALL_OPS site's one ops' entry through the caller that site calls
- * (trace/ftrace.h).  Being a field of the same ops, not a second ops in
+ * (trace/core/ftrace.h).  Being a field of the same ops, not a second ops in
  * the word, each caller reaches its own list function or an entry made
  * for it whichever data word value a CPU that fetched the site's BL
- * loads (trace/site_state.h data_of).  The regs one also serves sites with
+ * loads (trace/core/site_state.h data_of).  The regs one also serves sites with
  * a direct trampoline and callbacks: no direct trampoline unless the list
  * function names one. */
 .macro list_caller name, regs
@@ -198,7 +198,7 @@
 /* What an enabled XRay exit or tail sled calls (INSTR=xray; patch.c):
  * nothing yet but the return to the sled, every register as it was (the
  * return value, a tail call's arguments and branch register).  The trace
- * stack's handlers take their place (trace/DESIGN.md "XRay"). */
+ * stack's handlers take their place (trace/core/DESIGN.md "XRay"). */
 	.globl	__fexit__, __ftail__
 	.type	__fexit__, %function
 	.balign	16

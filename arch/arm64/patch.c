@@ -239,7 +239,7 @@ static void write_sites(const struct patch_site *sites, unsigned n, bool again)
  *      may be satisfied early), and a CPU still running the old BL may
  *      read either.  Both are safe because every value a literal holds
  *      names an ops that is live until the caller's grace period
- *      (trace/update.c data_of: ftrace_list_ops, or the ops of a CALL_OPS
+ *      (trace/core/update.c data_of: ftrace_list_ops, or the ops of a CALL_OPS
  *      site).  Literals change only when a site enters or leaves CALL_OPS
  *      (an ops without a trampoline), so this barrier is rare;
  *   C  the instruction if it changes (NOP <-> BL, or BL -> other BL), one

@@ -9,7 +9,7 @@
  * below; arch/x86_64/trap.c pins them with _Static_assert.  Likewise the
  * tracing layouts (struct pt_regs, struct ftrace_regs: PT_*, FR_*) with
  * ftrace_tramp.S, pinned in ftrace.c; and the ftrace_regs accessors of
- * trace/ftrace.h.
+ * trace/core/ftrace.h.
  */
 #ifndef ARCH_X86_64_ARCH_DEFS_H
 #define ARCH_X86_64_ARCH_DEFS_H
@@ -52,7 +52,7 @@
 #define ARCH_SITE_HAS_DATA  0       /* no per-site data word */
 #define ARCH_INSN_ALIGN     1       /* every instruction, so every call target */
 #define ARCH_FTRACE_NARGS   6
-/* The calling convention's facts trace/fsig.c maps arguments by (struct
+/* The calling convention's facts trace/btf/fsig.c maps arguments by (struct
  * fsig_abi: { integer regs, FP regs, big aggregates by reference, 16-byte
  * values at even registers, a split aggregate ends register use }). */
 #define ARCH_FSIG_ABI       { ARCH_FTRACE_NARGS, 8, false, false, false }  /* SysV x86-64 */
@@ -162,7 +162,7 @@ struct ftrace_regs {
 	uint64_t fp, parent;                       /* the function's frame record */
 };
 
-/* The accessors of trace/ftrace.h; valid only during the callback. */
+/* The accessors of trace/core/ftrace.h; valid only during the callback. */
 ARCH_INLINE uintptr_t ftrace_regs_get_argument(const struct ftrace_regs *f, unsigned n)
 {
 	return n < ARCH_FTRACE_NARGS ? f->args[n] : 0;
@@ -171,7 +171,7 @@ ARCH_INLINE uintptr_t ftrace_regs_get_stack_pointer(const struct ftrace_regs *f)
 {
 	return (uintptr_t)&f->parent;
 }
-/* Its inverse, during the callback (trace/ftrace.h). */
+/* Its inverse, during the callback (trace/core/ftrace.h). */
 ARCH_INLINE struct ftrace_regs *ftrace_regs_of_stack_pointer(uintptr_t sp)
 {
 	return (struct ftrace_regs *)(sp - __builtin_offsetof(struct ftrace_regs, parent));

@@ -317,7 +317,7 @@ x86_tramp_templates:
 /* What an enabled XRay exit or tail sled calls (INSTR=xray; patch.c):
  * nothing yet but the return to the sled (+5), every register as it was
  * (the return value, a tail call's arguments and target).  The trace
- * stack's handlers take their place (trace/DESIGN.md "XRay"). */
+ * stack's handlers take their place (trace/core/DESIGN.md "XRay"). */
 	.section .text.tramp, "ax"
 	.globl	__fexit__, __ftail__
 	.type	__fexit__, @function

@@ -90,7 +90,7 @@
 #include "boot/panic.h"
 #include "patch/patch.h"
 #include "patch/tramp.h"
-#include "trace/records.h"
+#include "trace/core/records.h"
 #include "site.h"
 
 #define OP_INT3 0xCC

@@ -20,7 +20,7 @@
  *                         emulated counter does not scale (QEMU 7.2: ~10% on
  *                         x86-64, ~30% on arm64 here), which bounds the above
  *
- * Needs trace/ring_buffer.c, rb_setup.c, rb_read.c, rb_event.c in the kernel.
+ * Needs trace/ring_buffer/ring_buffer.c, rb_setup.c, rb_read.c, rb_event.c in the kernel.
  */
 #include <stdlib.h>
 
@@ -28,7 +28,7 @@
 #include "boot/clock.h"
 #include "boot/sched.h"
 #include "boot/smp.h"
-#include "trace/ring_buffer.h"
+#include "trace/ring_buffer/ring_buffer.h"
 #include "trace/trace.h"
 
 #define EVENTS_PER_ROUND 1000

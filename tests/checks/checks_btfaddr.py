@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""checks_btfaddr.py — signatures by address (trace/DESIGN.md, "Build";
+"""checks_btfaddr.py — signatures by address (trace/btf/DESIGN.md, "Build";
 tools/btfaddr.py).
 
 tests/apps/twins has two static functions named `twin` of different

@@ -62,7 +62,7 @@ def build(arch, report):
     nrc, nofp, _ = run(["tools/check-nofp.py"] + [os.path.join(b, "kernel." + x)
                                                   for x in ("nm", "asm", "sites")], 120)
     # The linker drops .comment: the objects name their compiler.
-    objs = [os.path.join(b, o) for o in ("trace/fgraph.c.o", "demo/demo.c.o")]
+    objs = [os.path.join(b, o) for o in ("trace/core/fgraph.c.o", "demo/demo.c.o")]
     crc, comment, _ = run(["readelf", "-p", ".comment"] + objs, 60)
     clang = crc == 0 and len(re.findall(r"clang version 14\.", comment)) == len(objs) \
         and "GCC" not in comment

@@ -58,9 +58,9 @@ CPU0 = "trace_buffer->cpu[0]"
 TAILPG = "((%s->tail >> 25) & 0xffff)" % CPU0
 THIS = "cpus[$_thread - 1]"
 RS = THIS + ".current->ret_stack"
-CUR = "'trace/fsig.c'::cur"
+CUR = "'trace/btf/fsig.c'::cur"
 OPS = "ftrace_ops_list"
-# The words of CPU 0's tail page, as u32s (trace/rb_internal.h's struct
+# The words of CPU 0's tail page, as u32s (trace/ring_buffer/rb_internal.h's struct
 # rb_page: u64 time stamp, u64 commit, then the events from word 4).
 PAGE0 = "((unsigned int *)%s->pages[%s])" % (CPU0, TAILPG)
 # Word k of the innermost shadow frame: w[top - w[top - 1] + k].
@@ -180,7 +180,7 @@ def cases():
                         [CPU0 + "->rd.off", "4085"]],
                 "names": r"commit|rd\.", "fail": []})
     # An interrupt stack is read only with irq_depth set: both at once.
-    irq = "'trace/fgraph.c'::irq_stacks[$_thread - 1]"
+    irq = "'trace/core/fgraph.c'::irq_stacks[$_thread - 1]"
     for v in P:
         out.append({"id": "irq_depth = 1, %s = %s" % (irq, v),
                     "set": [[THIS + ".irq_depth", "1"], [irq, v]], "names": r"irq_stacks",

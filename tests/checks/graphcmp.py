@@ -2,7 +2,7 @@
 
 Two texts are read into the same tree of calls:
   - baretrace's `cat trace` under function_graph with funcgraph-args and
-    funcgraph-retval (trace/graph_output.c, values as trace/fsig.c prints
+    funcgraph-retval (trace/tracers/function_graph_output.c, values as trace/btf/fsig.c prints
     them: signed integers in decimal, unsigned ones and pointers in hex,
     "(float)", `char *` as a quoted string with \\xNN escapes, at most
     STR_MAX - 1 = 31 characters and "..." after the quote if cut);
@@ -191,7 +191,7 @@ GUEST_OPEN = re.compile(r"^([^\s(]+)\((.*)\) \{$")
 
 def typed(args):
     """Did the guest print these arguments with a signature ("a=1, ...")?
-    Without one (trace/fsig.c: no BTF for the address: a GCC clone, a
+    Without one (trace/btf/fsig.c: no BTF for the address: a GCC clone, a
     function without DWARF) it prints the raw argument words, unnamed."""
     return args == "" or re.match(r"[A-Za-z_][A-Za-z_0-9]*=", args) is not None
 

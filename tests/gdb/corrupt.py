@@ -77,7 +77,7 @@ def set_sig(fn):
     """$sig = the index of fn's signature in the loaded table (its params
     are what the trace of fn's entry reads): the last ip at or below fn's
     address (a signature's ip is the symbol's, before arm64's entry NOPs)."""
-    cur = "'trace/fsig.c'::cur"
+    cur = "'trace/btf/fsig.c'::cur"
     ip = int(gdb.parse_and_eval("(unsigned long)%s" % fn))
     lo, hi = 0, int(gdb.parse_and_eval(cur + "->n"))
     while lo < hi:

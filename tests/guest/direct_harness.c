@@ -10,7 +10,7 @@
 #include "boot/console.h"
 #include "boot/ksyms.h"
 #include "tests/guest/direct_harness.h"
-#include "trace/ftrace.h"
+#include "trace/core/ftrace.h"
 
 static void dcount_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
 		      struct ftrace_regs *fregs)

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "tests/guest/listing.h"
-#include "trace/ftrace.h"
+#include "trace/core/ftrace.h"
 
 /* A callback ops counting the calls of one function; `bad` counts calls
  * whose ip or parent were not the call's, or (SAVE_REGS) without registers.

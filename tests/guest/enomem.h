@@ -11,9 +11,9 @@
 #include <stdint.h>
 
 #include "tests/guest/listing.h"
-#include "trace/fgraph.h"
-#include "trace/fprobe.h"
-#include "trace/ftrace.h"
+#include "trace/core/fgraph.h"
+#include "trace/core/fprobe.h"
+#include "trace/core/ftrace.h"
 
 /* The traced functions (en_d: direct trampolines only). */
 #define NFUNCS 4

@@ -14,7 +14,7 @@
 #include "patch/tramp.h"
 
 #include "tests/guest/ftrace_harness.h"
-#include "trace/ring_buffer.h"
+#include "trace/ring_buffer/ring_buffer.h"
 #include "trace/trace.h"
 
 /* Traced (built with patchable entries like all test code); noinline and an

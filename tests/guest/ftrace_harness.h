@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "trace/ftrace.h"
+#include "trace/core/ftrace.h"
 
 int ft_leaf(int x);
 long ft_twin_harness(long a, long b);     /* calls ftrace_harness.c's ft_twin */

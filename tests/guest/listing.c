@@ -3,7 +3,7 @@
 
 #include "boot/console.h"
 #include "tests/guest/listing.h"
-#include "trace/ftrace.h"
+#include "trace/core/ftrace.h"
 
 void listing_line(void *ctx, const char *line)
 {

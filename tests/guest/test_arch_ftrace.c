@@ -24,7 +24,7 @@
 #include "boot/test.h"
 #include "patch/patch.h"
 #include "patch/tramp.h"
-#include "trace/ftrace.h"
+#include "trace/core/ftrace.h"
 #include "tests/guest/trace_seen.h"
 
 /* ---- the site: arch_test_site3, state kept here ---- */

@@ -1,6 +1,6 @@
 /*
  * test_btf.c — suite `btf`: function signatures from the image's own BTF
- * (trace/btf.h, trace/fsig.h).
+ * (trace/btf/btf.h, trace/btf/fsig.h).
  *
  * The embedded blob loads; demo/vfs.c functions and a local probe with a
  * prototype of every kind get their exact signatures and text; corrupted
@@ -24,8 +24,8 @@
 #include "boot/test.h"
 #include "demo/vfs.h"
 #include "lib/noipa.h"
-#include "trace/btf.h"
-#include "trace/fsig.h"
+#include "trace/btf/btf.h"
+#include "trace/btf/fsig.h"
 
 int path_walk(struct inode *start, const char *path, int depth, struct inode **out);
 

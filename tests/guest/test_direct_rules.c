@@ -1,6 +1,6 @@
 /*
  * test_direct_rules.c — the rules every change of what direct ops take
- * must keep (trace/direct.c direct_check; suite `direct_rules`): one
+ * must keep (trace/core/direct.c direct_check; suite `direct_rules`): one
  * direct trampoline per function, each in reach of its site.  A
  * registration or a filter or notrace change that would break one is
  * refused (-EBUSY, -ERANGE; -EINVAL for an empty filter) with the first
@@ -23,9 +23,9 @@
 #include "boot/console.h"
 #include "boot/test.h"
 #include "tests/guest/direct_harness.h"
-#include "trace/ftrace.h"
-#include "trace/ftrace_internal.h"
-#include "trace/records.h"
+#include "trace/core/ftrace.h"
+#include "trace/core/ftrace_internal.h"
+#include "trace/core/records.h"
 
 #define T __attribute__((noinline))
 #define KEEP() __asm__ volatile("" ::: "memory")
@@ -388,7 +388,7 @@ TEST_CASE(direct_rules, filter_change_out_of_reach_refused)
 
 /* ---- which refusal, in which words ---- */
 
-/* ftrace_filter_error as direct_check words each refusal (trace/direct.c
+/* ftrace_filter_error as direct_check words each refusal (trace/core/direct.c
  * direct_refuse), into buf: the direct address `addr` cannot be called
  * from the site of `name` at ip; or that site is taken by `other`. */
 static const char *range_text(char *buf, size_t size, uintptr_t addr, const char *name,

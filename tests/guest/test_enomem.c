@@ -17,14 +17,14 @@
 #include "boot/test.h"
 #include "lib/failalloc.h"
 #include "patch/tramp.h"
-#include "trace/btf.h"
-#include "trace/fgraph.h"
-#include "trace/fprobe.h"
-#include "trace/ftrace.h"
-#include "trace/graph.h"
-#include "trace/hash.h"
-#include "trace/profile.h"
-#include "trace/records.h"
+#include "trace/btf/btf.h"
+#include "trace/core/fgraph.h"
+#include "trace/core/fprobe.h"
+#include "trace/core/ftrace.h"
+#include "trace/tracers/function_graph.h"
+#include "trace/core/hash.h"
+#include "trace/tracers/profile.h"
+#include "trace/core/records.h"
 #include "trace/global_ops.h"
 #include "trace/trace.h"
 #include "trace/boot.h"
@@ -542,7 +542,7 @@ TEST_CASE(enomem, tracefs_write_errors_say_no_memory)
 	EXPECT_TRUE(all_clear());
 }
 
-/* ---- unregistering: never fails for lack of memory (trace/update.c's
+/* ---- unregistering: never fails for lack of memory (trace/core/update.c's
  * reserve), so the callers that ignore its error (tracers' stop(),
  * unregister_fgraph()'s slot handling) never meet one ---- */
 

@@ -1,5 +1,5 @@
 /*
- * test_fgraph_solo.c — the single-user return (trace/fgraph.c, hand_on):
+ * test_fgraph_solo.c — the single-user return (trace/core/fgraph.c, hand_on):
  * while exactly one graph user is registered, a frame whose first block
  * holds that registration's serial goes straight to its return path.
  * Users come and go while calls are open, and every exit still goes to
@@ -15,8 +15,8 @@
 #include "boot/test.h"
 #include "lib/compiler.h"
 #include "lib/noipa.h"
-#include "trace/fgraph.h"
-#include "trace/ftrace.h"
+#include "trace/core/fgraph.h"
+#include "trace/core/ftrace.h"
 
 #define T __attribute__((noinline)) noclone
 #define KEEP() __asm__ volatile("" ::: "memory")

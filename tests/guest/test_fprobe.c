@@ -18,9 +18,9 @@
 #include "boot/sched.h"
 #include "boot/test.h"
 #include "lib/noipa.h"
-#include "trace/fgraph.h"
-#include "trace/fprobe.h"
-#include "trace/ftrace_internal.h"
+#include "trace/core/fgraph.h"
+#include "trace/core/fprobe.h"
+#include "trace/core/ftrace_internal.h"
 
 #define T __attribute__((noinline)) noclone
 #define KEEP() __asm__ volatile("" ::: "memory")

@@ -21,8 +21,8 @@
 #include "boot/test.h"
 #include "patch/tramp.h"
 #include "tests/guest/ftrace_harness.h"
-#include "trace/ftrace.h"
-#include "trace/records.h"
+#include "trace/core/ftrace.h"
+#include "trace/core/records.h"
 
 #define T __attribute__((noinline))
 #define KEEP() __asm__ volatile("" ::: "memory")

@@ -20,9 +20,9 @@
 #include "boot/test.h"
 #include "patch/patch.h"
 #include "tests/guest/ftrace_harness.h"
-#include "trace/ftrace.h"
-#include "trace/records.h"
-#include "trace/function.h"
+#include "trace/core/ftrace.h"
+#include "trace/core/records.h"
+#include "trace/tracers/function.h"
 #include "trace/global_ops.h"
 #include "trace/trace.h"
 

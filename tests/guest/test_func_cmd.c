@@ -19,7 +19,7 @@
 #include "boot/test.h"
 #include "lib/noipa.h"
 #include "tests/guest/listing.h"
-#include "trace/ftrace.h"
+#include "trace/core/ftrace.h"
 #include "trace/func_cmd.h"
 #include "trace/trace.h"
 #include "trace/boot.h"

@@ -28,13 +28,13 @@
 #include "boot/test.h"
 #include "lib/noipa.h"
 #include "tests/guest/irq_probe.h"
-#include "trace/fgraph.h"
-#include "trace/graph.h"
+#include "trace/core/fgraph.h"
+#include "trace/tracers/function_graph.h"
 #include "trace/options.h"
-#include "trace/function.h"
+#include "trace/tracers/function.h"
 #include "trace/global_ops.h"
 #include "trace/trace.h"
-#include "trace/ftrace.h"
+#include "trace/core/ftrace.h"
 
 #define T __attribute__((noinline)) noclone
 #define KEEP() __asm__ volatile("" ::: "memory")

@@ -23,10 +23,10 @@
 #include "boot/ksyms.h"
 #include "boot/test.h"
 #include "tests/guest/listing.h"
-#include "trace/ftrace.h"
-#include "trace/ftrace_internal.h"
-#include "trace/listvec.h"
-#include "trace/records.h"
+#include "trace/core/ftrace.h"
+#include "trace/core/ftrace_internal.h"
+#include "trace/core/listvec.h"
+#include "trace/core/records.h"
 
 #define T __attribute__((noinline))
 #define KEEP() __asm__ volatile("" ::: "memory")

@@ -18,7 +18,7 @@
 #include "boot/test.h"
 #include "lib/compiler.h"
 #include "lib/noipa.h"
-#include "trace/profile.h"
+#include "trace/tracers/profile.h"
 
 #define T __attribute__((noinline)) noclone
 #define KEEP() __asm__ volatile("" ::: "memory")

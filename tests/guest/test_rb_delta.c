@@ -12,7 +12,7 @@
 #include "boot/cpu.h"
 #include "boot/sched.h"
 #include "boot/test.h"
-#include "trace/ring_buffer.h"
+#include "trace/ring_buffer/ring_buffer.h"
 #include "trace/trace.h"
 
 static uint64_t written_ts(struct rb_buffer *b, uint32_t tag, uint64_t *ts)

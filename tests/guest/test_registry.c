@@ -19,11 +19,11 @@
 #include "boot/test.h"
 #include "lib/noipa.h"
 #include "trace/boot.h"
-#include "trace/ftrace.h"
-#include "trace/function.h"
+#include "trace/core/ftrace.h"
+#include "trace/tracers/function.h"
 #include "trace/global_ops.h"
-#include "trace/graph.h"
-#include "trace/hash.h"
+#include "trace/tracers/function_graph.h"
+#include "trace/core/hash.h"
 #include "trace/trace.h"
 
 extern struct ftrace_ops *const __global_ops_start[], *const __global_ops_end[];

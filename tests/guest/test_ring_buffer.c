@@ -13,7 +13,7 @@
  * grows and shrinks with events in, recording off around it as tracefs
  * does; writes refused meanwhile are not written).
  *
- * Needs: trace/ring_buffer.c, rb_setup.c, rb_read.c, rb_event.c in the
+ * Needs: trace/ring_buffer/ring_buffer.c, rb_setup.c, rb_read.c, rb_event.c in the
  * kernel (notrace, no FP), timer_hook, arch_timer_set_hz, smp_call_all.
  */
 #include <stdlib.h>
@@ -24,7 +24,7 @@
 #include "boot/sched.h"
 #include "boot/smp.h"
 #include "boot/test.h"
-#include "trace/ring_buffer.h"
+#include "trace/ring_buffer/ring_buffer.h"
 #include "trace/trace.h"
 #include "tests/rb_check.h"
 

@@ -1,5 +1,5 @@
 /*
- * test_tstack.c — the trace stack (trace/tstack.h) on the real kernel,
+ * test_tstack.c — the trace stack (trace/core/tstack.h) on the real kernel,
  * before any compiler sled calls it: the tests make the calls the entry,
  * tail and exit sleds would make, from C, with the stack pointers of
  * frames below their own, in threads on four CPUs and in interrupts
@@ -39,12 +39,12 @@
 #include "boot/smp.h"
 #include "boot/test.h"
 #include "lib/noipa.h"
-#include "trace/fgraph.h"
-#include "trace/fgraph_inline.h"
+#include "trace/core/fgraph.h"
+#include "trace/core/fgraph_inline.h"
 #include "trace/global_ops.h"
-#include "trace/graph.h"
+#include "trace/tracers/function_graph.h"
 #include "trace/trace.h"
-#include "trace/tstack.h"
+#include "trace/core/tstack.h"
 
 #define T __attribute__((noinline)) noclone
 #define KEEP() __asm__ volatile("" ::: "memory")

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "arch/hooks.h"
-#include "trace/ftrace.h"
+#include "trace/core/ftrace.h"
 
 struct trace_seen {
 	unsigned long hits;

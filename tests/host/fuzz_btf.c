@@ -1,5 +1,5 @@
 /*
- * fuzz_btf.c — libFuzzer target over trace/btf.c and trace/fsig.c (built
+ * fuzz_btf.c — libFuzzer target over trace/btf/btf.c and trace/btf/fsig.c (built
  * with FSIG_HOST; clang -fsanitize=fuzzer,address,undefined).
  *
  * Each input is copied to an aligned buffer of exactly its size (ASan sees
@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/btf.h"
-#include "trace/fsig.h"
+#include "trace/btf/btf.h"
+#include "trace/btf/fsig.h"
 
 /* ksnprintf, kvsnprintf: host_snprintf.c */
 

@@ -1,6 +1,6 @@
 /*
  * fuzz_shell.c — libFuzzer target for what the shell parses from its
- * input before anything runs: the line (trace/cmdparse.c), echo's
+ * input before anything runs: the line (trace/tracefs/cmdparse.c), echo's
  * redirection, and the glob patterns a filter value carries (lib/glob.c).
  * Checks, beyond "no crash and no out-of-bounds access" (ASan/UBSan):
  * every piece points inside the line, has no leading/trailing blank (once
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "lib/glob.h"
-#include "trace/cmdparse.h"
+#include "trace/tracefs/cmdparse.h"
 
 static int inside(const char *p, const char *buf, size_t n)
 {

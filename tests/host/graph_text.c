@@ -10,8 +10,8 @@
 
 #include "graph_text.h"
 #include "rb_host.h"
-#include "trace/btf.h"
-#include "trace/graph.h"
+#include "trace/btf/btf.h"
+#include "trace/tracers/function_graph.h"
 
 uint64_t graph_test_now;
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "trace/options.h"
-#include "trace/ring_buffer.h"
+#include "trace/ring_buffer/ring_buffer.h"
 #include "trace/trace.h"
 
 /* function_graph's default options, as Linux's. */

@@ -1,5 +1,5 @@
 /*
- * host_read_str.c — trace/btf.h's fsig_port_read_str and fsig_port_retire
+ * host_read_str.c — trace/btf/btf.h's fsig_port_read_str and fsig_port_retire
  * for host builds of the
  * argument printer (tests/host: test_btf, test_graph_output).  Host memory
  * is read as it is; an address below 4096 or at or above HOST_FAULT_AT
@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "trace/btf.h"
+#include "trace/btf/btf.h"
 #include "host_read_str.h"
 
 int fsig_port_read_str(char *dst, uintptr_t src, size_t max, size_t *len)

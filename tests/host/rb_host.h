@@ -5,7 +5,7 @@
 #define TESTS_HOST_RB_HOST_H
 
 #include "rb_port_host.h"
-#include "trace/ring_buffer.h"
+#include "trace/ring_buffer/ring_buffer.h"
 
 extern const struct rb_allocator rb_host_allocator;
 

@@ -1,7 +1,7 @@
 /*
- * shim_graph.c — host definitions of what trace/graph_output.c calls
+ * shim_graph.c — host definitions of what trace/tracers/function_graph_output.c calls
  * (see shim_graph.h for the list).  Signatures and their text come from
- * the real trace/fsig.c (built with FSIG_HOST), whose environment is here;
+ * the real trace/btf/fsig.c (built with FSIG_HOST), whose environment is here;
  * shim_load_sigs() loads graph_sample.c's BTF for the functions below.
  */
 #include <errno.h>
@@ -13,8 +13,8 @@
 #include "boot/clock.h"
 #include "boot/console.h"
 #include "boot/ksyms.h"
-#include "trace/btf.h"
-#include "trace/fsig.h"
+#include "trace/btf/btf.h"
+#include "trace/btf/fsig.h"
 #include "trace/options.h"
 #include "trace/trace.h"
 
@@ -120,7 +120,7 @@ void trace_iter_skip(struct trace_iter *ti, unsigned cpu)
 	rb_iter_drop_cpu(&ti->it, cpu);
 }
 
-/* ---- trace/fsig.c's environment (FSIG_HOST; trace/btf.h) ---- */
+/* ---- trace/btf/fsig.c's environment (FSIG_HOST; trace/btf/btf.h) ---- */
 
 const char *shim_btf_path;
 char shim_btf_log[256];

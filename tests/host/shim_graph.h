@@ -1,18 +1,18 @@
 /*
- * shim_graph.h — the kernel around trace/graph_output.c, for the host.
+ * shim_graph.h — the kernel around trace/tracers/function_graph_output.c, for the host.
  *
  * Force-included (-include) before anything else when building
  * test_graph_output: it stands in for boot/cpu.h and boot/sched.h (which
  * need an arch) by defining their include guards and the little of them
- * that trace/trace.h uses, and keeps trace/fgraph.h (the recording side,
- * arch hooks included) out the same way: trace/graph.h only names its
- * types.  Everything else graph_output.c calls is
+ * that trace/trace.h uses, and keeps trace/core/fgraph.h (the recording side,
+ * arch hooks included) out the same way: trace/tracers/function_graph.h only names its
+ * types.  Everything else function_graph_output.c calls is
  * declared by the real headers and defined in shim_graph.c:
  *   kprintf/ksnprintf  kprintf appends to shim_out (the test reads it)
  *   ksym_lookup        a small table (shim_syms)
  *   clock_cycles_to_ns identity: cycles are nanoseconds
  *   trace_comm         a small table
- *   fsig_port_*        trace/fsig.c's environment (it is built with
+ *   fsig_port_*        trace/btf/fsig.c's environment (it is built with
  *                      FSIG_HOST): addresses from the symbol table
  *   trace_iter_peek/skip, trace_opts, ncpus
  */
@@ -56,7 +56,7 @@ extern size_t shim_out_len;
 void shim_out_reset(void);
 
 /* Signatures: none until shim_load_sigs() loads shim_btf_path (the BTF
- * of graph_sample.c) through trace/fsig.c; btf_unload() drops them. */
+ * of graph_sample.c) through trace/btf/fsig.c; btf_unload() drops them. */
 extern const char *shim_btf_path;
 void shim_load_sigs(void);
 

@@ -1,5 +1,5 @@
 /*
- * test_btf.c — host tests of trace/btf.c and trace/fsig.c (built with
+ * test_btf.c — host tests of trace/btf/btf.c and trace/btf/fsig.c (built with
  * FSIG_HOST: this file is their environment, fsig_port_*).
  *
  *   test_btf SAMPLE.btf [KERNEL.btf...]
@@ -22,8 +22,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "trace/btf.h"
-#include "trace/fsig.h"
+#include "trace/btf/btf.h"
+#include "trace/btf/fsig.h"
 #include "host_read_str.h"
 
 /* ---- the environment (kernel: boot/kprintf.c, the end of fsig.c) ---- */

@@ -1,5 +1,5 @@
 /*
- * test_cmdparse.c — the shell's line and echo parsing (trace/cmdparse.c),
+ * test_cmdparse.c — the shell's line and echo parsing (trace/tracefs/cmdparse.c),
  * exact splits for every form tracefs users type, and the error case.
  */
 #include <setjmp.h>
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "trace/cmdparse.h"
+#include "trace/tracefs/cmdparse.h"
 
 static void line_is(const char *text, const char *cmd, const char *args)
 {

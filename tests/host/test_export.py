@@ -337,8 +337,8 @@ def test_text():
 
 
 def test_trace_stack_marks():
-    """The trace stack's exits (trace/tstack.h): the marks in overrun's top
-    bits print as graph_output.c prints them (tests/host/test_tstack.c):
+    """The trace stack's exits (trace/core/tstack.h): the marks in overrun's top
+    bits print as function_graph_output.c prints them (tests/host/test_tstack.c):
     never a leaf, no return value, the overrun count without them."""
     late, gone = 1 << 31, 1 << 30
     cpu0 = [page([(1000, ent(5, 0x1000, 0, (3, 0x4000))), (1100, ent(5, 0x1100, 1, (0x5000,))),
@@ -417,7 +417,7 @@ def test_tsc2nsec():
 
 
 def test_fsig_text():
-    """btlib/fsig.py prints what trace/fsig.c prints (the cases of
+    """btlib/fsig.py prints what trace/btf/fsig.c prints (the cases of
     tests/host/test_btf.c): untyped return values by Linux's rule, bool in
     hex, raw aggregates with their kind, "..." where the words run out."""
     F = fsig
@@ -464,7 +464,7 @@ def test_fsig_text():
     got = F.format_args(huge, list(range(6)) + [0x100 + i for i in range(8)], abi=F.SYSV)
     check(got == "h=(STRUCT)[0x100:0x101:0x102:0x103:0x104:0x105:0x106:0x107:...]", got)
 
-    # char * with strings captured at the call (trace/fsig.h's records:
+    # char * with strings captured at the call (trace/btf/fsig.h's records:
     # word, len | STR_CUT, bytes): the strings of test_btf.c's case, the
     # same text; a word without a record prints its pointer.
     def rec(word, text, cut=False):

@@ -1,5 +1,5 @@
 /*
- * test_glob_hash.c — host unit tests for lib/glob.c and trace/hash.c, the
+ * test_glob_hash.c — host unit tests for lib/glob.c and trace/core/hash.c, the
  * pieces that turn filter patterns into function sets.
  */
 #include <setjmp.h>
@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "lib/glob.h"
-#include "trace/hash.h"
+#include "trace/core/hash.h"
 
 static void glob_basics(void **state __attribute__((unused)))
 {

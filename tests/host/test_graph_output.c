@@ -1,5 +1,5 @@
 /*
- * test_graph_output.c — cmocka tests of trace/graph_output.c on the host:
+ * test_graph_output.c — cmocka tests of trace/tracers/function_graph_output.c on the host:
  * the function_graph text, byte for byte, as Linux prints it for the same
  * events and options.
  *
@@ -19,8 +19,8 @@
 
 #include "graph_text.h"
 #include "rb_host.h"
-#include "trace/btf.h"
-#include "trace/graph.h"
+#include "trace/btf/btf.h"
+#include "trace/tracers/function_graph.h"
 #include "trace/options.h"
 
 /* Functions in shim_graph.c's symbol table. */
@@ -334,7 +334,7 @@ static void test_retval_raw(void **state)
 		" 0)   9.000 us    |  } /* do_work ret=-22 */\n");
 }
 
-/* No BTF, Linux's rule for an untyped register, through trace/fsig.c:
+/* No BTF, Linux's rule for an untyped register, through trace/btf/fsig.c:
  * -4095..-1 as the whole register or as an int (bit 31 set, upper half
  * clear) in decimal; everything else, and everything with
  * funcgraph-retval-hex, in hex. */

@@ -1,7 +1,7 @@
 /*
- * test_tstack.c — the trace stack's pairing rules (trace/tstack.c, built as
+ * test_tstack.c — the trace stack's pairing rules (trace/core/tstack.c, built as
  * it is) driven by synthetic sled sequences, checked by the function_graph
- * text they give (trace/graph_output.c, byte for byte).
+ * text they give (trace/tracers/function_graph_output.c, byte for byte).
  *
  * This file plays fgraph.c's part (fgraph_ts_push, fgraph_ts_pop): a push
  * writes a frame as fgraph's and a funcgraph_entry event, a pop a
@@ -21,10 +21,10 @@
 
 #include "graph_text.h"
 #include "rb_host.h"
-#include "trace/fgraph_frame.h"
-#include "trace/graph.h"
+#include "trace/core/fgraph_frame.h"
+#include "trace/tracers/function_graph.h"
 #include "trace/options.h"
-#include "trace/tstack.h"
+#include "trace/core/tstack.h"
 
 /* Functions in shim_graph.c's symbol table. */
 enum { OUTER = 0xa000, FA = 0xa100, FB = 0xa200, FC = 0xa300, REC = 0xa400,

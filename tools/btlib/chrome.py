@@ -6,7 +6,7 @@
                          args (text as in the trace), the return value as
                          args.retval on the "E"; the "E" goes to the pid of
                          its "B" even if the task migrated meanwhile
-  an exit the trace stack marked (trace/tstack.h)
+  an exit the trace stack marked (trace/core/tstack.h)
                          args {"late": true} or {"gone": true} on its "E",
                          no retval
   an exit whose entry is not in the dump (lost, or tracing began mid-call)

@@ -1,7 +1,7 @@
-"""events.py — ring-buffer pages (Linux's page layout, trace/ring_buffer.h)
-to events, and the three event layouts of trace/trace.h and trace/graph.h
+"""events.py — ring-buffer pages (Linux's page layout, trace/ring_buffer/ring_buffer.h)
+to events, and the three event layouts of trace/trace.h and trace/tracers/function_graph.h
 (funcgraph_entry: u16 nargs, u16 strs, then nargs argument words, then strs
-bytes of strings captured at the call, trace/fsig.h's records).
+bytes of strings captured at the call, trace/btf/fsig.h's records).
 
 Page: u64 time_stamp, u64 commit (data bytes; bit 31 events were lost before
 the page, bit 30 their count is stored after the data), then items:
@@ -40,7 +40,7 @@ class Event:
         if self.type == TRACE_FN and len(data) >= 24:
             self.ip, self.parent_ip = struct.unpack_from("<QQ", data, 8)
         elif self.type == TRACE_GRAPH_ENT and len(data) >= 24:
-            # As graph_output.c's load_entry bounds them.
+            # As function_graph_output.c's load_entry bounds them.
             self.func, self.depth, nargs, nstrs = struct.unpack_from("<QIHH", data, 8)
             room = len(data) - 24
             if nargs > room // 8 or nargs > MAX_ARGS:
@@ -78,7 +78,7 @@ def page_events(cpu, raw, lost=0, page=None, report=None):
     """Events of one page in trace.dat form; the first carries `lost` if the
     page says events were lost before it (the exact count from the frame,
     else the stored one, else 0 when unknown).  Items are checked as
-    rb_decode() checks them (trace/rb_event.c): the first that does not
+    rb_decode() checks them (trace/ring_buffer/rb_event.c): the first that does not
     decode ends the page, an event the guest cannot have written
     (impossible()) is left out; report(offset, why), if given, hears of
     both.  Sets page.valid to the data bytes that decode when it stops
@@ -163,7 +163,7 @@ def page_events(cpu, raw, lost=0, page=None, report=None):
 
 SIZES = {TRACE_FN: 24, TRACE_GRAPH_ENT: 24, TRACE_GRAPH_RET: 48, TRACE_PRINT: 17}
 # No call nests this deep: fgraph's return stack holds FGRAPH_STACK_WORDS
-# (2048) words per context (trace/fgraph.h), a frame at least one.
+# (2048) words per context (trace/core/fgraph.h), a frame at least one.
 DEPTH_MAX = 65536
 
 

@@ -1,8 +1,8 @@
 """fsig.py — funcgraph-args / funcgraph-retval text from signatures, as
-trace/fsig.c prints it (fsig_format_args, fsig_format_ret).
+trace/btf/fsig.c prints it (fsig_format_args, fsig_format_ret).
 
 A `char *` argument with funcgraph-args-string: the string captured at the
-call travels in the entry event (trace/fsig.h's records: u8 word, u8 len |
+call travels in the entry event (trace/btf/fsig.h's records: u8 word, u8 len |
 STR_CUT, len bytes), so a dump and gdb print the text the guest prints;
 without a record, the pointer.
 """
@@ -31,7 +31,7 @@ MAX_WORDS = 32                        # FSIG_MAX_WORDS
 AGG_WORDS = 8                         # FSIG_AGG_WORDS
 MAX_REFS = 4                          # FSIG_MAX_REFS
 
-# struct fsig_abi (trace/fsig.h): (gprs, fprs, big_byref, pair_even, split_stops)
+# struct fsig_abi (trace/btf/fsig.h): (gprs, fprs, big_byref, pair_even, split_stops)
 AAPCS64 = (8, 8, True, True, True)
 SYSV = (6, 8, False, False, False)
 ABI = {"arm64": AAPCS64, "x86_64": SYSV}

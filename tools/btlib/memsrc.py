@@ -8,7 +8,7 @@ Two parts, neither of which knows about gdb:
   RingCpu / cpu_pages   one CPU buffer's state as plain numbers (the fields
                         of struct rb_cpu, its slot/slot_c/pstart/meta arrays,
                         a function reading a page) and the walk over it that
-                        rb_iter_read_page() does (trace/rb_read.c: the
+                        rb_iter_read_page() does (trace/ring_buffer/rb_read.c: the
                         cursor starts where the consuming reader is, pages
                         in count order, overwritten pages skipped with the
                         events lost counted, never consuming).  The result
@@ -36,7 +36,7 @@ TS_TOP = ~((1 << 59) - 1) & (2 ** 64 - 1)
 M64 = 2 ** 64 - 1
 
 
-# ---- the words of trace/rb_internal.h ----------------------------------------
+# ---- the words of trace/ring_buffer/rb_internal.h ----------------------------------------
 def t_off(t):
     return t & 0xfff
 

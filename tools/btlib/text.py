@@ -1,7 +1,7 @@
 """text.py — the guest's `cat trace` text from a dump, byte for byte: the
 "# tracer:" header, Linux's default header or the function_graph columns,
-the function tracer's lines (trace/function.c, trace/output.c) and the
-function_graph printer (trace/graph_output.c; trace/DESIGN.md "function_graph
+the function tracer's lines (trace/tracers/function.c, trace/output.c) and the
+function_graph printer (trace/tracers/function_graph_output.c; trace/DESIGN.md "function_graph
 output" describes it), all CPUs merged by time as the guest's iterator does.
 """
 from . import events as E
@@ -13,7 +13,7 @@ from . import fsig as F
 
 PRINT_DEPTH = 50
 # funcgraph_exit's overrun word: bits 30, 31 are the trace stack's marks
-# (trace/fgraph_frame.h FGRAPH_RET_GONE, FGRAPH_RET_LATE).
+# (trace/core/fgraph_frame.h FGRAPH_RET_GONE, FGRAPH_RET_LATE).
 RET_LATE = 1 << 31
 RET_GONE = 1 << 30
 RET_MARKS = RET_LATE | RET_GONE
@@ -63,7 +63,7 @@ class Printer:
 
     # ---- the function tracer
     def sym(self, addr):
-        """An address as trace/function.c's put_sym prints it."""
+        """An address as trace/tracers/function.c's put_sym prints it."""
         s = self.d.sym_lookup(addr)
         if not s:
             return "0x%x" % addr

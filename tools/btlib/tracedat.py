@@ -5,7 +5,7 @@ report 3.1.6 reads (docs/TOOLCHAIN-NOTES.md, "Formats and harnesses"):
   header_page, header_event       Linux's texts for the page and event header
   ftrace event formats            function, print, funcgraph_entry, funcgraph_exit
                                   describing OUR layouts (trace/trace.h,
-                                  trace/graph.h; funcgraph_entry's argument
+                                  trace/tracers/function_graph.h; funcgraph_entry's argument
                                   words and strings as one trailing array,
                                   `unsigned long args[]`, of nargs * 8 +
                                   strs bytes); trace-cmd
@@ -74,7 +74,7 @@ FORMATS = [
          [("unsigned long ip", 8, 8, 0), ("char buf[]", 16, 0, 1)],
          '"%ps: %s", (void *)REC->ip, REC->buf'),
     # Variable length: nargs argument words, then strs bytes of strings
-    # captured at the call (trace/fsig.h's records), in one trailing field
+    # captured at the call (trace/btf/fsig.h's records), in one trailing field
     # declared as Linux declares its funcgraph_entry's args (a dynamic
     # array of size 0: trace-cmd -R prints it "ARRAY[]"); a char array
     # would be printed as text, and the words are not.
@@ -131,7 +131,7 @@ def _pages_ns(dump, cpu):
 
 def _rebuild(raw, evs):
     """A page holding only evs, encoded as the guest's ring buffer encodes
-    them (trace/ring_buffer.h), its lost-events marks kept; events whose
+    them (trace/ring_buffer/ring_buffer.h), its lost-events marks kept; events whose
     time cannot follow the one before (it went back) are left out."""
     ts0, commit = struct.unpack_from("<QQ", raw, 0)
     n = commit & E.COMMIT_MASK

@@ -13,7 +13,7 @@ and `target remote`; or by hand: `source tools/gdb/baretrace.py`.
 The guest is not asked for anything: every command reads memory while it is
 stopped (Ctrl-C, a breakpoint, after a panic).  Struct layouts come from the
 ELF's DWARF types (gdb.lookup_type); only the ring buffer's packed words
-(trace/rb_internal.h) and the record flag bits (trace/records.h), which are
+(trace/ring_buffer/rb_internal.h) and the record flag bits (trace/core/records.h), which are
 #defines and so not in DWARF, are spelt out in tools/btlib/memsrc.py and
 here.  The walk over the buffer and the output formats are btlib's (memsrc:
 the page walk; text, tracedat, chrome: the writers bt-export uses), so the
@@ -48,7 +48,7 @@ _HERE = os.path.dirname(os.path.abspath(os.path.expanduser(__file__)))
 sys.path.insert(0, os.path.dirname(_HERE))
 from btlib import chrome, frames, memsrc, text, tracedat  # noqa: E402
 
-# trace/records.h (#defines: not in DWARF)
+# trace/core/records.h (#defines: not in DWARF)
 FREC_REF_MASK = 0x000fffff
 FREC_REGS, FREC_REGS_EN = 1 << 20, 1 << 21
 FREC_TRAMP, FREC_TRAMP_EN = 1 << 22, 1 << 23
@@ -60,7 +60,7 @@ ENABLED_LINE_MAX = 320            # ftrace_list_enabled's line buffer
 # alone is some 250 ops on arm64 (tests/guest/fixtures/gdb_states.c), so the
 # bound only stops a list that loops or runs wild, and says so.
 MAX_OPS = 1 << 16
-# trace/rb_internal.h (#define): a CPU buffer's pages; a page index is 16 bits.
+# trace/ring_buffer/rb_internal.h (#define): a CPU buffer's pages; a page index is 16 bits.
 RB_MAX_PAGES = 65000
 # The largest single read of a correct guest is an rb_cpu array of
 # RB_MAX_PAGES + 1 words (520 KB); past this a read is refused whatever
@@ -380,7 +380,7 @@ def ring_cpu(ct, addr, name):
             for m in read_array(ptr_target(ct, "meta"), c["meta"], n + 1, name + "->meta")]
     pages = read_array(ptr_target(ct, "pages"), c["pages"], n + 1, name + "->pages")
     page_size = ptr_target(ct, "pages").strip_typedefs().target().strip_typedefs().sizeof
-    # One block of page-aligned pages (trace/rb_setup.c): a page pointer
+    # One block of page-aligned pages (trace/ring_buffer/rb_setup.c): a page pointer
     # off that alignment is not one.
     for i, pg in enumerate(pages):
         if pg % page_size:
@@ -415,19 +415,19 @@ def tracer_name():
 
 def signatures(ips):
     """({ip: frames.Signature} for those ips in `cur`'s table, loaded?)."""
-    addr, t = var("cur", "trace/fsig.c")
-    tab = unpack(t, read(addr, t.sizeof, "&cur (trace/fsig.c)"))
+    addr, t = var("cur", "trace/btf/fsig.c")
+    tab = unpack(t, read(addr, t.sizeof, "&cur (trace/btf/fsig.c)"))
     if not tab:
         return {}, False
     tabt = struct_type("struct fsig_table")
-    hdr = unpack(tabt, read(tab, tabt.sizeof, "cur (trace/fsig.c, struct fsig_table *)"))
+    hdr = unpack(tabt, read(tab, tabt.sizeof, "cur (trace/btf/fsig.c, struct fsig_table *)"))
     sigs_off, _ = field_offset(tabt, "sigs")
     ft = struct_type("struct fsig")
     ip_off, ip_t = field_offset(ft, "ip")
     pt = struct_type("struct fsig_param")
     base = tab + sigs_off
     # The table is one allocation: its sigs[] end in RAM.
-    n = bounded("cur->n (struct fsig_table, trace/fsig.c)", hdr["n"],
+    n = bounded("cur->n (struct fsig_table, trace/btf/fsig.c)", hdr["n"],
                 (ram()[1] - base) // ft.sizeof, "the signatures RAM after the table holds")
     out = {}
     for ip in sorted(ips):
@@ -491,7 +491,7 @@ def build_dump():
     return d, notes, cpus, b
 
 
-# ---- enabled_functions (trace/enabled_functions.c describe()) -----------------------------
+# ---- enabled_functions (trace/core/enabled_functions.c describe()) -----------------------------
 def _hash(addr, what):
     if not addr:
         return None
@@ -499,7 +499,7 @@ def _hash(addr, what):
     h = unpack(ht, read(addr, ht.sizeof, what))
     if not h["count"]:
         return set()
-    # trace/hash.c: slots are a power of two, at least 16, and grow to the
+    # trace/core/hash.c: slots are a power of two, at least 16, and grow to the
     # one at or above 4 * (keys + 1); a key is a site's address, so no hash
     # has more slots than 4 * 2^bits(sites + 1).
     slots = h["mask"] + 1
@@ -518,7 +518,7 @@ def _enum(name):
 
 
 def ops_list():
-    """The registered ops (trace/ftrace.c ftrace_ops_list), with their applied hashes."""
+    """The registered ops (trace/core/ftrace.c ftrace_ops_list), with their applied hashes."""
     addr, t = var("ftrace_ops_list")
     p = unpack(t, read(addr, t.sizeof, "&ftrace_ops_list"))
     ot = struct_type("struct ftrace_ops")
@@ -739,10 +739,10 @@ for _c in (BtTrace, BtSaveDat, BtJson, BtEnabled, BtStats):
 # ---- unwinding through function_graph's return hook ------------------------------
 # A function whose return function_graph hooked returns into
 # arch_fgraph_return_hook, so that is the return address gdb finds in its
-# frame; the real one is on the shadow return stack (trace/fgraph.c).  This
+# frame; the real one is on the shadow return stack (trace/core/fgraph.c).  This
 # unwinder makes the hook's frame go on to the real caller, as the kernel's
 # own backtraces do (fgraph_ret_addr): `bt` shows the hook, then the caller.
-# Frame layout words (#defines in trace/fgraph_inline.h, not in DWARF); the
+# Frame layout words (#defines in trace/core/fgraph_inline.h, not in DWARF); the
 # size is a frame's last word, and no frame is shorter than FR_MIN words (a
 # header of 5, one user's block of 3, the size):
 FR_RET, FR_SP, FR_MIN = 0, 2, 9
@@ -777,7 +777,7 @@ def shadow_frames(cpu):
     st_t = struct_type("struct fgraph_stack")
     frames = []
     if c["irq_depth"]:
-        irq_addr, irq_t = var("irq_stacks", "trace/fgraph.c")
+        irq_addr, irq_t = var("irq_stacks", "trace/core/fgraph.c")
         bounded("the CPU of gdb's thread", cpu, array_len(irq_t) - 1, "the last of irq_stacks[]")
         frames += _stack_frames(read_array(irq_t.target(), irq_addr, cpu + 1,
                                            "irq_stacks")[cpu], st_t, "irq_stacks[%d]" % cpu)

@@ -31,7 +31,7 @@
 #include "mmu.h"
 #include "patch/patch.h"
 #include "patch/tramp.h"
-#include "trace/ftrace.h"
+#include "trace/core/ftrace.h"
 #include "tests/guest/trace_seen.h"
 
 /* ftrace_selftest.S */

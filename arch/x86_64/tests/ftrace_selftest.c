@@ -28,7 +28,7 @@
 #include "boot/test.h"
 #include "patch/patch.h"
 #include "patch/tramp.h"
-#include "trace/ftrace.h"
+#include "trace/core/ftrace.h"
 
 /* ---- Targets and helpers (SysV ABI; doubles travel as their bits) ---- */
 long st_add3(long a, long b, long c);

@@ -1,0 +1,140 @@
+/*
+ * fgraph.h — function-graph users' API: entry and exit callbacks for
+ * traced functions, through shadow return stacks shared by several users.
+ *
+ * A user (struct fgraph_ops) is an ftrace ops (its filter and notrace
+ * hashes choose the functions) plus an entry and an exit callback.  On a
+ * hooked function's entry, the core pushes a frame on the shadow stack of
+ * the running context, calls the entry callback of every user attached to
+ * the function, and — if at least one returned true — replaces the
+ * function's return address with arch_fgraph_return_hook.  When the
+ * function returns, the hook pops the frame, calls the exit callbacks of
+ * the users that accepted the call, and returns to the original address.
+ *
+ * Shadow stacks: one per thread (idle threads included: they are per CPU),
+ * one per CPU for interrupt context.  A frame is pushed and popped by its
+ * own context only; interrupts nest above it (LIFO), so the only
+ * interleavings are nested pushes between our reserve and our pop — see
+ * fgraph.c.  A full stack counts an overrun and the call is not hooked.
+ *
+ * Callback contract: called with preemption disabled (the core raised the
+ * running thread's count by exactly one) and this context's recursion bit
+ * held (calls they make to traced functions are not traced) -- except the
+ * _NOFP instances of fgraph_inline.h, which only found the bit free and
+ * leave the count alone: their callbacks call no traced function
+ * (tools/check-nofp.py) and run in trampoline text, never preempted (their
+ * calls out of it raise the count: FTRACE_CALL_COLD); must not sleep.
+ * fgraph_ent.preempt and fgraph_ret.preempt are the traced code's count
+ * either way.
+ * `data` is FGRAPH_DATA_WORDS words private to the user for this call:
+ * written at entry, handed back at exit.  Exit callbacks run only for users
+ * still registered (a user unregistered while its frames are on stacks
+ * never hears of them: those functions just return).
+ *
+ * Registration: thread context; at most FGRAPH_MAX_USERS users at once.
+ * ops.func is left NULL (the core fills it in), or set to a callback made
+ * with FGRAPH_DEFINE_ENTRY (trace/core/fgraph_inline.h) that calls the user's
+ * entry callback directly; likewise ret_handler (FGRAPH_DEFINE_RETURN) for
+ * the exit callback.
+ */
+#ifndef TRACE_FGRAPH_H
+#define TRACE_FGRAPH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "trace/core/fgraph_frame.h"
+#include "trace/core/ftrace.h"
+
+
+struct fgraph_stack;
+
+struct cpu;
+
+struct fgraph_ent {
+	uintptr_t func;
+	uintptr_t parent;                /* the original return address */
+	unsigned depth;                  /* hooked frames below, continuing the
+					  * interrupted thread's in an interrupt */
+	uint64_t calltime;               /* buffer clock (arch_counter) */
+	struct ftrace_regs *fregs;       /* argument state */
+	uint32_t *state;                 /* the user's word for this context (0 at start) */
+	const uint32_t *task_state;      /* in an interrupt: the thread's word (read only);
+					  * else = state */
+	struct cpu *cpu;                 /* the CPU running the callback (preemption is off) */
+	unsigned preempt;                /* the traced code's preemption count */
+	bool in_irq;                     /* the call is in an interrupt handler */
+};
+
+struct fgraph_ret {
+	uintptr_t func;
+	uintptr_t parent;                /* the original return address */
+	unsigned depth;
+	uint64_t retval;                 /* raw return register (0 with a mark) */
+	unsigned mark;                   /* 0, or FGRAPH_RET_LATE / _GONE (fgraph_frame.h):
+					  * the trace stack's exits only (trace/core/tstack.h) */
+	uint64_t calltime, rettime;
+	uint64_t overrun;                /* calls this context could not hook so far
+					  * (at most FGRAPH_OVERRUN_MAX) */
+	uint32_t *state;
+	struct cpu *cpu;                 /* the CPU running the callback (preemption is off) */
+	unsigned preempt;                /* the traced code's preemption count */
+};
+
+struct fgraph_ops;
+typedef bool (*fgraph_entry_t)(const struct fgraph_ent *e, struct fgraph_ops *g, uint64_t *data);
+typedef void (*fgraph_ret_t)(const struct fgraph_ret *r, struct fgraph_ops *g, uint64_t *data);
+/* A whole return path, made with FGRAPH_DEFINE_RETURN (trace/core/fgraph_inline.h). */
+typedef uintptr_t (*fgraph_return_t)(struct fgraph_ret_regs *rr, struct fgraph_stack *st,
+				     struct fgraph_stack *outer, unsigned base, struct fgraph_ops *g);
+
+struct fgraph_ops {
+	struct ftrace_ops ops;           /* filter/notrace: ftrace_set_filter(&g->ops, ...);
+					  * func: see Registration above */
+	fgraph_entry_t entryfunc;
+	fgraph_ret_t retfunc;            /* may be NULL */
+	fgraph_return_t ret_handler;     /* NULL (the core fills it in at each
+					  * registration: retfunc's or, without one,
+					  * only the pop), or made with
+					  * FGRAPH_DEFINE_RETURN: the return of a call
+					  * this user alone took, with retfunc's work
+					  * called directly (then retfunc is needed) */
+	void *private;
+	int idx;                         /* core: slot while registered, else -1 */
+	uint64_t gen;                    /* core: this registration's serial (never reused):
+					  * a frame's exits go to the user only if it matches */
+	uint64_t nmissed;                /* core (atomic): calls of this user that a full
+					  * shadow stack left unhooked; zeroed at register */
+};
+
+/* Can this kernel's instrumentation backend give function_graph?  The
+ * XRay one (INSTR=xray) gets it from the trace stack, not from return
+ * hooks; until that is built in, register_fgraph refuses (-EOPNOTSUPP),
+ * and so function_graph, the profiler and fprobes are refused. */
+#ifdef BT_INSTR_XRAY
+#define FGRAPH_AVAILABLE 0
+#else
+#define FGRAPH_AVAILABLE 1
+#endif
+
+/* 0, -EINVAL (no entryfunc, or a ret_handler of the user's own without a
+ * retfunc), -EOPNOTSUPP (!FGRAPH_AVAILABLE, said on the console), -EBUSY
+ * (already registered, or all slots taken), or the ftrace error (then
+ * nothing changed).  unregister_fgraph: 0, -EINVAL (not registered),
+ * or the ftrace error; as with unregister_ftrace_function it does not fail
+ * for lack of memory, and after a failure while tracing lives the user is
+ * still registered and called (after tracing was killed it is gone). */
+int register_fgraph(struct fgraph_ops *g);
+int unregister_fgraph(struct fgraph_ops *g);
+
+/* The core's own entry points (the return hook, the list functions):
+ * trace/core/fgraph_hooks.h; the shadow stacks' allocation, set-up and
+ * unwinding help: trace/boot.h. */
+
+struct fgraph_stats {
+	uint64_t overrun;                /* calls not hooked: a stack was full */
+	unsigned depth;                  /* frames on the caller's thread stack now */
+};
+void fgraph_stats(struct fgraph_stats *out);
+
+#endif

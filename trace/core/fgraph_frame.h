@@ -1,0 +1,69 @@
+/*
+ * fgraph_frame.h — the frames of fgraph's stacks, without the kernel
+ * around them: sizes, word layout, the stack itself, and the marks an exit
+ * can carry.  Included by trace/core/fgraph.h (users), trace/core/fgraph_inline.h
+ * (the code that pushes and pops), trace/core/tstack.c (the trace stack's
+ * pairing rules) and the host tests of those rules, which build without an
+ * arch (tests/host/test_tstack.c).
+ *
+ * A frame, in words of its context's stack (the layout is described at the
+ * top of trace/core/fgraph.c; words 0 and 2 and the size word are read by
+ * tools/gdb/baretrace.py too).  The users word's bits 32 and up are the
+ * trace stack's (trace/core/tstack.h): a frame of the return-hook backend has
+ * them all 0.
+ */
+#ifndef TRACE_FGRAPH_FRAME_H
+#define TRACE_FGRAPH_FRAME_H
+
+#include <stdint.h>
+
+#define FGRAPH_MAX_USERS   8
+#define FGRAPH_DATA_WORDS  2
+#define FGRAPH_STACK_WORDS 2048     /* per context: ~220 frames of one user */
+
+#define FR_RET      0
+#define FR_FUNC     1
+#define FR_SP       2
+#define FR_TIME     3
+#define FR_USERS    4
+#define FR_HEADER   5
+#define FB_GEN      0                          /* in a user's block */
+#define FB_DATA     1
+#define FB_WORDS    (1 + FGRAPH_DATA_WORDS)
+#define FR_WORDS(n) (FR_HEADER + FB_WORDS * (n) + 1)   /* a frame of n users */
+#define FR_MIN      FR_WORDS(1)
+
+/* The trace stack's bits of the users word (trace/core/tstack.c). */
+#define FR_TS_ENTRY       (1ull << 48)     /* pushed by the trace stack */
+#define FR_TS_COMPLETE    (1ull << 49)     /* its function has left (exit or tail call) */
+#define FR_TS_LEVEL_SHIFT 32               /* bits 32-39: the irq_depth it was pushed at */
+#define FR_TS_LEVEL_MASK  0xffull
+
+struct fgraph_stack {
+	unsigned top;                      /* words in use */
+	unsigned depth;                    /* frames */
+	uint64_t overrun;                  /* calls not hooked: no room (at most
+					    * FGRAPH_OVERRUN_MAX) */
+	uint32_t state[FGRAPH_MAX_USERS];  /* per user, this context (fgraph_ent.state) */
+	uint64_t state_gen[FGRAPH_MAX_USERS];  /* the registration state[] belongs to */
+	uint64_t w[FGRAPH_STACK_WORDS];
+};
+
+/*
+ * How an exit of the trace stack came about (fgraph_ret.mark, and the top
+ * bits of funcgraph_exit's overrun word: trace/tracers/function_graph.h).  0: at the
+ * function's own exit, or at the exit of the function it tail-called.
+ *   LATE  it left by a tail call to a function whose exit was not seen
+ *         (untraced, or its sleds off); popped at the next sled of an
+ *         enclosing function: its end time is that sled's, later than
+ *         the real one, and its return value is unknown (0).
+ *   GONE  its frame is gone without an exit or tail call seen (a longjmp
+ *         out of it, or its sleds were turned off while it ran); popped
+ *         at the next sled above its frame; return value unknown (0).
+ */
+#define FGRAPH_RET_LATE   (1u << 31)
+#define FGRAPH_RET_GONE   (1u << 30)
+#define FGRAPH_RET_MARKS  (FGRAPH_RET_LATE | FGRAPH_RET_GONE)
+#define FGRAPH_OVERRUN_MAX ((1u << 30) - 1)   /* fgraph_stack.overrun stops there */
+
+#endif

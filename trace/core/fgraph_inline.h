@@ -1,0 +1,351 @@
+/*
+ * fgraph_inline.h — fgraph's shadow stacks and its single-user entry and
+ * return, for fgraph.c and for a graph user that wants its callbacks
+ * inlined into its own site callback and return handler (the
+ * function_graph tracer, trace/tracers/function_graph.c).
+ *
+ * Use: FGRAPH_DEFINE_ENTRY(name, entry) defines `name`, an ftrace callback
+ * doing what fgraph.c's own fgraph_ops_func does — push a frame, call the
+ * user's entry callback, hook the return — with `entry` called directly
+ * (an always-inline function: the compiler folds it in).  Put it in the
+ * user's fgraph_ops.ops.func before register_fgraph; `entry` must do what
+ * the user's entryfunc does (a site shared with other graph users goes
+ * through the list function and calls entryfunc), and must not read the
+ * return address from e->fregs (it is the return hook already, put back if
+ * `entry` refuses the call; e->parent has the original).
+ * FGRAPH_DEFINE_RETURN(name, exitfn) is the same for the return: `name`
+ * does what fgraph_return does for a frame that one user alone took — call
+ * its exit callback, pop the frame — with `exitfn` (always-inline, doing
+ * what the user's retfunc does) called directly; put it in the user's
+ * fgraph_ops.ret_handler.  The _NOFP variants are the same as
+ * FTRACE_HOT_NOFP code (trace/core/ftrace.h): for callbacks that touch no
+ * FP/SIMD register and call no traced function, which tools/check-nofp.py
+ * proves at build time; they only test the recursion bit.
+ *
+ * Nothing else here is an interface: frame layout and stacks belong to
+ * fgraph.c.
+ */
+#ifndef TRACE_FGRAPH_INLINE_H
+#define TRACE_FGRAPH_INLINE_H
+
+#include "boot/cpu.h"
+#include "boot/sched.h"
+#include "trace/core/fgraph.h"
+#include "trace/core/fgraph_frame.h"
+#include "trace/core/recursion.h"
+
+#define FGRAPH_INLINE static inline __attribute__((always_inline))
+
+/* In fgraph.c, out of line (rare): CPU c's interrupt stack; counting a call
+ * that found no room on st for the users in mask.  Called through
+ * register-preserving thunks (arch/hooks.h), so that the callbacks' common
+ * path keeps no value in a callee-saved register for them. */
+struct fgraph_stack *fgraph_irq_stack(struct cpu *c);
+void fgraph_count_overrun(struct fgraph_stack *st, unsigned mask);
+
+FGRAPH_INLINE struct fgraph_stack *fgraph_thread_stack(struct cpu *c)
+{
+	return c->current ? c->current->ret_stack : NULL;   /* NULL: a CPU coming up */
+}
+
+/* The stack of the running context on CPU c, whose current thread is t
+ * (NULL: a CPU coming up), and the interrupted thread's when that is a
+ * different one (for depth and task_state).  So a context with a stack
+ * is in an interrupt exactly when *outer is set. */
+FGRAPH_INLINE struct fgraph_stack *fgraph_context_stack_of(struct cpu *c, struct thread *t,
+							   struct fgraph_stack **outer)
+{
+	struct fgraph_stack *ts = t ? t->ret_stack : NULL;
+	if (__builtin_expect(c->irq_depth != 0, 0)) {
+		*outer = ts;
+		return ts ? CALL_PRESERVING(struct fgraph_stack *, fgraph_irq_stack, c) : NULL;
+	}
+	*outer = NULL;
+	return ts;
+}
+
+FGRAPH_INLINE struct fgraph_stack *fgraph_context_stack(struct cpu *c, struct fgraph_stack **outer)
+{
+	return fgraph_context_stack_of(c, c->current, outer);
+}
+
+/* A: reserve `size` words; B's first half: the header.  Returns the frame,
+ * or NULL (overrun counted) when the stack is full; *below: the frames
+ * under it on st. */
+FGRAPH_INLINE uint64_t *fgraph_frame_push(struct fgraph_stack *st, unsigned size, unsigned mask,
+					  uintptr_t ip, uintptr_t parent,
+					  struct ftrace_regs *fregs, unsigned *below)
+{
+	unsigned base = st->top, depth = st->depth;      /* one load pair */
+	if (__builtin_expect(base + size > FGRAPH_STACK_WORDS, 0)) {
+		FTRACE_CALL_COLD_VOID(fgraph_count_overrun, st, mask);
+		return NULL;
+	}
+	*below = depth;                  /* kept: the fence below would reload it */
+	st->top = base + size;                                   /* A */
+	st->depth = depth + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	uint64_t *f = &st->w[base];                              /* B */
+	f[FR_RET] = parent;
+	f[FR_FUNC] = ip;
+	f[FR_SP] = ftrace_regs_get_stack_pointer(fregs);
+	/* Unordered, as the ring buffer's own read (trace/DESIGN.md, "The
+	 * call's time"): reading early only lengthens the call. */
+	f[FR_TIME] = arch_counter_relaxed();
+	f[size - 1] = size;
+	return f;
+}
+
+/* Undo fgraph_frame_push (no user took the call): nested pushes since are
+ * all popped by now. */
+FGRAPH_INLINE void fgraph_frame_drop(struct fgraph_stack *st, uint64_t *f)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	st->depth--;
+	st->top = (unsigned)(f - st->w);
+}
+
+/* preempt: the traced code's preemption count; below: the frames under f
+ * on its stack (fgraph_frame_push). */
+FGRAPH_INLINE void fgraph_ent_init(struct fgraph_ent *e, struct cpu *c, uintptr_t ip,
+				   uintptr_t parent, struct ftrace_regs *fregs, const uint64_t *f,
+				   unsigned below, struct fgraph_stack *outer, unsigned preempt)
+{
+	e->cpu = c;
+	e->preempt = preempt;
+	e->in_irq = outer != NULL;             /* fgraph_context_stack_of */
+	e->func = ip;
+	e->parent = parent;
+	e->depth = below + (outer ? outer->depth : 0);
+	e->calltime = f[FR_TIME];
+	e->fregs = fregs;
+}
+
+/* The task_state of an interrupt whose thread's word belongs to another
+ * registration: a 0 word (fgraph.c). */
+extern const uint32_t fgraph_no_state;
+
+/* e's state words for user slot i of registration gen: this context's
+ * (reset if it belongs to another registration) and, in an interrupt, the
+ * thread's (fgraph_no_state if that belongs to another). */
+FGRAPH_INLINE void fgraph_ent_state(struct fgraph_ent *e, unsigned i, uint64_t gen,
+				    struct fgraph_stack *st, struct fgraph_stack *outer)
+{
+	if (__builtin_expect(st->state_gen[i] != gen, 0)) {
+		st->state[i] = 0;
+		st->state_gen[i] = gen;
+	}
+	e->state = &st->state[i];
+	e->task_state = e->state;
+	if (__builtin_expect(outer != NULL, 0))
+		e->task_state = outer->state_gen[i] == gen ? &outer->state[i] : &fgraph_no_state;
+}
+
+/* C: the function returns into the hook.  After B's writes: a nested
+ * context reads the frame only from the hook, once the function returns. */
+FGRAPH_INLINE void fgraph_redirect(struct ftrace_regs *fregs)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	*ftrace_regs_return_slot(fregs) = (uintptr_t)arch_fgraph_return_hook;
+}
+
+/*
+ * The site callback of one graph user (op is its ops): one user, so the
+ * frame has one block at a fixed place.  g is registered, or being
+ * unregistered (its sites are still being moved away; unregister_fgraph
+ * clears the slot only after that), and g->idx, g->gen were written
+ * before its sites could reach it.  entry: the user's entry callback
+ * (NULL: g->entryfunc).  c: this CPU (FTRACE_HOT: not preempted here, so
+ * c stays this CPU: function.c), whose irq_depth is known to be 0 (!irq)
+ * or not (irq): each context is an instance of its own, so the common
+ * one has no test for the other left (FGRAPH_DEFINE_ENTRY).  nofp: the
+ * count is not raised either (fgraph.h).
+ */
+FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t parent,
+				    struct ftrace_ops *op, struct ftrace_regs *fregs,
+				    fgraph_entry_t entry, bool nofp, bool irq)
+{
+	struct thread *t = c->current;
+	if (__builtin_expect(!t, 0))
+		return;                    /* a CPU still booting */
+	unsigned depth = t->preempt_count;          /* the traced code's */
+	if (!nofp)
+		ftrace_preempt_disable_at(t, depth);
+	/* nofp: FTRACE_HOT_NOFP code, which only tests the bit (ftrace.h). */
+	unsigned bit = nofp ? 0 : ftrace_recursion_take_on(c, 0);
+	if ((nofp ? !ftrace_recursion_free_on(c) : !bit) || ftrace_is_dead_on(c) ||
+	    !(op->flags & FTRACE_OPS_FL_ENABLED))
+		goto out;
+	struct fgraph_ops *g = (struct fgraph_ops *)((char *)op -
+						     __builtin_offsetof(struct fgraph_ops, ops));
+	/* As fgraph_context_stack_of, with irq_depth known. */
+	struct fgraph_stack *outer = NULL, *st = t->ret_stack;
+	if (irq) {
+		outer = st;
+		st = outer ? CALL_PRESERVING(struct fgraph_stack *, fgraph_irq_stack, c) : NULL;
+	}
+	if (__builtin_expect(!st, 0))
+		goto out;                  /* a CPU still booting */
+	unsigned i = (unsigned)g->idx;
+	uint64_t gen = g->gen;
+	unsigned below;
+	uint64_t *f = fgraph_frame_push(st, FR_WORDS(1), 1u << i, ip, parent, fregs, &below);
+	if (!f)
+		goto out;
+	uint64_t *blk = &f[FR_HEADER];
+	blk[FB_GEN] = gen;
+	/* Taken and asked, before the callback says so: read only by the hook,
+	 * and a frame the callback refuses is dropped (so i need not live
+	 * across it). */
+	f[FR_USERS] = (1u << i) * 0x10001u;
+	struct fgraph_ent e;
+	fgraph_ent_init(&e, c, ip, parent, fregs, f, below, outer, depth);
+	fgraph_ent_state(&e, i, gen, st, outer);
+	if (!entry) {
+		/* g->entryfunc, any user's: it may read the return address
+		 * from fregs, so C comes after it. */
+		if (g->entryfunc(&e, g, &blk[FB_DATA]))
+			fgraph_redirect(fregs);              /* C */
+		else
+			fgraph_frame_drop(st, f);
+		goto out;
+	}
+	/* An inlined entry (FGRAPH_DEFINE_ENTRY's contract: it reads no
+	 * return address from fregs): C before it, taken back if it refuses
+	 * the call.  The frame is read only by the hook, which the function
+	 * cannot reach before we return.  So fregs, st and f need not live
+	 * across the callback: a refusal finds them again (in thread context
+	 * the stack is the thread's own; nested pushes since are all popped,
+	 * so ours is the top frame; fregs is where its entry SP says). */
+	fgraph_redirect(fregs);                              /* C */
+	if (!entry(&e, g, &blk[FB_DATA])) {
+		if (!irq)
+			st = t->ret_stack;
+		f = &st->w[st->top - FR_WORDS(1)];
+		*ftrace_regs_return_slot(ftrace_regs_of_stack_pointer(f[FR_SP])) = f[FR_RET];
+		fgraph_frame_drop(st, f);
+	}
+out:
+	if (bit)
+		ftrace_recursion_exit_on(c, bit);
+	if (!nofp)
+		ftrace_preempt_enable_at(t, depth);
+}
+
+/* ---- the return (fgraph.c's fgraph_return finds the frame first) ---- */
+
+/* What an exit callback is told about the frame at f; preempt: the traced
+ * code's preemption count. */
+FGRAPH_INLINE void fgraph_ret_init(struct fgraph_ret *r, struct cpu *c, const uint64_t *f,
+				   struct fgraph_stack *st, struct fgraph_stack *outer,
+				   uint64_t retval, unsigned preempt)
+{
+	r->cpu = c;
+	r->preempt = preempt;
+	r->func = f[FR_FUNC];
+	r->parent = f[FR_RET];
+	r->retval = retval;
+	r->mark = 0;
+	r->calltime = f[FR_TIME];
+	r->rettime = arch_counter();     /* ordered: after calltime (DESIGN) */
+	r->overrun = st->overrun;
+	r->depth = st->depth - 1 + (outer ? outer->depth : 0);
+	r->state = NULL;
+}
+
+/* E: release the frame at base, the top one (D is done: nested pushes
+ * since are all popped). */
+FGRAPH_INLINE void fgraph_frame_release(struct fgraph_stack *st, unsigned base)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	st->depth--;
+	st->top = base;                                              /* E */
+}
+
+/* E for the return hook: the release, then undo the return path's raise of
+ * the preemption count (raised: there was one), and give the address the
+ * function returns to. */
+FGRAPH_INLINE uintptr_t fgraph_frame_pop(struct cpu *c, struct fgraph_stack *st, unsigned base,
+					 bool raised)
+{
+	uintptr_t ret = st->w[base + FR_RET];
+	fgraph_frame_release(st, base);
+	if (raised)
+		ftrace_preempt_enable_on(c->current);
+	return ret;
+}
+
+/*
+ * D and E for a frame that user g alone took, g still being the
+ * registration that took it (fgraph_return checked its serial): its exit
+ * callback `exitfn`, then the pop.  Called from fgraph_return, which found
+ * the frame (base) on st, in trampoline text (not preempted); raises the
+ * preemption count for exitfn unless nofp (fgraph.h).  (The CPU is read
+ * again rather than passed: one instruction, and it keeps the arguments in
+ * registers on both arches.)
+ */
+FGRAPH_INLINE uintptr_t fgraph_return_one(struct fgraph_ret_regs *rr, struct fgraph_stack *st,
+					  struct fgraph_stack *outer, unsigned base,
+					  struct fgraph_ops *g, fgraph_ret_t exitfn, bool nofp)
+{
+	struct cpu *c = arch_this_cpu();             /* FTRACE_HOT: not preempted */
+	if (!nofp)
+		ftrace_preempt_disable_on(c->current);
+	unsigned bit = nofp ? 0 : ftrace_recursion_take_on(c, 0);
+	if ((nofp ? ftrace_recursion_free_on(c) : bit) && !ftrace_is_dead_on(c)) {
+		uint64_t *f = &st->w[base];
+		struct fgraph_ret r;
+		fgraph_ret_init(&r, c, f, st, outer, fgraph_ret_regs_value(rr),
+				c->current->preempt_count - !nofp);
+		r.state = &st->state[g->idx];
+		exitfn(&r, g, &f[FR_HEADER + FB_DATA]);               /* D */
+	}
+	if (bit)
+		ftrace_recursion_exit_on(c, bit);
+	return fgraph_frame_pop(c, st, base, !nofp);
+}
+
+#define FGRAPH_DEFINE_RETURN(name, exitfn)                                           \
+	static FTRACE_HOT uintptr_t name(struct fgraph_ret_regs *rr, struct fgraph_stack *st, \
+					 struct fgraph_stack *outer, unsigned base,     \
+					 struct fgraph_ops *g)                          \
+	{                                                                            \
+		return fgraph_return_one(rr, st, outer, base, g, exitfn, false);        \
+	}
+
+#define FGRAPH_DEFINE_RETURN_NOFP(name, exitfn)                                      \
+	static FTRACE_HOT_NOFP uintptr_t name(struct fgraph_ret_regs *rr,               \
+					      struct fgraph_stack *st,                  \
+					      struct fgraph_stack *outer, unsigned base, \
+					      struct fgraph_ops *g)                     \
+	{                                                                            \
+		return fgraph_return_one(rr, st, outer, base, g, exitfn, true);         \
+	}
+
+/* name, and name_irq for interrupt context, which name tail-calls. */
+#define FGRAPH_DEFINE_ENTRY_AS(attr, name, entry, nofp)                              \
+	static attr void name##_irq(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op, \
+				    struct ftrace_regs *fregs)                          \
+	{                                                                            \
+		fgraph_enter_one(arch_this_cpu(), ip, parent, op, fregs, entry, nofp, true); \
+	}                                                                            \
+	static attr void name(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,   \
+			      struct ftrace_regs *fregs)                                \
+	{                                                                            \
+		struct cpu *c = arch_this_cpu();                                     \
+		if (__builtin_expect(c->irq_depth != 0, 0))                          \
+			name##_irq(ip, parent, op, fregs);                           \
+		else                                                                 \
+			fgraph_enter_one(c, ip, parent, op, fregs, entry, nofp, false); \
+	}
+
+#define FGRAPH_DEFINE_ENTRY(name, entry) FGRAPH_DEFINE_ENTRY_AS(FTRACE_HOT, name, entry, false)
+
+/* The same as FTRACE_HOT_NOFP (trace/core/ftrace.h): for an entry callback that
+ * touches no FP/SIMD register and calls no traced function, whose user sets
+ * FTRACE_OPS_FL_NOFP in ops.flags; tools/check-nofp.py proves it at build
+ * time. */
+#define FGRAPH_DEFINE_ENTRY_NOFP(name, entry)                                        \
+	FGRAPH_DEFINE_ENTRY_AS(FTRACE_HOT_NOFP, name, entry, true)
+
+#endif

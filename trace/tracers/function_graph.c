@@ -1,0 +1,479 @@
+/*
+ * function_graph.c — the `function_graph` tracer: an entry and an exit event per
+ * call, through a function-graph user (trace/core/fgraph.h).
+ *
+ * What is recorded follows Linux:
+ *   - set_ftrace_filter / set_ftrace_notrace choose the hooked functions
+ *     (the filter shared with the function tracer: trace_filter_set);
+ *   - set_graph_function: when not empty, only calls made inside one of
+ *     these functions (themselves included) are recorded — interrupts
+ *     arriving inside count as inside, as Linux's task bit does;
+ *   - set_graph_notrace: these functions and everything they call are not
+ *     recorded;
+ *   - max_graph_depth: calls deeper than this are not hooked (0: no limit);
+ *   - funcgraph-irqs off: nothing is recorded in interrupt context;
+ *   - funcgraph-args on: the entry event carries the argument registers,
+ *     and the words a function's signature says the call passed on the
+ *     stack or by reference; with funcgraph-args-string, its `char *`
+ *     arguments' strings too, read at the call (graph_entry_full).
+ *
+ * The per-context state word (fgraph_ent.state) counts open graph-function
+ * calls in its low half and open notrace calls in its high half; the
+ * per-call data word remembers which of the two this call opened.
+ *
+ * Boot options: ftrace=function_graph, ftrace_graph_filter=,
+ * ftrace_graph_notrace= (globs, Linux's meanings), ftrace_graph_max_depth=
+ * (max_graph_depth at boot; a number as Linux's kstrtouint reads it:
+ * decimal, 0x hex or 0 octal, 0 for no limit).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "boot/cmdline.h"
+#include "boot/console.h"
+#include "lib/noipa.h"
+#include "patch/tramp.h"
+#include "trace/core/fgraph.h"
+#include "trace/core/fgraph_inline.h"
+#include "boot/cpu.h"
+#include "trace/btf/fsig.h"
+#include "trace/core/ftrace_filter.h"
+#include "trace/global_ops.h"
+#include "trace/tracers/function_graph.h"
+#include "trace/core/hash.h"
+#include "trace/options.h"
+#include "trace/trace.h"
+#include "trace/tracefs/tracefs.h"
+
+#define IN_GRAPH_FUNC(s)  ((s) & 0xffffu)
+#define IN_NOTRACE(s)     ((s) >> 16)
+#define CALL_ROOT         1u     /* data[0]: this call opened a graph function */
+#define CALL_NOTRACE      2u     /* data[0]: this call opened a notrace function */
+#define CALL_NOENT        4u     /* data[0], with CALL_ROOT: no entry event was written */
+
+/* set_graph_function / set_graph_notrace: published hashes, read lock-free
+ * by the entry callback; replaced under graph_mutex, old ones freed after a
+ * grace period.  graph_filters says which are non-empty, and whether
+ * max_graph_depth is set, so that a call with none of them (and no open
+ * filtered call) tests one word. */
+static struct ftrace_hash *graph_funcs, *graph_notrace;
+static unsigned graph_filters;            /* FILTER_*: atomic or/and, read lock-free */
+#define FILTER_FUNCS    1u
+#define FILTER_NOTRACE  2u
+#define FILTER_DEPTH    4u               /* max_graph_depth is not 0 */
+static struct mutex graph_mutex = MUTEX_INIT;
+unsigned max_graph_depth;                 /* 0: no limit; graph_set_max_depth */
+
+/* Set max_graph_depth, then its bit (both read lock-free: a call racing
+ * with a change is limited by the old or the new depth). */
+void graph_set_max_depth(unsigned depth)
+{
+	__atomic_store_n(&max_graph_depth, depth, __ATOMIC_RELAXED);
+	if (depth)
+		__atomic_fetch_or(&graph_filters, FILTER_DEPTH, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_and(&graph_filters, ~FILTER_DEPTH, __ATOMIC_RELAXED);
+}
+
+/* Fill an event's header on CPU c (fgraph's callbacks are not preempted,
+ * so c is stable); preempt: the traced code's preemption count --
+ * fgraph_ent.preempt at entry, fgraph_ret.preempt at exit. */
+static inline __attribute__((always_inline)) void graph_header(struct cpu *c, struct trace_entry *ent,
+							       uint16_t type, unsigned preempt)
+{
+	trace_entry_fill_on(c, c->current, ent, type, preempt);
+}
+
+enum { GRAPH_SKIP, GRAPH_RECORD, GRAPH_HOOK_ONLY };
+
+/*
+ * set_graph_notrace and set_graph_function for a call of func (state:
+ * its context's state word; inside: that and the thread's or'd).  A notrace call is hooked
+ * only to know when it ends; with graph functions set, a call is recorded
+ * if it is one or runs inside one.  A hash read here may be newer than the
+ * graph_filters bit that sent us here: an empty one just matches nothing.
+ */
+static FTRACE_HOT __attribute__((used)) noipa int graph_filter(uintptr_t func, uint32_t *state,
+								uint64_t *data, uint32_t inside)
+{
+	if (IN_NOTRACE(inside))
+		return GRAPH_SKIP;
+	if (hash_contains(__atomic_load_n(&graph_notrace, __ATOMIC_ACQUIRE), func)) {
+		data[0] = CALL_NOTRACE;
+		*state += 1u << 16;
+		return GRAPH_HOOK_ONLY;
+	}
+	const struct ftrace_hash *funcs = __atomic_load_n(&graph_funcs, __ATOMIC_ACQUIRE);
+	if (!hash_empty(funcs)) {
+		if (hash_contains(funcs, func)) {
+			data[0] = CALL_ROOT;
+			*state += 1;
+		} else if (!IN_GRAPH_FUNC(inside)) {
+			return GRAPH_SKIP;
+		}
+	}
+	return GRAPH_RECORD;
+}
+/* Called only through its thunk (used, noipa: the compiler sees no call). */
+ARCH_PRESERVING_THUNK(graph_filter);
+
+/* The entry event's fields, with nargs argument words. */
+static inline __attribute__((always_inline)) void graph_entry_fields(struct cpu *c,
+								     const struct fgraph_ent *e,
+								     void *data, unsigned nargs)
+{
+	struct fgraph_ent_entry *ev = data;
+	graph_header(c, &ev->ent, TRACE_GRAPH_ENT, e->preempt);
+	ev->func = e->func;
+	ev->depth = e->depth;
+	ev->nargs = (uint16_t)nargs;
+	ev->strs = 0;
+#pragma GCC unroll 8
+	for (unsigned i = 0; i < nargs; i++)
+		ev->args[i] = ftrace_regs_get_argument(e->fregs, i);
+}
+
+/* The entry event, with nargs argument words (a constant: each caller
+ * below gets its own copy, sized at build time).  The fast path's event
+ * and the rest's are written apart (ring_buffer.h, rb_reserve_fast), so
+ * that the compiler does not join them. */
+static inline __attribute__((always_inline)) bool graph_entry_event(struct cpu *c,
+								    const struct fgraph_ent *e,
+								    uint64_t *data, unsigned nargs)
+{
+	uint32_t size = sizeof(struct fgraph_ent_entry) + 8 * nargs;
+	struct rb_resv r;
+	uint64_t gate;
+	/* The event's time is the call's (one clock read for both). */
+	if (__builtin_expect(rb_reserve_fast_at(c->trace_rb, size, e->calltime, &r, &gate), 1)) {
+		graph_entry_fields(c, e, r.data, nargs);
+		rb_commit_fast(&r);
+		return true;
+	}
+	if (rb_reserve_rest(size, gate, &r) == 0) {
+		graph_entry_fields(c, e, r.data, nargs);
+		rb_commit_nopreempt(&r);
+		return true;
+	}
+	/* No entry event (recording off, or the buffer refused it): the call
+	 * is not hooked, as in Linux, since its exit alone would print a '}'
+	 * with no entry.  A call that opened a graph function stays hooked,
+	 * to close it again, and records nothing at its exit. */
+	if (!data[0])
+		return false;
+	data[0] |= CALL_NOENT;
+	return true;
+}
+
+/*
+ * The entry event with more than the argument registers (fsig.h): the
+ * words the call passed on the stack or by reference, read now from the
+ * entry's stack pointer and from RAM, and with funcgraph-args-string the
+ * strings of its `char *` arguments as they are now (a buffer reused after
+ * the call must not change the trace).  Called through its thunk, off the
+ * plain args path, for a function fsig_capture_maybe() names or with
+ * funcgraph-args-string on; one with nothing more to copy gets the plain
+ * event.  Everything is copied first into this frame (bounded, never
+ * faulting: fsig_capture_words, fsig_capture_strs), so the event is sized
+ * exactly.
+ */
+static FTRACE_HOT __attribute__((used)) noipa bool graph_entry_full(uintptr_t func,
+								     struct ftrace_regs *fregs,
+								     uint64_t calltime,
+								     uint64_t depth_preempt,
+								     uint64_t *data)
+{
+	/* The call's fields as words (a struct's address would make the
+	 * caller keep the whole struct in memory on every path). */
+	struct fgraph_ent ent = { .func = func, .fregs = fregs, .calltime = calltime,
+				  .depth = (unsigned)depth_preempt,
+				  .preempt = (unsigned)(depth_preempt >> 32), .cpu = this_cpu() };
+	const struct fgraph_ent *e = &ent;
+	struct cpu *c = e->cpu;
+	const struct fsig_capture *cap = fsig_capture_find(func);
+	bool strings = trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR);
+	if (!cap || !(cap->nstack || cap->nref || (strings && cap->strs)))
+		return graph_entry_event(c, e, data, ARCH_FTRACE_NARGS);
+	uint64_t words[FSIG_MAX_WORDS];
+	uint8_t strs[FSIG_STRS_SIZE(FSIG_MAX_STRS)];
+	for (unsigned i = 0; i < ARCH_FTRACE_NARGS; i++)
+		words[i] = ftrace_regs_get_argument(fregs, i);
+	unsigned nw = fsig_capture_words(cap, words,
+					 ftrace_regs_get_stack_pointer(fregs) + ARCH_CALL_PUSH);
+	size_t n = strings && cap->strs ? fsig_capture_strs(strs, cap->strs, words, nw) : 0;
+	uint32_t size = sizeof(struct fgraph_ent_entry) + nw * 8 + (uint32_t)n;
+	struct rb_resv r;
+	uint64_t gate;
+	bool fast = rb_reserve_fast_at(c->trace_rb, size, e->calltime, &r, &gate);
+	if (!fast && rb_reserve_rest(size, gate, &r) != 0) {
+		if (!data[0])              /* as graph_entry_event */
+			return false;
+		data[0] |= CALL_NOENT;
+		return true;
+	}
+	struct fgraph_ent_entry *ev = r.data;
+	graph_header(c, &ev->ent, TRACE_GRAPH_ENT, e->preempt);
+	ev->func = e->func;
+	ev->depth = e->depth;
+	ev->nargs = (uint16_t)nw;
+	ev->strs = (uint16_t)n;
+	for (unsigned i = 0; i < nw; i++)
+		ev->args[i] = words[i];
+	uint8_t *to = (uint8_t *)(ev->args + nw);
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {           /* words, then the tail's bytes */
+		uint64_t v;
+		__builtin_memcpy(&v, strs + i, 8);
+		__builtin_memcpy(to + i, &v, 8);
+	}
+	for (; i < n; i++)
+		to[i] = strs[i];
+	if (fast)
+		rb_commit_fast(&r);
+	else
+		rb_commit_nopreempt(&r);
+	return true;
+}
+ARCH_PRESERVING_THUNK(graph_entry_full);
+
+/* The entry callback, inlined into the tracer's site callback (below) and
+ * called through entryfunc when a site has other graph users too. */
+static inline __attribute__((always_inline)) bool graph_entry_inline(const struct fgraph_ent *e,
+								     struct fgraph_ops *g,
+								     uint64_t *data)
+{
+	struct cpu *c = e->cpu;
+	if (e->in_irq && !trace_opt(TRACE_OPT_FUNCGRAPH_IRQS))
+		return false;
+	/* The thread's word only in an interrupt (else it is *state: one
+	 * load, which the compiler cannot tell from the pointers). */
+	uint32_t inside = *e->state;
+	if (__builtin_expect(e->in_irq, 0))
+		inside |= *e->task_state;
+	data[0] = 0;
+	unsigned filters = arch_load_relaxed32(&graph_filters);
+	if (__builtin_expect(inside | filters, 0)) {
+		unsigned max = __atomic_load_n(&max_graph_depth, __ATOMIC_RELAXED);
+		if (max && e->depth >= max)
+			return false;
+		if (inside | (filters & (FILTER_FUNCS | FILTER_NOTRACE))) {
+			int v = FTRACE_CALL_COLD(int, graph_filter, e->func, e->state, data, inside);
+			if (v != GRAPH_RECORD)
+				return v == GRAPH_HOOK_ONLY;
+		}
+	}
+	if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS)) {
+		if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR) || fsig_capture_maybe(e->func))
+			return FTRACE_CALL_COLD(bool, graph_entry_full, e->func, e->fregs, e->calltime,
+					       e->depth | (uint64_t)e->preempt << 32, data);
+		return graph_entry_event(c, e, data, ARCH_FTRACE_NARGS);
+	}
+	return graph_entry_event(c, e, data, 0);
+}
+
+static FTRACE_HOT bool graph_entry(const struct fgraph_ent *e, struct fgraph_ops *g, uint64_t *data)
+{
+	return graph_entry_inline(e, g, data);
+}
+
+/* What a site whose only graph user is the tracer calls (its trampoline
+ * saves no FP/SIMD register: nothing on this path touches one). */
+FGRAPH_DEFINE_ENTRY_NOFP(graph_ops_func, graph_entry_inline)
+
+/* The exit event's fields. */
+static inline __attribute__((always_inline)) void graph_exit_fields(const struct fgraph_ret *ret,
+								   void *data)
+{
+	struct fgraph_ret_entry *ev = data;
+	graph_header(ret->cpu, &ev->ent, TRACE_GRAPH_RET, ret->preempt);
+	ev->func = ret->func;
+	ev->retval = ret->retval;
+	ev->depth = ret->depth;
+	/* The trace stack's mark in the top bits (function_graph.h), above the count
+	 * (at most FGRAPH_OVERRUN_MAX). */
+	ev->overrun = (uint32_t)ret->overrun | ret->mark;
+	ev->calltime = ret->calltime;
+	ev->rettime = ret->rettime;
+}
+
+/* The exit callback, inlined into the tracer's return path (below) and
+ * called through retfunc when a frame has other graph users too. */
+static inline __attribute__((always_inline)) void graph_return_inline(const struct fgraph_ret *ret,
+								      struct fgraph_ops *g,
+								      uint64_t *data)
+{
+	if (__builtin_expect(data[0] != 0, 0)) {
+		if (data[0] & CALL_NOTRACE) {
+			*ret->state -= 1u << 16;
+			return;
+		}
+		*ret->state -= 1;                /* CALL_ROOT */
+		if (data[0] & CALL_NOENT)
+			return;
+	}
+	/* The fast path's event and the rest's apart (ring_buffer.h,
+	 * rb_reserve_fast), so that the compiler does not join them. */
+	struct rb_resv r;
+	uint64_t gate;
+	if (__builtin_expect(rb_reserve_fast_at(ret->cpu->trace_rb, sizeof(struct fgraph_ret_entry),
+						ret->rettime, &r, &gate), 1)) {
+		graph_exit_fields(ret, r.data);
+		rb_commit_fast(&r);
+	} else if (rb_reserve_rest(sizeof(struct fgraph_ret_entry), gate, &r) == 0) {
+		graph_exit_fields(ret, r.data);
+		rb_commit_nopreempt(&r);
+	}
+}
+
+static FTRACE_HOT void graph_return(const struct fgraph_ret *ret, struct fgraph_ops *g,
+				    uint64_t *data)
+{
+	graph_return_inline(ret, g, data);
+}
+
+/* The return of a call only the tracer took (nothing on this path touches
+ * an FP/SIMD register or calls a traced function either). */
+FGRAPH_DEFINE_RETURN_NOFP(graph_ret_handler, graph_return_inline)
+
+struct fgraph_ops graph_fgraph_ops = {
+	.ops.func = graph_ops_func,
+	.ops.flags = FTRACE_OPS_FL_NOFP,
+	.entryfunc = graph_entry,
+	.retfunc = graph_return,
+	.ret_handler = graph_ret_handler,
+	.idx = -1,
+};
+GLOBAL_OPS(graph, &graph_fgraph_ops.ops);
+
+/* ---- set_graph_function / set_graph_notrace ---- */
+
+const struct ftrace_hash *graph_hash(bool notrace)
+{
+	return notrace ? graph_notrace : graph_funcs;
+}
+
+/* Same rules as ftrace_set_filter: the whole list is checked first; -EINVAL
+ * (reason in ftrace_filter_error) changes nothing. */
+int graph_set_hash(bool notrace, const char *patterns, bool reset)
+{
+	mutex_lock(&graph_mutex);
+	struct ftrace_hash **hp = notrace ? &graph_notrace : &graph_funcs, *h;
+	int err = ftrace_build_hash(*hp, patterns, reset, &h);
+	if (!err) {
+		struct ftrace_hash *old = *hp;
+		/* RELEASE: the entry callback sees the new hash complete. */
+		__atomic_store_n(hp, h, __ATOMIC_RELEASE);
+		unsigned bit = notrace ? FILTER_NOTRACE : FILTER_FUNCS;
+		if (hash_empty(h))
+			__atomic_fetch_and(&graph_filters, ~bit, __ATOMIC_RELAXED);
+		else
+			__atomic_fetch_or(&graph_filters, bit, __ATOMIC_RELAXED);
+		tramp_grace_period();     /* no entry callback still reads it */
+		hash_free(old);
+	}
+	mutex_unlock(&graph_mutex);
+	return err;
+}
+
+static const char *boot_graph[2];
+
+/* As ftrace_filter= (trace/global_ops.c): each pattern on its own. */
+static int opt_graph_filter(const char *v)
+{
+	return trace_boot_globs_check("ftrace_graph_filter", v) ? (boot_graph[0] = v, 0) : -1;
+}
+
+static int opt_graph_notrace(const char *v)
+{
+	return trace_boot_globs_check("ftrace_graph_notrace", v) ? (boot_graph[1] = v, 0) : -1;
+}
+BT_PARAM("ftrace_graph_filter", opt_graph_filter, "function_graph: trace only these calls' graphs");
+BT_PARAM("ftrace_graph_notrace", opt_graph_notrace, "function_graph: never trace these calls' graphs");
+
+/* Set at once (max_graph_depth is read lock-free, any time); a bad value
+ * says why and leaves the depth as it was. */
+static int opt_graph_max_depth(const char *v)
+{
+	char *end;
+	unsigned long n = 0;
+	bool ok = v && *v >= '0' && *v <= '9';
+	if (ok) {
+		errno = 0;
+		n = strtoul(v, &end, 0);
+		ok = *end == '\0' && errno == 0 && n <= 0xffffffffu;
+	}
+	if (!ok) {
+		kprintf("ftrace_graph_max_depth: '%s' is not a depth (a number up to 4294967295, "
+			"0 for no limit)\n", v ? v : "");
+		return -1;
+	}
+	graph_set_max_depth((unsigned)n);
+	return 0;
+}
+BT_PARAM("ftrace_graph_max_depth", opt_graph_max_depth, "function_graph: max_graph_depth at boot");
+
+static int graph_start(void)
+{
+	for (int k = 0; k < 2; k++)
+		if (boot_graph[k])
+			trace_boot_globs_apply(k ? "ftrace_graph_notrace" : "ftrace_graph_filter",
+					       boot_graph[k], k == 1, graph_set_hash);
+	boot_graph[0] = boot_graph[1] = NULL;
+	return register_fgraph(&graph_fgraph_ops);
+}
+
+static void graph_stop(void)
+{
+	unregister_fgraph(&graph_fgraph_ops);
+}
+
+TRACER(030, graph_tracer) = {
+	.name = "function_graph", .start = graph_start, .stop = graph_stop,
+	.print = graph_print, .print_header = graph_print_header,
+};
+
+/* ---- the files ---- */
+
+static int cat_graph_function(const char *arg)
+{
+	trace_filter_print(graph_hash(false), TRACE_FILTER_ALL);
+	return 0;
+}
+
+static int cat_graph_notrace(const char *arg)
+{
+	trace_filter_print(graph_hash(true), TRACE_FILTER_NONE);
+	return 0;
+}
+
+static int set_graph_function(const char *arg, const char *value, bool append)
+{
+	return trace_filter_result(graph_set_hash(false, value, !append));
+}
+
+static int set_graph_notrace(const char *arg, const char *value, bool append)
+{
+	return trace_filter_result(graph_set_hash(true, value, !append));
+}
+
+static int cat_max_graph_depth(const char *arg)
+{
+	kprintf("%u\n", max_graph_depth);
+	return 0;
+}
+
+static int set_max_graph_depth(const char *arg, const char *value, bool append)
+{
+	unsigned long n;
+	if (!tracefs_parse_ulong(value, &n, 0xffffffffu))
+		return tracefs_write_error(-EINVAL, "max_graph_depth takes a number, 0 for no limit");
+	graph_set_max_depth((unsigned)n);
+	return 0;
+}
+
+TRACEFS_FILE(130, "set_graph_function", .cat = cat_graph_function, .write = set_graph_function,
+	     .append = true);
+TRACEFS_FILE(140, "set_graph_notrace", .cat = cat_graph_notrace, .write = set_graph_notrace,
+	     .append = true);
+TRACEFS_FILE(180, "max_graph_depth", .cat = cat_max_graph_depth, .write = set_max_graph_depth);

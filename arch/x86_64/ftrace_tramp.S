@@ -273,21 +273,73 @@ x86_tramp_templates:
 
 /* ---- The pool: int3 until a slot is written (patch/tramp.c) ---- */
 /* What an enabled XRay exit or tail sled calls (INSTR=xray; patch.c):
- * nothing yet but the return to the sled (+5), every register as it was
- * (the return value, a tail call's arguments and target).  The trace
- * stack's handlers take their place (trace/DESIGN.md "XRay"). */
+ * the trace stack's exit and tail (trace/tstack.h) through
+ * ftrace_sled_exit / ftrace_sled_tail (trace/fgraph.c), with the sled
+ * (the return address - 5), the function's stack pointer (the address of
+ * its return address: above ours) and, at an exit, rax.  Every
+ * caller-saved register comes back as it was: the return value (rax, rdx,
+ * xmm0-1), a tail call's arguments and target.  No graph user
+ * (fgraph_ts_active 0): a compare and the return, nothing else.
+ * rsp at the sled is 8 mod 16 (a function's entry rsp), so 0 mod 16 here. */
+#define SLED_SAVE (9 * 8 + 8 * 16 + 8)
+.macro SLED_HANDLER name, fn, retval
+	.globl	\name
+	.type	\name, @function
+	.balign	16
+\name:
+	cmpb	$0, fgraph_ts_active(%rip)
+	jne	1f
+	ret
+1:	subq	$SLED_SAVE, %rsp
+	movq	%rax, 0x00(%rsp)
+	movq	%rcx, 0x08(%rsp)
+	movq	%rdx, 0x10(%rsp)
+	movq	%rsi, 0x18(%rsp)
+	movq	%rdi, 0x20(%rsp)
+	movq	%r8, 0x28(%rsp)
+	movq	%r9, 0x30(%rsp)
+	movq	%r10, 0x38(%rsp)
+	movq	%r11, 0x40(%rsp)
+	movups	%xmm0, 0x48(%rsp)
+	movups	%xmm1, 0x58(%rsp)
+	movups	%xmm2, 0x68(%rsp)
+	movups	%xmm3, 0x78(%rsp)
+	movups	%xmm4, 0x88(%rsp)
+	movups	%xmm5, 0x98(%rsp)
+	movups	%xmm6, 0xa8(%rsp)
+	movups	%xmm7, 0xb8(%rsp)
+	movq	SLED_SAVE(%rsp), %rdi
+	subq	$5, %rdi                         /* the sled */
+	leaq	SLED_SAVE+8(%rsp), %rsi          /* the function's sp */
+	.if \retval
+	movq	%rax, %rdx
+	.endif
+	call	\fn
+	movq	0x00(%rsp), %rax
+	movq	0x08(%rsp), %rcx
+	movq	0x10(%rsp), %rdx
+	movq	0x18(%rsp), %rsi
+	movq	0x20(%rsp), %rdi
+	movq	0x28(%rsp), %r8
+	movq	0x30(%rsp), %r9
+	movq	0x38(%rsp), %r10
+	movq	0x40(%rsp), %r11
+	movups	0x48(%rsp), %xmm0
+	movups	0x58(%rsp), %xmm1
+	movups	0x68(%rsp), %xmm2
+	movups	0x78(%rsp), %xmm3
+	movups	0x88(%rsp), %xmm4
+	movups	0x98(%rsp), %xmm5
+	movups	0xa8(%rsp), %xmm6
+	movups	0xb8(%rsp), %xmm7
+	addq	$SLED_SAVE, %rsp
+	ret
+	.size	\name, . - \name
+.endm
+
 	.section .text.tramp, "ax"
-	.globl	__fexit__, __ftail__
-	.type	__fexit__, @function
-	.balign	16
-__fexit__:
-	ret
-	.size	__fexit__, . - __fexit__
-	.type	__ftail__, @function
-	.balign	16
-__ftail__:
-	ret
-	.size	__ftail__, . - __ftail__
+	SLED_HANDLER __fexit__, ftrace_sled_exit, 1
+	SLED_HANDLER __ftail__, ftrace_sled_tail, 0
 
 	.section .tramp_pool, "ax", @progbits
 	.balign PAGE_SIZE

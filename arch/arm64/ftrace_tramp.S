@@ -203,6 +203,23 @@
  * arguments and branch register, x9 (the parent, patch.c).  No graph user
  * (fgraph_ts_active 0): x16-x17 saved, a load and the return. */
 #define SLED_SAVE (20 * 8 + 8 * 16)
+/* The registers a sled may have live but x16-x17, x29-x30, stored
+ * (pair=stp, one=str) or loaded (ldp, ldr) above the frame record. */
+.macro sled_regs pair, one
+	\pair	x0, x1, [sp, #16]
+	\pair	x2, x3, [sp, #32]
+	\pair	x4, x5, [sp, #48]
+	\pair	x6, x7, [sp, #64]
+	\pair	x8, x9, [sp, #80]
+	\pair	x10, x11, [sp, #96]
+	\pair	x12, x13, [sp, #112]
+	\pair	x14, x15, [sp, #128]
+	\one	x18, [sp, #144]
+	\pair	q0, q1, [sp, #160]
+	\pair	q2, q3, [sp, #192]
+	\pair	q4, q5, [sp, #224]
+	\pair	q6, q7, [sp, #256]
+.endm
 .macro sled_handler name, fn, retval
 	.globl	\name
 	.type	\name, %function
@@ -217,38 +234,14 @@
 1:	sub	sp, sp, #SLED_SAVE
 	stp	x29, x30, [sp, #0]
 	mov	x29, sp
-	stp	x0, x1, [sp, #16]
-	stp	x2, x3, [sp, #32]
-	stp	x4, x5, [sp, #48]
-	stp	x6, x7, [sp, #64]
-	stp	x8, x9, [sp, #80]
-	stp	x10, x11, [sp, #96]
-	stp	x12, x13, [sp, #112]
-	stp	x14, x15, [sp, #128]
-	str	x18, [sp, #144]
-	stp	q0, q1, [sp, #160]
-	stp	q2, q3, [sp, #192]
-	stp	q4, q5, [sp, #224]
-	stp	q6, q7, [sp, #256]
+	sled_regs stp, str
 	.if \retval
 	mov	x2, x0
 	.endif
 	sub	x0, x30, #8                      // the sled
 	add	x1, sp, #(SLED_SAVE + 16)        // the function's sp
 	bl	\fn
-	ldp	x0, x1, [sp, #16]
-	ldp	x2, x3, [sp, #32]
-	ldp	x4, x5, [sp, #48]
-	ldp	x6, x7, [sp, #64]
-	ldp	x8, x9, [sp, #80]
-	ldp	x10, x11, [sp, #96]
-	ldp	x12, x13, [sp, #112]
-	ldp	x14, x15, [sp, #128]
-	ldr	x18, [sp, #144]
-	ldp	q0, q1, [sp, #160]
-	ldp	q2, q3, [sp, #192]
-	ldp	q4, q5, [sp, #224]
-	ldp	q6, q7, [sp, #256]
+	sled_regs ldp, ldr
 	ldp	x29, x30, [sp, #0]
 	add	sp, sp, #SLED_SAVE
 	ldp	x16, x17, [sp], #16

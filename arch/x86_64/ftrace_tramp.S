@@ -282,6 +282,34 @@ x86_tramp_templates:
  * (fgraph_ts_active 0): a compare and the return, nothing else.
  * rsp at the sled is 8 mod 16 (a function's entry rsp), so 0 mod 16 here. */
 #define SLED_SAVE (9 * 8 + 8 * 16 + 8)
+/* One register to (save=1) or from (0) the handler's frame at off. */
+.macro SLED_MOV save, op, reg, off
+	.if \save
+	\op	\reg, \off(%rsp)
+	.else
+	\op	\off(%rsp), \reg
+	.endif
+.endm
+/* Every caller-saved register a sled may have live. */
+.macro SLED_REGS save
+	SLED_MOV \save, movq, %rax, 0x00
+	SLED_MOV \save, movq, %rcx, 0x08
+	SLED_MOV \save, movq, %rdx, 0x10
+	SLED_MOV \save, movq, %rsi, 0x18
+	SLED_MOV \save, movq, %rdi, 0x20
+	SLED_MOV \save, movq, %r8, 0x28
+	SLED_MOV \save, movq, %r9, 0x30
+	SLED_MOV \save, movq, %r10, 0x38
+	SLED_MOV \save, movq, %r11, 0x40
+	SLED_MOV \save, movups, %xmm0, 0x48
+	SLED_MOV \save, movups, %xmm1, 0x58
+	SLED_MOV \save, movups, %xmm2, 0x68
+	SLED_MOV \save, movups, %xmm3, 0x78
+	SLED_MOV \save, movups, %xmm4, 0x88
+	SLED_MOV \save, movups, %xmm5, 0x98
+	SLED_MOV \save, movups, %xmm6, 0xa8
+	SLED_MOV \save, movups, %xmm7, 0xb8
+.endm
 .macro SLED_HANDLER name, fn, retval
 	.globl	\name
 	.type	\name, @function
@@ -291,23 +319,7 @@ x86_tramp_templates:
 	jne	1f
 	ret
 1:	subq	$SLED_SAVE, %rsp
-	movq	%rax, 0x00(%rsp)
-	movq	%rcx, 0x08(%rsp)
-	movq	%rdx, 0x10(%rsp)
-	movq	%rsi, 0x18(%rsp)
-	movq	%rdi, 0x20(%rsp)
-	movq	%r8, 0x28(%rsp)
-	movq	%r9, 0x30(%rsp)
-	movq	%r10, 0x38(%rsp)
-	movq	%r11, 0x40(%rsp)
-	movups	%xmm0, 0x48(%rsp)
-	movups	%xmm1, 0x58(%rsp)
-	movups	%xmm2, 0x68(%rsp)
-	movups	%xmm3, 0x78(%rsp)
-	movups	%xmm4, 0x88(%rsp)
-	movups	%xmm5, 0x98(%rsp)
-	movups	%xmm6, 0xa8(%rsp)
-	movups	%xmm7, 0xb8(%rsp)
+	SLED_REGS 1
 	movq	SLED_SAVE(%rsp), %rdi
 	subq	$5, %rdi                         /* the sled */
 	leaq	SLED_SAVE+8(%rsp), %rsi          /* the function's sp */
@@ -315,23 +327,7 @@ x86_tramp_templates:
 	movq	%rax, %rdx
 	.endif
 	call	\fn
-	movq	0x00(%rsp), %rax
-	movq	0x08(%rsp), %rcx
-	movq	0x10(%rsp), %rdx
-	movq	0x18(%rsp), %rsi
-	movq	0x20(%rsp), %rdi
-	movq	0x28(%rsp), %r8
-	movq	0x30(%rsp), %r9
-	movq	0x38(%rsp), %r10
-	movq	0x40(%rsp), %r11
-	movups	0x48(%rsp), %xmm0
-	movups	0x58(%rsp), %xmm1
-	movups	0x68(%rsp), %xmm2
-	movups	0x78(%rsp), %xmm3
-	movups	0x88(%rsp), %xmm4
-	movups	0x98(%rsp), %xmm5
-	movups	0xa8(%rsp), %xmm6
-	movups	0xb8(%rsp), %xmm7
+	SLED_REGS 0
 	addq	$SLED_SAVE, %rsp
 	ret
 	.size	\name, . - \name

@@ -126,7 +126,7 @@ LIB_SRCS  := lib/newlib_glue.c lib/heap.c lib/glob.c lib/failalloc.c lib/fs.c li
 	lib/timekeeping.c
 TRACE_SRCS := trace/ring_buffer.c trace/rb_event.c trace/rb_read.c trace/rb_setup.c \
 	trace/records.c trace/hash.c trace/listvec.c trace/ftrace.c trace/direct.c trace/update.c trace/enabled_functions.c trace/trace.c trace/function.c \
-	trace/output.c trace/tracefs.c trace/graph_output.c trace/fgraph.c trace/options.c trace/graph.c trace/cmdparse.c
+	trace/global_ops.c trace/marker.c trace/output.c trace/tracefs.c trace/graph_output.c trace/fgraph.c trace/options.c trace/graph.c trace/cmdparse.c
 PATCH_SRCS := patch/patch.c patch/tramp.c
 DEMO_SRCS := demo/demo.c demo/vfs.c
 # Suite ftrace spans test_ftrace.c, _regs, _live and _recl (its cases run in
@@ -140,7 +140,7 @@ TEST_SRCS := tests/guest/test_boot.c tests/guest/test_sched.c tests/guest/test_m
 	tests/bench/bench_ring_buffer.c
 # Function signatures from BTF (trace/btf.h, trace/fsig.h) and their suite.
 TRACE_SRCS += trace/btf.c trace/fsig.c
-TEST_SRCS  += tests/guest/test_btf.c
+TEST_SRCS  += tests/guest/test_btf.c tests/guest/btf_twin.c
 # The function profiler and fprobes (trace/profile.h, trace/fprobe.h) and their suites.
 TRACE_SRCS += trace/profile.c trace/fprobe.c
 TEST_SRCS  += tests/guest/test_profile.c tests/guest/test_fprobe.c
@@ -155,6 +155,9 @@ TEST_SRCS  += tests/guest/test_func_cmd.c
 # Dumps (trace/dump.h): the framed binary dump, ftrace_dump_on_oops, traceoff_on_warning.
 TRACE_SRCS += trace/dump.c
 TEST_SRCS  += tests/guest/test_dump.c
+
+# What the owners register (trace/DESIGN.md, "Owners register their parts"): its suite.
+TEST_SRCS  += tests/guest/test_registry.c
 
 # Allocation-failure injection (lib/failalloc.h) and the suite that fails
 # every allocation of the tracer's operations in turn.
@@ -251,27 +254,29 @@ $(B)/bench_funcs.c: tools/gen-bench-funcs.py
 $(B)/bench_funcs.o: $(B)/bench_funcs.c $(FLAGS_STAMP)
 	$(CC) $(CFLAGS_BASE) -O1 $(INSTR_CFLAGS) -c $< -o $@
 
-# BTF (DESIGN.md 3.9): pahole turns the DWARF of our objects, linked
-# relocatable (types do not depend on addresses), into a raw blob; newlib
-# and the benchmark's generated functions are left out.  The blob is linked
-# into both passes below as read-only .BTF (__btf_start, __btf_end), at the
-# same size, so pass 2 keeps every address; $(B)/kernel.btf is also the
-# module form, for QEMU's -initrd.  The blob's size and CRC-32 go into the
-# image as btf_image_ident (trace/btf.h): a module must be this blob.
-BTF_OBJ := $(B)/btf.S.o
-$(B)/kernel.btf: $(filter-out $(B)/bench_funcs.o,$(OBJS))
-	$(LD) -r -o $(B)/btf-input.o $^
-	pahole -J --btf_gen_floats --btf_encode_detached=$@.tmp $(B)/btf-input.o
+# BTF (DESIGN.md 3.9; trace/DESIGN.md, "Build"): pahole turns the DWARF of
+# our objects, linked relocatable, into a raw blob; newlib and the
+# benchmark's generated functions are left out.  pahole keeps one FUNC per
+# name, so tools/btfaddr.py then reads pass 1's DWARF (the final addresses)
+# and gives every function whose name several symbols share its own FUNC
+# (appended) and an entry address -> FUNC id.  Both go into pass 2 only,
+# after .ksyms (the image's tail, as ksyms: nothing moves), with the blob's
+# size and CRC-32 as btf_image_ident (trace/btf.h): a module
+# ($(B)/kernel.btf, for QEMU's -initrd) must be this blob.
+# $(B)/kernel.btf.addrs lists the table as text.
+BTF_INPUTS := $(filter-out $(B)/bench_funcs.o,$(OBJS))
+$(B)/kernel.btf $(B)/btf.S &: $(B)/kernel.pass1.elf tools/btfaddr.py tools/btfsig.py
+	$(LD) -r -o $(B)/btf-input.o $(BTF_INPUTS)
+	pahole -J --btf_gen_floats --btf_encode_detached=$(B)/pahole.btf $(B)/btf-input.o
 	rm -f $(B)/btf-input.o
-	mv $@.tmp $@
-$(BTF_OBJ): $(B)/kernel.btf
-	{ printf '.section .BTF,"a"\n.balign 8\n.incbin "%s"\n' $<; \
-	  printf '.section .rodata.btf_ident,"a"\n.balign 8\n.globl btf_image_ident\n'; \
-	  printf 'btf_image_ident:\n.quad %s\n.long %s\n.long 0\n' $$(stat -c %s $<) \
-		$$(python3 -c 'import sys, zlib; print(zlib.crc32(open(sys.argv[1], "rb").read()))' $<); \
-	} > $(B)/btf.S
-	$(CC) $(CFLAGS_BASE) -c $(B)/btf.S -o $@
-OBJS += $(BTF_OBJ)
+	tools/btfaddr.py $(CURDIR) $(B)/pahole.btf $< $<.nm $(B)/kernel.btf $(B)/btf.S \
+		$(B)/kernel.btf.addrs $(if $(BENCH_FUNCS),$(B)/bench_funcs.c)
+$(B)/btf.S.o: $(B)/btf.S
+	$(CC) $(CFLAGS_BASE) -c $< -o $@
+$(B)/btf0.S.o: tools/btfaddr.py
+	@mkdir -p $(@D)
+	tools/btfaddr.py --empty $(B)/btf0.S
+	$(CC) $(CFLAGS_BASE) -c $(B)/btf0.S -o $@
 
 # APP_DATA=DIR: the APP's files, packed with the image's BTF module
 # (kernel.btf) into a cpio "newc" archive that QEMU loads as -initrd
@@ -307,22 +312,22 @@ FAILALLOC_WRAP := --wrap=malloc --wrap=calloc --wrap=realloc --wrap=memalign --w
 LDFLAGS  := -nostdlib -static -z max-page-size=4096 -z noexecstack --no-warn-rwx-segments \
 	$(FAILALLOC_WRAP) -T $(LDSCRIPT)
 
-# Two-pass link (like kallsyms): pass 1 with an empty symbol table, then the
-# table generated from pass 1's symbols.  The table's section comes last in
+# Two-pass link (like kallsyms): pass 1 with an empty symbol table and no
+# BTF, then the table generated from pass 1's symbols, and the BTF (above).  The table's section comes last in
 # the image, so its size moves no other symbol; tools/gen-ksyms.py --check
 # verifies that pass 2 kept every address.
 $(B)/ksyms0.S.o: tools/gen-ksyms.py
 	@mkdir -p $(@D)
 	tools/gen-ksyms.py --empty > $(B)/ksyms0.S
 	$(CC) $(CFLAGS_BASE) -c $(B)/ksyms0.S -o $@
-$(B)/kernel.pass1.elf: $(OBJS) $(B)/ksyms0.S.o $(LDSCRIPT)
-	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/ksyms0.S.o --start-group $(LDLIBS) --end-group
+$(B)/kernel.pass1.elf: $(OBJS) $(B)/ksyms0.S.o $(B)/btf0.S.o $(LDSCRIPT)
+	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/ksyms0.S.o $(B)/btf0.S.o --start-group $(LDLIBS) --end-group
 	$(NM) -n $@ > $@.nm
 $(B)/ksyms.S.o: $(B)/kernel.pass1.elf tools/gen-ksyms.py
 	tools/gen-ksyms.py < $<.nm > $(B)/ksyms.S
 	$(CC) $(CFLAGS_BASE) -c $(B)/ksyms.S -o $@
-$(B)/kernel.elf: $(B)/ksyms.S.o tools/check-nofp.py tools/sort-sites.py
-	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/ksyms.S.o --start-group $(LDLIBS) --end-group
+$(B)/kernel.elf: $(B)/ksyms.S.o $(B)/btf.S.o tools/check-nofp.py tools/sort-sites.py
+	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/ksyms.S.o $(B)/btf.S.o --start-group $(LDLIBS) --end-group
 	$(NM) -n $@ | tools/gen-ksyms.py --check $(B)/kernel.pass1.elf.nm
 	tools/sort-sites.py $@ $(B)/kernel.sites
 	$(CROSS)objdump -d $@ > $(B)/kernel.asm

@@ -419,7 +419,7 @@ void arch_ftrace_regs_list_caller(void);
  * its end is the SP the function was entered with, as
  * ftrace_regs_get_stack_pointer() gave it at entry (fgraph_ret_regs_sp()
  * computes it from the struct's address), calls fgraph_return(&regs)
- * (trace/fgraph.h), which returns the
+ * (trace/fgraph_hooks.h), which returns the
  * original return address, restores the return-value registers and jumps
  * there.  Registers the caller may expect preserved across a call are never
  * changed.

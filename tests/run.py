@@ -56,6 +56,8 @@ import checks_clang  # noqa: E402
 import checks_xray  # noqa: E402
 from checks_stack import stack_overflow  # noqa: E402
 import checks_guestword  # noqa: E402
+import checks_btfaddr  # noqa: E402
+import checks_layers  # noqa: E402
 from checklib import run, golden_compare, mask_durations  # noqa: E402
 from checks_shell import shell_session  # noqa: E402
 LOGS = os.path.join(ROOT, "build", "test-logs")
@@ -88,6 +90,7 @@ def host_tests():
         report(m.group(1) == "ok", "host " + m.group(2).strip(), out if m.group(1) != "ok" else "")
     if rc != 0 or n == 0:
         report(False, "host tests exit status %d" % rc, out)
+    checks_layers.layers(report)
 
 
 def kernel(arch, app=None):
@@ -605,6 +608,7 @@ def main():
             graph_golden(arch)
             graph_boot_options(arch)
             btf_module(arch)
+            checks_btfaddr.twins(arch, run, report, save_log, LOGS)
         if "export" in only:
             export_checks.export_round_trip(arch, kernel_path(arch), report, save_log)
         if "gdb" in only:

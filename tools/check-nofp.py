@@ -21,7 +21,7 @@ call path that reaches it and exits 1, which fails the build:
     argument registers, so a callback that clobbered them would corrupt the
     traced function's arguments;
   - these callbacks only test their context's recursion bit and do not take
-    it (trace/ftrace_internal.h, ftrace_recursion_free_on), which is sound
+    it (trace/recursion.h, ftrace_recursion_free_on), which is sound
     only while nothing they call can reach the tracer again, nor the
     scheduler (schedule, preempt_enable, preempt_check_resched,
     arch_switch, or a compiler's copy of one: refused whether traced or not;

@@ -12,7 +12,7 @@ set -euo pipefail
 
 PKGS="make gcc gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-system-x86
 qemu-system-arm gdb-multiarch newlib-source dwarves trace-cmd libcmocka-dev
-libbpf-dev clang libclang-rt-14-dev python3 perl xz-utils uftrace valgrind"
+libbpf-dev clang libclang-rt-14-dev python3 python3-pyelftools perl xz-utils uftrace valgrind"
 
 CACHE=${BT_CACHE:-$HOME/.cache/baretrace}
 

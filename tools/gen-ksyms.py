@@ -18,8 +18,10 @@ and an index sorted by name; boot/ksyms.c reads it:
 import sys
 
 FUNC_TYPES = set("tTwW")
-# Symbols after the .ksyms section: the only ones pass 2 may move.
-IMAGE_END = {"_end", "__ksyms_start", "__ksyms_end"}
+# Symbols of the image's tail (.ksyms, then .BTF and .btf_funcs: linker
+# scripts): the only ones pass 2 may move.
+IMAGE_END = {"_end", "__ksyms_start", "__ksyms_end", "__btf_start", "__btf_end",
+             "btf_image_ident", "btf_func_count", "btf_funcs"}
 
 
 def read_nm(lines):

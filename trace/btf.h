@@ -22,11 +22,19 @@
  * only (it allocates and takes fsig_lock()).
  *
  * Identity: BTF names types, not addresses — signatures are tied to
- * functions by name — so a well-formed blob of another image (the other
- * arch's, an older build's, Linux's) would parse and give wrong
- * prototypes.  The build records the size and CRC-32 of the image's own
- * blob in the image (btf_image_ident, Makefile); a module (-initrd) must
- * match them or it is rejected like a malformed one.
+ * functions by name, and by the image's address table (below) — so a
+ * well-formed blob of another image (the other arch's, an older build's,
+ * Linux's) would parse and give wrong prototypes.  The build records the
+ * size and CRC-32 of the image's own blob in the image (btf_image_ident,
+ * tools/btfaddr.py); a module (-initrd) must match them or it is rejected
+ * like a malformed one.
+ *
+ * Addresses: a name several functions share (static functions of two
+ * files, an APP's `panic` and the kernel's) has one FUNC per prototype in
+ * the image's blob, and the image's table btf_funcs[] (tools/btfaddr.py,
+ * from the DWARF of the first link pass) says which FUNC each of those
+ * functions' addresses is.  It is used with the image's own blob only (the
+ * embedded one, or a module that passed the identity check).
  */
 #ifndef TRACE_BTF_H
 #define TRACE_BTF_H
@@ -116,7 +124,8 @@ static inline const void *btf_type_data(const struct btf_type *t) { return t + 1
 
 /* Parse, build the table, replace the current one.  0, -EINVAL or -ENOMEM;
  * prints one line either way:
- *   "btf: <source>: <N> types, <M> functions with signatures (<K> ambiguous names skipped)"
+ *   "btf: <source>: <N> types, <M> functions with signatures (0 by address,
+ *    <K> ambiguous names skipped)" (one line)
  *   "btf: <source>: rejected: <reason>"
  * A rejected blob leaves the current table in place. */
 int btf_load(const void *blob, size_t size, const char *source);
@@ -131,9 +140,28 @@ struct btf_ident {
  * `want` (NULL: any): "rejected: not this image's BTF (N bytes, CRC-32
  * 0x...; the image's: M bytes, CRC-32 0x...)", -EINVAL, nothing changed. */
 int btf_load_as(const void *blob, size_t size, const char *source, const struct btf_ident *want);
-int btf_load_embedded(void);      /* [__btf_start, __btf_end) of the image */
-int btf_load_initrd(void);        /* QEMU's -initrd, if it is btf_image_ident's blob;
-				   * -ENOENT if none */
+/* One entry of an address table: the function at ip is FUNC type id
+ * (tools/btfaddr.py writes the image's, btf_funcs[], ascending ip). */
+struct btf_func_addr {
+	uint64_t ip;
+	uint32_t id;
+	uint32_t zero;
+};
+/* btf_load_as(), with an address table addrs[0, n) for this blob: each
+ * entry whose id is a FUNC gives the function at its ip that FUNC's
+ * signature (an entry of another kind, or past the types, is ignored);
+ * then every other FUNC goes by its name as btf_load() says, except at an
+ * address the table gives.  The load line says how many came by address:
+ *   "btf: <source>: <N> types, <M> functions with signatures (<A> by address,
+ *    <K> ambiguous names skipped)"
+ * A name is "ambiguous" if several function symbols have it and no table
+ * entry names its FUNC. */
+int btf_load_addrs(const void *blob, size_t size, const char *source,
+		   const struct btf_ident *want, const struct btf_func_addr *addrs, size_t n);
+int btf_load_embedded(void);      /* [__btf_start, __btf_end) of the image, with
+				   * its btf_funcs[] */
+int btf_load_initrd(void);        /* QEMU's -initrd, if it is btf_image_ident's blob
+				   * (then with btf_funcs[]); -ENOENT if none */
 void btf_unload(void);            /* no signatures from now on */
 /* One line: "<source>: N types, M functions", or "none". */
 void btf_status(void (*out)(void *ctx, const char *line), void *ctx);

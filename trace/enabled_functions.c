@@ -9,6 +9,7 @@
 #include "trace/ftrace_internal.h"
 #include "trace/records.h"
 #include "trace/site_state.h"
+#include "trace/tracefs.h"
 
 /*
  * One enabled_functions line for r, in Linux's layout:
@@ -85,3 +86,11 @@ void ftrace_list_enabled(void (*out)(void *ctx, const char *line), void *ctx)
 	}
 	mutex_unlock(&ftrace_mutex);
 }
+
+static int cat_enabled(const char *arg)
+{
+	ftrace_list_enabled(tracefs_print_line, NULL);
+	return 0;
+}
+
+TRACEFS_FILE(170, "enabled_functions", .cat = cat_enabled);

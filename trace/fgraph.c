@@ -66,6 +66,7 @@
 #include "patch/tramp.h"
 #include "trace/boot.h"
 #include "trace/fgraph.h"
+#include "trace/fgraph_hooks.h"
 #include "trace/fgraph_inline.h"
 #include "trace/records.h"
 #include "trace/recursion.h"

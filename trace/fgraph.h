@@ -1,6 +1,6 @@
 /*
- * fgraph.h — function-graph hooks: entry and exit callbacks for traced
- * functions, through shadow return stacks shared by several users.
+ * fgraph.h — function-graph users' API: entry and exit callbacks for
+ * traced functions, through shadow return stacks shared by several users.
  *
  * A user (struct fgraph_ops) is an ftrace ops (its filter and notrace
  * hashes choose the functions) plus an entry and an exit callback.  On a
@@ -135,13 +135,9 @@ void ftrace_sled_tail(uintptr_t sled, uintptr_t sp);
 int register_fgraph(struct fgraph_ops *g);
 int unregister_fgraph(struct fgraph_ops *g);
 
-/* Called by the return hook (arch/hooks.h); returns where to go. */
-uintptr_t fgraph_return(struct fgraph_ret_regs *r);
-/* Called by the list functions (ftrace.c) for the graph users in `mask` attached to
- * ip (recursion bit held, preemption off). */
-void fgraph_list_enter(uintptr_t ip, uintptr_t parent, struct ftrace_regs *fregs, unsigned mask);
-
-/* The shadow stacks' allocation, set-up and unwinding help: trace/boot.h. */
+/* The core's own entry points (the return hook, the list functions):
+ * trace/fgraph_hooks.h; the shadow stacks' allocation, set-up and
+ * unwinding help: trace/boot.h. */
 
 struct fgraph_stats {
 	uint64_t overrun;                /* calls not hooked: a stack was full */

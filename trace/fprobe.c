@@ -20,7 +20,7 @@
 #include "trace/fgraph.h"
 #include "trace/fprobe.h"
 #include "trace/ftrace.h"
-#include "trace/ftrace_internal.h"
+#include "trace/ftrace_filter.h"
 #include "trace/hash.h"
 
 static struct mutex fprobe_mutex = MUTEX_INIT;

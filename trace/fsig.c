@@ -9,9 +9,12 @@
  * table before it takes the lock to swap it in (a rejected blob changes
  * nothing).
  *
- * Which functions get a signature: every BTF FUNC with a prototype whose
- * name is exactly one function symbol of the image (fsig_port_address);
- * a name several static functions share is skipped and counted.
+ * Which functions get a signature: first each entry of the address table
+ * loaded with the blob (btf_load_addrs: the image's btf_funcs[], for the
+ * functions whose name several symbols share), its FUNC's; then every
+ * other BTF FUNC with a prototype whose name is exactly one function
+ * symbol of the image (fsig_port_address); a name several functions share
+ * that no table entry covers is skipped and counted.
  *
  * Argument words (the entry event's: the integer argument registers,
  * x0-x7 / rdi..r9, then the stack-passed words, then by-reference
@@ -63,7 +66,7 @@ struct fsig_table {
 	size_t ncap;                    /* caps[0..ncap), ascending ip */
 	const struct fsig_capture *caps;
 	uint32_t ntypes;
-	unsigned ambiguous;
+	unsigned ambiguous, by_addr;
 	char source[24];
 	uint64_t filter[FSIG_FILTER_BITS / 64];   /* fsig_capture_maybe's bits */
 	struct fsig sigs[];
@@ -252,8 +255,10 @@ static unsigned proto_params(const struct btf_type *proto)
 
 struct build {
 	const struct btf *b;
+	const struct btf_func_addr *addrs;   /* the address table, ascending ip */
+	size_t naddrs;
 	size_t n, nparams, names, ncap; /* what the table will hold */
-	unsigned ambiguous;
+	unsigned ambiguous, by_addr;
 	struct fsig_table *t;           /* pass 2 only */
 	struct fsig_param *params;
 	struct fsig_capture *cap;
@@ -290,10 +295,82 @@ static const char *copy_name(struct build *bd, const char *s)
 	return d;
 }
 
-/* Pass 1 (bd->t NULL): count what fits; pass 2: fill. */
+/* FUNC f's signature at ip: pass 1 (bd->t NULL) counts it, pass 2 fills it. */
+static void add_sig(struct build *bd, const struct btf_type *f, uintptr_t ip)
+{
+	const struct btf *b = bd->b;
+	const char *name = btf_name(b, f->name_off);
+	const struct btf_type *proto = btf_type_by_id(b, f->size_or_type);
+	const struct btf_param *bp = btf_type_data(proto);
+	unsigned np = proto_params(proto);
+	if (!bd->t) {
+		bd->n++;
+		bd->ncap++;       /* at most one each; counted exactly in pass 2 */
+		bd->nparams += np;
+		bd->names += strlen(name) + 1;
+		for (unsigned i = 0; i < np; i++)
+			bd->names += strlen(btf_name(b, bp[i].name_off)) + 1;
+		return;
+	}
+	struct fsig *s = &bd->t->sigs[bd->t->n++];
+	s->ip = ip;
+	s->name = copy_name(bd, name);
+	s->nparams = (uint8_t)np;
+	s->ret = map_type(b, proto->size_or_type);
+	s->params = bd->params;
+	for (unsigned i = 0; i < np; i++, bd->params++) {
+		bd->params->name = copy_name(bd, btf_name(b, bp[i].name_off));
+		bd->params->type = map_type(b, bp[i].type);
+	}
+	if (capture_of(s, bd->cap))
+		bd->cap++;
+}
+
+/* The FUNC the address table gives for ip, or NULL. */
+static const struct btf_type *table_func(const struct build *bd, const struct btf_func_addr *e)
+{
+	if (e->id == 0 || e->id > bd->b->ntypes)
+		return NULL;
+	const struct btf_type *f = btf_type_by_id(bd->b, e->id);
+	return BTF_INFO_KIND(f->info) == BTF_KIND_FUNC ? f : NULL;
+}
+
+static bool table_has_ip(const struct build *bd, uintptr_t ip)
+{
+	size_t lo = 0, hi = bd->naddrs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (bd->addrs[mid].ip == ip)
+			return table_func(bd, &bd->addrs[mid]) != NULL;
+		if (bd->addrs[mid].ip < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static bool table_has_id(const struct build *bd, uint32_t id)
+{
+	for (size_t i = 0; i < bd->naddrs; i++)
+		if (bd->addrs[i].id == id)
+			return true;
+	return false;
+}
+
+/* Pass 1 (bd->t NULL): count what fits; pass 2: fill.  The address table
+ * first, then the FUNCs by name. */
 static void walk_funcs(struct build *bd)
 {
 	const struct btf *b = bd->b;
+	for (size_t i = 0; i < bd->naddrs; i++) {
+		const struct btf_type *f = table_func(bd, &bd->addrs[i]);
+		if (f) {
+			add_sig(bd, f, (uintptr_t)bd->addrs[i].ip);
+			if (!bd->t)
+				bd->by_addr++;
+		}
+	}
 	for (uint32_t id = 1; id <= b->ntypes; id++) {
 		const struct btf_type *f = btf_type_by_id(b, id);
 		if (BTF_INFO_KIND(f->info) != BTF_KIND_FUNC)
@@ -301,34 +378,11 @@ static void walk_funcs(struct build *bd)
 		const char *name = btf_name(b, f->name_off);
 		uintptr_t ip;
 		int rc = *name ? fsig_port_address(name, &ip) : -ENOENT;
-		if (rc == -EEXIST && !bd->t)
+		if (rc == -EEXIST && !bd->t && !table_has_id(bd, id))
 			bd->ambiguous++;
-		if (rc)
+		if (rc || table_has_ip(bd, ip))
 			continue;
-		const struct btf_type *proto = btf_type_by_id(b, f->size_or_type);
-		const struct btf_param *bp = btf_type_data(proto);
-		unsigned np = proto_params(proto);
-		if (!bd->t) {
-			bd->n++;
-			bd->ncap++;       /* at most one each; counted exactly in pass 2 */
-			bd->nparams += np;
-			bd->names += strlen(name) + 1;
-			for (unsigned i = 0; i < np; i++)
-				bd->names += strlen(btf_name(b, bp[i].name_off)) + 1;
-			continue;
-		}
-		struct fsig *s = &bd->t->sigs[bd->t->n++];
-		s->ip = ip;
-		s->name = copy_name(bd, name);
-		s->nparams = (uint8_t)np;
-		s->ret = map_type(b, proto->size_or_type);
-		s->params = bd->params;
-		for (unsigned i = 0; i < np; i++, bd->params++) {
-			bd->params->name = copy_name(bd, btf_name(b, bp[i].name_off));
-			bd->params->type = map_type(b, bp[i].type);
-		}
-		if (capture_of(s, bd->cap))
-			bd->cap++;
+		add_sig(bd, f, ip);
 	}
 }
 
@@ -347,9 +401,10 @@ static int by_ip(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static struct fsig_table *build_table(const struct btf *b)
+static struct fsig_table *build_table(const struct btf *b, const struct btf_func_addr *addrs,
+				      size_t naddrs)
 {
-	struct build bd = { .b = b };
+	struct build bd = { .b = b, .addrs = addrs, .naddrs = naddrs };
 	walk_funcs(&bd);
 	size_t size = sizeof(struct fsig_table) + bd.n * sizeof(struct fsig) +
 		      bd.nparams * sizeof(struct fsig_param) +
@@ -360,6 +415,7 @@ static struct fsig_table *build_table(const struct btf *b)
 	memset(t, 0, sizeof(*t));
 	t->ntypes = b->ntypes;
 	t->ambiguous = bd.ambiguous;
+	t->by_addr = bd.by_addr;
 	bd.t = t;
 	bd.params = (struct fsig_param *)(t->sigs + bd.n);
 	struct fsig_capture *caps = (struct fsig_capture *)(bd.params + bd.nparams);
@@ -367,7 +423,8 @@ static struct fsig_table *build_table(const struct btf *b)
 	bd.strs = (char *)(caps + bd.ncap);
 	walk_funcs(&bd);
 	qsort(t->sigs, t->n, sizeof(t->sigs[0]), by_ip);
-	/* Two FUNCs at one address (a name encoded twice): keep the first. */
+	/* Two FUNCs at one address (a name encoded twice, a table entry
+	 * repeated): keep one. */
 	size_t w = 0;
 	for (size_t r = 0; r < t->n; r++)
 		if (w == 0 || t->sigs[r].ip != t->sigs[w - 1].ip)
@@ -402,12 +459,18 @@ static void log_line(const char *fmt, const char *source, const char *reason)
 
 int btf_load(const void *blob, size_t size, const char *source)
 {
-	return btf_load_as(blob, size, source, NULL);
+	return btf_load_addrs(blob, size, source, NULL, NULL, 0);
+}
+
+int btf_load_as(const void *blob, size_t size, const char *source, const struct btf_ident *want)
+{
+	return btf_load_addrs(blob, size, source, want, NULL, 0);
 }
 
 /* Parse first, so that a malformed blob is reported as such; the identity
  * check is for blobs that are well-formed but not this image's. */
-int btf_load_as(const void *blob, size_t size, const char *source, const struct btf_ident *want)
+int btf_load_addrs(const void *blob, size_t size, const char *source,
+		   const struct btf_ident *want, const struct btf_func_addr *addrs, size_t naddrs)
 {
 	struct btf b;
 	char err[BTF_ERR_SIZE];
@@ -426,17 +489,17 @@ int btf_load_as(const void *blob, size_t size, const char *source, const struct 
 		log_line("btf: %s: rejected: %s", source, err);
 		return -EINVAL;
 	}
-	struct fsig_table *t = build_table(&b);
+	struct fsig_table *t = build_table(&b, addrs, naddrs);
 	btf_release(&b);
 	if (!t) {
 		log_line("btf: %s: rejected: %s", source, "out of memory for the signature table");
 		return -ENOMEM;
 	}
 	ksnprintf(t->source, sizeof(t->source), "%s", source);
-	char line[160];
+	char line[192];
 	ksnprintf(line, sizeof(line),
-		  "btf: %s: %u types, %zu functions with signatures (%u ambiguous names skipped)",
-		  source, t->ntypes, t->n, t->ambiguous);
+		  "btf: %s: %u types, %zu functions with signatures (%u by address, "
+		  "%u ambiguous names skipped)", source, t->ntypes, t->n, t->by_addr, t->ambiguous);
 	fsig_port_log(line);
 
 	fsig_lock();
@@ -777,6 +840,7 @@ size_t fsig_format_ret(char *buf, size_t size, const struct fsig *s, uint64_t ra
 #include "boot/ksyms.h"
 #include "boot/sched.h"
 #include "patch/tramp.h"
+#include "trace/tracefs.h"
 
 static struct mutex fsig_mutex = MUTEX_INIT;
 
@@ -848,8 +912,12 @@ void fsig_port_retire(void *old)
 	free(old);
 }
 
+/* The build's records (tools/btfaddr.py): the blob's identity and the
+ * address table of the functions whose name several symbols share. */
 extern const char __btf_start[], __btf_end[];
-extern const struct btf_ident btf_image_ident;   /* the build's record (Makefile) */
+extern const struct btf_ident btf_image_ident;
+extern const uint64_t btf_func_count;
+extern const struct btf_func_addr btf_funcs[];
 
 int btf_load_embedded(void)
 {
@@ -858,7 +926,8 @@ int btf_load_embedded(void)
 		kprintf("btf: embedded: none in this image\n");
 		return -ENOENT;
 	}
-	return btf_load(__btf_start, size, "embedded");
+	return btf_load_addrs(__btf_start, size, "embedded", NULL, btf_funcs,
+			      (size_t)btf_func_count);
 }
 
 int btf_load_initrd(void)
@@ -867,8 +936,8 @@ int btf_load_initrd(void)
 		kprintf("btf: initrd: none (boot with QEMU's -initrd FILE)\n");
 		return -ENOENT;
 	}
-	return btf_load_as((const void *)boot_info.initrd_start, boot_info.initrd_size, "initrd",
-			   &btf_image_ident);
+	return btf_load_addrs((const void *)boot_info.initrd_start, boot_info.initrd_size,
+			      "initrd", &btf_image_ident, btf_funcs, (size_t)btf_func_count);
 }
 
 static enum { BTF_EMBEDDED, BTF_INITRD, BTF_OFF } btf_source;
@@ -895,4 +964,38 @@ void btf_boot_init(void)
 	case BTF_OFF: kprintf("btf: off (btf=off): no function signatures\n"); break;
 	}
 }
+
+/* ---- the file: btf (ours) ---- */
+
+static int cat_btf(const char *arg)
+{
+	btf_status(tracefs_print_line, NULL);
+	return 0;
+}
+
+/* "embedded" / "initrd" load that blob (a bad one is refused and the
+ * current signatures stay); "unload" drops them. */
+static int set_btf(const char *arg, const char *value, bool append)
+{
+	int err;
+	if (!strcmp(value, "unload")) {
+		btf_unload();
+		return 0;
+	}
+	if (!strcmp(value, "embedded"))
+		err = btf_load_embedded();
+	else if (!strcmp(value, "initrd"))
+		err = btf_load_initrd();
+	else
+		return tracefs_write_error(-EINVAL, "btf takes embedded, initrd or unload");
+	/* The loader has said why on its line.  (Not -ENOENT back: that
+	 * would read as "no such file" for btf itself.) */
+	if (err == -ENOENT)
+		return tracefs_write_error(-EINVAL, !strcmp(value, "initrd") ? "no initrd" : "none in this image");
+	if (err == -ENOMEM)
+		return tracefs_write_error(err, NULL);   /* "Cannot allocate memory" */
+	return err ? tracefs_write_error(err, "blob rejected") : 0;
+}
+
+TRACEFS_FILE(210, "btf", .cat = cat_btf, .write = set_btf);
 #endif

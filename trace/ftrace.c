@@ -25,12 +25,13 @@
 #include "patch/tramp.h"
 #include "trace/boot.h"
 #include "trace/ftrace.h"
-#include "trace/fgraph.h"
+#include "trace/fgraph_hooks.h"
 #include "trace/ftrace_internal.h"
 #include "trace/recursion.h"
 #include "trace/hash.h"
 #include "trace/listvec.h"
 #include "trace/records.h"
+#include "trace/tracefs.h"
 
 struct mutex ftrace_mutex = MUTEX_INIT;
 struct ftrace_ops *ftrace_ops_list;            /* lock-free readers; see header */
@@ -782,3 +783,17 @@ void ftrace_list_available_addrs(void (*out)(void *ctx, const char *line), void 
 	}
 }
 
+static int cat_available(const char *arg)
+{
+	ftrace_list_available(tracefs_print_line, NULL);
+	return 0;
+}
+
+static int cat_available_addrs(const char *arg)
+{
+	ftrace_list_available_addrs(tracefs_print_line, NULL);
+	return 0;
+}
+
+TRACEFS_FILE(150, "available_filter_functions", .cat = cat_available);
+TRACEFS_FILE(160, "available_filter_functions_addrs", .cat = cat_available_addrs);

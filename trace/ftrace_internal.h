@@ -1,18 +1,19 @@
 /*
  * ftrace_internal.h — the tracing core's private parts, shared by its
- * files (ftrace.c, update.c, direct.c, enabled_functions.c, the tracefs
- * listings) and the core's own tests: the ops list, the update, the
- * filter-building helpers, direct trampolines' checks.  Tracers use
- * trace/recursion.h (the recursion guard) instead; boot/ uses trace/boot.h.
+ * files (ftrace.c, update.c, direct.c, enabled_functions.c) and the core's
+ * own tests: the ops list, the list function's table, the update,
+ * registration under the lock, direct trampolines' checks.  Nothing else
+ * includes it: tracers use trace/ftrace.h (the user API),
+ * trace/ftrace_filter.h (function sets built from patterns) and
+ * trace/recursion.h (the recursion guard); boot/ uses trace/boot.h.
  */
 #ifndef TRACE_FTRACE_INTERNAL_H
 #define TRACE_FTRACE_INTERNAL_H
 
 #include "boot/cpu.h"
 #include "boot/sched.h"
+#include "trace/ftrace_filter.h"
 #include "trace/hash.h"
-
-extern struct mutex ftrace_mutex;
 
 struct ftrace_ops;
 struct ftrace_hash;
@@ -39,15 +40,6 @@ int ftrace_update(const struct ftrace_ops *changed);
  * ENABLED bit cleared) go on without the heap: unregistering never fails
  * with -ENOMEM once this succeeded.  Boot, after records_init. */
 int ftrace_update_reserve_init(void);
-/* Build a hash from patterns (see ftrace_set_filter); on -EINVAL the reason
- * is in ftrace_filter_error (as is that of a direct ops' change refused
- * with -ERANGE or -EBUSY, direct.c direct_check). */
-int ftrace_build_hash(const struct ftrace_hash *base, const char *patterns, bool reset,
-		      struct ftrace_hash **out);
-/* Room for the longest refusal with a function named in full: ~100
- * bytes of words and three addresses, and a name of up to 150. */
-#define FTRACE_ERROR_SIZE 256
-extern char ftrace_filter_error[FTRACE_ERROR_SIZE];
 
 /* ftrace.c: register / unregister op with ftrace_mutex held (the public
  * calls take it; direct.c adds its checks around them). */

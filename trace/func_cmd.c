@@ -26,7 +26,7 @@
 #include "lib/glob.h"
 #include "patch/tramp.h"
 #include "trace/ftrace.h"
-#include "trace/ftrace_internal.h"
+#include "trace/ftrace_filter.h"
 #include "trace/func_cmd.h"
 #include "trace/hash.h"
 #include "trace/records.h"

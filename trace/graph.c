@@ -38,11 +38,13 @@
 #include "trace/fgraph_inline.h"
 #include "boot/cpu.h"
 #include "trace/fsig.h"
-#include "trace/ftrace_internal.h"
+#include "trace/ftrace_filter.h"
+#include "trace/global_ops.h"
 #include "trace/graph.h"
 #include "trace/hash.h"
 #include "trace/options.h"
 #include "trace/trace.h"
+#include "trace/tracefs.h"
 
 #define IN_GRAPH_FUNC(s)  ((s) & 0xffffu)
 #define IN_NOTRACE(s)     ((s) >> 16)
@@ -354,6 +356,7 @@ struct fgraph_ops graph_fgraph_ops = {
 	.ret_handler = graph_ret_handler,
 	.idx = -1,
 };
+GLOBAL_OPS(graph, &graph_fgraph_ops.ops);
 
 /* ---- set_graph_function / set_graph_notrace ---- */
 
@@ -387,7 +390,7 @@ int graph_set_hash(bool notrace, const char *patterns, bool reset)
 
 static const char *boot_graph[2];
 
-/* As ftrace_filter= (trace/function.c): each pattern on its own. */
+/* As ftrace_filter= (trace/global_ops.c): each pattern on its own. */
 static int opt_graph_filter(const char *v)
 {
 	return trace_boot_globs_check("ftrace_graph_filter", v) ? (boot_graph[0] = v, 0) : -1;
@@ -437,6 +440,52 @@ static void graph_stop(void)
 	unregister_fgraph(&graph_fgraph_ops);
 }
 
-const struct tracer graph_tracer = {
-	"function_graph", graph_start, graph_stop, graph_print, graph_print_header,
+TRACER(030, graph_tracer) = {
+	.name = "function_graph", .start = graph_start, .stop = graph_stop,
+	.print = graph_print, .print_header = graph_print_header,
 };
+
+/* ---- the files ---- */
+
+static int cat_graph_function(const char *arg)
+{
+	trace_filter_print(graph_hash(false), TRACE_FILTER_ALL);
+	return 0;
+}
+
+static int cat_graph_notrace(const char *arg)
+{
+	trace_filter_print(graph_hash(true), TRACE_FILTER_NONE);
+	return 0;
+}
+
+static int set_graph_function(const char *arg, const char *value, bool append)
+{
+	return trace_filter_result(graph_set_hash(false, value, !append));
+}
+
+static int set_graph_notrace(const char *arg, const char *value, bool append)
+{
+	return trace_filter_result(graph_set_hash(true, value, !append));
+}
+
+static int cat_max_graph_depth(const char *arg)
+{
+	kprintf("%u\n", max_graph_depth);
+	return 0;
+}
+
+static int set_max_graph_depth(const char *arg, const char *value, bool append)
+{
+	unsigned long n;
+	if (!tracefs_parse_ulong(value, &n, 0xffffffffu))
+		return tracefs_write_error(-EINVAL, "max_graph_depth takes a number, 0 for no limit");
+	graph_set_max_depth((unsigned)n);
+	return 0;
+}
+
+TRACEFS_FILE(130, "set_graph_function", .cat = cat_graph_function, .write = set_graph_function,
+	     .append = true);
+TRACEFS_FILE(140, "set_graph_notrace", .cat = cat_graph_notrace, .write = set_graph_notrace,
+	     .append = true);
+TRACEFS_FILE(180, "max_graph_depth", .cat = cat_max_graph_depth, .write = set_max_graph_depth);

@@ -54,7 +54,6 @@ struct fgraph_ret_entry {      /* TRACE_GRAPH_RET */
 };
 _Static_assert(sizeof(struct fgraph_ret_entry) == 48, "funcgraph_exit is 48 bytes");
 
-extern const struct tracer graph_tracer;
 extern struct fgraph_ops graph_fgraph_ops;     /* the tracer's graph user */
 extern unsigned max_graph_depth;               /* 0: no limit; set it with: */
 void graph_set_max_depth(unsigned depth);

@@ -502,6 +502,10 @@ bool graph_print(struct trace_iter *ti)
 		print_comment(ti);
 	return true;
 }
+/* The graph's events print so under any tracer (the one current may have
+ * changed since they were written). */
+TRACE_EVENT_PRINTER(TRACE_GRAPH_ENT, graph_print);
+TRACE_EVENT_PRINTER(TRACE_GRAPH_RET, graph_print);
 
 /* ---- Header -------------------------------------------------------------- */
 

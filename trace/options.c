@@ -3,11 +3,14 @@
  * and the trace_options= boot option.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "boot/cmdline.h"
 #include "boot/console.h"
 #include "trace/options.h"
+#include "trace/trace.h"
+#include "trace/tracefs.h"
 
 /* Every option once: its enum value, its name, Linux's default.  The names
  * and the initial trace_opts both come from this one list, so they cannot
@@ -114,3 +117,79 @@ static int opt_trace_options(const char *v)
 	return 0;
 }
 BT_PARAM("trace_options", opt_trace_options, "trace options, comma-separated (noX clears)");
+
+/* ---- the files ---- */
+
+/* The options the buffer itself holds, from trace_opts to the buffer:
+ * after every option write (a no-op for the others). */
+static void options_to_buffer(void)
+{
+	if (trace_buffer)
+		rb_set_overwrite(trace_buffer, trace_opt(TRACE_OPT_OVERWRITE));
+}
+
+static int cat_trace_options(const char *arg)
+{
+	trace_opt_list(tracefs_print_line, NULL);
+	return 0;
+}
+
+static int set_trace_options(const char *arg, const char *value, bool append)
+{
+	char why[80];
+	if (trace_opt_set(value)) {
+		/* A long value is cut, with its closing quote kept. */
+		ksnprintf(why, sizeof(why), "no option '%.*s%s'", 40, value,
+			  strlen(value) > 40 ? "..." : "");
+		return tracefs_write_error(-EINVAL, why);
+	}
+	options_to_buffer();
+	return 0;
+}
+
+/* options/NAME: "0" or "1". */
+static int option_index(const char *name)
+{
+	for (int i = 0; i < TRACE_OPT_COUNT; i++)
+		if (!strcmp(name, trace_opt_name(i)))
+			return i;
+	return -1;
+}
+
+static int cat_option(const char *name)
+{
+	int i = option_index(name);
+	if (i < 0)
+		return -ENOENT;
+	kprintf("%d\n", trace_opt(i));
+	return 0;
+}
+
+static int set_option(const char *name, const char *value, bool append)
+{
+	unsigned long n;
+	int i = option_index(name);
+	if (i < 0)
+		return -ENOENT;
+	if (!tracefs_parse_ulong(value, &n, 1))
+		return tracefs_write_error(-EINVAL, "an option takes 0 or 1");
+	char word[48];
+	ksnprintf(word, sizeof(word), "%s%s", n ? "" : "no", name);
+	int err = trace_opt_set(word);
+	if (!err)
+		options_to_buffer();
+	return err;
+}
+
+/* `entry` "": print every entry; else 0 if the directory has it, -ENOENT. */
+static int ls_options(const char *entry)
+{
+	if (*entry)
+		return option_index(entry) >= 0 ? 0 : -ENOENT;
+	for (int i = 0; i < TRACE_OPT_COUNT; i++)
+		kprintf("%s\n", trace_opt_name(i));
+	return 0;
+}
+
+TRACEFS_FILE(190, "trace_options", .cat = cat_trace_options, .write = set_trace_options);
+TRACEFS_FILE(200, "options/", .cat = cat_option, .write = set_option, .ls = ls_options);

@@ -5,16 +5,25 @@
  * tracer's column header, then one line per event with the context columns
  * (task-pid, [cpu], latency flags, seconds.microseconds) and the tracer's
  * own text.  Printing iterates without consuming; recording pauses meanwhile
- * (rb_iter_start), as reading Linux's trace file does.
+ * (rb_iter_start), as reading Linux's trace file does.  An event's text is
+ * the current tracer's (its print) or else its type's printer
+ * (TRACE_EVENT_PRINTER, registered by the file that writes the event).
+ *
+ * Files: trace, trace_pipe, saved_cmdlines.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "boot/clock.h"
 #include "boot/console.h"
 #include "boot/cpu.h"
+#include "boot/main.h"
 #include "boot/sched.h"
-#include "trace/graph.h"
+#include "trace/ftrace.h"
 #include "trace/trace.h"
+#include "trace/tracefs.h"
+
+extern const struct trace_event __trace_events_start[], __trace_events_end[];
 
 static struct mutex print_mutex = MUTEX_INIT;    /* one printing pass at a time */
 static bool print_event(const struct tracer *t, struct trace_iter *ti);
@@ -139,8 +148,13 @@ static bool print_event(const struct tracer *t, struct trace_iter *ti)
 	memcpy(ti->copy, ti->ev.data, ti->ev.len);
 	ti->ev.data = ti->copy;
 	ti->ent = (const struct trace_entry *)ti->copy;
+	if (t->print && t->print(ti))
+		return true;
 	/* Events of an earlier tracer print in their own format. */
-	return t->print(ti) || function_print(ti) || graph_print(ti);
+	for (const struct trace_event *e = __trace_events_start; e < __trace_events_end; e++)
+		if (e->type == ti->ent->type)
+			return e->print(ti);
+	return false;
 }
 
 unsigned long trace_pipe(bool (*stop)(bool empty))
@@ -189,3 +203,59 @@ void trace_iter_skip(struct trace_iter *ti, unsigned cpu)
 	else
 		rb_iter_drop_cpu(&ti->it, cpu);
 }
+
+/* ---- the files ---- */
+
+static int cat_trace(const char *arg)
+{
+	trace_print_all();
+	return 0;
+}
+
+static int clear_trace(const char *arg, const char *value, bool append)
+{
+	return trace_clear_buffer("trace", RB_ALL_CPUS);
+}
+
+/* trace_pipe: until a key arrives; a script goes on once it is drained. */
+static bool pipe_stop(bool empty)
+{
+	if (console_trygetc() >= 0)
+		return true;
+	return empty && !console_interactive;
+}
+
+/* The reader itself is not traced: what it calls to print an event would
+ * otherwise be recorded as it prints, and the buffer would never drain
+ * under a tracer that traces every function (trace/DESIGN.md, "The reader
+ * is not traced"). */
+void trace_pipe_read(int cpu)
+{
+	ftrace_thread_notrace_begin();
+	trace_pipe_cpu(cpu, pipe_stop);
+	ftrace_thread_notrace_end();
+}
+
+static int cat_trace_pipe(const char *arg)
+{
+	if (!trace_need_buffer("cat", "trace_pipe"))
+		return -ENODEV;
+	trace_pipe_read(RB_ALL_CPUS);
+	return 0;
+}
+
+/* saved_cmdlines: "pid comm" of each thread the trace can name. */
+static void print_comm(void *ctx, int tid, const char *name)
+{
+	kprintf("%d %s\n", tid, name);
+}
+
+static int cat_saved_cmdlines(const char *arg)
+{
+	thread_comm_each(print_comm, NULL);
+	return 0;
+}
+
+TRACEFS_FILE(040, "trace", .cat = cat_trace, .write = clear_trace);
+TRACEFS_FILE(050, "trace_pipe", .cat = cat_trace_pipe);
+TRACEFS_FILE(100, "saved_cmdlines", .cat = cat_saved_cmdlines);

@@ -22,6 +22,7 @@
  *     every one that did not see the pause).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,9 +33,11 @@
 #include "boot/sched.h"
 #include "patch/tramp.h"
 #include "trace/fgraph.h"
+#include "trace/global_ops.h"
 #include "trace/hash.h"
 #include "trace/profile.h"
 #include "trace/records.h"
+#include "trace/tracefs.h"
 
 struct pent {
 	uintptr_t func;                 /* 0: free; owner CPU, RELEASE once */
@@ -148,6 +151,8 @@ static struct fgraph_ops prof_ops = {
 	.retfunc = prof_return,
 	.idx = -1,
 };
+/* set_ftrace_filter drives it, as Linux's global filter does. */
+GLOBAL_OPS(profile, &prof_ops.ops);
 
 /* ---- control ---- */
 
@@ -242,10 +247,6 @@ int profile_set_notrace(const char *patterns, bool reset)
 	return ftrace_set_notrace(&prof_ops.ops, patterns, reset);
 }
 
-struct ftrace_ops *profile_ftrace_ops(void)
-{
-	return &prof_ops.ops;
-}
 
 /* ---- reading ---- */
 
@@ -461,3 +462,56 @@ int profile_print(unsigned cpu)
 {
 	return profile_show(cpu, print_line, NULL);
 }
+
+/* ---- the files ---- */
+
+static int cat_profile_enabled(const char *arg)
+{
+	kprintf("%d\n", profile_enabled());
+	return 0;
+}
+
+static int set_profile_enabled(const char *arg, const char *value, bool append)
+{
+	unsigned long n;
+	if (!tracefs_parse_ulong(value, &n, ULONG_MAX))      /* Linux: any number, 0 is off */
+		return tracefs_write_error(-EINVAL, "function_profile_enabled takes a number, 0 for off");
+	if (!n) {
+		profile_disable();
+		return 0;
+	}
+	int err = profile_enabled() ? 0 : profile_enable();
+	return err ? tracefs_write_error(err, NULL) : 0;
+}
+
+/* trace_stat/functionN: CPU N's profile (N as Linux names it: no leading
+ * zero, so function01 is no file).  Is `name` one, and of which CPU? */
+static bool stat_cpu(const char *name, unsigned long *cpu)
+{
+	return !strncmp(name, "function", 8) && tracefs_parse_ulong(name + 8, cpu, MAX_CPUS - 1) &&
+	       *cpu < ncpus && !(name[8] == '0' && name[9]);
+}
+
+static int cat_trace_stat(const char *name)
+{
+	unsigned long cpu;
+	if (!stat_cpu(name, &cpu))
+		return -ENOENT;
+	int err = profile_print((unsigned)cpu);
+	if (err == -ENOMEM)
+		kprintf("cat: trace_stat/%s: Cannot allocate memory\n", name);
+	return err == -EINVAL ? -ENOENT : err;
+}
+
+static int ls_trace_stat(const char *entry)
+{
+	unsigned long cpu;
+	if (*entry)
+		return stat_cpu(entry, &cpu) ? 0 : -ENOENT;
+	for (unsigned c = 0; c < ncpus; c++)
+		kprintf("function%u\n", c);
+	return 0;
+}
+
+TRACEFS_FILE(220, "function_profile_enabled", .cat = cat_profile_enabled, .write = set_profile_enabled);
+TRACEFS_FILE(230, "trace_stat/", .cat = cat_trace_stat, .ls = ls_trace_stat);

@@ -8,8 +8,8 @@
  * CPU's table.  Times include the time spent in children (Linux's default,
  * graph-time on).  Which functions: the profiler's own ops filter
  * (profile_set_filter / profile_set_notrace; empty = every traced
- * function).  To make set_ftrace_filter drive it as in Linux, add
- * profile_ftrace_ops() to the ops that trace_filter_set() updates.
+ * function); set_ftrace_filter drives it as in Linux (its ops is a
+ * GLOBAL_OPS, trace/global_ops.h).
  *
  * Tables: one fixed-size open-addressing hash per CPU, allocated by the
  * first profile_enable() (sized from the record table, so a full table
@@ -44,7 +44,6 @@ void profile_reset(void);
  * reason in ftrace_filter_error, changes nothing). */
 int profile_set_filter(const char *patterns, bool reset);
 int profile_set_notrace(const char *patterns, bool reset);
-struct ftrace_ops *profile_ftrace_ops(void);
 
 struct profile_rec {
 	uintptr_t func;

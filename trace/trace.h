@@ -5,9 +5,13 @@
  * Events start with Linux's common header, so their layout is the one
  * trace-cmd knows from the `function`/`funcgraph_*` formats.
  *
- * Tracers (`nop`, `function`, `function_graph`) are listed in trace.c's
- * `tracers` table; one is current at a time (tracer_set(), `ftrace=` at boot).  Starting and
- * stopping a tracer happens in thread context under tracer_mutex.
+ * Tracers (`nop`, `function`, `function_graph`) register themselves with
+ * TRACER() in the .tracers section, listed (available_tracers) in the
+ * order of their keys; one is current at a time (tracer_set(), `ftrace=`
+ * at boot).  Starting and stopping a tracer happens in thread context
+ * under tracer_mutex.  Each event type's text comes from the printer its
+ * owner registers with TRACE_EVENT_PRINTER() (Linux's struct trace_event),
+ * unless the current tracer prints the event its own way first.
  */
 #ifndef TRACE_TRACE_H
 #define TRACE_TRACE_H
@@ -84,6 +88,15 @@ bool tracing_is_on(void);
  * (nothing changed).  Thread context. */
 int trace_set_cpumask(uint32_t mask);
 uint32_t trace_cpumask(void);
+/* Whether there is a trace buffer (trace_init may have made none); if
+ * not, says so for the tracefs file `file` and the command `op` ("cat",
+ * "echo"). */
+bool trace_need_buffer(const char *op, const char *file);
+/* `echo > trace` (cpu RB_ALL_CPUS) or `echo > per_cpu/cpuN/trace`: empty
+ * the buffer of CPU `cpu` or all, recording off on it meanwhile.  0 or
+ * -errno, said in tracefs terms for `file` (tracefs_write_error).  Thread
+ * context. */
+int trace_clear_buffer(const char *file, int cpu);
 
 /*
  * A printing pass over the buffer (`cat trace`): the merged iterator, the
@@ -119,40 +132,35 @@ void trace_iter_skip(struct trace_iter *ti, unsigned cpu);
 
 struct tracer {
 	const char *name;
-	int (*start)(void);        /* register ops; 0 or -errno */
+	int (*start)(void);        /* register ops; 0 or -errno; NULL: nothing to start */
 	void (*stop)(void);
-	/* Print ti->ev; returns false if it is not this tracer's event. */
+	/* NULL, or print ti->ev the tracer's own way (function_graph prints
+	 * marks as comments in its graph); false leaves it to the event's
+	 * printer. */
 	bool (*print)(struct trace_iter *ti);
-	void (*print_header)(void);
+	void (*print_header)(void);    /* NULL: Linux's default header */
 };
 
-extern const struct tracer nop_tracer, function_tracer;
-extern struct ftrace_ops function_ops;     /* the function tracer's ops */
+/*
+ * TRACER(key, var) = { "name", ... };  defines and registers a tracer.
+ * The linker sorts the .tracers.KEY sections by name (linker/ARCH.ld):
+ * available_tracers lists the tracers in the order of their keys, three
+ * digits each, unique.
+ */
+#define TRACER(key, var)                                                         	static const struct tracer var                                           		__attribute__((used, section(".tracers." #key), aligned(8)))
 
 /*
- * set_ftrace_filter / set_ftrace_notrace: one filter for the function and
- * function_graph tracers (as Linux's global ops).  Rules of
- * ftrace_set_filter; -EINVAL (reason in ftrace_filter_error) changes
- * nothing.  trace_filter_boot() applies ftrace_filter= / ftrace_notrace=.
+ * TRACE_EVENT_PRINTER(type, fn): fn prints the events of `type`
+ * (common_type) in `cat trace` and trace_pipe, after the context columns
+ * it prints itself; it returns false for an event it cannot print (one too
+ * short: then nothing is printed).  One printer per type, registered by
+ * the file that writes the event; the .trace_events section holds them.
  */
-int trace_filter_set(bool is_notrace, const char *patterns, bool reset);
-const struct ftrace_hash *trace_filter_hash(bool is_notrace);
-void trace_filter_boot(void);
-/*
- * Boot options that take globs (ftrace_filter=, ftrace_notrace=,
- * ftrace_graph_filter=, ftrace_graph_notrace=), Linux's rule: each
- * comma/space-separated pattern on its own.  trace_boot_globs_check(), when
- * the option is parsed, reports each malformed pattern with lib/glob's
- * reason ("OPT: invalid pattern 'P': WHY, ignored") and returns how many are
- * well formed.  trace_boot_globs_apply() applies the well-formed ones in
- * order through set() (the first that applies replaces, the rest add),
- * reports each one set() refuses ("OPT: no function matches 'P', ignored")
- * and goes on; when none applies to a filter it says the filter stays empty.
- * Boot CPU or thread context; set() is trace_filter_set or graph_set_hash.
- */
-unsigned trace_boot_globs_check(const char *opt, const char *v);
-void trace_boot_globs_apply(const char *opt, const char *v, bool is_notrace,
-			    int (*set)(bool is_notrace, const char *patterns, bool reset));
+struct trace_event {
+	uint16_t type;
+	bool (*print)(struct trace_iter *ti);
+};
+#define TRACE_EVENT_PRINTER(ttype, fn)                                            	static const struct trace_event __trace_event_##ttype                     		__attribute__((used, section(".trace_events"), aligned(8))) =      		{ ttype, fn }
 
 const struct tracer *tracer_find(const char *name);
 const struct tracer *tracer_current(void);
@@ -211,12 +219,14 @@ unsigned long trace_print_pass(struct trace_iter *ti);
 unsigned long trace_pipe(bool (*stop)(bool empty));
 /* per_cpu/cpuN/trace_pipe: the same for CPU `cpu`'s events only. */
 unsigned long trace_pipe_cpu(int cpu, bool (*stop)(bool empty));
+/* The shell's `cat trace_pipe` of CPU `cpu` or all (RB_ALL_CPUS): until a
+ * key arrives, or in a script until the buffer is drained; the reading
+ * thread is not traced meanwhile.  Thread context. */
+void trace_pipe_read(int cpu);
 /* "   sec.usec" of a buffer timestamp, as the trace prints it. */
 void trace_format_ts(char *buf, size_t size, uint64_t ts);
 /* "comm-pid [cpu] flags timestamp: " context columns. */
 void trace_print_context(const struct rb_event *ev, const struct trace_entry *ent);
-/* The `function` tracer's line for ti->ev (also used by other tracers). */
-bool function_print(struct trace_iter *ti);
 const char *trace_comm(int pid, char *buf, size_t size);
 
 #endif

@@ -17,6 +17,8 @@
 #include "trace/ftrace.h"
 #include "trace/options.h"
 #include "trace/records.h"
+#include "trace/function.h"
+#include "trace/global_ops.h"
 #include "trace/trace.h"
 
 #define LOOP 20000

@@ -1,8 +1,9 @@
 """checklib.py — what the standalone check scripts share with tests/run.py:
 a reporter printing one TAP-like line per check ("ok - name" / "not ok -
-name", with the detail's last lines indented under a failure), and the way
-a check runs a command (run), and how a text is compared with its golden
-file (golden_compare, with mask_durations for graphs)."""
+name", with the detail's last lines indented under a failure), the way a
+check runs a command (run), how a text is compared with its golden file
+(golden_compare, with mask_durations for graphs), and where a standalone run
+keeps its logs (log_saver)."""
 import difflib
 import os
 import re
@@ -91,3 +92,13 @@ def golden_compare(want, got, binds=None):
     diff = "".join(difflib.unified_diff([l + "\n" for l in shown], [l + "\n" for l in got_lines],
                                         "golden", "got"))
     return same, diff
+
+
+def log_saver(logs):
+    """A save_log(name, text) that writes logs/NAME.log (tests/run.py's
+    own writes to build/test-logs too)."""
+    def save_log(name, text):
+        os.makedirs(logs, exist_ok=True)
+        with open(os.path.join(logs, name + ".log"), "w") as f:
+            f.write(text)
+    return save_log

@@ -34,9 +34,10 @@ output with how many values it covered (Stats.skipped):
     their arguments not compared (the clone's parameters are not the
     source's: BTF has no signature for them, uftrace prints none);
   - a name several functions share (Lua's lauxlib.c `panic`, which the
-    driver calls, and the kernel's): the guest has no signature for it
-    (trace/fsig.c looks signatures up by name) and prints raw words, so
-    its values are not compared; the call, its place and its return are;
+    driver calls, and the kernel's boot/panic.c one) is compared like any
+    other: the guest prints each function's own signature (by address:
+    tools/btfaddr.py), and the comparison takes the APP's, the FUNC that
+    build/ARCH/kernel.btf.addrs gives the definition in the APP's sources;
   - the host's return register beyond the return type's size (uftrace
     reads %rax whole; the ABI defines only the type's bytes);
   - strings: compared in every function but NO_STRINGS (lua_pushlstring,
@@ -369,6 +370,21 @@ def mutations(lib, host, sigs, untyped):
     return out
 
 
+def app_signatures(lib, bdir):
+    """{name: Sig or None} of the image's BTF, where a name several
+    functions share is the APP's own definition's (kernel.btf.addrs:
+    "ADDRESS ID NAME COMPILATION-UNIT", tools/btfaddr.py)."""
+    with open(os.path.join(bdir, "kernel.btf"), "rb") as f:
+        blob = f.read()
+    sigs, funcs = btfsig.signatures(blob), btfsig.func_signatures(blob)
+    with open(os.path.join(bdir, "kernel.btf.addrs")) as f:
+        for line in f:
+            _addr, tid, fname, cu = line.rstrip("\n").split(" ", 3)
+            if cu.startswith(lib.app + "/"):
+                sigs[fname] = funcs[int(tid)][1]
+    return sigs
+
+
 def compare_lib(arch, lib, report, boot, save_log, host_cache):
     name = "%s thirdparty %s" % (arch, lib.name)
     if lib.name not in host_cache:
@@ -386,9 +402,8 @@ def compare_lib(arch, lib, report, boot, save_log, host_cache):
     if guest_text is None:
         return
     try:
-        with open(os.path.join(bdir, "kernel.btf"), "rb") as f:
-            sigs = btfsig.signatures(f.read())
-    except (OSError, btfsig.BTFError) as e:
+        sigs = app_signatures(lib, bdir)
+    except (OSError, ValueError, KeyError, btfsig.BTFError) as e:
         report(False, "%s: the image's BTF" % name, str(e))
         return
     cross = "aarch64-linux-gnu-nm" if arch == "arm64" else "nm"
@@ -430,7 +445,7 @@ def thirdparty(arch, report, boot, save_log, host_cache=None, libs=None):
 
 
 def main():
-    from checklib import reporter
+    from checklib import log_saver, reporter
     ap = argparse.ArgumentParser()
     ap.add_argument("--arch", action="append")
     ap.add_argument("--lib", action="append")
@@ -438,11 +453,7 @@ def main():
     results = []
     report = reporter(results)
     logs = os.path.join(ROOT, "build", "test-logs")
-
-    def save_log(name, text):
-        os.makedirs(logs, exist_ok=True)
-        with open(os.path.join(logs, name + ".log"), "w") as f:
-            f.write(text)
+    save_log = log_saver(logs)
 
     def boot(arch, cmd, app):
         rc, elf, _ = run(["make", "-s", "--no-print-directory", "ARCH=" + arch, "print-kernel",

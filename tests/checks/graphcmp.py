@@ -191,8 +191,8 @@ GUEST_OPEN = re.compile(r"^([^\s(]+)\((.*)\) \{$")
 
 def typed(args):
     """Did the guest print these arguments with a signature ("a=1, ...")?
-    Without one (trace/fsig.c: no BTF for the address, or a name several
-    functions share) it prints the raw argument words, unnamed."""
+    Without one (trace/fsig.c: no BTF for the address: a GCC clone, a
+    function without DWARF) it prints the raw argument words, unnamed."""
     return args == "" or re.match(r"[A-Za-z_][A-Za-z_0-9]*=", args) is not None
 
 
@@ -397,7 +397,7 @@ def compare_trees(guest, host, sigs, strings_in=frozenset(), unstable=None, limi
             return None
         sig = sigs.get(g.name)
         if g.name != base_name(g.name) or sig is None or not g.typed:
-            st.skip("no signature (GCC clone, or a name several functions share)")
+            st.skip("no signature (GCC clone, or no BTF for the address)")
             return None
         strings = g.name in strings_in
         for n, ty in enumerate(sig.params):

@@ -6,8 +6,12 @@
  * prototype of every kind get their exact signatures and text; corrupted
  * and truncated heap copies are rejected and leave the table in place, and
  * so is a well-formed blob that is not this image's (btf_image_ident);
- * unload drops it, a reload brings it back.  With QEMU's -initrd holding
- * build/ARCH/kernel.btf, the initrd case loads that too (skipped without).
+ * unload drops it, a reload brings it back.  Two static functions named
+ * btf_twin (here and in btf_twin.c) of different prototypes each get their
+ * own signature, from the image's address table (tools/btfaddr.py); a blob
+ * loaded without it leaves both without one.  With QEMU's -initrd holding
+ * build/ARCH/kernel.btf, the initrd case loads that too (skipped without),
+ * with the same table.
  * Cases run in order and leave the embedded table loaded.
  */
 #include <errno.h>
@@ -36,6 +40,15 @@ __attribute__((noinline)) noipa long btf_probe(int a, unsigned long flags, const
 {
 	return a + (long)flags + (s ? 1 : 0) + m + (p ? 1 : 0) + ok + pr.a + (long)d;
 }
+
+/* The first of the two btf_twin (btf_twin.c has the other). */
+static noipa long btf_twin(int a, const char *s)
+{
+	return 2L * a + (s ? 1 : 0);
+}
+
+uintptr_t btf_twin_other_ip(void);
+unsigned btf_twin_other_call(unsigned long x, short y, bool z);
 
 static char status[96];
 
@@ -141,6 +154,72 @@ TEST_CASE(btf, probe_signature_and_text)
 	fsig_unlock();
 	EXPECT_EQ(btf_probe(1, 2, "x", PROBE_POS, buf, 1, (struct btf_probe_pair){ 3, 4 }, 5.0),
 		  1 + 2 + 1 + 7 + 1 + 1 + 3 + 5);
+}
+
+/* s is a btf_twin of nparams parameters returning (ret_kind, ret_size),
+ * whose words w[0, nparams) print as text. */
+static void expect_twin(const struct fsig *s, unsigned nparams, unsigned ret_kind,
+			unsigned ret_size, const uint64_t *w, const char *text)
+{
+	char buf[128];
+	EXPECT_STREQ(s->name, "btf_twin");
+	EXPECT_EQ(s->nparams, nparams);
+	EXPECT_EQ(s->ret.kind, ret_kind);
+	EXPECT_EQ(s->ret.size, ret_size);
+	fsig_format_args(buf, sizeof(buf), s, w, nparams, NULL, 0);
+	EXPECT_STREQ(buf, text);
+}
+
+/* Each btf_twin's own signature and text, or (want false) neither. */
+static void expect_twins(bool want)
+{
+	char buf[32];
+	const uint64_t w1[2] = { 0xfffffffb, 0x40001000 }, w2[3] = { 0x2a, 0xfffd, 1 };
+	fsig_lock();
+	const struct fsig *s1 = fsig_find((uintptr_t)btf_twin);
+	const struct fsig *s2 = fsig_find(btf_twin_other_ip());
+	if (!want) {
+		fsig_unlock();
+		EXPECT_TRUE(s1 == NULL);
+		EXPECT_TRUE(s2 == NULL);
+		return;
+	}
+	if (!s1 || !s2) {
+		fsig_unlock();
+		ASSERT_TRUE(s1 != NULL && s2 != NULL);
+	}
+	expect_twin(s1, 2, FSIG_INT, 8, w1, "a=-5, s=0x40001000");
+	expect_param(s1, 0, "a", FSIG_INT, 4);
+	expect_param(s1, 1, "s", FSIG_STR, 8);
+	expect_twin(s2, 3, FSIG_UINT, 2, w2, "x=0x2a, y=-3, z=0x1");
+	expect_param(s2, 0, "x", FSIG_UINT, 8);
+	expect_param(s2, 1, "y", FSIG_INT, 2);
+	expect_param(s2, 2, "z", FSIG_BOOL, 1);
+	fsig_format_ret(buf, sizeof(buf), s2, 0xffff0027, false);
+	EXPECT_STREQ(buf, "ret=0x27");
+	fsig_unlock();
+}
+
+/* Two static functions named btf_twin: by address, each its own
+ * signature; the same blob without the table (a heap copy, btf_load):
+ * the name is ambiguous, neither has one. */
+TEST_CASE(btf, twins_by_address)
+{
+	EXPECT_EQ(btf_twin(-5, "x"), -9);
+	EXPECT_EQ(btf_twin_other_call(0x2a, -3, true), 0x28u);
+	ASSERT_EQ(btf_load_embedded(), 0);
+	EXPECT_TRUE(starts_with(btf_status_line(), "embedded: "));
+	expect_twins(true);
+	extern const char __btf_start[], __btf_end[];
+	size_t size = (size_t)(__btf_end - __btf_start);
+	char *copy = malloc(size);
+	ASSERT_TRUE(copy != NULL);
+	memcpy(copy, __btf_start, size);
+	EXPECT_EQ(btf_load(copy, size, "copy"), 0);
+	expect_twins(false);
+	free(copy);
+	ASSERT_EQ(btf_load_embedded(), 0);
+	expect_twins(true);
 }
 
 /* path_walk's arguments w[0..n) as the tracer records them with
@@ -299,5 +378,6 @@ TEST_CASE(btf, initrd_module)
 	ASSERT_EQ(btf_load_initrd(), 0);
 	EXPECT_TRUE(starts_with(btf_status_line(), "initrd: "));
 	EXPECT_EQ(path_walk_sig_ip(), (uintptr_t)path_walk);
+	expect_twins(true);
 	ASSERT_EQ(btf_load_embedded(), 0);
 }

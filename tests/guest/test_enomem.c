@@ -25,6 +25,7 @@
 #include "trace/hash.h"
 #include "trace/profile.h"
 #include "trace/records.h"
+#include "trace/global_ops.h"
 #include "trace/trace.h"
 #include "trace/boot.h"
 #include "tests/guest/enomem.h"

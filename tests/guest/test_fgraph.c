@@ -26,6 +26,7 @@
 #include "tests/guest/irq_probe.h"
 #include "trace/fgraph.h"
 #include "trace/fgraph_inline.h"
+#include "trace/global_ops.h"
 #include "trace/trace.h"
 #include "lib/compiler.h"
 #include "lib/noipa.h"

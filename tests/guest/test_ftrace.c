@@ -36,6 +36,8 @@
 #include "trace/ftrace_internal.h"
 #include "trace/graph.h"
 #include "trace/records.h"
+#include "trace/function.h"
+#include "trace/global_ops.h"
 #include "trace/trace.h"
 
 #define T __attribute__((noinline))

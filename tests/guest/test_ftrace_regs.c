@@ -22,6 +22,8 @@
 #include "tests/guest/ftrace_harness.h"
 #include "trace/ftrace.h"
 #include "trace/records.h"
+#include "trace/function.h"
+#include "trace/global_ops.h"
 #include "trace/trace.h"
 
 #define T __attribute__((noinline))

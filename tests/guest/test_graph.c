@@ -31,6 +31,8 @@
 #include "trace/fgraph.h"
 #include "trace/graph.h"
 #include "trace/options.h"
+#include "trace/function.h"
+#include "trace/global_ops.h"
 #include "trace/trace.h"
 #include "trace/ftrace.h"
 

@@ -41,6 +41,7 @@
 #include "lib/noipa.h"
 #include "trace/fgraph.h"
 #include "trace/fgraph_inline.h"
+#include "trace/global_ops.h"
 #include "trace/graph.h"
 #include "trace/trace.h"
 #include "trace/tstack.h"

@@ -146,18 +146,84 @@ static void load_sample(void)
 
 /* ---- the sample: every decoded field ---- */
 
-static uint32_t sample_types(void)
+/* The sample parsed into b; its blob, to free after btf_release(b). */
+static void *sample_parse(struct btf *b)
 {
 	size_t size;
-	struct btf b;
 	char err[BTF_ERR_SIZE];
 	void *blob = read_file(blob_paths[0], &size);
 	assert_non_null(blob);
-	assert_int_equal(btf_parse(&b, blob, size, err, sizeof(err)), 0);
+	assert_int_equal(btf_parse(b, blob, size, err, sizeof(err)), 0);
+	return blob;
+}
+
+static uint32_t sample_types(void)
+{
+	struct btf b;
+	void *blob = sample_parse(&b);
 	uint32_t n = b.ntypes;
 	btf_release(&b);
 	free(blob);
 	return n;
+}
+
+/* ---- an address table (btf_load_addrs) ---- */
+
+/* The id of the sample's FUNC `name`, and of some type that is not a FUNC. */
+static uint32_t sample_id(const char *name, bool func)
+{
+	struct btf b;
+	void *blob = sample_parse(&b);
+	uint32_t found = 0;
+	for (uint32_t id = 1; id <= b.ntypes && !found; id++) {
+		const struct btf_type *t = btf_type_by_id(&b, id);
+		bool is_func = BTF_INFO_KIND(t->info) == BTF_KIND_FUNC;
+		if (func ? is_func && strcmp(btf_name(&b, t->name_off), name) == 0 : !is_func)
+			found = id;
+	}
+	btf_release(&b);
+	free(blob);
+	assert_int_not_equal(found, 0);
+	return found;
+}
+
+/* The table's entries come first: ambiguous_name gets a signature at its
+ * entry's address (and is not counted ambiguous), f's address takes nothing()'s
+ * FUNC from the table, not f's by name; entries whose id is not a FUNC or
+ * past the types are ignored. */
+static void address_table(void **state __attribute__((unused)))
+{
+	size_t size;
+	void *blob = read_file(blob_paths[0], &size);
+	assert_non_null(blob);
+	uint32_t ntypes = sample_types();
+	const struct btf_func_addr t[] = {
+		{ 0x1000, sample_id("ambiguous_name", true), 0 },
+		{ 0x2000, sample_id("", false), 0 },
+		{ 0x3000, ntypes + 1, 0 },
+		{ fake_address("f") < 0x3000 ? 0x3001 : fake_address("f"), sample_id("nothing", true), 0 },
+	};
+	assert_true(fake_address("f") > 0x3000);
+	assert_int_equal(btf_load_addrs(blob, size, "table", NULL, t, 4), 0);
+	free(blob);
+	char expect[160];
+	snprintf(expect, sizeof(expect),
+		 "btf: table: %u types, 17 functions with signatures (2 by address, "
+		 "0 ambiguous names skipped)", ntypes);
+	assert_string_equal(last_log, expect);
+	fsig_lock();
+	const struct fsig *a = fsig_find(0x1000);
+	assert_non_null(a);
+	assert_string_equal(a->name, "ambiguous_name");
+	check_param(a, 0, "x", FSIG_INT, 4);
+	assert_null(fsig_find(0x2000));
+	assert_null(fsig_find(0x3000));
+	const struct fsig *f = sig("f");
+	assert_non_null(f);
+	assert_string_equal(f->name, "nothing");
+	assert_int_equal(f->nparams, 0);
+	fsig_unlock();
+	btf_unload();
 }
 
 static void sample_signatures(void **state __attribute__((unused)))
@@ -166,7 +232,8 @@ static void sample_signatures(void **state __attribute__((unused)))
 	/* 16 functions with an address; ambiguous_name counted, not_in_ksyms not */
 	char expect[128];
 	snprintf(expect, sizeof(expect),
-		 "btf: sample: %u types, 16 functions with signatures (1 ambiguous names skipped)",
+		 "btf: sample: %u types, 16 functions with signatures (0 by address, "
+		 "1 ambiguous names skipped)",
 		 sample_types());
 	assert_string_equal(last_log, expect);
 	assert_true(fsig_loaded());
@@ -572,7 +639,7 @@ static void handmade_good(void **state __attribute__((unused)))
 
 	assert_int_equal(btf_load(b.blob, size, "good"), 0);
 	assert_string_equal(last_log,
-			    "btf: good: 6 types, 1 functions with signatures (0 ambiguous names skipped)");
+			    "btf: good: 6 types, 1 functions with signatures (0 by address, 0 ambiguous names skipped)");
 	uint64_t w[2] = { (uint64_t)-1, 0x2000 };
 	assert_string_equal(args(sig("good"), w, 2, false), "a=-1, s=0x2000");
 
@@ -586,7 +653,7 @@ static void handmade_good(void **state __attribute__((unused)))
 	memcpy(b.blob, &h, sizeof(h));
 	assert_int_equal(btf_load(b.blob, sizeof(h) + 1, "empty"), 0);
 	assert_string_equal(last_log,
-			    "btf: empty: 0 types, 0 functions with signatures (0 ambiguous names skipped)");
+			    "btf: empty: 0 types, 0 functions with signatures (0 by address, 0 ambiguous names skipped)");
 }
 
 static void handmade_bad(void **state __attribute__((unused)))
@@ -716,6 +783,7 @@ int main(int argc, char **argv)
 	nblob_paths = argc - 1;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sample_signatures),
+		cmocka_unit_test(address_table),
 		cmocka_unit_test(args_text),
 		cmocka_unit_test(string_args),
 		cmocka_unit_test(bounded_output),

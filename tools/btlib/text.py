@@ -79,7 +79,7 @@ class Printer:
             self.out.append(self.context(ev) + "%s\n" % self.sym(ev.ip))
 
     def marker(self, ev):
-        """trace_marker text in the function format (trace/function.c)."""
+        """trace_marker text in the function format (trace/marker.c)."""
         fn = self.d.sym_name(ev.ip)
         text = ev.buf.decode("utf-8", "replace")
         self.out.append(self.context(ev) + "%s: %s%s" % (

@@ -9,7 +9,10 @@ info: vlen bits 0-15, kind bits 24-28, kind_flag bit 31; size or type)
 followed by kind-specific data; type ids count from 1.
 
 signatures(blob) -> {name: Sig or None}: None where several FUNCs share the
-name with different prototypes (static functions of different files)."""
+name with different prototypes (static functions of different files);
+func_signatures(blob) -> {FUNC type id: (name, Sig)}, each FUNC's own (the
+image's address table, build/ARCH/kernel.btf.addrs, names the FUNC of each
+such function: tools/btfaddr.py)."""
 import struct
 
 VOID, INT, UINT, BOOL, ENUM, PTR, STR, OTHER, FLOAT, STRUCT, UNION = range(11)
@@ -70,13 +73,25 @@ def _name(strings, off):
 
 def signatures(blob):
     """{name: Sig or None}; BTFError for a blob that is not well-formed."""
+    out = {}
+    for name, sig in func_signatures(blob).values():
+        if name in out and out[name] != sig:
+            out[name] = None
+        elif name not in out:
+            out[name] = sig
+    return out
+
+
+def func_signatures(blob):
+    """{FUNC type id: (name, Sig)}; BTFError for a blob that is not
+    well-formed."""
     try:
-        return _signatures(blob)
+        return _func_signatures(blob)
     except (struct.error, ValueError, IndexError) as e:
         raise BTFError("malformed BTF: %s" % e)
 
 
-def _signatures(blob):
+def _func_signatures(blob):
     types, strings = parse(blob)
 
     def skip(tid):
@@ -118,7 +133,7 @@ def _signatures(blob):
         return (OTHER, 0)
 
     out = {}
-    for kind, name_off, _vlen, proto, _data in types[1:]:
+    for tid, (kind, name_off, _vlen, proto, _data) in enumerate(types[1:], 1):
         if kind != K_FUNC or proto >= len(types) or types[proto][0] != K_FUNC_PROTO:
             continue
         _k, _n, vlen, ret, data = types[proto]
@@ -128,10 +143,5 @@ def _signatures(blob):
             if ptype == 0:                    # a trailing "..."
                 break
             params.append(classify(ptype))
-        sig = Sig(classify(ret), params)
-        name = _name(strings, name_off)
-        if name in out and out[name] != sig:
-            out[name] = None
-        elif name not in out:
-            out[name] = sig
+        out[tid] = (_name(strings, name_off), Sig(classify(ret), params))
     return out

@@ -1,0 +1,26 @@
+/*
+ * fgraph_hooks.h — where the tracing core enters the function-graph core
+ * (trace/fgraph.c): the return hook's call and the list functions' call.
+ * Graph users never call these; their API is trace/fgraph.h.  The shadow
+ * stacks' allocation and set-up, and the unwinders' help, are boot/'s
+ * (trace/boot.h).
+ */
+#ifndef TRACE_FGRAPH_HOOKS_H
+#define TRACE_FGRAPH_HOOKS_H
+
+#include <stdint.h>
+
+struct fgraph_ret_regs;
+struct ftrace_regs;
+
+/* Called by the return hook (arch/hooks.h, arch_fgraph_return_hook) with
+ * the traced function's return registers; returns where to go (the
+ * original return address).  Any context, preemption as the traced
+ * function left it. */
+uintptr_t fgraph_return(struct fgraph_ret_regs *r);
+/* Called by the list functions (ftrace.c) for the graph users in `mask`
+ * (bit N: slot N) attached to ip, with the recursion bit held and
+ * preemption off. */
+void fgraph_list_enter(uintptr_t ip, uintptr_t parent, struct ftrace_regs *fregs, unsigned mask);
+
+#endif

@@ -194,6 +194,28 @@ static void test_traced_to_notrace(void **state)
 		" 0)   0.050 us    |  }\n");
 }
 
+/* fa tail-calls an untraced function which returns to outer; outer then
+ * calls fb at the same sp from another call site: fb's return address is
+ * not fa's, so fb is no tail callee of fa, which is popped late first. */
+static void test_traced_to_notrace_then_call(void **state)
+{
+	(void)state;
+	E(OUTER, 100);
+	E(FA, 90);
+	T(FA, 90);
+	graph_test_now += 10;
+	tstack_entry_on(ctx, FB, 0x1234, 90, NULL, 1);   /* another parent */
+	X(FB, 90, 1);
+	X(OUTER, 100, 8);
+	expect_empty_stacks();
+	assert_string_equal(print_all(),
+		" 0)               |  outer() {\n"
+		" 0)               |    fa() {\n"
+		" 0)   0.020 us    |    } /* fa (late) */\n"
+		" 0)   0.010 us    |    fb();\n"
+		" 0)   0.050 us    |  }\n");
+}
+
 /* An untraced function tail-calls fb: fb is traced as any call. */
 static void test_notrace_to_traced(void **state)
 {
@@ -510,6 +532,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_traced_to_traced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_traced_to_notrace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_traced_to_notrace_then_call, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_notrace_to_traced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chains_of_three, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recursion_through_tail_call, setup, teardown),

@@ -118,10 +118,16 @@ void fgraph_ts_pop(const struct tstack_ctx *x, unsigned base, uint64_t retval, u
 
 /* ---- the sleds: each one 10 ns after the last ---- */
 
-static void E(uintptr_t func, uintptr_t sp)
+/* An entry whose return address is parent (E: all the same one). */
+static void E_from(uintptr_t func, uintptr_t sp, uintptr_t parent)
 {
 	graph_test_now += 10;
-	tstack_entry_on(ctx, func, 0, sp, NULL, 1);
+	tstack_entry_on(ctx, func, parent, sp, NULL, 1);
+}
+
+static void E(uintptr_t func, uintptr_t sp)
+{
+	E_from(func, sp, 0);
 }
 
 static void T(uintptr_t func, uintptr_t sp)
@@ -203,8 +209,7 @@ static void test_traced_to_notrace_then_call(void **state)
 	E(OUTER, 100);
 	E(FA, 90);
 	T(FA, 90);
-	graph_test_now += 10;
-	tstack_entry_on(ctx, FB, 0x1234, 90, NULL, 1);   /* another parent */
+	E_from(FB, 90, 0x1234);    /* another return address */
 	X(FB, 90, 1);
 	X(OUTER, 100, 8);
 	expect_empty_stacks();

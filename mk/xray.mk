@@ -22,4 +22,4 @@ INSTR_CFLAGS := -fxray-instrument -fxray-instruction-threshold=1 \
 ARCH_CFLAGS  += -DBT_INSTR_XRAY=1
 # Suites `xray` and `xray_refuse` (the sled table, sleds switched together,
 # refusal): only this backend has sleds.
-INSTR_TEST_SRCS := tests/guest/test_xray.c
+INSTR_TEST_SRCS := tests/guest/test_xray.c tests/guest/test_xgraph.c

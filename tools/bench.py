@@ -41,7 +41,8 @@ def sh(cmd, env=None, timeout=1800):
 ICOUNT_BENCHES = "demo_work,boot_ms,ftrace_calls,rb_event_cost,patch_sites"
 # The XRay backend's boots (INSTR=xray): the figures it is compared by.
 XRAY_BENCHES = "demo_work,ftrace_calls,patch_sites"
-XRAY_FIGURES = ("function_tracer_call", "record_bytes_per_site")
+XRAY_FIGURES = ("function_tracer_call", "graph_call", "graph_args_retval_call",
+                "record_bytes_per_site")
 
 
 def guest_figures(arch, noinstr=False, parallel=False, instr=""):

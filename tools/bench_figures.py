@@ -29,6 +29,8 @@ FIGURES = [
     # The XRay backend (INSTR=xray, clang): the same figures for it.
     ("xray_site_disabled_ratio", "ratio", "tcg-icount"),
     ("xray_function_tracer_call", "insns", "tcg-icount"),
+    ("xray_graph_call", "insns", "tcg-icount"),
+    ("xray_graph_args_retval_call", "insns", "tcg-icount"),
     ("xray_record_bytes_per_site", "bytes", "tcg-icount"),
     ("uftrace_call", "insns", "host-callgrind"),
     ("rb_event_host_cycles", "cycles", "host-rdtsc"),

@@ -196,20 +196,62 @@
 	list_caller arch_ftrace_regs_list_caller, 1
 
 /* What an enabled XRay exit or tail sled calls (INSTR=xray; patch.c):
- * nothing yet but the return to the sled, every register as it was (the
- * return value, a tail call's arguments and branch register).  The trace
- * stack's handlers take their place (trace/core/DESIGN.md "XRay"). */
-	.globl	__fexit__, __ftail__
-	.type	__fexit__, %function
+ * the trace stack's exit and tail (trace/core/tstack.h) through
+ * ftrace_sled_exit / ftrace_sled_tail (trace/core/fgraph.c), with the sled
+ * (x30 - 8), the function's stack pointer (sp here: the sled runs after
+ * the epilogue) and, at an exit, x0.  Every caller-saved register comes
+ * back as it was: the return value (x0-x8, q0-q7), a tail call's
+ * arguments and branch register, x9 (the parent, patch.c).  No graph user
+ * (fgraph_ts_active 0): x16-x17 saved, a load and the return. */
+#define SLED_SAVE (20 * 8 + 8 * 16)
+/* The registers a sled may have live but x16-x17, x29-x30, stored
+ * (pair=stp, one=str) or loaded (ldp, ldr) above the frame record. */
+.macro sled_regs pair, one
+	\pair	x0, x1, [sp, #16]
+	\pair	x2, x3, [sp, #32]
+	\pair	x4, x5, [sp, #48]
+	\pair	x6, x7, [sp, #64]
+	\pair	x8, x9, [sp, #80]
+	\pair	x10, x11, [sp, #96]
+	\pair	x12, x13, [sp, #112]
+	\pair	x14, x15, [sp, #128]
+	\one	x18, [sp, #144]
+	\pair	q0, q1, [sp, #160]
+	\pair	q2, q3, [sp, #192]
+	\pair	q4, q5, [sp, #224]
+	\pair	q6, q7, [sp, #256]
+.endm
+.macro sled_handler name, fn, retval
+	.globl	\name
+	.type	\name, %function
 	.balign	16
-__fexit__:
+\name:
+	stp	x16, x17, [sp, #-16]!
+	adrp	x16, fgraph_ts_active
+	ldrb	w16, [x16, :lo12:fgraph_ts_active]
+	cbnz	w16, 1f
+	ldp	x16, x17, [sp], #16
 	ret
-	.size	__fexit__, . - __fexit__
-	.type	__ftail__, %function
-	.balign	16
-__ftail__:
+1:	sub	sp, sp, #SLED_SAVE
+	stp	x29, x30, [sp, #0]
+	mov	x29, sp
+	sled_regs stp, str
+	.if \retval
+	mov	x2, x0
+	.endif
+	sub	x0, x30, #8                      // the sled
+	add	x1, sp, #(SLED_SAVE + 16)        // the function's sp
+	bl	\fn
+	sled_regs ldp, ldr
+	ldp	x29, x30, [sp, #0]
+	add	sp, sp, #SLED_SAVE
+	ldp	x16, x17, [sp], #16
 	ret
-	.size	__ftail__, . - __ftail__
+	.size	\name, . - \name
+.endm
+
+	sled_handler __fexit__, ftrace_sled_exit, 1
+	sled_handler __ftail__, ftrace_sled_tail, 0
 
 	.section .rodata.ftrace_tmpl, "a"
 	template arm64_tramp_tmpl, 0

@@ -315,21 +315,69 @@ x86_tramp_templates:
 
 /* ---- The pool: int3 until a slot is written (patch/tramp.c) ---- */
 /* What an enabled XRay exit or tail sled calls (INSTR=xray; patch.c):
- * nothing yet but the return to the sled (+5), every register as it was
- * (the return value, a tail call's arguments and target).  The trace
- * stack's handlers take their place (trace/core/DESIGN.md "XRay"). */
+ * the trace stack's exit and tail (trace/core/tstack.h) through
+ * ftrace_sled_exit / ftrace_sled_tail (trace/core/fgraph.c), with the sled
+ * (the return address - 5), the function's stack pointer (the address of
+ * its return address: above ours) and, at an exit, rax.  Every
+ * caller-saved register comes back as it was: the return value (rax, rdx,
+ * xmm0-1), a tail call's arguments and target.  No graph user
+ * (fgraph_ts_active 0): a compare and the return, nothing else.
+ * rsp at the sled is 8 mod 16 (a function's entry rsp), so 0 mod 16 here. */
+#define SLED_SAVE (9 * 8 + 8 * 16 + 8)
+/* One register to (save=1) or from (0) the handler's frame at off. */
+.macro SLED_MOV save, op, reg, off
+	.if \save
+	\op	\reg, \off(%rsp)
+	.else
+	\op	\off(%rsp), \reg
+	.endif
+.endm
+/* Every caller-saved register a sled may have live. */
+.macro SLED_REGS save
+	SLED_MOV \save, movq, %rax, 0x00
+	SLED_MOV \save, movq, %rcx, 0x08
+	SLED_MOV \save, movq, %rdx, 0x10
+	SLED_MOV \save, movq, %rsi, 0x18
+	SLED_MOV \save, movq, %rdi, 0x20
+	SLED_MOV \save, movq, %r8, 0x28
+	SLED_MOV \save, movq, %r9, 0x30
+	SLED_MOV \save, movq, %r10, 0x38
+	SLED_MOV \save, movq, %r11, 0x40
+	SLED_MOV \save, movups, %xmm0, 0x48
+	SLED_MOV \save, movups, %xmm1, 0x58
+	SLED_MOV \save, movups, %xmm2, 0x68
+	SLED_MOV \save, movups, %xmm3, 0x78
+	SLED_MOV \save, movups, %xmm4, 0x88
+	SLED_MOV \save, movups, %xmm5, 0x98
+	SLED_MOV \save, movups, %xmm6, 0xa8
+	SLED_MOV \save, movups, %xmm7, 0xb8
+.endm
+.macro SLED_HANDLER name, fn, retval
+	.globl	\name
+	.type	\name, @function
+	.balign	16
+\name:
+	cmpb	$0, fgraph_ts_active(%rip)
+	jne	1f
+	ret
+1:	subq	$SLED_SAVE, %rsp
+	SLED_REGS 1
+	movq	SLED_SAVE(%rsp), %rdi
+	subq	$5, %rdi                         /* the sled */
+	leaq	SLED_SAVE+8(%rsp), %rsi          /* the function's sp */
+	.if \retval
+	movq	%rax, %rdx
+	.endif
+	call	\fn
+	SLED_REGS 0
+	addq	$SLED_SAVE, %rsp
+	ret
+	.size	\name, . - \name
+.endm
+
 	.section .text.tramp, "ax"
-	.globl	__fexit__, __ftail__
-	.type	__fexit__, @function
-	.balign	16
-__fexit__:
-	ret
-	.size	__fexit__, . - __fexit__
-	.type	__ftail__, @function
-	.balign	16
-__ftail__:
-	ret
-	.size	__ftail__, . - __ftail__
+	SLED_HANDLER __fexit__, ftrace_sled_exit, 1
+	SLED_HANDLER __ftail__, ftrace_sled_tail, 0
 
 	.section .tramp_pool, "ax", @progbits
 	.balign PAGE_SIZE

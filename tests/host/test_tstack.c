@@ -118,10 +118,16 @@ void fgraph_ts_pop(const struct tstack_ctx *x, unsigned base, uint64_t retval, u
 
 /* ---- the sleds: each one 10 ns after the last ---- */
 
-static void E(uintptr_t func, uintptr_t sp)
+/* An entry whose return address is parent (E: all the same one). */
+static void E_from(uintptr_t func, uintptr_t sp, uintptr_t parent)
 {
 	graph_test_now += 10;
-	tstack_entry_on(ctx, func, 0, sp, NULL, 1);
+	tstack_entry_on(ctx, func, parent, sp, NULL, 1);
+}
+
+static void E(uintptr_t func, uintptr_t sp)
+{
+	E_from(func, sp, 0);
 }
 
 static void T(uintptr_t func, uintptr_t sp)
@@ -191,6 +197,27 @@ static void test_traced_to_notrace(void **state)
 		" 0)               |    fa() {\n"
 		" 0)   0.010 us    |      fb();\n"
 		" 0)   0.040 us    |    } /* fa (late) */\n"
+		" 0)   0.050 us    |  }\n");
+}
+
+/* fa tail-calls an untraced function which returns to outer; outer then
+ * calls fb at the same sp from another call site: fb's return address is
+ * not fa's, so fb is no tail callee of fa, which is popped late first. */
+static void test_traced_to_notrace_then_call(void **state)
+{
+	(void)state;
+	E(OUTER, 100);
+	E(FA, 90);
+	T(FA, 90);
+	E_from(FB, 90, 0x1234);    /* another return address */
+	X(FB, 90, 1);
+	X(OUTER, 100, 8);
+	expect_empty_stacks();
+	assert_string_equal(print_all(),
+		" 0)               |  outer() {\n"
+		" 0)               |    fa() {\n"
+		" 0)   0.020 us    |    } /* fa (late) */\n"
+		" 0)   0.010 us    |    fb();\n"
 		" 0)   0.050 us    |  }\n");
 }
 
@@ -510,6 +537,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_traced_to_traced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_traced_to_notrace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_traced_to_notrace_then_call, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_notrace_to_traced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chains_of_three, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recursion_through_tail_call, setup, teardown),

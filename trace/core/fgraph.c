@@ -68,6 +68,7 @@
 #include "trace/core/fgraph.h"
 #include "trace/core/fgraph_hooks.h"
 #include "trace/core/fgraph_inline.h"
+#include "trace/core/records.h"
 #include "trace/core/recursion.h"
 #include "trace/core/tstack.h"
 
@@ -183,6 +184,10 @@ FTRACE_HOT void fgraph_list_enter(uintptr_t ip, uintptr_t parent, struct ftrace_
 				  unsigned mask)
 {
 	struct cpu *c = arch_this_cpu();          /* preemption is off */
+	if (FGRAPH_TSTACK) {
+		tstack_entry_held(c, ip, parent, ftrace_regs_get_stack_pointer(fregs), fregs, mask);
+		return;
+	}
 	struct fgraph_stack *outer, *st = fgraph_context_stack(c, &outer);
 	if (st && frame_enter(c, st, outer, ip, parent, ftrace_regs_get_stack_pointer(fregs),
 			      fregs, mask, c->current->preempt_count - 1))
@@ -471,6 +476,21 @@ FTRACE_HOT void tstack_exit(uintptr_t func, uintptr_t sp, uint64_t retval)
 	ts_end(&x, bit);
 }
 
+/* The XRay exit and tail sleds (fgraph.h). */
+FTRACE_HOT void ftrace_sled_exit(uintptr_t sled, uintptr_t sp, uint64_t retval)
+{
+	const struct ftrace_rec *r = rec_of_sled(sled);
+	if (r)
+		tstack_exit(rec_ip(r), sp, retval);
+}
+
+FTRACE_HOT void ftrace_sled_tail(uintptr_t sled, uintptr_t sp)
+{
+	const struct ftrace_rec *r = rec_of_sled(sled);
+	if (r)
+		tstack_tail(rec_ip(r), sp);
+}
+
 /* The interrupt running on this CPU ends (irq_exit, irq_depth not yet
  * lowered): its entries left on the interrupt stack are popped. */
 FTRACE_HOT void tstack_irq_exit(void)
@@ -515,16 +535,22 @@ static void solo_update(void)
 	__atomic_store_n(&solo, n == 1 ? one : &solo_none, __ATOMIC_RELEASE);
 }
 
+unsigned char fgraph_ts_active;
+
+/* fgraph_mutex: fgraph_ts_active says whether a slot holds a user.  Off,
+ * the sleds' handlers stop calling in: entries a user left on stacks are
+ * popped (gone or late, to no user) by the next sleds below them once a
+ * user is back, as any entry whose frame is gone. */
+static void ts_active_update(void)
+{
+	unsigned char on = 0;
+	for (int i = 0; i < FGRAPH_MAX_USERS; i++)
+		on |= users[i] != NULL;
+	__atomic_store_n(&fgraph_ts_active, on, __ATOMIC_RELAXED);
+}
+
 int register_fgraph(struct fgraph_ops *g)
 {
-	/* The XRay backend's graph is the trace stack's (its exit and tail
-	 * sleds, trace/core/DESIGN.md "XRay"), not a return hook; until that is
-	 * built in, refused rather than given by hooking returns. */
-	if (!FGRAPH_AVAILABLE) {
-		kprintf("fgraph: function_graph needs the trace stack with INSTR=xray, not built in: "
-			"EOPNOTSUPP\n");
-		return -EOPNOTSUPP;
-	}
 	/* A user's own return path stands for its retfunc (fgraph.h). */
 	if (!g->entryfunc || (!core_ret_handler(g->ret_handler) && !g->retfunc))
 		return -EINVAL;
@@ -551,11 +577,13 @@ int register_fgraph(struct fgraph_ops *g)
 	/* RELEASE: entries and exits that see the user see it complete. */
 	__atomic_store_n(&users[idx], g, __ATOMIC_RELEASE);
 	solo_update();
+	__atomic_store_n(&fgraph_ts_active, 1, __ATOMIC_RELAXED);
 	int err = register_ftrace_function(&g->ops);
 	if (err) {
 		/* No site reaches it: nothing can hold the pointer. */
 		__atomic_store_n(&users[idx], NULL, __ATOMIC_RELEASE);
 		solo_update();
+		ts_active_update();
 		g->ops.func = was.ops.func;
 		g->ops.flags = was.ops.flags;
 		g->ops.graph_mask = was.ops.graph_mask;
@@ -588,6 +616,7 @@ int unregister_fgraph(struct fgraph_ops *g)
 	}
 	__atomic_store_n(&users[idx], NULL, __ATOMIC_RELEASE);
 	solo_update();
+	ts_active_update();
 	tramp_grace_period();
 	if (err)
 		dead_slots |= 1u << idx;    /* tracing died: its sites may still pass its bit */

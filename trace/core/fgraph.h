@@ -107,18 +107,31 @@ struct fgraph_ops {
 					  * shadow stack left unhooked; zeroed at register */
 };
 
-/* Can this kernel's instrumentation backend give function_graph?  The
- * XRay one (INSTR=xray) gets it from the trace stack, not from return
- * hooks; until that is built in, register_fgraph refuses (-EOPNOTSUPP),
- * and so function_graph, the profiler and fprobes are refused. */
+/* The backend's graph: return hooks (the default: the entry rewrites the
+ * return address), or the trace stack (INSTR=xray: entry sleds push, exit
+ * and tail sleds complete and pop, trace/core/tstack.h; no return address is
+ * ever written).  Both give every graph user the same callbacks. */
 #ifdef BT_INSTR_XRAY
-#define FGRAPH_AVAILABLE 0
+#define FGRAPH_TSTACK 1
 #else
-#define FGRAPH_AVAILABLE 1
+#define FGRAPH_TSTACK 0
 #endif
 
+/* Nonzero while a graph user is registered: the XRay exit and tail sleds'
+ * handlers (arch/ARCH/ftrace_tramp.S) return at once without one.  Written
+ * under the fgraph mutex, read lock-free. */
+extern unsigned char fgraph_ts_active;
+
+/* What the XRay exit and tail sleds' handlers call (arch/ARCH/ftrace_tramp.S,
+ * every caller-saved register saved around): sled, the sled's address (an
+ * exit or tail sled: its function from rec_of_sled, else ignored); sp, the
+ * function's stack pointer as its first instruction saw it; retval, the
+ * return register (x0 / rax).  Any context. */
+void ftrace_sled_exit(uintptr_t sled, uintptr_t sp, uint64_t retval);
+void ftrace_sled_tail(uintptr_t sled, uintptr_t sp);
+
 /* 0, -EINVAL (no entryfunc, or a ret_handler of the user's own without a
- * retfunc), -EOPNOTSUPP (!FGRAPH_AVAILABLE, said on the console), -EBUSY
+ * retfunc), -EBUSY
  * (already registered, or all slots taken), or the ftrace error (then
  * nothing changed).  unregister_fgraph: 0, -EINVAL (not registered),
  * or the ftrace error; as with unregister_ftrace_function it does not fail

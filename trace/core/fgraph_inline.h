@@ -33,6 +33,7 @@
 #include "trace/core/fgraph.h"
 #include "trace/core/fgraph_frame.h"
 #include "trace/core/recursion.h"
+#include "trace/core/tstack.h"
 
 #define FGRAPH_INLINE static inline __attribute__((always_inline))
 
@@ -186,6 +187,13 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 	}
 	if (__builtin_expect(!st, 0))
 		goto out;                  /* a CPU still booting */
+	if (FGRAPH_TSTACK) {
+		/* No return hook: the trace stack pushes (the exit sled pops),
+		 * asking the user through its entryfunc. */
+		tstack_entry_held(c, ip, parent, ftrace_regs_get_stack_pointer(fregs), fregs,
+				  1u << g->idx);
+		goto out;
+	}
 	unsigned i = (unsigned)g->idx;
 	uint64_t gen = g->gen;
 	unsigned below;

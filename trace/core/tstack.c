@@ -45,9 +45,12 @@ static bool complete(const struct tstack_ctx *x, unsigned base)
 
 /* Pop what a deeper interrupt left on top (irq_exit pops it, unless that
  * context could not enter the tracer then), then the entries whose frames
- * lie below sp; at an entry (`entering`), an incomplete one at sp too.
- * Each pop shrinks the stack: bounded. */
-static void pop_gone(const struct tstack_ctx *x, uintptr_t sp, bool entering)
+ * lie below sp; at an entry (`entering`), an incomplete one at sp too, and
+ * a complete one at sp whose parent is not the entering call's: a tail
+ * call keeps its caller's return address, so that one tail-called
+ * something whose exit was not seen and has returned (late).  Each pop
+ * shrinks the stack: bounded. */
+static void pop_gone(const struct tstack_ctx *x, uintptr_t sp, bool entering, uintptr_t parent)
 {
 	unsigned base, level;
 	while (top_any_level(x, &base, &level) && level > (x->level & FR_TS_LEVEL_MASK))
@@ -55,7 +58,7 @@ static void pop_gone(const struct tstack_ctx *x, uintptr_t sp, bool entering)
 	while (top_entry(x, &base)) {
 		uintptr_t at = x->st->w[base + FR_SP];
 		bool done = complete(x, base);
-		if (at > sp || (at == sp && (done || !entering)))
+		if (at > sp || (at == sp && (!entering || (done && x->st->w[base + FR_RET] == parent))))
 			return;
 		fgraph_ts_pop(x, base, 0, done ? FGRAPH_RET_LATE : FGRAPH_RET_GONE);
 	}
@@ -71,7 +74,7 @@ static bool own_entry(const struct tstack_ctx *x, uintptr_t func, uintptr_t sp, 
 void tstack_entry_on(const struct tstack_ctx *x, uintptr_t func, uintptr_t parent, uintptr_t sp,
 		     struct ftrace_regs *fregs, unsigned mask)
 {
-	pop_gone(x, sp, true);
+	pop_gone(x, sp, true, parent);
 	uint64_t *f = fgraph_ts_push(x, func, parent, sp, fregs, mask);
 	if (f)
 		f[FR_USERS] |= FR_TS_ENTRY | (uint64_t)(x->level & FR_TS_LEVEL_MASK) << FR_TS_LEVEL_SHIFT;
@@ -80,7 +83,7 @@ void tstack_entry_on(const struct tstack_ctx *x, uintptr_t func, uintptr_t paren
 void tstack_tail_on(const struct tstack_ctx *x, uintptr_t func, uintptr_t sp)
 {
 	unsigned base;
-	pop_gone(x, sp, false);
+	pop_gone(x, sp, false, 0);
 	if (own_entry(x, func, sp, &base))
 		x->st->w[base + FR_USERS] |= FR_TS_COMPLETE;
 }
@@ -88,7 +91,7 @@ void tstack_tail_on(const struct tstack_ctx *x, uintptr_t func, uintptr_t sp)
 void tstack_exit_on(const struct tstack_ctx *x, uintptr_t func, uintptr_t sp, uint64_t retval)
 {
 	unsigned base;
-	pop_gone(x, sp, false);
+	pop_gone(x, sp, false, 0);
 	if (!own_entry(x, func, sp, &base))
 		return;                   /* not pushed: nothing here is this call's */
 	x->st->w[base + FR_USERS] |= FR_TS_COMPLETE;

@@ -278,8 +278,19 @@ static FTRACE_HOT bool graph_entry(const struct fgraph_ent *e, struct fgraph_ops
 }
 
 /* What a site whose only graph user is the tracer calls (its trampoline
- * saves no FP/SIMD register: nothing on this path touches one). */
+ * saves no FP/SIMD register: nothing on this path touches one).  Under
+ * INSTR=xray the entry is the trace stack's push, which asks the users
+ * through their entryfunc pointers (frame_enter): an indirect call, which
+ * FTRACE_HOT_NOFP code may not make (tools/check-nofp.py).  So there the
+ * tracer's ops is a plain one (its trampoline saves the FP/SIMD argument
+ * registers), rather than a second, single-user trace-stack push. */
+#if FGRAPH_TSTACK
+FGRAPH_DEFINE_ENTRY(graph_ops_func, graph_entry_inline)
+#define GRAPH_OPS_FLAGS 0
+#else
 FGRAPH_DEFINE_ENTRY_NOFP(graph_ops_func, graph_entry_inline)
+#define GRAPH_OPS_FLAGS FTRACE_OPS_FL_NOFP
+#endif
 
 /* The exit event's fields. */
 static inline __attribute__((always_inline)) void graph_exit_fields(const struct fgraph_ret *ret,
@@ -338,7 +349,7 @@ FGRAPH_DEFINE_RETURN_NOFP(graph_ret_handler, graph_return_inline)
 
 struct fgraph_ops graph_fgraph_ops = {
 	.ops.func = graph_ops_func,
-	.ops.flags = FTRACE_OPS_FL_NOFP,
+	.ops.flags = GRAPH_OPS_FLAGS,
 	.entryfunc = graph_entry,
 	.retfunc = graph_return,
 	.ret_handler = graph_ret_handler,

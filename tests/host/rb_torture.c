@@ -487,11 +487,12 @@ int main(int argc, char **argv)
 	pthread_create(&zt, NULL, resizer_main, NULL);
 	for (unsigned i = 0; i < ncpus; i++)
 		pthread_create(&wt[i], NULL, writer_main, (void *)(uintptr_t)i);
-	/* secs, then on (at most 4 x secs in all) until every CPU has seen
+	/* secs, then on (at most 16 x secs in all) until every CPU has seen
 	 * the nesting check_cpu asks for: under a sanitizer on a loaded host
-	 * a signal may not land inside an open reservation in secs. */
+	 * (load 20 on 2 cores: a CPU still lacked it after 4 x secs) a signal
+	 * may not land inside an open reservation in secs. */
 	sleep(secs);
-	for (unsigned waited = 0; waited < 30 * secs && !nesting_seen(); waited++)
+	for (unsigned waited = 0; waited < 150 * secs && !nesting_seen(); waited++)
 		usleep(100000);
 	__atomic_store_n(&stop_writers, 1, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < ncpus; i++)

@@ -336,7 +336,7 @@ hand_on_users(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *st
 FGRAPH_INLINE uintptr_t hand_on(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *st,
 				struct fgraph_stack *outer, unsigned base)
 {
-	/* ACQUIRE: pairs with solo_update's RELEASE (g complete). */
+	/* ACQUIRE: pairs with users_changed's RELEASE (g complete). */
 	struct fgraph_ops *g = __atomic_load_n(&solo, __ATOMIC_ACQUIRE);
 	if (__builtin_expect(g->gen == st->w[base + FR_HEADER + FB_GEN], 1))
 		return g->ret_handler(rr, st, outer, base, g);
@@ -521,9 +521,17 @@ static bool core_ret_handler(fgraph_return_t h)
 	return !h || h == return_one || h == return_pop;
 }
 
-/* solo after a change of users[]: the one user, or solo_none.  The
- * RELEASE store publishes it complete (hand_on's ACQUIRE). */
-static void solo_update(void)
+unsigned char fgraph_ts_active;
+
+/*
+ * After a change of users[] (fgraph_mutex held), what the hot paths read
+ * of it.  solo: the one user, or solo_none; the RELEASE store publishes it
+ * complete (hand_on's ACQUIRE).  fgraph_ts_active: whether a slot holds a
+ * user.  Off, the sleds' handlers stop calling in: entries a user left on
+ * stacks are popped (gone or late, to no user) by the next sleds below
+ * them once a user is back, as any entry whose frame is gone.
+ */
+static void users_changed(void)
 {
 	struct fgraph_ops *one = NULL;
 	unsigned n = 0;
@@ -533,20 +541,7 @@ static void solo_update(void)
 			n++;
 		}
 	__atomic_store_n(&solo, n == 1 ? one : &solo_none, __ATOMIC_RELEASE);
-}
-
-unsigned char fgraph_ts_active;
-
-/* fgraph_mutex: fgraph_ts_active says whether a slot holds a user.  Off,
- * the sleds' handlers stop calling in: entries a user left on stacks are
- * popped (gone or late, to no user) by the next sleds below them once a
- * user is back, as any entry whose frame is gone. */
-static void ts_active_update(void)
-{
-	unsigned char on = 0;
-	for (int i = 0; i < FGRAPH_MAX_USERS; i++)
-		on |= users[i] != NULL;
-	__atomic_store_n(&fgraph_ts_active, on, __ATOMIC_RELAXED);
+	__atomic_store_n(&fgraph_ts_active, n != 0, __ATOMIC_RELAXED);
 }
 
 int register_fgraph(struct fgraph_ops *g)
@@ -576,14 +571,12 @@ int register_fgraph(struct fgraph_ops *g)
 	g->gen = ++last_gen;         /* frames of earlier registrations are not ours */
 	/* RELEASE: entries and exits that see the user see it complete. */
 	__atomic_store_n(&users[idx], g, __ATOMIC_RELEASE);
-	solo_update();
-	__atomic_store_n(&fgraph_ts_active, 1, __ATOMIC_RELAXED);
+	users_changed();
 	int err = register_ftrace_function(&g->ops);
 	if (err) {
 		/* No site reaches it: nothing can hold the pointer. */
 		__atomic_store_n(&users[idx], NULL, __ATOMIC_RELEASE);
-		solo_update();
-		ts_active_update();
+		users_changed();
 		g->ops.func = was.ops.func;
 		g->ops.flags = was.ops.flags;
 		g->ops.graph_mask = was.ops.graph_mask;
@@ -615,8 +608,7 @@ int unregister_fgraph(struct fgraph_ops *g)
 		return err;
 	}
 	__atomic_store_n(&users[idx], NULL, __ATOMIC_RELEASE);
-	solo_update();
-	ts_active_update();
+	users_changed();
 	tramp_grace_period();
 	if (err)
 		dead_slots |= 1u << idx;    /* tracing died: its sites may still pass its bit */

@@ -470,18 +470,24 @@ static void test_deeper_level_left(void **state)
 
 /* A frame of the return-hook backend is not the trace stack's: never
  * popped or completed by it, and it hides what lies below. */
+/* A return-hook frame of func at sp, as fgraph's entry pushes it. */
+static void push_hooked(uintptr_t func, uintptr_t sp)
+{
+	uint64_t *f = &thread_st.w[thread_st.top];
+	thread_st.top += FR_WORDS(1);
+	thread_st.depth++;
+	memset(f, 0, FR_WORDS(1) * 8);
+	f[FR_FUNC] = func;
+	f[FR_SP] = sp;
+	f[FR_USERS] = 0x10001;
+	f[FR_WORDS(1) - 1] = FR_WORDS(1);
+}
+
 static void test_return_hook_frame_untouched(void **state)
 {
 	(void)state;
 	E(OUTER, 100);
-	uint64_t *f = &thread_st.w[thread_st.top];     /* a hooked frame of fa at 90 */
-	thread_st.top += FR_WORDS(1);
-	thread_st.depth++;
-	memset(f, 0, FR_WORDS(1) * 8);
-	f[FR_FUNC] = FA;
-	f[FR_SP] = 90;
-	f[FR_USERS] = 0x10001;
-	f[FR_WORDS(1) - 1] = FR_WORDS(1);
+	push_hooked(FA, 90);
 	T(FA, 90);
 	X(FA, 90, 1);
 	X(OUTER, 100, 8);
@@ -493,6 +499,34 @@ static void test_return_hook_frame_untouched(void **state)
 	expect_empty_stacks();
 	assert_string_equal(print_all(),
 		" 0)   0.040 us    |  outer();\n");
+}
+
+/* The last user gone (fgraph.c's ts_drop_left): tstack_drop releases the
+ * entries on top, complete or not, without an exit event; a return-hook
+ * frame below them stops it; an exit of a dropped call pops nothing. */
+static void test_drop(void **state)
+{
+	(void)state;
+	E(OUTER, 100);
+	push_hooked(FA, 90);
+	E(FB, 80);
+	E(FC, 70);
+	T(FC, 70);
+	assert_int_equal(tstack_drop(&thread_st), 2);       /* fc, fb: fa stops it */
+	assert_int_equal(thread_st.top, 2 * FR_WORDS(1));
+	assert_int_equal(thread_st.depth, 2);
+	assert_int_equal(tstack_drop(&thread_st), 0);
+	thread_st.top -= FR_WORDS(1);                       /* fa returns through its hook */
+	thread_st.depth--;
+	assert_int_equal(tstack_drop(&thread_st), 1);       /* outer */
+	expect_empty_stacks();
+	X(FB, 80, 3);                                       /* dropped: nothing to pop */
+	expect_empty_stacks();
+	assert_int_equal(tstack_drop(&thread_st), 0);
+	assert_string_equal(print_all(),
+		" 0)               |  outer() {\n"
+		" 0)               |      fb() {\n"              /* under fa's frame */
+		" 0)               |        fc() {\n");
 }
 
 /* A full stack: the calls that found no room are counted and their exits
@@ -548,6 +582,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_deeper_level_left, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_return_hook_frame_untouched, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_overflow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_drop, setup, teardown),
 	};
 	cmocka_set_message_output(CM_OUTPUT_TAP);
 	return cmocka_run_group_tests_name("tstack", tests, NULL, NULL);

@@ -32,7 +32,8 @@
  * pushes with the list path's frame_enter and pops with return_several's
  * frame_exits: the same frames, users and callbacks, no return address.
  *
- * Interleavings.  Only the owning context pushes and pops a stack; what can
+ * Interleavings.  Only the owning context pushes and pops a stack (but for
+ * ts_drop_left, when no context can touch one: see there); what can
  * happen in the middle is a nested context on the same stack — a nested
  * interrupt on the per-CPU interrupt stack — which pushes and pops above
  * `top` and leaves it as it found it before we run again.  So:
@@ -63,6 +64,7 @@
 #include "boot/panic.h"
 #include "boot/sched.h"
 #include "lib/noipa.h"
+#include "lib/spinlock.h"
 #include "patch/tramp.h"
 #include "trace/boot.h"
 #include "trace/core/fgraph.h"
@@ -95,14 +97,60 @@ static struct fgraph_stack *irq_stacks[MAX_CPUS];     /* written once at boot */
 const uint32_t fgraph_no_state;                        /* fgraph_inline.h */
 static uint64_t total_overrun;                        /* atomic */
 
+/* The threads' stacks, listed for unregister_fgraph's drop (the trace
+ * stack's entries a last user leaves behind): a ring through `threads`.
+ * The interrupt stacks are not listed: each interrupt's end empties its
+ * level (tstack_irq_exit). */
+struct listed_stack {
+	struct listed_stack *next, *prev;           /* stacks_lock */
+	struct fgraph_stack st;
+};
+static struct listed_stack threads = { &threads, &threads };
+static spinlock_t stacks_lock = SPINLOCK_INIT;
+
 struct fgraph_stack *fgraph_stack_alloc(void)
 {
-	return calloc(1, sizeof(struct fgraph_stack));
+	struct listed_stack *l = calloc(1, sizeof(*l));
+	if (!l)
+		return NULL;
+	unsigned long flags = spin_lock_irqsave(&stacks_lock);
+	l->next = threads.next;
+	l->prev = &threads;
+	threads.next->prev = l;
+	threads.next = l;
+	spin_unlock_irqrestore(&stacks_lock, flags);
+	return &l->st;
 }
 
 void fgraph_stack_free(struct fgraph_stack *st)
 {
-	free(st);
+	if (!st)
+		return;
+	struct listed_stack *l = (struct listed_stack *)((char *)st -
+							 __builtin_offsetof(struct listed_stack, st));
+	unsigned long flags = spin_lock_irqsave(&stacks_lock);
+	l->prev->next = l->next;
+	l->next->prev = l->prev;
+	spin_unlock_irqrestore(&stacks_lock, flags);
+	free(l);
+}
+
+/* The trace stack (INSTR=xray) after its last user left: the sleds'
+ * handlers stopped calling in (fgraph_ts_active 0) and, after the grace
+ * period, none is still running, so no context touches a thread's stack
+ * until a user registers (fgraph_mutex held by the caller).  The entries
+ * left on them would wait for that user, however long; they are released
+ * now, to no user (the slots are empty).  An exit sled of such an entry
+ * that runs later finds no entry of its own and pops nothing.  Returns how
+ * many were released. */
+static unsigned ts_drop_left(void)
+{
+	unsigned n = 0;
+	unsigned long flags = spin_lock_irqsave(&stacks_lock);
+	for (struct listed_stack *l = threads.next; l != &threads; l = l->next)
+		n += tstack_drop(&l->st);
+	spin_unlock_irqrestore(&stacks_lock, flags);
+	return n;
 }
 
 /* No room for a frame: the call is not hooked; counted per context (up to
@@ -528,8 +576,9 @@ unsigned char fgraph_ts_active;
  * of it.  solo: the one user, or solo_none; the RELEASE store publishes it
  * complete (hand_on's ACQUIRE).  fgraph_ts_active: whether a slot holds a
  * user.  Off, the sleds' handlers stop calling in: entries a user left on
- * stacks are popped (gone or late, to no user) by the next sleds below
- * them once a user is back, as any entry whose frame is gone.
+ * threads' stacks are released by unregister_fgraph (ts_drop_left); while
+ * users remain, a departed user's entries are popped (to no user) by the
+ * next sleds below them, as any entry whose frame is gone.
  */
 static void users_changed(void)
 {
@@ -610,6 +659,8 @@ int unregister_fgraph(struct fgraph_ops *g)
 	__atomic_store_n(&users[idx], NULL, __ATOMIC_RELEASE);
 	users_changed();
 	tramp_grace_period();
+	if (FGRAPH_TSTACK && !fgraph_ts_active)
+		ts_drop_left();
 	if (err)
 		dead_slots |= 1u << idx;    /* tracing died: its sites may still pass its bit */
 	else
@@ -622,7 +673,7 @@ int unregister_fgraph(struct fgraph_ops *g)
 
 void fgraph_init_cpu(unsigned cpu)
 {
-	if (!irq_stacks[cpu] && !(irq_stacks[cpu] = fgraph_stack_alloc()))
+	if (!irq_stacks[cpu] && !(irq_stacks[cpu] = calloc(1, sizeof(struct fgraph_stack))))
 		panic("fgraph: no memory for CPU %u's interrupt shadow stack", cpu);
 }
 

@@ -107,3 +107,14 @@ void tstack_level_end_on(const struct tstack_ctx *x)
 	while (top_entry(x, &base))
 		fgraph_ts_pop(x, base, 0, complete(x, base) ? FGRAPH_RET_LATE : FGRAPH_RET_GONE);
 }
+
+unsigned tstack_drop(struct fgraph_stack *st)
+{
+	const struct tstack_ctx x = { .st = st };
+	unsigned base, level, n = 0;
+	for (; top_any_level(&x, &base, &level); n++) {
+		st->top = base;
+		st->depth--;
+	}
+	return n;
+}

@@ -95,6 +95,11 @@ void tstack_tail_on(const struct tstack_ctx *x, uintptr_t func, uintptr_t sp);
 void tstack_exit_on(const struct tstack_ctx *x, uintptr_t func, uintptr_t sp, uint64_t retval);
 /* The interrupt at x's level ends: pop its entries left (late or gone). */
 void tstack_level_end_on(const struct tstack_ctx *x);
+/* Release the trace-stack entries on top of st, at any level, without
+ * their exits (no user is left to hand them to); a return-hook frame stops
+ * it.  Returns how many.  The caller makes sure no context touches st
+ * meanwhile (fgraph.c: the last user gone, after a grace period). */
+unsigned tstack_drop(struct fgraph_stack *st);
 
 /* What the rules call (trace/core/fgraph.c; the host test has its own).
  * fgraph_ts_push: push a frame for func at sp on x->st and ask the users

@@ -172,6 +172,9 @@ TEST_SRCS  += tests/guest/test_list_regs.c
 # Suite arch_ftrace's cases both arches share (after the arch's own, which
 # ARCH_TEST_SRCS links first).
 TEST_SRCS  += tests/guest/test_arch_ftrace.c
+# function_graph with set_ftrace_filter's commands, and its last user
+# leaving while a thread is inside: one exact outcome for both backends.
+TEST_SRCS  += tests/guest/test_graph_edges.c
 # Fixtures (TEST_FIXTURE, boot/test.h): cases the host judges — deliberate
 # crashes and stack overflows (the crash group), every site state at once
 # stopped for gdb (tests/checks/gdb_checks.py).

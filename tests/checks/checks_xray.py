@@ -22,8 +22,10 @@ Checks, each reported as one report(ok, name, detail):
            of one function's sleds under fire from three CPUs, and exact
            counts; `xgraph` the tail-call matrix's exact graph on the trace
            stack, again after each of 40 switches under fire (no wrong
-           value, no mispaired exit, no entry left); fgraph, graph, tstack,
-           profile, fprobe as in the default build
+           value, no mispaired exit, no entry left); fgraph, graph,
+           graph_edges (func_cmd's traceoff / traceon under function_graph,
+           the last graph user leaving while a thread is inside: no entry
+           left), tstack, profile, fprobe as in the default build
   refuse   bt.test=xray_refuse: an exit sled holding other bytes than its
            record says is refused (patch_apply and the update), tracing
            killed with the sled named, nothing written
@@ -44,7 +46,7 @@ from checklib import ROOT, run  # noqa: E402
 import checks_xgraph  # noqa: E402
 
 INSTR = "INSTR=xray"
-SUITES = "boot,sched,ftrace,func_cmd,btf,dump,xray,xgraph,fgraph,graph,tstack,profile,fprobe"
+SUITES = "boot,sched,ftrace,func_cmd,btf,dump,xray,xgraph,fgraph,graph,graph_edges,tstack,profile,fprobe"
 # ftrace's live_switching_many_rounds runs only with bt.test_slow.
 SLOW_SKIP = {"live_switching_many_rounds"}
 DEMO_CMDLINE = "ftrace=function ftrace_filter=vfs_stat,path_walk"

@@ -25,7 +25,10 @@ Checks, each reported as one report(ok, name, detail):
            value, no mispaired exit, no entry left); fgraph, graph,
            graph_edges (func_cmd's traceoff / traceon under function_graph,
            the last graph user leaving while a thread is inside: no entry
-           left), tstack, profile, fprobe as in the default build
+           left), tstack, profile, fprobe as in the default build;
+           arch_ftrace's text-poking cases, its cases that patch
+           patchable-entry sites skipped with arch/tests.h's reason
+           (exactly NO_FENTRY_CASES: this backend has no such site)
   refuse   bt.test=xray_refuse: an exit sled holding other bytes than its
            record says is refused (patch_apply and the update), tracing
            killed with the sled named, nothing written
@@ -46,9 +49,22 @@ from checklib import ROOT, run  # noqa: E402
 import checks_xgraph  # noqa: E402
 
 INSTR = "INSTR=xray"
-SUITES = "boot,sched,ftrace,func_cmd,btf,dump,xray,xgraph,fgraph,graph,graph_edges,tstack,profile,fprobe"
+SUITES = "boot,sched,ftrace,func_cmd,btf,dump,xray,xgraph,fgraph,graph,graph_edges,tstack,profile," \
+    "fprobe,arch_ftrace"
 # ftrace's live_switching_many_rounds runs only with bt.test_slow.
 SLOW_SKIP = {"live_switching_many_rounds"}
+# arch_ftrace's cases that patch patchable-entry sites, which this backend
+# has none of: skipped, with arch/tests.h's reason (ARCH_FTRACE_XRAY_SKIP);
+# its text-poking cases run.
+NO_FENTRY = "INSTR=xray has no patchable-entry site: the sleds are suite xray's"
+NO_FENTRY_CASES = {
+    "arm64": {"compiled_sites_are_aligned", "site_init_and_encode", "all_argument_registers_survive",
+              "regs_trampoline", "list_caller_uses_the_literal", "live_switching_under_fire",
+              "exact_counts_per_window", "trampoline_sees_arguments", "direct_trampolines"},
+    "x86_64": {"site_encoding", "recorded_sites", "argument_state_survives", "regs_and_redirect",
+               "live_patching_under_fire", "int3_emulates_the_new_state", "trampoline_sees_arguments",
+               "direct_trampolines"},
+}
 DEMO_CMDLINE = "ftrace=function ftrace_filter=vfs_stat,path_walk"
 DEMO_SCRIPT = b"echo function_graph > current_tracer\ncat current_tracer\n" \
               b"echo 1 > function_profile_enabled\n"
@@ -114,7 +130,11 @@ def suites(arch, report, save_log):
     rc, out, secs = boot(arch, "bt.test=" + SUITES, 600)
     save_log(arch + "-xray-suites", out)
     cases = re.findall(r"^    (not ok|ok) \d+ (\S+)(.*)$", out, re.M)
-    bad = [c[1] for c in cases if c[0] != "ok" or ("SKIP" in c[2] and c[1] not in SLOW_SKIP)]
+    no_fentry = {c[1] for c in cases if c[0] == "ok" and c[2] == " # SKIP " + NO_FENTRY}
+    bad = [c[1] for c in cases if c[0] != "ok" or ("SKIP" in c[2] and c[1] not in SLOW_SKIP
+                                                   and c[1] not in no_fentry)]
+    if no_fentry != NO_FENTRY_CASES[arch]:
+        bad.append("arch_ftrace skipped %s, not %s" % (sorted(no_fentry), sorted(NO_FENTRY_CASES[arch])))
     done = re.findall(r"^ok \d+ (\S+)$", out, re.M)
     xray = re.findall(r"^    ok \d+ (table_covers_every_sled|every_sled_holds_its_state|"
                       r"sleds_switch_together_under_fire)$", out, re.M)

@@ -112,6 +112,7 @@ static struct ftrace_ops rec_ops = { .call = record_cb, .regs_call = record_cb, 
 
 TEST_CASE(arch_ftrace, trampoline_sees_arguments)
 {
+	ARCH_FTRACE_FENTRY_SITES();
 	uintptr_t f = (uintptr_t)arch_test_site3, ret = (uintptr_t)arch_test_call_site3_ret;
 	ASSERT_TRUE(site3_ready());
 	uintptr_t slot = tramp_for(&rec_ops);
@@ -154,6 +155,7 @@ TEST_CASE(arch_ftrace, trampoline_sees_arguments)
  * and goes on into the function, the second runs the body itself. */
 TEST_CASE(arch_ftrace, direct_trampolines)
 {
+	ARCH_FTRACE_FENTRY_SITES();
 	ASSERT_TRUE(site3_ready());
 	uint64_t before = __atomic_load_n(&arch_test_direct_hits, __ATOMIC_RELAXED);
 	ASSERT_EQ(site3_set((uintptr_t)arch_test_direct_tramp, NULL), 0);

@@ -170,6 +170,7 @@ static void seen_reset(void)
 
 TEST_CASE(arch_ftrace, compiled_sites_are_aligned)
 {
+	ARCH_FTRACE_FENTRY_SITES();
 	unsigned n = (unsigned)(__sites_end - __sites_start), misaligned = 0, odd = 0;
 	for (unsigned i = 0; i < n; i++) {
 		uintptr_t func = arch_site_func(__sites_start[i]);
@@ -187,6 +188,7 @@ TEST_CASE(arch_ftrace, compiled_sites_are_aligned)
 
 TEST_CASE(arch_ftrace, site_init_and_encode)
 {
+	ARCH_FTRACE_FENTRY_SITES();
 	uintptr_t f = s_int3.func;
 	const uint32_t *w = (const uint32_t *)(f - 8);
 	uint32_t enc[2];
@@ -262,6 +264,7 @@ TEST_CASE(arch_ftrace, text_poke_wx)
 
 TEST_CASE(arch_ftrace, all_argument_registers_survive)
 {
+	ARCH_FTRACE_FENTRY_SITES();
 	static const long v[9] = { 11, 22, 33, 44, 55, 66, 77, 88, 9 };
 	static const long d[8] = { 1, -2, 3, -4, 5, -6, 7, 100 };
 	long want8 = 9000, wantfp = 36;               /* 2 * sum (i+1) * 0.5 */
@@ -314,6 +317,7 @@ TEST_CASE(arch_ftrace, all_argument_registers_survive)
 
 TEST_CASE(arch_ftrace, regs_trampoline)
 {
+	ARCH_FTRACE_FENTRY_SITES();
 	uintptr_t slot = test_slot(0), f = s_int3.func;
 	ASSERT_TRUE(site_ready(&s_int3) && slot_is_trap_fill(slot));
 	ASSERT_TRUE(slot_build(slot, &rec_ops, true));
@@ -361,6 +365,7 @@ static struct ftrace_ops other_ops = { .call = other_cb, .regs_call = other_cb, 
 
 TEST_CASE(arch_ftrace, list_caller_uses_the_literal)
 {
+	ARCH_FTRACE_FENTRY_SITES();
 	ASSERT_TRUE(site_ready(&s_int3));
 	seen_reset();
 	other_hits = 0;
@@ -423,6 +428,7 @@ static int live_worker(void *arg)
 
 TEST_CASE(arch_ftrace, live_switching_under_fire)
 {
+	ARCH_FTRACE_FENTRY_SITES();
 	uintptr_t sa = test_slot(0), sr = test_slot(1);
 	struct live_worker w[MAX_CPUS];
 	struct thread *t[MAX_CPUS];
@@ -524,6 +530,7 @@ static unsigned long total_calls(void)
 
 TEST_CASE(arch_ftrace, exact_counts_per_window)
 {
+	ARCH_FTRACE_FENTRY_SITES();
 	uintptr_t sa = test_slot(0), sr = test_slot(1);
 	struct thread *t[MAX_CPUS];
 	ASSERT_TRUE(site_ready(&s_int3) && slot_is_trap_fill(sa) && slot_is_trap_fill(sr));

@@ -207,6 +207,7 @@ static uintptr_t make_tramp(struct probe *p, bool regs)
 
 TEST_CASE(arch_ftrace, site_encoding)
 {
+	ARCH_FTRACE_FENTRY_SITES();
 	uint8_t b[ARCH_SITE_SIZE];
 	uintptr_t f = (uintptr_t)st_add3;
 	EXPECT_EQ(arch_site_func(f), f);
@@ -240,6 +241,7 @@ TEST_CASE(arch_ftrace, site_encoding)
 extern const uintptr_t __sites_start[], __sites_end[];
 TEST_CASE(arch_ftrace, recorded_sites)
 {
+	ARCH_FTRACE_FENTRY_SITES();
 	unsigned n = 0, odd = 0;
 	for (const uintptr_t *r = __sites_start; r < __sites_end; r++, n++) {
 		const uint8_t *s = (const uint8_t *)arch_site_func(*r);
@@ -293,6 +295,7 @@ TEST_CASE(arch_ftrace, stray_breakpoint)
  * although the callback clobbers them all; then the same through SAVE_REGS. */
 TEST_CASE(arch_ftrace, argument_state_survives)
 {
+	ARCH_FTRACE_FENTRY_SITES();
 	static struct probe p;
 	const uintptr_t fns[] = { (uintptr_t)st_args6, (uintptr_t)st_fsum8,
 				  (uintptr_t)st_ret_rax, (uintptr_t)st_ret_r10 };
@@ -316,6 +319,7 @@ TEST_CASE(arch_ftrace, argument_state_survives)
  * function (the alternative runs with the original entry stack). */
 TEST_CASE(arch_ftrace, regs_and_redirect)
 {
+	ARCH_FTRACE_FENTRY_SITES();
 	static struct probe p;
 	probe_init(&p, true);
 	uintptr_t t = make_tramp(&p, true);
@@ -380,6 +384,7 @@ static int fire_worker(void *arg)
 
 TEST_CASE(arch_ftrace, live_patching_under_fire)
 {
+	ARCH_FTRACE_FENTRY_SITES();
 	static struct probe a, b;
 	static struct fire f;
 	struct thread *w[MAX_CPUS];
@@ -490,6 +495,7 @@ static int newstate_worker(void *arg)
 
 TEST_CASE(arch_ftrace, int3_emulates_the_new_state)
 {
+	ARCH_FTRACE_FENTRY_SITES();
 	static struct probe a;
 	static struct newstate s;
 	const uintptr_t fns[] = { (uintptr_t)st_add3 };

@@ -38,7 +38,12 @@ Checks, each reported as one report(ok, name, detail):
            switched on (the trace stack), no command fails
   xgraph   tests/checks/checks_xgraph.py: the tail calls of suite xgraph
            are jumps in the code; the golden graph and the demo's graph
-           equal the default backend's
+           equal the default backend's, the golden's marked exits exactly
+  xapp     tests/checks/checks_xapp.py: APP=tests/apps/cjson built with
+           clang for both backends: the same call trees, arguments and
+           return values; bt-export's text, trace.dat and JSON of the
+           INSTR=xray dump carry its marks exactly; under gdb, `bt` in a
+           traced call and bt-trace
 """
 import os
 import re
@@ -46,6 +51,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checklib import ROOT, run  # noqa: E402
+import checks_xapp  # noqa: E402
 import checks_xgraph  # noqa: E402
 
 INSTR = "INSTR=xray"
@@ -183,3 +189,4 @@ def xray_group(arch, report, save_log):
         refuse(arch, report, save_log)
         demo(arch, report, save_log)
         checks_xgraph.xgraph_checks(arch, report, save_log, boot, kernel_path(arch))
+        checks_xapp.app_checks(arch, report, save_log)

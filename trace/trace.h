@@ -184,15 +184,18 @@ trace_entry_fill_on(struct cpu *c, const struct thread *t, struct trace_entry *e
 {
 	_Static_assert(sizeof(struct trace_entry) == 8 && offsetof(struct trace_entry, pid) == 4,
 		       "one little-endian word");
-	/* Each flag from a 0/1 value by a constant factor (a shift, folded
-	 * into the OR): arch_irqs_disabled() is 0/1, bit 0 of trace_ctx is
-	 * "in an interrupt" (boot/cpu.h), and need_resched is a bool, whose
-	 * byte holds 0 or 1 (read as that byte, so no test turns it into
-	 * one).  The two 32-bit ones are joined in 32 bits, so that the
-	 * word is widened once (each widened alone costs arm64 a UBFIZ). */
-	uint32_t flags = (c->trace_ctx & 1u) * TRACE_FLAG_HARDIRQ |
-			 arch_load_relaxed8((const uint8_t *)&c->need_resched) * TRACE_FLAG_NEED_RESCHED;
-	uint64_t w = type | ((uint64_t)flags | arch_irqs_disabled() * TRACE_FLAG_IRQS_OFF) << 16 |
+	_Static_assert(TRACE_CTX_HARDIRQ == TRACE_FLAG_HARDIRQ << 16, "boot/cpu.h");
+	/* The hardirq flag is in trace_ctx where the word wants it
+	 * (boot/cpu.h); the others each from a 0/1 value by a constant
+	 * factor (a shift, folded into the OR): arch_irqs_disabled() is
+	 * 0/1, and need_resched is a bool, whose byte holds 0 or 1 (read as
+	 * that byte, so no test turns it into one).  The 32-bit ones are
+	 * joined in 32 bits, so that the word is widened once (each widened
+	 * alone costs arm64 a UBFIZ). */
+	uint32_t flags = (c->trace_ctx & TRACE_CTX_HARDIRQ) |
+			 (arch_load_relaxed8((const uint8_t *)&c->need_resched) * TRACE_FLAG_NEED_RESCHED |
+			  (uint32_t)arch_irqs_disabled() * TRACE_FLAG_IRQS_OFF) << 16;
+	uint64_t w = type | (uint64_t)flags |
 		     (uint64_t)(preempt_depth > 15 ? 15 : preempt_depth) << 24 | t->entry_pid;
 	__builtin_memcpy(e, &w, 8);
 }

@@ -64,7 +64,7 @@ static FTRACE_HOT_NOFP void function_trace_call(uintptr_t ip, uintptr_t parent, 
 	 * raised (the buffer's general path raises it: rb_port.h); the count
 	 * is the traced code's. */
 	struct cpu *c = arch_this_cpu();
-	if (ftrace_recursion_free_on(c) && !ftrace_is_dead_on(c)) {
+	if (ftrace_callback_free_on(c)) {
 		struct thread *t = c->current;
 		struct rb_resv r;
 		uint64_t g;

@@ -17,10 +17,10 @@
 #include "boot/sched.h"
 #include "boot/test.h"
 #include "lib/noipa.h"
+#include "tests/guest/ftrace_harness.h"
 #include "tests/guest/irq_probe.h"
 #include "trace/global_ops.h"
 #include "trace/core/recursion.h"
-#include "trace/ring_buffer/ring_buffer.h"
 #include "trace/trace.h"
 #include "trace/tracers/function.h"
 
@@ -30,23 +30,6 @@ static volatile int fe_sink;
 T void fe_leaf(int x) { fe_sink = x; }
 
 #define MAXE 16
-
-/* The headers of the TRACE_FN events of func, in buffer order (one CPU). */
-static unsigned fn_headers(uintptr_t func, struct trace_entry *out)
-{
-	struct rb_iter it;
-	struct rb_event ev;
-	unsigned n = 0;
-	if (rb_iter_start(&it, trace_buffer, RB_ALL_CPUS))
-		return 0;
-	while (rb_iter_next(&it, &ev) == 0) {
-		const struct ftrace_entry *e = ev.data;
-		if (e->ent.type == TRACE_FN && e->ip == func && n < MAXE)
-			out[n++] = e->ent;
-	}
-	rb_iter_end(&it);
-	return n;
-}
 
 /* fe_leaf with interrupts off and need_resched as `nr` on this CPU (put
  * back as it was, or set if another CPU set it meanwhile). */
@@ -101,8 +84,8 @@ TEST_CASE(fn_entry, header_flags_exact)
 	EXPECT_EQ(irq_probe_run(current_thread()), 1);  /* irq_probe_work in the tick */
 
 	struct trace_entry h[MAXE], q[MAXE];
-	unsigned n = fn_headers((uintptr_t)fe_leaf, h);
-	unsigned m = fn_headers((uintptr_t)irq_probe_work, q);
+	unsigned n = events_headers(TRACE_FN, (uintptr_t)fe_leaf, h, MAXE);
+	unsigned m = events_headers(TRACE_FN, (uintptr_t)irq_probe_work, q, MAXE);
 	tracer_set("nop");
 	trace_filter_set(false, "", true);
 	thread_migrate(current_thread(), -1);

@@ -136,7 +136,7 @@ TEST_SRCS := tests/guest/test_boot.c tests/guest/test_sched.c tests/guest/test_m
 	tests/guest/test_ftrace_regs.c tests/guest/test_ftrace_live.c tests/guest/test_ftrace_recl.c \
 	tests/guest/ftrace_harness.c \
 	tests/guest/test_fgraph.c tests/guest/test_fgraph_solo.c tests/guest/test_graph.c \
-	tests/guest/test_rb_delta.c \
+	tests/guest/test_rb_delta.c tests/guest/test_fn_entry.c \
 	tests/guest/irq_probe.c \
 	tests/bench/bench_basic.c tests/bench/bench_ftrace.c \
 	tests/bench/bench_ring_buffer.c

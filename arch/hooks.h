@@ -95,6 +95,13 @@ struct arch_words2 {
  *                                          puts an atomic's address in a bare
  *                                          register: one `add` each on the
  *                                          tracers' hot paths)
+ * uint32_t arch_load_pair32(const uint32_t *p, uint32_t *second);  p 8-byte
+ *                                          aligned: returns p[0], loaded as by
+ *                                          arch_load_relaxed32, and puts p[1],
+ *                                          a word only this CPU writes, in
+ *                                          *second; one load pair where the
+ *                                          ISA has one (the callbacks' guard
+ *                                          and context, recursion.h)
  * void arch_store_relaxed64(uint64_t *p, uint64_t v);  the same for
  *                                          __atomic_store_n(p, v, __ATOMIC_RELAXED)
  * bool arch_cas_relaxed64(uint64_t *p, uint64_t *expected, uint64_t desired);

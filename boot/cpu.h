@@ -19,6 +19,17 @@
 struct thread;
 struct rb_cpu;
 
+/* cpu.trace_ctx besides the context's bit (bits 0..2): the dead byte's bit
+ * of trace_guard, so that one AND tests both; and, in an interrupt, Linux's
+ * TRACE_FLAG_HARDIRQ (0x08) where trace_entry_fill_on puts the flags (bit
+ * 16), so that an AND takes it as it goes into the event.  A callback's
+ * test (trace_guard & trace_ctx) is not disturbed by bit 19: the guard's
+ * upper bytes are 0. */
+#define TRACE_CTX_BITS    0x7u
+#define TRACE_CTX_DEAD    0x100u
+#define TRACE_CTX_HARDIRQ (0x08u << 16)
+#define TRACE_CTX_TASK    (1u | TRACE_CTX_DEAD)
+
 struct runqueue {
 	spinlock_t lock;
 	struct thread *head, *tail;     /* runnable threads, FIFO; lock */
@@ -40,13 +51,24 @@ struct cpu {
 	bool switch_requeue;            /* owner: put switch_prev on its pinned CPU's queue */
 	unsigned irq_depth;             /* owner: interrupt nesting level */
 	struct trap_frame *irq_frame;   /* owner: state the outermost interrupt interrupted */
-	unsigned trace_recursion;       /* owner: tracer recursion bits, one per context */
-	unsigned trace_ctx;             /* owner: this context's tracer recursion bit minus 1
-					   ((1 << min(irq_depth, 2)) - 1: 0 is the task context,
-					   so a zeroed entry is right; bit 0 is "in an
-					   interrupt"); irq_enter/irq_exit */
-	uint8_t ftrace_dead;            /* atomic: ftrace_kill() sets it on every CPU, the
-					   tracer's callbacks read this CPU's (ftrace_is_dead_on) */
+	/* The tracers' guard: trace_recursion and ftrace_dead, read by a
+	 * callback as one word with trace_ctx (trace/core/recursion.h,
+	 * ftrace_callback_free_on): the word and trace_ctx share no bit
+	 * while this context's callbacks may run. */
+	union {
+		uint32_t trace_guard;   /* as loaded; written only by its bytes */
+		struct {
+			uint8_t trace_recursion; /* owner: tracer recursion bits, one per
+						    context (bits 0..5) */
+			uint8_t ftrace_dead;     /* atomic: ftrace_kill() sets it on every CPU */
+			uint8_t trace_guard_zero[2]; /* always 0 */
+		};
+	};
+	uint32_t trace_ctx;             /* owner: this context's tracer recursion bit
+					   (1 << min(irq_depth, 2): bit 0 is the task
+					   context) | TRACE_CTX_DEAD | TRACE_CTX_HARDIRQ in
+					   an interrupt; irq_enter/irq_exit, and
+					   TRACE_CTX_TASK before (smp.c's initializer) */
 	struct rb_cpu *trace_rb;        /* written once (trace_init, before any tracer
 					   runs): this CPU's buffer in trace_buffer */
 	uint64_t qs_count;              /* owner (atomic): quiescent states passed (patch/tramp.c) */

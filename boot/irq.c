@@ -10,12 +10,12 @@
 
 void (*timer_hook)(void);                    /* atomic: timer_hook_set */
 
-/* cpu.trace_ctx for irq depth d: the tracer's recursion bit minus 1
- * (trace/core/recursion.h): task, interrupt, nested interrupt and deeper share
- * the last. */
-static unsigned ctx_bit(unsigned d)
+/* cpu.trace_ctx for irq depth d (boot/cpu.h): the tracer's recursion bit
+ * (trace/core/recursion.h): task, interrupt, nested interrupt and deeper
+ * share the last; the dead test's bit; the hardirq flag inside one. */
+static uint32_t ctx_bit(unsigned d)
 {
-	return (1u << (d < 2 ? d : 2)) - 1;
+	return 1u << (d < 2 ? d : 2) | TRACE_CTX_DEAD | (d ? TRACE_CTX_HARDIRQ : 0);
 }
 
 void irq_enter(struct trap_frame *tf)

@@ -18,7 +18,9 @@
 
 #define CPU_START_TIMEOUT_NS 2000000000ull
 
-struct cpu cpus[MAX_CPUS];
+/* Each CPU starts in its task context as the tracer sees it (boot/cpu.h:
+ * trace_ctx), before its first interrupt or traced call. */
+struct cpu cpus[MAX_CPUS] = { [0 ... MAX_CPUS - 1] = { .trace_ctx = TRACE_CTX_TASK } };
 unsigned ncpus = 1;
 
 static void cpu_online(struct cpu *c)

@@ -334,6 +334,13 @@ ARCH_INLINE uint64_t arch_counter_relaxed(void)
 /* GCC folds offsets into x86-64 atomic loads: the builtins as they are. */
 ARCH_INLINE uint32_t arch_load_relaxed8(const uint8_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 ARCH_INLINE uint32_t arch_load_relaxed32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+/* p[0] and p[1] (arch/hooks.h): two loads (p[1] is this CPU's own word,
+ * read plainly so that GCC may fold it into what uses it). */
+ARCH_INLINE uint32_t arch_load_pair32(const uint32_t *p, uint32_t *second)
+{
+	*second = p[1];
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
 /* v >= 2^bits (arch/hooks.h): a compare with the immediate 2^bits - 1 and a
  * branch (a shift would need a copy of v first: mov, shr, branch). */
 ARCH_INLINE bool arch_above_bits(uint64_t v, unsigned bits)

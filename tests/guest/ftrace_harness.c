@@ -54,7 +54,7 @@ void counter_init(struct counter *c, const char *filter)
 		ftrace_set_filter(&c->ops, filter, true);
 }
 
-unsigned events_of(uint16_t type, uintptr_t func)
+unsigned events_headers(uint16_t type, uintptr_t func, struct trace_entry *out, unsigned max)
 {
 	struct rb_iter it;
 	struct rb_event ev;
@@ -64,10 +64,16 @@ unsigned events_of(uint16_t type, uintptr_t func)
 	while (rb_iter_next(&it, &ev) == 0) {
 		const struct trace_entry *ent = ev.data;
 		const uint64_t *words = ev.data;          /* ip / func: the word after the header */
-		n += ent->type == type && words[1] == func;
+		if (ent->type == type && words[1] == func && n++ < max)
+			out[n - 1] = *ent;
 	}
 	rb_iter_end(&it);
 	return n;
+}
+
+unsigned events_of(uint16_t type, uintptr_t func)
+{
+	return events_headers(type, func, NULL, 0);
 }
 
 unsigned fn_events(uintptr_t func)

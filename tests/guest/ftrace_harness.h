@@ -44,6 +44,10 @@ void counter_init(struct counter *c, const char *filter);
  * buffer quiet (no tracer writing). */
 unsigned events_of(uint16_t type, uintptr_t func);
 unsigned fn_events(uintptr_t func);
+/* The same, and the first `max` of those events' common headers copied to
+ * out in buffer order (out may be NULL when max is 0). */
+struct trace_entry;
+unsigned events_headers(uint16_t type, uintptr_t func, struct trace_entry *out, unsigned max);
 
 /* Take every slot of the trampoline pool with empty ops filtered on
  * `filter`, so that the next ops finds none: *fill_out holds the *n_out

@@ -39,8 +39,9 @@ struct cpu {
 	struct thread *current, *idle;
 	unsigned irq_depth;
 	bool need_resched;
-	unsigned trace_ctx;             /* boot/cpu.h: bit 0 is "in an interrupt" */
+	unsigned trace_ctx;             /* boot/cpu.h: TRACE_CTX_HARDIRQ in an interrupt */
 };
+#define TRACE_CTX_HARDIRQ (0x08u << 16)  /* boot/cpu.h */
 
 extern struct cpu shim_cpu;
 extern unsigned ncpus;

@@ -20,6 +20,7 @@
 #define TRACE_RECURSION_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "boot/cpu.h"
 #include "boot/sched.h"
@@ -115,7 +116,7 @@ FTRACE_INLINE bool ftrace_is_dead_on(struct cpu *c)
 /* On CPU c, this one (preemption off or FTRACE_HOT). */
 FTRACE_INLINE unsigned ftrace_recursion_take_on(struct cpu *c, unsigned shift)
 {
-	unsigned bit = (c->trace_ctx + 1) << shift;   /* this context's (boot/irq.c) */
+	unsigned bit = (c->trace_ctx & TRACE_CTX_BITS) << shift;   /* this context's (boot/irq.c) */
 	unsigned held = c->trace_recursion;
 	if (held & bit)
 		return 0;
@@ -128,7 +129,24 @@ FTRACE_INLINE unsigned ftrace_recursion_take_on(struct cpu *c, unsigned shift)
  * code (see above); c is this CPU, preemption off or FTRACE_HOT. */
 FTRACE_INLINE bool ftrace_recursion_free_on(struct cpu *c)
 {
-	return !(c->trace_recursion & (c->trace_ctx + 1));
+	return !(c->trace_recursion & c->trace_ctx);    /* a byte: ctx's bits 0..7 count */
+}
+
+/* The same and tracing alive (!ftrace_is_dead_on(c)), in one test: the
+ * guard word holds the recursion bits and the dead byte, trace_ctx this
+ * context's bit and the dead byte's lowest (boot/cpu.h), so the AND of the
+ * two words -- adjacent: one load pair on arm64 -- is 0 exactly when both
+ * hold.  *ctx: trace_ctx as loaded, for trace_entry_word_ctx.  ftrace_kill() writes the byte 1, the owner only ever writes the
+ * recursion byte, so neither write can undo the other's. */
+FTRACE_INLINE bool ftrace_callback_free_on(struct cpu *c, uint32_t *ctx)
+{
+	_Static_assert(offsetof(struct cpu, ftrace_dead) == offsetof(struct cpu, trace_guard) + 1 &&
+			       TRACE_CTX_DEAD == 1u << 8,
+		       "the dead byte is the guard's second (little-endian both arches)");
+	_Static_assert(offsetof(struct cpu, trace_ctx) == offsetof(struct cpu, trace_guard) + 4,
+		       "one load pair");
+	_Static_assert(offsetof(struct cpu, trace_guard) % 8 == 0, "the pair aligned");
+	return !(arch_load_pair32(&c->trace_guard, ctx) & *ctx);
 }
 
 FTRACE_INLINE void ftrace_recursion_exit_on(struct cpu *c, unsigned bit)
@@ -142,7 +160,7 @@ FTRACE_INLINE void ftrace_recursion_exit_on(struct cpu *c, unsigned bit)
  * until it ends: interrupts restore trace_ctx). */
 FTRACE_INLINE void ftrace_recursion_exit_ctx(struct cpu *c, unsigned shift)
 {
-	ftrace_recursion_exit_on(c, (c->trace_ctx + 1) << shift);
+	ftrace_recursion_exit_on(c, (c->trace_ctx & TRACE_CTX_BITS) << shift);
 }
 
 #endif

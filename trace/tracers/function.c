@@ -24,13 +24,13 @@
 #include "trace/core/recursion.h"
 #include "trace/trace.h"
 
-/* The event of one call: the header, ip and parent. */
+/* The event of one call: the header word (trace_entry_word_on), ip and
+ * parent. */
 static inline __attribute__((always_inline)) void
-function_event(struct cpu *c, struct thread *t, unsigned depth, void *data, uintptr_t ip,
-	       uintptr_t parent)
+function_event(void *data, uint64_t head, uintptr_t ip, uintptr_t parent)
 {
 	struct ftrace_entry *e = data;
-	trace_entry_fill_on(c, t, &e->ent, TRACE_FN, depth);
+	__builtin_memcpy(&e->ent, &head, 8);
 	e->ip = ip;
 	e->parent_ip = parent;
 }
@@ -44,13 +44,11 @@ function_event(struct cpu *c, struct thread *t, unsigned depth, void *data, uint
  * is ordinary text, holds preemption off itself (rb_port.h).
  */
 static FTRACE_HOT_NOFP void function_trace_rest(uintptr_t ip, uintptr_t parent, struct rb_cpu *cb,
-						uint64_t g)
+						uint64_t g, uint64_t head)
 {
-	struct cpu *c = arch_this_cpu();
-	struct thread *t = c->current;
 	struct rb_resv r = { .cb = cb };
 	if (rb_reserve_rest(sizeof(struct ftrace_entry), g, &r) == 0) {
-		function_event(c, t, t->preempt_count, r.data, ip, parent);
+		function_event(r.data, head, ip, parent);
 		rb_commit_nopreempt(&r);
 	}
 }
@@ -62,16 +60,20 @@ static FTRACE_HOT_NOFP void function_trace_call(uintptr_t ip, uintptr_t parent, 
 	/* FTRACE_HOT: this thread is not preempted here, so c stays this CPU
 	 * and t its thread until we return, without the preemption count
 	 * raised (the buffer's general path raises it: rb_port.h); the count
-	 * is the traced code's. */
+	 * is the traced code's.  The header is made before the reservation,
+	 * as Linux makes its context word before it reserves: then only the
+	 * word, not the CPU and the thread, lives across it. */
 	struct cpu *c = arch_this_cpu();
-	if (ftrace_recursion_free_on(c) && !ftrace_is_dead_on(c)) {
+	uint32_t ctx;
+	if (ftrace_callback_free_on(c, &ctx)) {
 		struct thread *t = c->current;
+		uint64_t head = trace_entry_word_ctx(c, ctx, t, TRACE_FN, t->preempt_count);
 		struct rb_resv r;
 		uint64_t g;
 		if (__builtin_expect(!rb_reserve_fast(c->trace_rb, sizeof(struct ftrace_entry), &r, &g),
 				     0))
-			return function_trace_rest(ip, parent, r.cb, g);
-		function_event(c, t, t->preempt_count, r.data, ip, parent);
+			return function_trace_rest(ip, parent, r.cb, g, head);
+		function_event(r.data, head, ip, parent);
 		rb_commit_fast(&r);
 	}
 }

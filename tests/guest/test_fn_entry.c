@@ -1,0 +1,112 @@
+/*
+ * test_fn_entry.c — suite fn_entry: the function tracer's per-event context,
+ * exact (issue 23).
+ *
+ * The callback's fast path tests recursion and the dead flag in one AND
+ * (trace/core/recursion.h, ftrace_callback_free_on) and takes the hardirq
+ * flag from cpu.trace_ctx where the header word wants it (boot/cpu.h,
+ * trace_entry_fill_on).  Here each TRACE_FN header written for fe_leaf is
+ * compared whole with what Linux's format says for the state it was
+ * called in: irqs-off, need-resched, the preemption count (clamped to 15),
+ * hardirq from the timer interrupt, the pid; and no event while this CPU's
+ * dead byte is set or the context's callbacks' bit is held.
+ */
+#include <stdbool.h>
+
+#include "boot/cpu.h"
+#include "boot/sched.h"
+#include "boot/test.h"
+#include "lib/noipa.h"
+#include "tests/guest/ftrace_harness.h"
+#include "tests/guest/irq_probe.h"
+#include "trace/global_ops.h"
+#include "trace/core/recursion.h"
+#include "trace/trace.h"
+#include "trace/tracers/function.h"
+
+#define T __attribute__((noinline)) noclone
+
+static volatile int fe_sink;
+T void fe_leaf(int x) { fe_sink = x; }
+
+#define MAXE 16
+
+/* fe_leaf with interrupts off and need_resched as `nr` on this CPU (put
+ * back as it was, or set if another CPU set it meanwhile). */
+static void call_off(bool nr)
+{
+	unsigned long f = arch_irq_save();
+	struct cpu *c = this_cpu();
+	bool was = __atomic_exchange_n(&c->need_resched, nr, __ATOMIC_RELAXED);
+	fe_leaf(1);
+	if (was)
+		__atomic_store_n(&c->need_resched, true, __ATOMIC_RELAXED);
+	else if (nr)
+		__atomic_store_n(&c->need_resched, false, __ATOMIC_RELAXED);
+	arch_irq_restore(f);
+}
+
+TEST_CASE(fn_entry, header_flags_exact)
+{
+	thread_migrate(current_thread(), 0);
+	EXPECT_EQ(trace_filter_set(false, "fe_leaf irq_probe_work", true), 0);
+	EXPECT_EQ(tracer_set("function"), 0);          /* clears the buffer */
+	unsigned pc0 = current_thread()->preempt_count;
+
+	call_off(false);                                /* 0: irqs off */
+	call_off(true);                                 /* 1: and need-resched */
+	preempt_disable();
+	preempt_disable();
+	preempt_disable();
+	call_off(false);                                /* 2: count + 3 */
+	for (int i = 0; i < 14; i++)
+		preempt_disable();
+	call_off(false);                                /* 3: count + 17, shown 15 */
+	for (int i = 0; i < 17; i++)
+		preempt_enable();
+	fe_leaf(1);                                     /* 4: irqs on */
+
+	/* No event while this CPU's dead byte is set (the guard word's
+	 * second byte) nor while the callbacks' bit of this context is
+	 * held; then one again. */
+	unsigned long f = arch_irq_save();
+	struct cpu *c = this_cpu();
+	__atomic_store_n(&c->ftrace_dead, 1, __ATOMIC_RELAXED);
+	fe_leaf(2);
+	__atomic_store_n(&c->ftrace_dead, 0, __ATOMIC_RELAXED);
+	unsigned bit = ftrace_recursion_take_on(c, 0);
+	fe_leaf(3);
+	ftrace_recursion_exit_on(c, bit);
+	fe_leaf(4);                                     /* 5: irqs off again */
+	arch_irq_restore(f);
+	EXPECT_EQ(bit, 1u);                             /* the task context's */
+
+	EXPECT_EQ(irq_probe_run(current_thread()), 1);  /* irq_probe_work in the tick */
+
+	struct trace_entry h[MAXE], q[MAXE];
+	unsigned n = events_headers(TRACE_FN, (uintptr_t)fe_leaf, h, MAXE);
+	unsigned m = events_headers(TRACE_FN, (uintptr_t)irq_probe_work, q, MAXE);
+	tracer_set("nop");
+	trace_filter_set(false, "", true);
+	thread_migrate(current_thread(), -1);
+
+	int pid = (int)current_thread()->tid;
+	const uint8_t off = TRACE_FLAG_IRQS_OFF, nr = TRACE_FLAG_NEED_RESCHED;
+	const struct { uint8_t flags, pc; } want[] = {
+		{ off, pc0 }, { off | nr, pc0 }, { off, pc0 + 3 },
+		{ off, pc0 + 17 > 15 ? 15 : pc0 + 17 }, { 0, pc0 }, { off, pc0 },
+	};
+	ASSERT_EQ(n, 6u);
+	for (unsigned i = 0; i < n; i++) {
+		/* With interrupts on (4) a tick may leave need-resched set. */
+		uint8_t flags = i == 4 ? h[i].flags & ~nr : h[i].flags;
+		EXPECT_EQ(flags, want[i].flags);
+		EXPECT_EQ(h[i].preempt_count, want[i].pc);
+		EXPECT_EQ(h[i].pid, pid);
+	}
+	/* From the timer interrupt: hardirq and irqs-off (need-resched as
+	 * the tick left it). */
+	ASSERT_EQ(m, 1u);
+	EXPECT_EQ(q[0].flags & ~nr, TRACE_FLAG_HARDIRQ | TRACE_FLAG_IRQS_OFF);
+	EXPECT_EQ(q[0].pid, pid);
+}

@@ -109,4 +109,12 @@ static inline __attribute__((always_inline)) bool arch_sled_holds(uintptr_t addr
 	return arch_site_holds(addr, target);
 }
 
+/* An exit or tail sled's record index, at +16 (patch.c): the handler finds
+ * it at its return address (sled + 8) + 8. */
+#define ARCH_SLED_REC_OFF 16
+static inline __attribute__((always_inline)) uint32_t arch_sled_rec(uintptr_t addr)
+{
+	return *(const uint32_t *)(addr + ARCH_SLED_REC_OFF);
+}
+
 #endif

@@ -94,4 +94,14 @@ static inline __attribute__((always_inline)) bool arch_sled_holds(uintptr_t addr
 	return arch_site_reaches(addr, target) && arch_site_read(addr) == arch_sled_word(addr, target, kind);
 }
 
+/* An exit or tail sled's record index, bytes 7-10 (patch.c): the handler
+ * finds it at its return address (sled + 5) + 2. */
+#define ARCH_SLED_REC_OFF 7
+static inline __attribute__((always_inline)) uint32_t arch_sled_rec(uintptr_t addr)
+{
+	uint32_t rec;
+	__builtin_memcpy(&rec, (const void *)(addr + ARCH_SLED_REC_OFF), sizeof(rec));
+	return rec;
+}
+
 #endif

@@ -38,6 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch/hooks.h"
+
 struct ftrace_rec {
 	uint32_t off;           /* function address - _text_start; written once */
 	uint32_t flags;         /* FREC_*; ftrace lock */
@@ -91,9 +93,20 @@ void rec_sleds(const struct ftrace_rec *r, unsigned *first, unsigned *end);
 /* Is ip an exit or tail sled?  Its kind in *kind.  Any context, lock-free. */
 bool rec_sled_at(uintptr_t ip, unsigned *kind);
 /* The record of the function whose exit or tail sled is at ip, or NULL (ip
- * is no such sled): what __fexit__ / __ftail__ learn their function by.
- * Any context, lock-free; two binary searches. */
-struct ftrace_rec *rec_of_sled(uintptr_t ip);
+ * is no such sled).  Any context, lock-free; two binary searches (the
+ * sleds', then the records'). */
+struct ftrace_rec *rec_of_sled_search(uintptr_t ip);
+/* The record of the function whose exit or tail sled is at ip, which must
+ * be one that boot initialised (its function not DISABLED then): what
+ * __fexit__ / __ftail__ learn their function by.  O(1): the index boot
+ * wrote into the sled (arch_sled_init, arch_sled_rec); NULL if it is out
+ * of the table.  Any context, lock-free.  Suite xray checks it against
+ * rec_of_sled_search for every sled. */
+static inline __attribute__((always_inline)) struct ftrace_rec *rec_of_sled(uintptr_t ip)
+{
+	uint32_t i = arch_sled_rec(ip);
+	return i < ftrace_nrecs ? &ftrace_recs[i] : NULL;
+}
 /* Bytes of the record and sled tables, for each record (make bench's
  * record_bytes_per_site), times 100. */
 uint64_t records_bytes_per_site_x100(void);

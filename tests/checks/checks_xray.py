@@ -27,8 +27,8 @@ Checks, each reported as one report(ok, name, detail):
   refuse   bt.test=xray_refuse: an exit sled holding other bytes than its
            record says is refused (patch_apply and the update), tracing
            killed with the sled named, nothing written; bt.test=
-           xray_refuse_rec: the same for an exit sled whose record index
-           (what its handler finds its function by) is another function's
+           xray_refuse_func: the same for an exit sled whose distance back
+           to its function (what its handler finds it by) leads to another
   demo     `make qemu-ARCH INSTR=xray` with the function tracer on the
            demo's vfs_stat and path_walk: the trace in Linux's function
            format, then a script: function_graph and the profiler are
@@ -126,8 +126,8 @@ def suites(arch, report, save_log):
 
 def refuse(arch, report, save_log):
     for suite, case, what in (("xray_refuse", "corrupt_sled_is_refused", "other bytes than the table says"),
-                              ("xray_refuse_rec", "sled_record_index_is_refused",
-                               "another function's record index")):
+                              ("xray_refuse_func", "sled_function_word_is_refused",
+                               "the way back to another function")):
         rc, out, _ = boot(arch, "bt.test=" + suite, 120)
         save_log(arch + "-" + suite.replace("_", "-"), out)
         ok = rc == 0 and re.search(r"^ftrace: tracing disabled: sled of xt_refuse_target at [0-9a-f]+ "

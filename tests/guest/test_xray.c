@@ -8,8 +8,8 @@
  * record's state says, a function's sleds are enabled and disabled
  * together while three other CPUs run through them, and a sled whose
  * bytes are not what the table says is refused with nothing written
- * (`xray_refuse_rec`, also manual: one whose record index is not its
- * function's).
+ * (`xray_refuse_func`, also manual: one whose way back to its function
+ * leads elsewhere).
  *
  * xt_* are this file's traced targets; noinline and an empty asm keep
  * every call a real call, and xt_tail's call of xt_leaf is a tail call
@@ -119,7 +119,7 @@ TEST_CASE(xray, table_covers_every_sled)
 		tt += ftrace_sleds[k].kind == ARCH_SLED_TAIL;
 		unsigned kind = 99;
 		EXPECT_TRUE(rec_sled_at(sled_ip(&ftrace_sleds[k]), &kind) && kind == ftrace_sleds[k].kind);
-		EXPECT_TRUE(rec_of_sled(sled_ip(&ftrace_sleds[k])) == r);
+		EXPECT_TRUE(arch_sled_func(sled_ip(&ftrace_sleds[k])) == rec_ip(r));
 		EXPECT_TRUE(rec_of_sled_search(sled_ip(&ftrace_sleds[k])) == r);
 	}
 	EXPECT_TRUE(te >= 1);
@@ -133,12 +133,13 @@ TEST_CASE(xray, table_covers_every_sled)
 }
 
 /*
- * The handlers' O(1) lookup (the record index boot wrote into each exit
- * and tail sled) gives, for every sled of the image whose function boot
- * initialised, the record that the two binary searches give, and that
- * record is the one whose sleds hold it.
+ * The handlers' O(1) lookup (arch_sled_func: the distance back to the
+ * function that boot wrote into each exit and tail sled) gives, for every
+ * sled of the image whose function boot initialised, the function of the
+ * record that the two binary searches give, and that record is the one
+ * whose sleds hold it.
  */
-TEST_CASE(xray, sled_record_index_is_its_function)
+TEST_CASE(xray, sled_function_is_its_record)
 {
 	unsigned first, end, checked = 0, wrong = 0;
 	for (unsigned i = 0; i < ftrace_nrecs; i++) {
@@ -148,7 +149,7 @@ TEST_CASE(xray, sled_record_index_is_its_function)
 		rec_sleds(r, &first, &end);
 		for (unsigned k = first; k < end; k++) {
 			uintptr_t ip = sled_ip(&ftrace_sleds[k]);
-			wrong += rec_of_sled(ip) != r || rec_of_sled_search(ip) != r;
+			wrong += arch_sled_func(ip) != rec_ip(r) || rec_of_sled_search(ip) != r;
 			checked++;
 		}
 	}
@@ -277,21 +278,22 @@ TEST_CASE_FLAGS(xray_refuse, corrupt_sled_is_refused, TEST_MANUAL)
 }
 
 /*
- * An exit sled whose record index (the bytes boot wrote for the handler,
- * arch_sled_rec) names another function: the update that would switch its
+ * An exit sled whose way back to its function (the bytes boot wrote for
+ * the handler, arch_sled_func) leads to another function: the update that
+ * would switch its
  * function on refuses (EILSEQ), kills tracing naming the sled's function
  * (tests/checks/checks_xray.py reads the line), and writes nothing.
  */
-TEST_CASE_FLAGS(xray_refuse_rec, sled_record_index_is_refused, TEST_MANUAL)
+TEST_CASE_FLAGS(xray_refuse_func, sled_function_word_is_refused, TEST_MANUAL)
 {
 	uintptr_t f = (uintptr_t)xt_refuse_target, s = exit_sled_of(f);
 	const struct ftrace_rec *other = rec_find((uintptr_t)xt_refuse_other);
 	ASSERT_TRUE(s != 0 && other != NULL);
-	ASSERT_TRUE(rec_of_sled(s) == rec_find(f));
-	uint32_t bad = (uint32_t)(other - ftrace_recs);
-	arch_text_poke((void *)(s + ARCH_SLED_REC_OFF), &bad, sizeof(bad));
+	ASSERT_TRUE(arch_sled_func(s) == f);
+	uint32_t bad = (uint32_t)(s - rec_ip(other));
+	arch_text_poke((void *)(s + ARCH_SLED_FUNC_OFF), &bad, sizeof(bad));
 	patch_sync_cores();
-	ASSERT_TRUE(rec_of_sled(s) == other);
+	ASSERT_TRUE(arch_sled_func(s) == rec_ip(other));
 	static struct counter c;
 	counter_init(&c, "xt_refuse_target xt_refuse_other");
 	EXPECT_EQ(register_ftrace_function(&c.ops), -EILSEQ);

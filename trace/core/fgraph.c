@@ -494,10 +494,7 @@ FTRACE_HOT void tstack_exit(uintptr_t func, uintptr_t sp, uint64_t retval)
  */
 FTRACE_HOT uintptr_t ftrace_sled_exit(uintptr_t sled, uintptr_t sp, struct fgraph_ret_regs *rr)
 {
-	const struct ftrace_rec *r = rec_of_sled(sled);
-	if (__builtin_expect(!r, 0))
-		return 0;
-	uintptr_t func = rec_ip(r);
+	uintptr_t func = arch_sled_func(sled);
 	struct cpu *c = arch_this_cpu();
 	struct thread *t = c->current;
 	unsigned level = c->irq_depth, base;
@@ -529,9 +526,7 @@ rules:
 
 FTRACE_HOT void ftrace_sled_tail(uintptr_t sled, uintptr_t sp)
 {
-	const struct ftrace_rec *r = rec_of_sled(sled);
-	if (r)
-		tstack_tail(rec_ip(r), sp);
+	tstack_tail(arch_sled_func(sled), sp);
 }
 
 /* The interrupt running on this CPU ends (irq_exit, irq_depth not yet

@@ -125,7 +125,7 @@ extern unsigned char fgraph_ts_active;
 /* What the XRay exit and tail sleds' handlers call (arch/ARCH/ftrace_tramp.S,
  * which keep every register the sled may have live): sled, the sled's
  * address (an exit or tail sled that boot initialised: its function from
- * rec_of_sled); sp, the function's stack pointer as its first instruction
+ * arch_sled_func); sp, the function's stack pointer as its first instruction
  * saw it; rr, the return registers as the exit sled found them (the
  * return value: fgraph_ret_regs_value; what the exit callbacks read, as
  * at a return hook).  Any context.  ftrace_sled_exit's value is no one's

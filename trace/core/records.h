@@ -38,7 +38,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arch/hooks.h"
 
 struct ftrace_rec {
 	uint32_t off;           /* function address - _text_start; written once */
@@ -96,17 +95,12 @@ bool rec_sled_at(uintptr_t ip, unsigned *kind);
  * is no such sled).  Any context, lock-free; two binary searches (the
  * sleds', then the records'). */
 struct ftrace_rec *rec_of_sled_search(uintptr_t ip);
-/* The record of the function whose exit or tail sled is at ip, which must
- * be one that boot initialised (its function not DISABLED then): what
- * __fexit__ / __ftail__ learn their function by.  O(1): the index boot
- * wrote into the sled (arch_sled_init, arch_sled_rec); NULL if it is out
- * of the table.  Any context, lock-free.  Suite xray checks it against
- * rec_of_sled_search for every sled. */
-static inline __attribute__((always_inline)) struct ftrace_rec *rec_of_sled(uintptr_t ip)
-{
-	uint32_t i = arch_sled_rec(ip);
-	return i < ftrace_nrecs ? &ftrace_recs[i] : NULL;
-}
+/* What __fexit__ / __ftail__ learn their function by: arch_sled_func(ip)
+ * (arch/hooks.h), for an exit or tail sled that boot initialised (its
+ * function not DISABLED then), one load — the distance back to the
+ * function that boot wrote into the sled.  The update checks it before
+ * enabling a sled; suite xray checks it against rec_of_sled_search for
+ * every sled. */
 /* Bytes of the record and sled tables, for each record (make bench's
  * record_bytes_per_site), times 100. */
 uint64_t records_bytes_per_site_x100(void);

@@ -129,9 +129,10 @@ static const uint8_t sled_ret_compiled[SLED_LEN] = { 0xC3, 0x2E, 0x66, 0x0F, 0x1
 						     0x02, 0x00, 0x00 };
 static const uint8_t sled_jmp[SLED_LEN] = { 0xEB, 0x09, 0x0F, 0x1F, 0x00, 0x66, 0x0F, 0x1F, 0x44,
 					    0x00, 0x00 };
-/* An exit and a tail sled but their distance back (bytes 7-10). */
+/* An exit sled but its distance back (bytes 7-10); a tail sled's bytes
+ * 5-6 (its first 5 are an entry sled's). */
 static const uint8_t sled_ret[ARCH_SLED_FUNC_OFF] = { 0xC3, 0xCC, 0xCC, 0xCC, 0xCC, 0xC3, 0xCC };
-static const uint8_t sled_tail[ARCH_SLED_FUNC_OFF] = { 0xEB, 0x09, 0x0F, 0x1F, 0x00, 0xEB, 0x04 };
+static const uint8_t sled_tail_jmp4[2] = { 0xEB, 0x04 };
 _Static_assert(ARCH_SLED_FUNC_OFF + 4 == SLED_LEN, "the distance back ends the sled");
 
 int arch_sled_init(uintptr_t addr, unsigned kind, uint32_t back)
@@ -141,7 +142,12 @@ int arch_sled_init(uintptr_t addr, unsigned kind, uint32_t back)
 	    memcmp((const void *)addr, exit ? sled_ret_compiled : sled_jmp_compiled, SLED_LEN) != 0)
 		return -EILSEQ;
 	uint8_t b[SLED_LEN];
-	memcpy(b, exit ? sled_ret : sled_tail, ARCH_SLED_FUNC_OFF);
+	if (exit) {
+		memcpy(b, sled_ret, ARCH_SLED_FUNC_OFF);
+	} else {
+		memcpy(b, sled_jmp, ARCH_SITE_SIZE);
+		memcpy(b + ARCH_SITE_SIZE, sled_tail_jmp4, sizeof(sled_tail_jmp4));
+	}
 	memcpy(b + ARCH_SLED_FUNC_OFF, &back, sizeof(back));
 	arch_text_poke((void *)addr, b, SLED_LEN);
 	return 0;

@@ -330,6 +330,22 @@ x86_tramp_templates:
 	\op	\off(%rsp), \reg
 	.endif
 .endm
+/* A sled handler's start: with no graph user (fgraph_ts_active 0), the
+ * return; else `save` bytes of stack taken. */
+.macro SLED_ENTER save
+	cmpb	$0, fgraph_ts_active(%rip)
+	jne	1f
+	ret
+1:	subq	$\save, %rsp
+.endm
+/* The handler's first two arguments, once what they held is saved: the
+ * sled (the return address - 5) and the function's sp (the address of
+ * its return address, above ours). */
+.macro SLED_ARGS save
+	movq	\save(%rsp), %rdi
+	subq	$5, %rdi
+	leaq	\save+8(%rsp), %rsi
+.endm
 /* Every caller-saved register a tail sled may have live. */
 .macro SLED_REGS save
 	SLED_MOV \save, movq, %rax, 0x00
@@ -356,14 +372,9 @@ x86_tramp_templates:
 	.type	__ftail__, @function
 	.balign	16
 __ftail__:
-	cmpb	$0, fgraph_ts_active(%rip)
-	jne	1f
-	ret
-1:	subq	$SLED_SAVE, %rsp
+	SLED_ENTER SLED_SAVE
 	SLED_REGS 1
-	movq	SLED_SAVE(%rsp), %rdi
-	subq	$5, %rdi                         /* the sled */
-	leaq	SLED_SAVE+8(%rsp), %rsi          /* the function's sp */
+	SLED_ARGS SLED_SAVE
 	call	ftrace_sled_tail
 	SLED_REGS 0
 	addq	$SLED_SAVE, %rsp
@@ -385,17 +396,12 @@ __ftail__:
 	.type	__fexit__, @function
 	.balign	16
 __fexit__:
-	cmpb	$0, fgraph_ts_active(%rip)
-	jne	1f
-	ret
-1:	subq	$EXIT_RR, %rsp
+	SLED_ENTER EXIT_RR
 	movq	%rax, 0x00(%rsp)
 	movq	%rdx, 0x08(%rsp)
 	movups	%xmm0, 0x10(%rsp)
 	movups	%xmm1, 0x20(%rsp)
-	movq	EXIT_RR(%rsp), %rdi
-	subq	$5, %rdi                         /* the sled */
-	leaq	EXIT_RR+8(%rsp), %rsi            /* the function's sp */
+	SLED_ARGS EXIT_RR
 	movq	%rsp, %rdx                       /* rr */
 	call	ftrace_sled_exit
 	movq	0x00(%rsp), %rax

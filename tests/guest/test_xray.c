@@ -243,6 +243,23 @@ static uintptr_t exit_sled_of(uintptr_t func)
 	return 0;
 }
 
+/* Switching xt_refuse_target and xt_refuse_other on (c counts them) is
+ * refused (EILSEQ), tracing killed, xt_refuse_target DISABLED, and
+ * nothing written: both entry sleds and xt_refuse_other's exit sled are
+ * off, and xt_refuse_other runs untraced. */
+static void update_is_refused(struct counter *c)
+{
+	counter_init(c, "xt_refuse_target xt_refuse_other");
+	EXPECT_EQ(register_ftrace_function(&c->ops), -EILSEQ);
+	EXPECT_TRUE(ftrace_is_dead());
+	EXPECT_TRUE(rec_find((uintptr_t)xt_refuse_target)->flags & FREC_DISABLED);
+	EXPECT_TRUE(arch_site_holds((uintptr_t)xt_refuse_target, 0));
+	EXPECT_TRUE(arch_site_holds((uintptr_t)xt_refuse_other, 0));
+	EXPECT_TRUE(arch_sled_holds(exit_sled_of((uintptr_t)xt_refuse_other), 0, ARCH_SLED_EXIT));
+	EXPECT_EQ(xt_refuse_other(1), 6);
+	EXPECT_EQ(c->hits, 0);
+}
+
 /*
  * An exit sled made to call __fexit__ behind the records' back: patch_apply
  * refuses a batch that says it is off, and the update that would switch
@@ -265,24 +282,16 @@ TEST_CASE_FLAGS(xray_refuse, corrupt_sled_is_refused, TEST_MANUAL)
 	EXPECT_EQ(patch_apply(&p, 1, &badi), -EILSEQ);
 	EXPECT_EQ(badi, 0);
 	static struct counter c;
-	counter_init(&c, "xt_refuse_target xt_refuse_other");
-	EXPECT_EQ(register_ftrace_function(&c.ops), -EILSEQ);
-	EXPECT_TRUE(ftrace_is_dead());
-	EXPECT_TRUE(rec_find(f)->flags & FREC_DISABLED);
-	EXPECT_TRUE(arch_site_holds(f, 0));
-	EXPECT_TRUE(arch_site_holds((uintptr_t)xt_refuse_other, 0));
-	EXPECT_TRUE(arch_sled_holds(exit_sled_of((uintptr_t)xt_refuse_other), 0, ARCH_SLED_EXIT));
+	update_is_refused(&c);
 	EXPECT_EQ(memcmp((void *)s, bad, ARCH_SITE_SIZE), 0);
-	EXPECT_EQ(xt_refuse_other(1), 6);
-	EXPECT_EQ(c.hits, 0);
 }
 
 /*
  * An exit sled whose way back to its function (the bytes boot wrote for
  * the handler, arch_sled_func) leads to another function: the update that
- * would switch its
- * function on refuses (EILSEQ), kills tracing naming the sled's function
- * (tests/checks/checks_xray.py reads the line), and writes nothing.
+ * would switch its function on refuses (EILSEQ), kills tracing naming the
+ * sled's function (tests/checks/checks_xray.py reads the line), and
+ * writes nothing.
  */
 TEST_CASE_FLAGS(xray_refuse_func, sled_function_word_is_refused, TEST_MANUAL)
 {
@@ -295,16 +304,8 @@ TEST_CASE_FLAGS(xray_refuse_func, sled_function_word_is_refused, TEST_MANUAL)
 	patch_sync_cores();
 	ASSERT_TRUE(arch_sled_func(s) == rec_ip(other));
 	static struct counter c;
-	counter_init(&c, "xt_refuse_target xt_refuse_other");
-	EXPECT_EQ(register_ftrace_function(&c.ops), -EILSEQ);
-	EXPECT_TRUE(ftrace_is_dead());
-	EXPECT_TRUE(rec_find(f)->flags & FREC_DISABLED);
-	EXPECT_TRUE(arch_site_holds(f, 0));
+	update_is_refused(&c);
 	EXPECT_TRUE(arch_sled_holds(s, 0, ARCH_SLED_EXIT));
-	EXPECT_TRUE(arch_site_holds((uintptr_t)xt_refuse_other, 0));
-	EXPECT_TRUE(arch_sled_holds(exit_sled_of((uintptr_t)xt_refuse_other), 0, ARCH_SLED_EXIT));
-	EXPECT_EQ(xt_refuse_other(1), 6);
 	EXPECT_EQ(xt_refuse_target(1), 9);
-	EXPECT_EQ(c.hits, 0);
 }
 

@@ -336,6 +336,10 @@ uintptr_t arch_site_data(uintptr_t func);
  *   bool arch_sled_placed(addr)                    can a sled be there?
  *   uint64_t arch_sled_word(addr, target, kind)    as arch_site_word
  *   bool arch_sled_holds(addr, target, kind)       as arch_site_holds
+ *   uintptr_t arch_sled_func(addr)                 an exit or tail sled's
+ *                                                  function: addr less the 4 bytes
+ *                                                  at addr + ARCH_SLED_FUNC_OFF
+ *                                                  (arch_sled_init)
  * (kind ARCH_SLED_ENTRY: the same as the arch_site_* ones).
  */
 enum arch_sled_kind { ARCH_SLED_ENTRY, ARCH_SLED_EXIT, ARCH_SLED_TAIL };
@@ -344,10 +348,13 @@ enum arch_sled_kind { ARCH_SLED_ENTRY, ARCH_SLED_EXIT, ARCH_SLED_TAIL };
 /*
  * Boot-time, single CPU, before any other patching: check that the exit or
  * tail sled at addr holds what the compiler leaves (and, for an exit, that
- * a return follows it) and put it in its disabled state.  0, or -EILSEQ
- * (the sled is left untouched).  The entry sled is arch_site_init's.
+ * a return follows it) and put it in its disabled state, with back (addr
+ * less its function's address) in bytes it never executes, where
+ * arch_sled_func(addr) (site.h, inline) reads it and the handlers find it
+ * from their return address.  0, or -EILSEQ (the sled is left untouched).
+ * The entry sled is arch_site_init's.
  */
-int arch_sled_init(uintptr_t addr, unsigned kind);
+int arch_sled_init(uintptr_t addr, unsigned kind, uint32_t back);
 
 /* What an enabled exit / tail sled calls (arch/<arch>/ftrace_tramp.S, in
  * .text.tramp): they return to the sled with every register as it was. */

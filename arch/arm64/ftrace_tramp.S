@@ -195,14 +195,13 @@
 	list_caller arch_ftrace_list_caller, 0
 	list_caller arch_ftrace_regs_list_caller, 1
 
-/* What an enabled XRay exit or tail sled calls (INSTR=xray; patch.c):
- * the trace stack's exit and tail (trace/core/tstack.h) through
- * ftrace_sled_exit / ftrace_sled_tail (trace/core/fgraph.c), with the sled
- * (x30 - 8), the function's stack pointer (sp here: the sled runs after
- * the epilogue) and, at an exit, x0.  Every caller-saved register comes
- * back as it was: the return value (x0-x8, q0-q7), a tail call's
- * arguments and branch register, x9 (the parent, patch.c).  No graph user
- * (fgraph_ts_active 0): x16-x17 saved, a load and the return. */
+/* What an enabled XRay tail sled calls (INSTR=xray; patch.c): the trace
+ * stack's tail (trace/core/tstack.h) through ftrace_sled_tail
+ * (trace/core/fgraph.c), with the sled (x30 - 8) and the function's stack
+ * pointer (sp here: the sled runs after the epilogue).  Every
+ * caller-saved register comes back as it was: a tail call's arguments
+ * (x0-x8, q0-q7) and branch register, x9 (the parent, patch.c).  No graph
+ * user (fgraph_ts_active 0): x16-x17 saved, a load and the return. */
 #define SLED_SAVE (20 * 8 + 8 * 16)
 /* The registers a sled may have live but x16-x17, x29-x30, stored
  * (pair=stp, one=str) or loaded (ldp, ldr) above the frame record. */
@@ -221,11 +220,10 @@
 	\pair	q4, q5, [sp, #224]
 	\pair	q6, q7, [sp, #256]
 .endm
-.macro sled_handler name, fn, retval
-	.globl	\name
-	.type	\name, %function
+	.globl	__ftail__
+	.type	__ftail__, %function
 	.balign	16
-\name:
+__ftail__:
 	stp	x16, x17, [sp, #-16]!
 	adrp	x16, fgraph_ts_active
 	ldrb	w16, [x16, :lo12:fgraph_ts_active]
@@ -236,22 +234,53 @@
 	stp	x29, x30, [sp, #0]
 	mov	x29, sp
 	sled_regs stp, str
-	.if \retval
-	mov	x2, x0
-	.endif
 	sub	x0, x30, #8                      // the sled
 	add	x1, sp, #(SLED_SAVE + 16)        // the function's sp
-	bl	\fn
+	bl	ftrace_sled_tail
 	sled_regs ldp, ldr
 	ldp	x29, x30, [sp, #0]
 	add	sp, sp, #SLED_SAVE
 	ldp	x16, x17, [sp], #16
 	ret
-	.size	\name, . - \name
-.endm
+	.size	__ftail__, . - __ftail__
 
-	sled_handler __fexit__, ftrace_sled_exit, 1
-	sled_handler __ftail__, ftrace_sled_tail, 0
+/* What an enabled XRay exit sled calls: the trace stack's exit through
+ * ftrace_sled_exit(sled, sp, rr) (trace/core/fgraph.c).  The sled is
+ * followed by the `ret` (arch_sled_init checks it), so what is live is
+ * what the return hook keeps (fgraph.S): the return value, x0-x1 and
+ * q0-q3, here struct fgraph_ret_regs (rr, arch_defs.h) for the exit
+ * callbacks to read; and x9, the parent, which the sled moves back into
+ * x30 after this returns to +8.  x2-x8, x10-x18 are dead after a
+ * return (AAPCS64), x19-x28 and the low halves of v8-v15 kept by C.
+ * Frame, from sp down: rr (80 bytes), x9 and a pad, the frame record
+ * {x29, sled + 8}.  No graph user (fgraph_ts_active 0): a load, a test
+ * and the return (x16 is dead at a return too). */
+#define EXIT_FRAME (16 + 16 + 80)
+	.globl	__fexit__
+	.type	__fexit__, %function
+	.balign	16
+__fexit__:
+	adrp	x16, fgraph_ts_active
+	ldrb	w16, [x16, :lo12:fgraph_ts_active]
+	cbnz	w16, 1f
+	ret
+1:	stp	x29, x30, [sp, #-EXIT_FRAME]!
+	mov	x29, sp
+	str	x9, [sp, #16]
+	stp	x0, x1, [sp, #32]                // rr: x[0], x[1]
+	stp	q0, q1, [sp, #48]                // rr: q[0] .. q[3]
+	stp	q2, q3, [sp, #80]
+	sub	x0, x30, #8                      // the sled
+	add	x1, sp, #EXIT_FRAME              // the function's sp
+	add	x2, sp, #32                      // rr
+	bl	ftrace_sled_exit
+	ldr	x9, [sp, #16]
+	ldp	x0, x1, [sp, #32]
+	ldp	q0, q1, [sp, #48]
+	ldp	q2, q3, [sp, #80]
+	ldp	x29, x30, [sp], #EXIT_FRAME
+	ret
+	.size	__fexit__, . - __fexit__
 
 	.section .rodata.ftrace_tmpl, "a"
 	template arm64_tramp_tmpl, 0

@@ -109,4 +109,13 @@ static inline __attribute__((always_inline)) bool arch_sled_holds(uintptr_t addr
 	return arch_site_holds(addr, target);
 }
 
+/* An exit or tail sled's function: its distance back from the sled is the
+ * word at +16 (patch.c), which the handler finds at its return address
+ * (sled + 8) + 8. */
+#define ARCH_SLED_FUNC_OFF 16
+static inline __attribute__((always_inline)) uintptr_t arch_sled_func(uintptr_t addr)
+{
+	return addr - *(const uint32_t *)(addr + ARCH_SLED_FUNC_OFF);
+}
+
 #endif

@@ -313,16 +313,14 @@ x86_tramp_templates:
 	FTRACE_REGS_CALLER arch_ftrace_regs_list_caller, 0, ftrace_ops_list_regs_func
 	.size arch_ftrace_regs_list_caller, . - arch_ftrace_regs_list_caller
 
-/* ---- The pool: int3 until a slot is written (patch/tramp.c) ---- */
-/* What an enabled XRay exit or tail sled calls (INSTR=xray; patch.c):
- * the trace stack's exit and tail (trace/core/tstack.h) through
- * ftrace_sled_exit / ftrace_sled_tail (trace/core/fgraph.c), with the sled
- * (the return address - 5), the function's stack pointer (the address of
- * its return address: above ours) and, at an exit, rax.  Every
- * caller-saved register comes back as it was: the return value (rax, rdx,
- * xmm0-1), a tail call's arguments and target.  No graph user
- * (fgraph_ts_active 0): a compare and the return, nothing else.
- * rsp at the sled is 8 mod 16 (a function's entry rsp), so 0 mod 16 here. */
+/* What an enabled XRay tail sled calls (INSTR=xray; patch.c): the trace
+ * stack's tail (trace/core/tstack.h) through ftrace_sled_tail
+ * (trace/core/fgraph.c), with the sled (the return address - 5) and the
+ * function's stack pointer (the address of its return address: above
+ * ours).  Every caller-saved register comes back as it was: a tail call's
+ * arguments and target.  No graph user (fgraph_ts_active 0): a compare
+ * and the return, nothing else.  rsp at the sled is 8 mod 16 (a
+ * function's entry rsp), so 0 mod 16 here. */
 #define SLED_SAVE (9 * 8 + 8 * 16 + 8)
 /* One register to (save=1) or from (0) the handler's frame at off. */
 .macro SLED_MOV save, op, reg, off
@@ -332,7 +330,23 @@ x86_tramp_templates:
 	\op	\off(%rsp), \reg
 	.endif
 .endm
-/* Every caller-saved register a sled may have live. */
+/* A sled handler's start: with no graph user (fgraph_ts_active 0), the
+ * return; else `save` bytes of stack taken. */
+.macro SLED_ENTER save
+	cmpb	$0, fgraph_ts_active(%rip)
+	jne	1f
+	ret
+1:	subq	$\save, %rsp
+.endm
+/* The handler's first two arguments, once what they held is saved: the
+ * sled (the return address - 5) and the function's sp (the address of
+ * its return address, above ours). */
+.macro SLED_ARGS save
+	movq	\save(%rsp), %rdi
+	subq	$5, %rdi
+	leaq	\save+8(%rsp), %rsi
+.endm
+/* Every caller-saved register a tail sled may have live. */
 .macro SLED_REGS save
 	SLED_MOV \save, movq, %rax, 0x00
 	SLED_MOV \save, movq, %rcx, 0x08
@@ -352,33 +366,53 @@ x86_tramp_templates:
 	SLED_MOV \save, movups, %xmm6, 0xa8
 	SLED_MOV \save, movups, %xmm7, 0xb8
 .endm
-.macro SLED_HANDLER name, fn, retval
-	.globl	\name
-	.type	\name, @function
+
+	.section .text.tramp, "ax"
+	.globl	__ftail__
+	.type	__ftail__, @function
 	.balign	16
-\name:
-	cmpb	$0, fgraph_ts_active(%rip)
-	jne	1f
-	ret
-1:	subq	$SLED_SAVE, %rsp
+__ftail__:
+	SLED_ENTER SLED_SAVE
 	SLED_REGS 1
-	movq	SLED_SAVE(%rsp), %rdi
-	subq	$5, %rdi                         /* the sled */
-	leaq	SLED_SAVE+8(%rsp), %rsi          /* the function's sp */
-	.if \retval
-	movq	%rax, %rdx
-	.endif
-	call	\fn
+	SLED_ARGS SLED_SAVE
+	call	ftrace_sled_tail
 	SLED_REGS 0
 	addq	$SLED_SAVE, %rsp
 	ret
-	.size	\name, . - \name
-.endm
+	.size	__ftail__, . - __ftail__
 
-	.section .text.tramp, "ax"
-	SLED_HANDLER __fexit__, ftrace_sled_exit, 1
-	SLED_HANDLER __ftail__, ftrace_sled_tail, 0
+/* What an enabled XRay exit sled calls: the trace stack's exit through
+ * ftrace_sled_exit(sled, sp, rr) (trace/core/fgraph.c).  The sled's call
+ * returns to the `ret` at +5 (patch.c), so what is live is what the
+ * return hook keeps (fgraph.S): the return value, rax, rdx, xmm0 and
+ * xmm1, here the first 48 bytes of struct fgraph_ret_regs (rr,
+ * arch_defs.h; its fp and hook words, which only the return hook's own
+ * path reads, are not written) for the exit callbacks to read.  The
+ * other caller-saved registers are dead after a return, the callee-saved
+ * ones kept by C.  rsp is 0 mod 16 here and at the call (64 bytes of
+ * rr).  No graph user (fgraph_ts_active 0): a compare and the return. */
+#define EXIT_RR 64
+	.globl	__fexit__
+	.type	__fexit__, @function
+	.balign	16
+__fexit__:
+	SLED_ENTER EXIT_RR
+	movq	%rax, 0x00(%rsp)
+	movq	%rdx, 0x08(%rsp)
+	movups	%xmm0, 0x10(%rsp)
+	movups	%xmm1, 0x20(%rsp)
+	SLED_ARGS EXIT_RR
+	movq	%rsp, %rdx                       /* rr */
+	call	ftrace_sled_exit
+	movq	0x00(%rsp), %rax
+	movq	0x08(%rsp), %rdx
+	movups	0x10(%rsp), %xmm0
+	movups	0x20(%rsp), %xmm1
+	addq	$EXIT_RR, %rsp
+	ret
+	.size	__fexit__, . - __fexit__
 
+/* ---- The pool: int3 until a slot is written (patch/tramp.c) ---- */
 	.section .tramp_pool, "ax", @progbits
 	.balign PAGE_SIZE
 	.fill X86_TRAMP_POOL_SIZE, 1, 0xcc

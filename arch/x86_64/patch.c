@@ -57,13 +57,18 @@
  *
  *     kind       compiled                            disabled / enabled (bytes 0-4)   bytes 5-10
  *     entry      eb 09 + 66 0f 1f 84 00 00 02 00 00  eb 09 0f 1f 00 / e8 <rel32>     66 0f 1f 44 00 00 (nop6)
- *     tail       the same, before the tail jmp       the same                         the same
- *     exit       c3 + 2e 66 0f 1f 84 00 00 02 00 00  c3 cc cc cc cc / e8 <rel32>     c3 cc cc cc cc cc
+ *     tail       the same, before the tail jmp       the same                         eb 04 (jmp +4) <back>
+ *     exit       c3 + 2e 66 0f 1f 84 00 00 02 00 00  c3 cc cc cc cc / e8 <rel32>     c3 cc <back>
  *
  * Disabled, an entry or tail sled jumps over itself and an exit sled
- * returns, as compiled; resuming at +5 runs the nop6 into the code after
- * the sled, or the ret at +5.  Enabled, the call returns to +5: the same.
- * An exit or tail sled's target is __fexit__ / __ftail__.
+ * returns, as compiled; resuming at +5 runs the nop6 (the tail's jmp +4)
+ * into the code after the sled, or the ret at +5.  Enabled, the call
+ * returns to +5: the same.  An exit or tail sled's target is __fexit__ /
+ * __ftail__; bytes 7-10 of one, never executed, hold the sled's distance
+ * back to its function's entry (32 bits, little-endian), which the handler
+ * reads at its return address + 2 (arch_sled_func): the function without
+ * a search.
+ * They are written at boot and never change.
  *
  * QEMU's TCG (checked with the hypervisor CPUID leaf) needs one more
  * thing, which real processors do not.  TCG runs translations of guest
@@ -124,16 +129,27 @@ static const uint8_t sled_ret_compiled[SLED_LEN] = { 0xC3, 0x2E, 0x66, 0x0F, 0x1
 						     0x02, 0x00, 0x00 };
 static const uint8_t sled_jmp[SLED_LEN] = { 0xEB, 0x09, 0x0F, 0x1F, 0x00, 0x66, 0x0F, 0x1F, 0x44,
 					    0x00, 0x00 };
-static const uint8_t sled_ret[SLED_LEN] = { 0xC3, 0xCC, 0xCC, 0xCC, 0xCC, 0xC3, 0xCC, 0xCC, 0xCC,
-					    0xCC, 0xCC };
+/* An exit sled but its distance back (bytes 7-10); a tail sled's bytes
+ * 5-6 (its first 5 are an entry sled's). */
+static const uint8_t sled_ret[ARCH_SLED_FUNC_OFF] = { 0xC3, 0xCC, 0xCC, 0xCC, 0xCC, 0xC3, 0xCC };
+static const uint8_t sled_tail_jmp4[2] = { 0xEB, 0x04 };
+_Static_assert(ARCH_SLED_FUNC_OFF + 4 == SLED_LEN, "the distance back ends the sled");
 
-int arch_sled_init(uintptr_t addr, unsigned kind)
+int arch_sled_init(uintptr_t addr, unsigned kind, uint32_t back)
 {
 	bool exit = kind == ARCH_SLED_EXIT;
 	if (kind == ARCH_SLED_ENTRY || !arch_sled_placed(addr) ||
 	    memcmp((const void *)addr, exit ? sled_ret_compiled : sled_jmp_compiled, SLED_LEN) != 0)
 		return -EILSEQ;
-	arch_text_poke((void *)addr, exit ? sled_ret : sled_jmp, SLED_LEN);
+	uint8_t b[SLED_LEN];
+	if (exit) {
+		memcpy(b, sled_ret, ARCH_SLED_FUNC_OFF);
+	} else {
+		memcpy(b, sled_jmp, ARCH_SITE_SIZE);
+		memcpy(b + ARCH_SITE_SIZE, sled_tail_jmp4, sizeof(sled_tail_jmp4));
+	}
+	memcpy(b + ARCH_SLED_FUNC_OFF, &back, sizeof(back));
+	arch_text_poke((void *)addr, b, SLED_LEN);
 	return 0;
 }
 

@@ -94,4 +94,15 @@ static inline __attribute__((always_inline)) bool arch_sled_holds(uintptr_t addr
 	return arch_site_reaches(addr, target) && arch_site_read(addr) == arch_sled_word(addr, target, kind);
 }
 
+/* An exit or tail sled's function: its distance back from the sled is
+ * bytes 7-10 (patch.c), which the handler finds at its return address
+ * (sled + 5) + 2. */
+#define ARCH_SLED_FUNC_OFF 7
+static inline __attribute__((always_inline)) uintptr_t arch_sled_func(uintptr_t addr)
+{
+	uint32_t back;
+	__builtin_memcpy(&back, (const void *)(addr + ARCH_SLED_FUNC_OFF), sizeof(back));
+	return addr - back;
+}
+
 #endif

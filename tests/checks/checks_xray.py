@@ -31,7 +31,9 @@ Checks, each reported as one report(ok, name, detail):
            (exactly NO_FENTRY_CASES: this backend has no such site)
   refuse   bt.test=xray_refuse: an exit sled holding other bytes than its
            record says is refused (patch_apply and the update), tracing
-           killed with the sled named, nothing written
+           killed with the sled named, nothing written; bt.test=
+           xray_refuse_func: the same for an exit sled whose distance back
+           to its function (what its handler finds it by) leads to another
   demo     `make qemu-ARCH INSTR=xray` with the function tracer on the
            demo's vfs_stat and path_walk: the trace in Linux's function
            format, then a script: function_graph and the profiler are
@@ -151,13 +153,16 @@ def suites(arch, report, save_log):
 
 
 def refuse(arch, report, save_log):
-    rc, out, _ = boot(arch, "bt.test=xray_refuse", 120)
-    save_log(arch + "-xray-refuse", out)
-    ok = rc == 0 and re.search(r"^ftrace: tracing disabled: sled of xt_refuse_target at [0-9a-f]+ "
-                               r"holds unexpected bytes \(EILSEQ\)$", out, re.M) and \
-        re.search(r"^    ok 1 corrupt_sled_is_refused$", out, re.M)
-    report(bool(ok), "%s INSTR=xray: a sled holding other bytes than the table says is refused, "
-           "tracing killed naming it, nothing written" % arch, out)
+    for suite, case, what in (("xray_refuse", "corrupt_sled_is_refused", "other bytes than the table says"),
+                              ("xray_refuse_func", "sled_function_word_is_refused",
+                               "the way back to another function")):
+        rc, out, _ = boot(arch, "bt.test=" + suite, 120)
+        save_log(arch + "-" + suite.replace("_", "-"), out)
+        ok = rc == 0 and re.search(r"^ftrace: tracing disabled: sled of xt_refuse_target at [0-9a-f]+ "
+                                   r"holds unexpected bytes \(EILSEQ\)$", out, re.M) and \
+            re.search(r"^    ok 1 %s$" % case, out, re.M)
+        report(bool(ok), "%s INSTR=xray: a sled holding %s is refused, "
+               "tracing killed naming it, nothing written" % (arch, what), out)
 
 
 def demo(arch, report, save_log):

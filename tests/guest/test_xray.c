@@ -7,7 +7,9 @@
  * found from its record, inside the function), every sled holds what its
  * record's state says, a function's sleds are enabled and disabled
  * together while three other CPUs run through them, and a sled whose
- * bytes are not what the table says is refused with nothing written.
+ * bytes are not what the table says is refused with nothing written
+ * (`xray_refuse_func`, also manual: one whose way back to its function
+ * leads elsewhere).
  *
  * xt_* are this file's traced targets; noinline and an empty asm keep
  * every call a real call, and xt_tail's call of xt_leaf is a tail call
@@ -96,7 +98,8 @@ TEST_CASE(xray, table_covers_every_sled)
 		for (unsigned k = first; k < end; k++) {
 			uintptr_t off, ip = sled_ip(&ftrace_sleds[k]);
 			/* Inside the record's function by the symbol table. */
-			if (!ksym_lookup(ip, &off, NULL) || ip - off != rec_ip(r) || rec_of_sled(ip) != r)
+			if (!ksym_lookup(ip, &off, NULL) || ip - off != rec_ip(r) ||
+			    rec_of_sled_search(ip) != r)
 				outside++;
 			exits += ftrace_sleds[k].kind == ARCH_SLED_EXIT;
 			tails += ftrace_sleds[k].kind == ARCH_SLED_TAIL;
@@ -116,16 +119,42 @@ TEST_CASE(xray, table_covers_every_sled)
 		tt += ftrace_sleds[k].kind == ARCH_SLED_TAIL;
 		unsigned kind = 99;
 		EXPECT_TRUE(rec_sled_at(sled_ip(&ftrace_sleds[k]), &kind) && kind == ftrace_sleds[k].kind);
-		EXPECT_TRUE(rec_of_sled(sled_ip(&ftrace_sleds[k])) == r);
+		EXPECT_TRUE(arch_sled_func(sled_ip(&ftrace_sleds[k])) == rec_ip(r));
+		EXPECT_TRUE(rec_of_sled_search(sled_ip(&ftrace_sleds[k])) == r);
 	}
 	EXPECT_TRUE(te >= 1);
 	EXPECT_TRUE(tt >= 1);
 	unsigned kind;
 	EXPECT_TRUE(!rec_sled_at(rec_ip(r), &kind));  /* the entry is the record's */
-	EXPECT_TRUE(rec_of_sled(rec_ip(r)) == NULL);
-	EXPECT_TRUE(rec_of_sled(rec_ip(r) + 1) == NULL);
+	EXPECT_TRUE(rec_of_sled_search(rec_ip(r)) == NULL);
+	EXPECT_TRUE(rec_of_sled_search(rec_ip(r) + 1) == NULL);
 	EXPECT_EQ(xt_tail(1), 5);
 	EXPECT_EQ(xt_tail(200), 200);
+}
+
+/*
+ * The handlers' O(1) lookup (arch_sled_func: the distance back to the
+ * function that boot wrote into each exit and tail sled) gives, for every
+ * sled of the image whose function boot initialised, the function of the
+ * record that the two binary searches give, and that record is the one
+ * whose sleds hold it.
+ */
+TEST_CASE(xray, sled_function_is_its_record)
+{
+	unsigned first, end, checked = 0, wrong = 0;
+	for (unsigned i = 0; i < ftrace_nrecs; i++) {
+		const struct ftrace_rec *r = &ftrace_recs[i];
+		if (r->flags & FREC_DISABLED)
+			continue;           /* its sleds may never have been written */
+		rec_sleds(r, &first, &end);
+		for (unsigned k = first; k < end; k++) {
+			uintptr_t ip = sled_ip(&ftrace_sleds[k]);
+			wrong += arch_sled_func(ip) != rec_ip(r) || rec_of_sled_search(ip) != r;
+			checked++;
+		}
+	}
+	EXPECT_EQ(wrong, 0);
+	EXPECT_TRUE(checked > ftrace_nsleds / 2);
 }
 
 TEST_CASE(xray, every_sled_holds_its_state)
@@ -214,6 +243,23 @@ static uintptr_t exit_sled_of(uintptr_t func)
 	return 0;
 }
 
+/* Switching xt_refuse_target and xt_refuse_other on (c counts them) is
+ * refused (EILSEQ), tracing killed, xt_refuse_target DISABLED, and
+ * nothing written: both entry sleds and xt_refuse_other's exit sled are
+ * off, and xt_refuse_other runs untraced. */
+static void update_is_refused(struct counter *c)
+{
+	counter_init(c, "xt_refuse_target xt_refuse_other");
+	EXPECT_EQ(register_ftrace_function(&c->ops), -EILSEQ);
+	EXPECT_TRUE(ftrace_is_dead());
+	EXPECT_TRUE(rec_find((uintptr_t)xt_refuse_target)->flags & FREC_DISABLED);
+	EXPECT_TRUE(arch_site_holds((uintptr_t)xt_refuse_target, 0));
+	EXPECT_TRUE(arch_site_holds((uintptr_t)xt_refuse_other, 0));
+	EXPECT_TRUE(arch_sled_holds(exit_sled_of((uintptr_t)xt_refuse_other), 0, ARCH_SLED_EXIT));
+	EXPECT_EQ(xt_refuse_other(1), 6);
+	EXPECT_EQ(c->hits, 0);
+}
+
 /*
  * An exit sled made to call __fexit__ behind the records' back: patch_apply
  * refuses a batch that says it is off, and the update that would switch
@@ -236,14 +282,30 @@ TEST_CASE_FLAGS(xray_refuse, corrupt_sled_is_refused, TEST_MANUAL)
 	EXPECT_EQ(patch_apply(&p, 1, &badi), -EILSEQ);
 	EXPECT_EQ(badi, 0);
 	static struct counter c;
-	counter_init(&c, "xt_refuse_target xt_refuse_other");
-	EXPECT_EQ(register_ftrace_function(&c.ops), -EILSEQ);
-	EXPECT_TRUE(ftrace_is_dead());
-	EXPECT_TRUE(rec_find(f)->flags & FREC_DISABLED);
-	EXPECT_TRUE(arch_site_holds(f, 0));
-	EXPECT_TRUE(arch_site_holds((uintptr_t)xt_refuse_other, 0));
-	EXPECT_TRUE(arch_sled_holds(exit_sled_of((uintptr_t)xt_refuse_other), 0, ARCH_SLED_EXIT));
+	update_is_refused(&c);
 	EXPECT_EQ(memcmp((void *)s, bad, ARCH_SITE_SIZE), 0);
-	EXPECT_EQ(xt_refuse_other(1), 6);
-	EXPECT_EQ(c.hits, 0);
 }
+
+/*
+ * An exit sled whose way back to its function (the bytes boot wrote for
+ * the handler, arch_sled_func) leads to another function: the update that
+ * would switch its function on refuses (EILSEQ), kills tracing naming the
+ * sled's function (tests/checks/checks_xray.py reads the line), and
+ * writes nothing.
+ */
+TEST_CASE_FLAGS(xray_refuse_func, sled_function_word_is_refused, TEST_MANUAL)
+{
+	uintptr_t f = (uintptr_t)xt_refuse_target, s = exit_sled_of(f);
+	const struct ftrace_rec *other = rec_find((uintptr_t)xt_refuse_other);
+	ASSERT_TRUE(s != 0 && other != NULL);
+	ASSERT_TRUE(arch_sled_func(s) == f);
+	uint32_t bad = (uint32_t)(s - rec_ip(other));
+	arch_text_poke((void *)(s + ARCH_SLED_FUNC_OFF), &bad, sizeof(bad));
+	patch_sync_cores();
+	ASSERT_TRUE(arch_sled_func(s) == rec_ip(other));
+	static struct counter c;
+	update_is_refused(&c);
+	EXPECT_TRUE(arch_sled_holds(s, 0, ARCH_SLED_EXIT));
+	EXPECT_EQ(xt_refuse_target(1), 9);
+}
+

@@ -524,19 +524,57 @@ FTRACE_HOT void tstack_exit(uintptr_t func, uintptr_t sp, uint64_t retval)
 	ts_end(&x, bit);
 }
 
-/* The XRay exit and tail sleds (fgraph.h). */
-FTRACE_HOT void ftrace_sled_exit(uintptr_t sled, uintptr_t sp, uint64_t retval)
+/*
+ * The exit sled (fgraph.h).  The common case is the return hook's hand_on
+ * for the trace stack: the top frame of this context's stack is the
+ * running entry of func at sp (pushed at this interrupt level, not
+ * complete) whose first block is the one registered user's (solo) under
+ * its registration — so that user took the call and no other block's user
+ * is registered — and the frame below it is no complete entry at sp of
+ * this level (a caller that tail-called into func, which this exit ends
+ * too).  Then tstack_exit would pop just that frame (pop_gone finds the
+ * top at sp and of this level), with the exit callbacks and no mark: its
+ * user's ret_handler does it (the exit callback with rr's return value,
+ * then the release), as for a hooked frame, with its own recursion test
+ * and preemption count; a tail call, so that this path keeps no frame (the
+ * value is the handler's, which __fexit__ drops).  Anything else:
+ * tstack_exit.  FTRACE_HOT: not preempted, so c stays this CPU.
+ */
+FTRACE_HOT uintptr_t ftrace_sled_exit(uintptr_t sled, uintptr_t sp, struct fgraph_ret_regs *rr)
 {
-	const struct ftrace_rec *r = rec_of_sled(sled);
-	if (r)
-		tstack_exit(rec_ip(r), sp, retval);
+	uintptr_t func = arch_sled_func(sled);
+	struct cpu *c = arch_this_cpu();
+	struct thread *t = c->current;
+	unsigned level = c->irq_depth, base;
+	struct fgraph_stack *outer = NULL, *st = t ? t->ret_stack : NULL;
+	if (__builtin_expect(level != 0, 0)) {
+		outer = st;                  /* as fgraph_context_stack says */
+		st = outer ? irq_stacks[c->id] : NULL;
+	}
+	if (__builtin_expect(!top_frame_ok(st, &base), 0))
+		goto rules;
+	const uint64_t *f = &st->w[base];
+	/* ACQUIRE: pairs with users_changed's RELEASE (g complete). */
+	struct fgraph_ops *g = __atomic_load_n(&solo, __ATOMIC_ACQUIRE);
+	uint64_t running = fr_ts_entry_bits(level) >> 32;
+	if (f[FR_SP] != sp || f[FR_FUNC] != func || f[FR_USERS] >> 32 != running ||
+	    f[FR_HEADER + FB_GEN] != g->gen)
+		goto rules;
+	if (base) {
+		const uint64_t *below = f - f[-1];       /* checked only as far as read */
+		if (f[-1] <= base && below[FR_SP] == sp &&
+		    below[FR_USERS] >> 32 == (running | FR_TS_COMPLETE >> 32))
+			goto rules;
+	}
+	return g->ret_handler(rr, st, outer, base, g);
+rules:
+	tstack_exit(func, sp, fgraph_ret_regs_value(rr));
+	return 0;
 }
 
 FTRACE_HOT void ftrace_sled_tail(uintptr_t sled, uintptr_t sp)
 {
-	const struct ftrace_rec *r = rec_of_sled(sled);
-	if (r)
-		tstack_tail(rec_ip(r), sp);
+	tstack_tail(arch_sled_func(sled), sp);
 }
 
 /* The interrupt running on this CPU ends (irq_exit, irq_depth not yet

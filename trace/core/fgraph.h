@@ -123,11 +123,14 @@ struct fgraph_ops {
 extern unsigned char fgraph_ts_active;
 
 /* What the XRay exit and tail sleds' handlers call (arch/ARCH/ftrace_tramp.S,
- * every caller-saved register saved around): sled, the sled's address (an
- * exit or tail sled: its function from rec_of_sled, else ignored); sp, the
- * function's stack pointer as its first instruction saw it; retval, the
- * return register (x0 / rax).  Any context. */
-void ftrace_sled_exit(uintptr_t sled, uintptr_t sp, uint64_t retval);
+ * which keep every register the sled may have live): sled, the sled's
+ * address (an exit or tail sled that boot initialised: its function from
+ * arch_sled_func); sp, the function's stack pointer as its first instruction
+ * saw it; rr, the return registers as the exit sled found them (the
+ * return value: fgraph_ret_regs_value; what the exit callbacks read, as
+ * at a return hook).  Any context.  ftrace_sled_exit's value is no one's
+ * (the handler drops it): it lets its common path be a tail call. */
+uintptr_t ftrace_sled_exit(uintptr_t sled, uintptr_t sp, struct fgraph_ret_regs *rr);
 void ftrace_sled_tail(uintptr_t sled, uintptr_t sp);
 
 /* 0, -EINVAL (no entryfunc, or a ret_handler of the user's own without a

@@ -39,6 +39,14 @@
 #define FR_TS_LEVEL_SHIFT 32               /* bits 32-39: the irq_depth it was pushed at */
 #define FR_TS_LEVEL_MASK  0xffull
 
+/* The trace stack's bits of a running entry pushed at interrupt level
+ * `level` (irq_depth): what tstack_entry_on adds to the users word, and
+ * what the single-user push (fgraph_inline.h) writes with it. */
+static inline uint64_t fr_ts_entry_bits(unsigned level)
+{
+	return FR_TS_ENTRY | ((uint64_t)level & FR_TS_LEVEL_MASK) << FR_TS_LEVEL_SHIFT;
+}
+
 struct fgraph_stack {
 	unsigned top;                      /* words in use */
 	unsigned depth;                    /* frames */

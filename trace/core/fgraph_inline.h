@@ -151,6 +151,30 @@ FGRAPH_INLINE void fgraph_redirect(struct ftrace_regs *fregs)
 }
 
 /*
+ * Under INSTR=xray, whether the trace stack's rules would pop nothing at
+ * an entry at sp, pushed at interrupt level `level`, on st (tstack.c
+ * pop_gone): st is empty, or its top frame is not a trace-stack entry, or
+ * one of a lower level, or of this level above sp (a caller's, still
+ * running).  Otherwise (a frame of a deeper level, or one at or below sp:
+ * its function has left) the rules must run first.
+ */
+FGRAPH_INLINE bool fgraph_ts_top_clear(const struct fgraph_stack *st, uintptr_t sp, unsigned level)
+{
+	unsigned top = st->top;
+	if (top == 0)
+		return true;
+	const uint64_t *end = &st->w[top];
+	unsigned size = (unsigned)end[-1];
+	if (__builtin_expect(size < FR_MIN || size > top, 0))
+		return false;              /* not a frame: the rules' checks say so */
+	const uint64_t *f = end - size;
+	uint64_t users = f[FR_USERS];
+	unsigned at = (unsigned)((users >> FR_TS_LEVEL_SHIFT) & FR_TS_LEVEL_MASK);
+	level &= FR_TS_LEVEL_MASK;
+	return !(users & FR_TS_ENTRY) || at < level || (at == level && f[FR_SP] > sp);
+}
+
+/*
  * The site callback of one graph user (op is its ops): one user, so the
  * frame has one block at a fixed place.  g is registered, or being
  * unregistered (its sites are still being moved away; unregister_fgraph
@@ -187,9 +211,13 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 	}
 	if (__builtin_expect(!st, 0))
 		goto out;                  /* a CPU still booting */
-	if (FGRAPH_TSTACK) {
-		/* No return hook: the trace stack pushes (the exit sled pops),
-		 * asking the user through its entryfunc. */
+	/* The trace stack's frame (no return hook: the exit sled pops) is
+	 * pushed here as a hooked one when the top holds nothing its rules
+	 * would pop first; else they push it, asking the user through its
+	 * entryfunc. */
+	unsigned level = irq ? c->irq_depth : 0;
+	if (FGRAPH_TSTACK &&
+	    !fgraph_ts_top_clear(st, ftrace_regs_get_stack_pointer(fregs), level)) {
 		tstack_entry_held(c, ip, parent, ftrace_regs_get_stack_pointer(fregs), fregs,
 				  1u << g->idx);
 		goto out;
@@ -202,20 +230,22 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 		goto out;
 	uint64_t *blk = &f[FR_HEADER];
 	blk[FB_GEN] = gen;
-	/* Taken and asked, before the callback says so: read only by the hook,
-	 * and a frame the callback refuses is dropped (so i need not live
-	 * across it). */
-	f[FR_USERS] = (1u << i) * 0x10001u;
+	/* Taken and asked, before the callback says so: read only by the hook
+	 * (the exit sled), and a frame the callback refuses is dropped (so i
+	 * need not live across it). */
+	f[FR_USERS] = (1u << i) * 0x10001u | (FGRAPH_TSTACK ? fr_ts_entry_bits(level) : 0);
 	struct fgraph_ent e;
 	fgraph_ent_init(&e, c, ip, parent, fregs, f, below, outer, depth);
 	fgraph_ent_state(&e, i, gen, st, outer);
 	if (!entry) {
 		/* g->entryfunc, any user's: it may read the return address
 		 * from fregs, so C comes after it. */
-		if (g->entryfunc(&e, g, &blk[FB_DATA]))
-			fgraph_redirect(fregs);              /* C */
-		else
+		if (g->entryfunc(&e, g, &blk[FB_DATA])) {
+			if (!FGRAPH_TSTACK)
+				fgraph_redirect(fregs);      /* C */
+		} else {
 			fgraph_frame_drop(st, f);
+		}
 		goto out;
 	}
 	/* An inlined entry (FGRAPH_DEFINE_ENTRY's contract: it reads no
@@ -225,12 +255,14 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 	 * across the callback: a refusal finds them again (in thread context
 	 * the stack is the thread's own; nested pushes since are all popped,
 	 * so ours is the top frame; fregs is where its entry SP says). */
-	fgraph_redirect(fregs);                              /* C */
+	if (!FGRAPH_TSTACK)
+		fgraph_redirect(fregs);                      /* C */
 	if (!entry(&e, g, &blk[FB_DATA])) {
 		if (!irq)
 			st = t->ret_stack;
 		f = &st->w[st->top - FR_WORDS(1)];
-		*ftrace_regs_return_slot(ftrace_regs_of_stack_pointer(f[FR_SP])) = f[FR_RET];
+		if (!FGRAPH_TSTACK)
+			*ftrace_regs_return_slot(ftrace_regs_of_stack_pointer(f[FR_SP])) = f[FR_RET];
 		fgraph_frame_drop(st, f);
 	}
 out:

@@ -138,7 +138,7 @@ bool rec_sled_at(uintptr_t ip, unsigned *kind)
 	return false;
 }
 
-struct ftrace_rec *rec_of_sled(uintptr_t ip)
+struct ftrace_rec *rec_of_sled_search(uintptr_t ip)
 {
 	unsigned kind, lo = 0, hi = ftrace_nrecs;
 	if (!rec_sled_at(ip, &kind))
@@ -191,7 +191,8 @@ static bool xray_take(const struct xray_entry *e, uintptr_t prev, unsigned *bad)
 	s->off = (uint32_t)(e->sled - base);
 	s->kind = e->kind;
 	/* A function is traced with all its sleds or not at all. */
-	if (!(r->flags & FREC_DISABLED) && arch_sled_init(e->sled, e->kind) != 0) {
+	if (!(r->flags & FREC_DISABLED) &&
+	    arch_sled_init(e->sled, e->kind, (uint32_t)(e->sled - e->func)) != 0) {
 		r->flags = FREC_DISABLED;
 		if ((*bad)++ < 5)
 			kprintf("ftrace: %s sled of %s at %lx is not as compiled; not traced\n",

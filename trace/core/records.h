@@ -38,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+
 struct ftrace_rec {
 	uint32_t off;           /* function address - _text_start; written once */
 	uint32_t flags;         /* FREC_*; ftrace lock */
@@ -91,9 +92,15 @@ void rec_sleds(const struct ftrace_rec *r, unsigned *first, unsigned *end);
 /* Is ip an exit or tail sled?  Its kind in *kind.  Any context, lock-free. */
 bool rec_sled_at(uintptr_t ip, unsigned *kind);
 /* The record of the function whose exit or tail sled is at ip, or NULL (ip
- * is no such sled): what __fexit__ / __ftail__ learn their function by.
- * Any context, lock-free; two binary searches. */
-struct ftrace_rec *rec_of_sled(uintptr_t ip);
+ * is no such sled).  Any context, lock-free; two binary searches (the
+ * sleds', then the records'). */
+struct ftrace_rec *rec_of_sled_search(uintptr_t ip);
+/* What __fexit__ / __ftail__ learn their function by: arch_sled_func(ip)
+ * (arch/hooks.h), for an exit or tail sled that boot initialised (its
+ * function not DISABLED then), one load — the distance back to the
+ * function that boot wrote into the sled.  The update checks it before
+ * enabling a sled; suite xray checks it against rec_of_sled_search for
+ * every sled. */
 /* Bytes of the record and sled tables, for each record (make bench's
  * record_bytes_per_site), times 100. */
 uint64_t records_bytes_per_site_x100(void);

@@ -77,7 +77,7 @@ void tstack_entry_on(const struct tstack_ctx *x, uintptr_t func, uintptr_t paren
 	pop_gone(x, sp, true, parent);
 	uint64_t *f = fgraph_ts_push(x, func, parent, sp, fregs, mask);
 	if (f)
-		f[FR_USERS] |= FR_TS_ENTRY | (uint64_t)(x->level & FR_TS_LEVEL_MASK) << FR_TS_LEVEL_SHIFT;
+		f[FR_USERS] |= fr_ts_entry_bits(x->level);
 }
 
 void tstack_tail_on(const struct tstack_ctx *x, uintptr_t func, uintptr_t sp)

@@ -71,8 +71,12 @@ void tstack_entry(uintptr_t func, uintptr_t parent, uintptr_t sp, struct ftrace_
 		  unsigned mask);
 /* The same for a caller that holds this context's recursion bit with
  * preemption raised by one (an ftrace callback: fgraph's site callbacks
- * under INSTR=xray, fgraph_enter_one and fgraph_list_enter, call this
- * where the return-hook backend pushes and redirects); c: this CPU. */
+ * under INSTR=xray, fgraph_list_enter, and fgraph_enter_one when the top
+ * of the stack is not clear for its own single-user push, call this where
+ * the return-hook backend pushes and redirects); c: this CPU.  The
+ * single-user paths (fgraph_enter_one's push, ftrace_sled_exit's pop:
+ * trace/core/DESIGN.md "XRay sleds") do what these rules would in the
+ * cases they take and leave every other case to them. */
 void tstack_entry_held(struct cpu *c, uintptr_t func, uintptr_t parent, uintptr_t sp,
 		       struct ftrace_regs *fregs, unsigned mask);
 void tstack_tail(uintptr_t func, uintptr_t sp);

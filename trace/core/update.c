@@ -638,8 +638,9 @@ static void sleds_add(struct update *u)
 		for (unsigned k = first; k < end; k++) {
 			const struct ftrace_sled *d = &ftrace_sleds[k];
 			uintptr_t h = sled_handler(d->kind), ip = sled_ip(d);
+			/* Its way back to the function too: the handler trusts it. */
 			if (!arch_sled_holds(ip, s->old_target ? h : 0, d->kind) ||
-			    !arch_site_reaches(ip, h)) {
+			    !arch_site_reaches(ip, h) || arch_sled_func(ip) != s->func) {
 				refuse(u, s->func, REFUSED_SLED, ip);
 				return;
 			}

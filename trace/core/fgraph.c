@@ -13,7 +13,11 @@
  *   base+5  blocks     one per user in the entry mask, in bit order:
  *                        +0 gen    the user's fgraph_ops.gen when pushed
  *                        +1 data   FGRAPH_DATA_WORDS, the user's per-call words
- *   top-1   size       words in the frame, so the hook finds base from top
+ *   top-1   size       words in the frame, so the hook finds base from top;
+ *                      in a single-user frame (fgraph_enter_one) with its
+ *                      user's serial in bits 32-63: FR_TAG, fgraph_frame.h
+ *                      (then the users word and the block's gen are not
+ *                      written: the tag stands for both)
  *
  * (The FR_ and FB_ macros are in fgraph_frame.h.)  Words 0 and 2 and the
  * size word are read by tools/gdb/baretrace.py too.
@@ -83,10 +87,15 @@
  * dead_slots.
  */
 static struct fgraph_ops *users[FGRAPH_MAX_USERS];   /* fgraph_mutex; read lock-free */
-/* The single-user return (hand_on): the one registered user while there
- * is exactly one, else solo_none, whose serial no frame holds (serials
- * start at 1 and never reach it).  fgraph_mutex; read lock-free. */
-static struct fgraph_ops solo_none = { .gen = UINT64_MAX };
+/* The single-user return (fgraph_return, hand_on): the one registered user
+ * while there is exactly one, else solo_none, whose serial and tag no
+ * frame holds (serials start at 1 and never reach it; a tag's size half is
+ * FR_MIN) and whose ret_handler, for a corrupt frame that matched its tag
+ * anyway, takes the checked path.  fgraph_mutex; read lock-free. */
+static uintptr_t return_none(struct fgraph_ret_regs *rr, struct fgraph_stack *st,
+			     struct fgraph_stack *outer, unsigned base, struct fgraph_ops *g);
+static struct fgraph_ops solo_none = { .gen = UINT64_MAX, .frame_tag = UINT64_MAX,
+				       .ret_handler = return_none };
 static struct fgraph_ops *solo = &solo_none;
 static uint64_t last_gen;                             /* fgraph_mutex */
 static unsigned dead_slots;                           /* fgraph_mutex */
@@ -148,7 +157,8 @@ static FTRACE_HOT uint64_t *frame_enter(struct cpu *c, struct fgraph_stack *st,
 	for (unsigned m = mask; m; m &= m - 1)
 		n++;
 	unsigned below;
-	uint64_t *f = fgraph_frame_push(st, FR_WORDS(n), mask, ip, parent, fregs, &below);
+	uint64_t *f = fgraph_frame_push(st, FR_WORDS(n), FR_WORDS(n), mask, ip, parent, fregs,
+					&below);
 	if (!f)
 		return NULL;
 	f[FR_SP] = sp;                   /* the trace stack's may differ from fregs' */
@@ -168,7 +178,7 @@ static FTRACE_HOT uint64_t *frame_enter(struct cpu *c, struct fgraph_stack *st,
 		if (g->entryfunc(&e, g, &blk[FB_DATA]))
 			taken |= 1u << i;
 		else
-			blk[FB_GEN] = 0;     /* no registration's: hand_on's solo test */
+			blk[FB_GEN] = 0;     /* no registration's */
 	}
 	f[FR_USERS] = taken | mask << 16;
 	if (taken)
@@ -298,20 +308,38 @@ static FTRACE_HOT uintptr_t return_pop(struct fgraph_ret_regs *rr, struct fgraph
 	return fgraph_frame_pop(arch_this_cpu(), st, base, false);
 }
 
+/* The registered user whose serial's low 32 bits are tag's high half (a
+ * tagged frame's: FR_TAG), or NULL. */
+static FTRACE_HOT struct fgraph_ops *user_of_tag(uint64_t tag)
+{
+	for (unsigned i = 0; i < FGRAPH_MAX_USERS; i++) {
+		/* ACQUIRE: pairs with register's RELEASE (g complete). */
+		struct fgraph_ops *g = __atomic_load_n(&users[i], __ATOMIC_ACQUIRE);
+		if (g && g->frame_tag == tag)
+			return g;
+	}
+	return NULL;
+}
+
 /*
  * After the frame is found, with more than one user registered (or the
- * frame not the one user's): the frame's users word says who took the
- * call.  One user (a hooked frame always has a taker, so then it took
- * it): its ret_handler.  Several: return_several.  Either way only a user
- * whose slot still holds the registration that took the call hears of it
- * (same serial).  A user without retfunc has return_pop for ret_handler
- * (register_fgraph), so that is not tested here.
+ * frame not the one user's): a tagged frame's tag, or else its users word,
+ * says who took the call.  One user (a hooked frame always has a taker,
+ * so then it took it): its ret_handler.  Several: return_several.  Either
+ * way only a user whose slot still holds the registration that took the
+ * call hears of it (same serial).  A user without retfunc has return_pop
+ * for ret_handler (register_fgraph), so that is not tested here.
  */
 static FTRACE_HOT __attribute__((noinline)) uintptr_t
 hand_on_users(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *st,
 	      struct fgraph_stack *outer, unsigned base)
 {
 	const uint64_t *f = &st->w[base];            /* as fgraph_return's */
+	uint64_t last = st->w[st->top - 1];          /* base's frame is the top one */
+	if (last >> 32) {
+		struct fgraph_ops *g = user_of_tag(last);
+		return g ? g->ret_handler(rr, st, outer, base, g) : fgraph_frame_pop(c, st, base, false);
+	}
 	unsigned asked = (unsigned)f[FR_USERS] >> 16;
 	if (__builtin_expect(asked & (asked - 1), 0))
 		return return_several(rr, c, st, outer, base);
@@ -324,13 +352,12 @@ hand_on_users(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *st
 }
 
 /*
- * Hand the frame on.  The common case, one user registered (solo) whose
- * registration's serial is the frame's first block's: that user took the
- * call (a block of a user that refused holds 0: fgraph_list_enter), and no
- * other block's user is registered now, so its exit is the only one to
- * run: its ret_handler at once, without the users word, the slot lookup
- * or the owner check.  A registration changing meanwhile is seen either
- * way: solo is published (RELEASE) after users[] and cleared before the
+ * Hand the frame at base, the top one, on.  The common case, one user
+ * registered (solo) whose tag is the frame's last word: that user alone
+ * took the call (fgraph_enter_one), so its exit is the only one to run:
+ * its ret_handler at once, without the users word, the slot lookup or the
+ * owner check.  A registration changing meanwhile is seen either way:
+ * solo is published (RELEASE) after users[] and cleared before the
  * unregistering user's grace period, as its slot is.
  */
 FGRAPH_INLINE uintptr_t hand_on(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *st,
@@ -338,7 +365,7 @@ FGRAPH_INLINE uintptr_t hand_on(struct fgraph_ret_regs *rr, struct cpu *c, struc
 {
 	/* ACQUIRE: pairs with users_changed's RELEASE (g complete). */
 	struct fgraph_ops *g = __atomic_load_n(&solo, __ATOMIC_ACQUIRE);
-	if (__builtin_expect(g->gen == st->w[base + FR_HEADER + FB_GEN], 1))
+	if (__builtin_expect(g->frame_tag == st->w[st->top - 1], 1))
 		return g->ret_handler(rr, st, outer, base, g);
 	return hand_on_users(rr, c, st, outer, base);
 }
@@ -355,13 +382,36 @@ return_unwound(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *s
 	return hand_on(rr, c, st, outer, base);
 }
 
+/* fgraph_return when the top frame is not the one user's, entered at the
+ * returning function's SP: found from its size word, then handed on. */
+static FTRACE_HOT __attribute__((noinline)) uintptr_t
+return_checked(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *st,
+	       struct fgraph_stack *outer)
+{
+	unsigned base;
+	if (__builtin_expect(!top_frame_ok(st, &base), 0))
+		return bad_top(st);
+	if (__builtin_expect(st->w[base + FR_SP] != fgraph_ret_regs_sp(rr), 0))
+		return return_unwound(rr, c, st, outer, base);
+	return hand_on(rr, c, st, outer, base);
+}
+
+static FTRACE_HOT uintptr_t return_none(struct fgraph_ret_regs *rr, struct fgraph_stack *st,
+					struct fgraph_stack *outer, unsigned base, struct fgraph_ops *g)
+{
+	return return_checked(rr, arch_this_cpu(), st, outer);
+}
+
 /*
  * The return hook's C half: find the frame (the top one, whose entry SP is
- * ours), then hand it on.  Every path out of here is a tail call or
- * noreturn, so this saves no registers: the stack of the context is read
- * here rather than through fgraph_context_stack's out-of-line call.  The
- * preemption count is left alone: FTRACE_HOT (the hook too) is never
- * preempted, and the ways out raise it where they call out (fgraph.h).
+ * ours), then hand it on.  The common case first: the one user's frame
+ * (its tag in the last word, so its size is FR_MIN) entered at our SP,
+ * straight to its ret_handler; anything else through return_checked.
+ * Every path out of here is a tail call or noreturn, so this saves no
+ * registers: the stack of the context is read here rather than through
+ * fgraph_context_stack's out-of-line call.  The preemption count is left
+ * alone: FTRACE_HOT (the hook too) is never preempted, and the ways out
+ * raise it where they call out (fgraph.h).
  */
 FTRACE_HOT uintptr_t fgraph_return(struct fgraph_ret_regs *rr)
 {
@@ -373,13 +423,15 @@ FTRACE_HOT uintptr_t fgraph_return(struct fgraph_ret_regs *rr)
 		outer = st;                  /* as fgraph_context_stack says */
 		st = outer ? irq_stacks[c->id] : NULL;
 	}
-	unsigned base;
-	if (__builtin_expect(!top_frame_ok(st, &base), 0))
+	if (__builtin_expect(!st || st->top < FR_MIN, 0))
 		return bad_top(st);          /* a tail call: the common path keeps no frame */
-	const uint64_t *f = &st->w[base];            /* see top_frame_ok */
-	if (__builtin_expect(f[FR_SP] != fgraph_ret_regs_sp(rr), 0))
-		return return_unwound(rr, c, st, outer, base);
-	return hand_on(rr, c, st, outer, base);
+	unsigned base = st->top - FR_MIN;
+	const uint64_t *f = &st->w[base];
+	/* ACQUIRE: pairs with users_changed's RELEASE (g complete). */
+	struct fgraph_ops *g = __atomic_load_n(&solo, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(f[FR_MIN - 1] == g->frame_tag && f[FR_SP] == fgraph_ret_regs_sp(rr), 1))
+		return g->ret_handler(rr, st, outer, base, g);
+	return return_checked(rr, c, st, outer);
 }
 
 /* ---- the trace stack's hooks (trace/core/tstack.h) ---- */
@@ -569,6 +621,7 @@ int register_fgraph(struct fgraph_ops *g)
 	 * site's patching orders them (as it does the ops itself). */
 	g->idx = idx;
 	g->gen = ++last_gen;         /* frames of earlier registrations are not ours */
+	g->frame_tag = FR_TAG(g->gen);
 	/* RELEASE: entries and exits that see the user see it complete. */
 	__atomic_store_n(&users[idx], g, __ATOMIC_RELEASE);
 	users_changed();

@@ -70,10 +70,12 @@ FGRAPH_INLINE struct fgraph_stack *fgraph_context_stack(struct cpu *c, struct fg
 	return fgraph_context_stack_of(c, c->current, outer);
 }
 
-/* A: reserve `size` words; B's first half: the header.  Returns the frame,
+/* A: reserve `size` words; B's first half: the header, and `last` for the
+ * last word (size, or a single-user frame's FR_TAG).  Returns the frame,
  * or NULL (overrun counted) when the stack is full; *below: the frames
  * under it on st. */
-FGRAPH_INLINE uint64_t *fgraph_frame_push(struct fgraph_stack *st, unsigned size, unsigned mask,
+FGRAPH_INLINE uint64_t *fgraph_frame_push(struct fgraph_stack *st, unsigned size, uint64_t last,
+					  unsigned mask,
 					  uintptr_t ip, uintptr_t parent,
 					  struct ftrace_regs *fregs, unsigned *below)
 {
@@ -93,7 +95,7 @@ FGRAPH_INLINE uint64_t *fgraph_frame_push(struct fgraph_stack *st, unsigned size
 	/* Unordered, as the ring buffer's own read (trace/DESIGN.md, "The
 	 * call's time"): reading early only lengthens the call. */
 	f[FR_TIME] = arch_counter_relaxed();
-	f[size - 1] = size;
+	f[size - 1] = last;
 	return f;
 }
 
@@ -197,15 +199,14 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 	unsigned i = (unsigned)g->idx;
 	uint64_t gen = g->gen;
 	unsigned below;
-	uint64_t *f = fgraph_frame_push(st, FR_WORDS(1), 1u << i, ip, parent, fregs, &below);
+	/* A single-user frame: its last word, the user's tag, says whose it
+	 * is (the users word and the block's serial are not written: the
+	 * hook reads neither of a tagged frame). */
+	uint64_t *f = fgraph_frame_push(st, FR_MIN, g->frame_tag, 1u << i, ip, parent, fregs,
+					&below);
 	if (!f)
 		goto out;
 	uint64_t *blk = &f[FR_HEADER];
-	blk[FB_GEN] = gen;
-	/* Taken and asked, before the callback says so: read only by the hook,
-	 * and a frame the callback refuses is dropped (so i need not live
-	 * across it). */
-	f[FR_USERS] = (1u << i) * 0x10001u;
 	struct fgraph_ent e;
 	fgraph_ent_init(&e, c, ip, parent, fregs, f, below, outer, depth);
 	fgraph_ent_state(&e, i, gen, st, outer);
@@ -229,7 +230,7 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 	if (!entry(&e, g, &blk[FB_DATA])) {
 		if (!irq)
 			st = t->ret_stack;
-		f = &st->w[st->top - FR_WORDS(1)];
+		f = &st->w[st->top - FR_MIN];
 		*ftrace_regs_return_slot(ftrace_regs_of_stack_pointer(f[FR_SP])) = f[FR_RET];
 		fgraph_frame_drop(st, f);
 	}

@@ -25,6 +25,8 @@
 struct solo_user {
 	struct fgraph_ops g;
 	bool take;                     /* what its entry callback answers */
+	bool count;                    /* count its open calls in the state word */
+	uint32_t seen;                 /* the state word at its last entry */
 	unsigned long entries, exits;
 };
 
@@ -36,14 +38,20 @@ static bool su_entry(const struct fgraph_ent *e, struct fgraph_ops *g, uint64_t 
 	if (this_cpu()->current != solo_thread)
 		return false;
 	u->entries++;
+	u->seen = *e->state;
+	if (u->count && u->take)
+		++*e->state;
 	return u->take;
 }
 
 static void su_exit(const struct fgraph_ret *r, struct fgraph_ops *g, uint64_t *data)
 {
 	struct solo_user *u = (struct solo_user *)g;
-	if (this_cpu()->current == solo_thread)
-		u->exits++;
+	if (this_cpu()->current != solo_thread)
+		return;
+	u->exits++;
+	if (u->count)
+		--*r->state;
 }
 
 static void (*during)(void);           /* what fs_outer does inside */
@@ -177,5 +185,34 @@ TEST_CASE(fgraph_solo, single_user_frame_outlives_its_registration)
 	EXPECT_EQ(a.entries, 2);
 	EXPECT_EQ(a.exits, 1);
 	EXPECT_EQ(unregister_fgraph(&a.g), 0);
+	solo_thread = NULL;
+}
+
+/* A user that leaves with a call open leaves its count in the slot's state
+ * word; the next registration of the slot finds the word 0 again. */
+TEST_CASE(fgraph_solo, state_word_starts_at_zero)
+{
+	solo_thread = current_thread();
+	su_init(&a, true);
+	su_init(&b, true);
+	a.count = b.count = true;
+	ASSERT_EQ(ftrace_set_filter(&a.g.ops, "fs_outer", true), 0);
+	ASSERT_EQ(ftrace_set_filter(&b.g.ops, "fs_outer", true), 0);
+	ASSERT_EQ(register_fgraph(&a.g), 0);
+	during = nothing;
+	EXPECT_EQ(fs_outer(1), 2);           /* opened and closed: 0 */
+	during = a_gives_way_to_b;           /* a's second call stays open */
+	EXPECT_EQ(fs_outer(2), 3);
+	EXPECT_EQ(a.entries, 2);
+	EXPECT_EQ(a.seen, 0);
+	EXPECT_EQ(a.exits, 1);
+	during = nothing;
+	EXPECT_EQ(fs_outer(3), 4);
+	EXPECT_EQ(b.entries, 1);
+	EXPECT_EQ(b.seen, 0);
+	EXPECT_EQ(b.exits, 1);
+	EXPECT_EQ(fs_outer(4), 5);           /* b's own count came back to 0 */
+	EXPECT_EQ(b.seen, 0);
+	EXPECT_EQ(unregister_fgraph(&b.g), 0);
 	solo_thread = NULL;
 }

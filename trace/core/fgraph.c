@@ -79,10 +79,11 @@
 /*
  * Slots.  Every registration takes a fresh 64-bit serial (fgraph_ops.gen,
  * never reused); a frame remembers, per user, the serial it was pushed
- * under, so a later user of the slot — or the same ops registered again —
- * never gets an earlier registration's exits, and a stack's state word for
- * the slot is reset when it belongs to another serial (a user that went
- * away with calls open never took back what they added).  A slot whose ops
+ * under (a single-user frame: its low 32 bits, in its tag), so a later
+ * user of the slot — or the same ops registered again — never gets an
+ * earlier registration's exits, and every stack's state word for the slot
+ * is reset at registration (state_reset: a user that went away with calls
+ * open never took back what they added).  A slot whose ops
  * could not be unregistered (tracing was dying) stays out of use:
  * dead_slots.
  */
@@ -101,17 +102,48 @@ static uint64_t last_gen;                             /* fgraph_mutex */
 static unsigned dead_slots;                           /* fgraph_mutex */
 static struct mutex fgraph_mutex = MUTEX_INIT;
 static struct fgraph_stack *irq_stacks[MAX_CPUS];     /* written once at boot */
-const uint32_t fgraph_no_state;                        /* fgraph_inline.h */
 static uint64_t total_overrun;                        /* atomic */
+/* Every shadow stack, threads' and interrupts', so that register_fgraph
+ * can zero its slot's state word on each: a list through next/prev, from
+ * stacks.next (stacks is the list's head, not a stack in use). */
+static struct fgraph_stack stacks_head = { .next = &stacks_head, .prev = &stacks_head };
+static spinlock_t stacks_lock = SPINLOCK_INIT;
 
 struct fgraph_stack *fgraph_stack_alloc(void)
 {
-	return calloc(1, sizeof(struct fgraph_stack));
+	struct fgraph_stack *st = calloc(1, sizeof(struct fgraph_stack));
+	if (st) {
+		unsigned long flags = spin_lock_irqsave(&stacks_lock);
+		st->next = stacks_head.next;
+		st->prev = &stacks_head;
+		st->next->prev = st;
+		stacks_head.next = st;
+		spin_unlock_irqrestore(&stacks_lock, flags);
+	}
+	return st;
 }
 
 void fgraph_stack_free(struct fgraph_stack *st)
 {
+	if (!st)
+		return;
+	unsigned long flags = spin_lock_irqsave(&stacks_lock);
+	st->prev->next = st->next;
+	st->next->prev = st->prev;
+	spin_unlock_irqrestore(&stacks_lock, flags);
 	free(st);
+}
+
+/* Slot idx's state word on every stack: 0.  No callback of the slot runs
+ * (fgraph_mutex held, the slot free: its last user's unregister waited a
+ * grace period), so no one else writes them; the new user's entries read
+ * them only after its sites are patched, which orders these stores. */
+static void state_reset(unsigned idx)
+{
+	unsigned long flags = spin_lock_irqsave(&stacks_lock);
+	for (struct fgraph_stack *st = stacks_head.next; st != &stacks_head; st = st->next)
+		st->state[idx] = 0;
+	spin_unlock_irqrestore(&stacks_lock, flags);
 }
 
 /* No room for a frame: the call is not hooked; counted per context (up to
@@ -174,7 +206,7 @@ static FTRACE_HOT uint64_t *frame_enter(struct cpu *c, struct fgraph_stack *st,
 		blk[FB_GEN] = g ? g->gen : 0;
 		if (!g)
 			continue;
-		fgraph_ent_state(&e, i, g->gen, st, outer);
+		fgraph_ent_state(&e, i, st, outer);
 		if (g->entryfunc(&e, g, &blk[FB_DATA]))
 			taken |= 1u << i;
 		else
@@ -622,6 +654,9 @@ int register_fgraph(struct fgraph_ops *g)
 	g->idx = idx;
 	g->gen = ++last_gen;         /* frames of earlier registrations are not ours */
 	g->frame_tag = FR_TAG(g->gen);
+	/* An earlier user of the slot may have left calls open, its counts
+	 * in the state words with them. */
+	state_reset((unsigned)idx);
 	/* RELEASE: entries and exits that see the user see it complete. */
 	__atomic_store_n(&users[idx], g, __ATOMIC_RELEASE);
 	users_changed();

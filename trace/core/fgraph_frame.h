@@ -50,8 +50,9 @@ struct fgraph_stack {
 	unsigned depth;                    /* frames */
 	uint64_t overrun;                  /* calls not hooked: no room (at most
 					    * FGRAPH_OVERRUN_MAX) */
-	uint32_t state[FGRAPH_MAX_USERS];  /* per user, this context (fgraph_ent.state) */
-	uint64_t state_gen[FGRAPH_MAX_USERS];  /* the registration state[] belongs to */
+	uint32_t state[FGRAPH_MAX_USERS];  /* per user slot, this context (fgraph_ent.state):
+					    * reset to 0 by register_fgraph on every stack */
+	struct fgraph_stack *next, *prev;  /* every stack (fgraph.c's stacks list) */
 	uint64_t w[FGRAPH_STACK_WORDS];
 };
 

@@ -124,24 +124,13 @@ FGRAPH_INLINE void fgraph_ent_init(struct fgraph_ent *e, struct cpu *c, uintptr_
 	e->fregs = fregs;
 }
 
-/* The task_state of an interrupt whose thread's word belongs to another
- * registration: a 0 word (fgraph.c). */
-extern const uint32_t fgraph_no_state;
-
-/* e's state words for user slot i of registration gen: this context's
- * (reset if it belongs to another registration) and, in an interrupt, the
- * thread's (fgraph_no_state if that belongs to another). */
-FGRAPH_INLINE void fgraph_ent_state(struct fgraph_ent *e, unsigned i, uint64_t gen,
-				    struct fgraph_stack *st, struct fgraph_stack *outer)
+/* e's state words for user slot i: this context's and, in an interrupt,
+ * the thread's (register_fgraph zeroed both for the slot's registration). */
+FGRAPH_INLINE void fgraph_ent_state(struct fgraph_ent *e, unsigned i, struct fgraph_stack *st,
+				    struct fgraph_stack *outer)
 {
-	if (__builtin_expect(st->state_gen[i] != gen, 0)) {
-		st->state[i] = 0;
-		st->state_gen[i] = gen;
-	}
 	e->state = &st->state[i];
-	e->task_state = e->state;
-	if (__builtin_expect(outer != NULL, 0))
-		e->task_state = outer->state_gen[i] == gen ? &outer->state[i] : &fgraph_no_state;
+	e->task_state = __builtin_expect(outer != NULL, 0) ? &outer->state[i] : e->state;
 }
 
 /* C: the function returns into the hook.  After B's writes: a nested
@@ -197,7 +186,6 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 		goto out;
 	}
 	unsigned i = (unsigned)g->idx;
-	uint64_t gen = g->gen;
 	unsigned below;
 	/* A single-user frame: its last word, the user's tag, says whose it
 	 * is (the users word and the block's serial are not written: the
@@ -209,7 +197,7 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 	uint64_t *blk = &f[FR_HEADER];
 	struct fgraph_ent e;
 	fgraph_ent_init(&e, c, ip, parent, fregs, f, below, outer, depth);
-	fgraph_ent_state(&e, i, gen, st, outer);
+	fgraph_ent_state(&e, i, st, outer);
 	if (!entry) {
 		/* g->entryfunc, any user's: it may read the return address
 		 * from fregs, so C comes after it. */

@@ -169,6 +169,17 @@
 	.size	\name, . - \name
 .endm
 
+/* A template's two literals, op and call, after its code, and its end. */
+.macro tmpl_literals name
+	.balign	8
+\name\()_ops:
+	.quad	0
+\name\()_call:
+	.quad	0
+\name\()_end:
+	.size	\name, . - \name
+.endm
+
 /* Templates: op and call are the two literals after the code.  fp=0: the
  * FP/SIMD argument registers are left where they are (for callbacks that
  * never touch them: FTRACE_OPS_FL_NOFP, checked at build time). */
@@ -182,13 +193,7 @@
 	ldr	x16, \name\()_call
 	blr	x16
 	tramp_exit \regs, \fp
-	.balign	8
-\name\()_ops:
-	.quad	0
-\name\()_call:
-	.quad	0
-\name\()_end:
-	.size	\name, . - \name
+	tmpl_literals \name
 .endm
 
 	.section .text.tramp, "ax"
@@ -294,13 +299,7 @@ arm64_tramp_tmpl_noargs:
 	ldp	x8, x30, [sp, #80]              // x30 = the parent
 	ldp	x29, x9, [sp], #NA_FRAME        // x9 = func + 8
 	ret	x9                              // pairs with the site's bl
-	.balign	8
-arm64_tramp_tmpl_noargs_ops:
-	.quad	0
-arm64_tramp_tmpl_noargs_call:
-	.quad	0
-arm64_tramp_tmpl_noargs_end:
-	.size	arm64_tramp_tmpl_noargs, . - arm64_tramp_tmpl_noargs
+	tmpl_literals arm64_tramp_tmpl_noargs
 
 /*
  * The ARGS_ONLY template (ARCH_TRAMP_ARGS_ONLY, for FTRACE_OPS_FL_ARGS_ONLY
@@ -336,13 +335,7 @@ arm64_tramp_tmpl_args_only:
 	ldp	x30, x8, [sp, #FR(PT_X30)]      // x30 = the (possibly rewritten) parent
 	ldp	x29, x9, [sp], #FT_FRAME        // x9 = func + 8
 	ret	x9                              // pairs with the site's bl
-	.balign	8
-arm64_tramp_tmpl_args_only_ops:
-	.quad	0
-arm64_tramp_tmpl_args_only_call:
-	.quad	0
-arm64_tramp_tmpl_args_only_end:
-	.size	arm64_tramp_tmpl_args_only, . - arm64_tramp_tmpl_args_only
+	tmpl_literals arm64_tramp_tmpl_args_only
 
 	/* No executable stack wanted (GNU ld warns without this note). */
 	.section .note.GNU-stack, "", %progbits

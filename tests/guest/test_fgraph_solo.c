@@ -150,14 +150,21 @@ TEST_CASE(fgraph_solo, users_change_while_calls_are_open)
  * user registered again: the solo return takes a frame only by its tag, so
  * neither another user in the same slot nor the same ops registered anew
  * hears of it. */
+/* a (registered) and b (not yet), both taking calls of fs_outer. */
+static bool a_then_b_later(bool count)
+{
+	su_init(&a, true);
+	su_init(&b, true);
+	a.count = b.count = count;
+	EXPECT_EQ(ftrace_set_filter(&a.g.ops, "fs_outer", true), 0);
+	EXPECT_EQ(ftrace_set_filter(&b.g.ops, "fs_outer", true), 0);
+	return register_fgraph(&a.g) == 0;
+}
+
 TEST_CASE(fgraph_solo, single_user_frame_outlives_its_registration)
 {
 	solo_thread = current_thread();
-	su_init(&a, true);
-	su_init(&b, true);
-	ASSERT_EQ(ftrace_set_filter(&a.g.ops, "fs_outer", true), 0);
-	ASSERT_EQ(ftrace_set_filter(&b.g.ops, "fs_outer", true), 0);
-	ASSERT_EQ(register_fgraph(&a.g), 0);
+	ASSERT_TRUE(a_then_b_later(false));
 	int slot = a.g.idx;
 	during = a_gives_way_to_b;
 	EXPECT_EQ(fs_outer(5), 6);
@@ -193,12 +200,7 @@ TEST_CASE(fgraph_solo, single_user_frame_outlives_its_registration)
 TEST_CASE(fgraph_solo, state_word_starts_at_zero)
 {
 	solo_thread = current_thread();
-	su_init(&a, true);
-	su_init(&b, true);
-	a.count = b.count = true;
-	ASSERT_EQ(ftrace_set_filter(&a.g.ops, "fs_outer", true), 0);
-	ASSERT_EQ(ftrace_set_filter(&b.g.ops, "fs_outer", true), 0);
-	ASSERT_EQ(register_fgraph(&a.g), 0);
+	ASSERT_TRUE(a_then_b_later(true));
 	during = nothing;
 	EXPECT_EQ(fs_outer(1), 2);           /* opened and closed: 0 */
 	during = a_gives_way_to_b;           /* a's second call stays open */

@@ -411,10 +411,16 @@ void arch_text_poke(void *dst, const void *src, size_t len);
  * all: it calls call(func_ip, parent_ip, ops, NULL), keeping the integer
  * argument registers (and the stack pointer and return address) around
  * the call and leaving the FP/SIMD ones alone: only for a callback that
- * reads neither (FTRACE_OPS_FL_NOARGS).  Returns the length, or -ENOSPC if
- * it would exceed ARCH_TRAMP_SIZE.
+ * reads neither (FTRACE_OPS_FL_NOARGS).  ARCH_TRAMP_ARGS_ONLY passes an
+ * ftrace_regs of which only the integer argument registers, the stack
+ * pointer at entry and the return slot are there (the rest is not built,
+ * and may overlap the callback's own stack): those are loaded back and
+ * the FP/SIMD registers left alone, for a callback that reads no more
+ * (FTRACE_OPS_FL_ARGS_ONLY: function_graph's).  Returns the length, or
+ * -ENOSPC if it would exceed ARCH_TRAMP_SIZE.
  */
-enum arch_tramp_kind { ARCH_TRAMP_ARGS, ARCH_TRAMP_REGS, ARCH_TRAMP_NOFP, ARCH_TRAMP_NOARGS };
+enum arch_tramp_kind { ARCH_TRAMP_ARGS, ARCH_TRAMP_REGS, ARCH_TRAMP_NOFP, ARCH_TRAMP_NOARGS,
+		       ARCH_TRAMP_ARGS_ONLY };
 int arch_tramp_build(void *buf, uintptr_t exec, void *ops, void *call, enum arch_tramp_kind kind);
 
 /* Fill n bytes with trap instructions (x86-64 int3, arm64 brk). */

@@ -42,11 +42,19 @@ static const struct tmpl tmpl_noargs = {
 	arm64_tramp_tmpl_noargs_end,
 };
 
+extern const char arm64_tramp_tmpl_args_only[], arm64_tramp_tmpl_args_only_ops[],
+	arm64_tramp_tmpl_args_only_call[], arm64_tramp_tmpl_args_only_end[];
+static const struct tmpl tmpl_args_only = {
+	arm64_tramp_tmpl_args_only, arm64_tramp_tmpl_args_only_ops,
+	arm64_tramp_tmpl_args_only_call, arm64_tramp_tmpl_args_only_end,
+};
+
 int arch_tramp_build(void *buf, uintptr_t exec, void *ops, void *call, enum arch_tramp_kind kind)
 {
 	const struct tmpl *t = kind == ARCH_TRAMP_REGS ? &tmpl_regs :
 			       kind == ARCH_TRAMP_NOFP ? &tmpl_nofp :
-			       kind == ARCH_TRAMP_NOARGS ? &tmpl_noargs : &tmpl_plain;
+			       kind == ARCH_TRAMP_NOARGS ? &tmpl_noargs :
+			       kind == ARCH_TRAMP_ARGS_ONLY ? &tmpl_args_only : &tmpl_plain;
 	size_t len = (size_t)(t->end - t->start);
 	uint64_t o = (uintptr_t)ops, c = (uintptr_t)call;
 

@@ -66,7 +66,7 @@ struct x86_tramp_template {
 	size_t len;
 	size_t ops_imm, call_imm;   /* offsets of the 8-byte immediates */
 };
-extern const struct x86_tramp_template x86_tramp_templates[4];   /* by enum arch_tramp_kind */
+extern const struct x86_tramp_template x86_tramp_templates[5];   /* by enum arch_tramp_kind */
 
 /* movabs $imm64, %rdx / %rax: REX.W, B8 + register. */
 static bool is_movabs(const uint8_t *imm, uint8_t reg)
@@ -77,8 +77,9 @@ static bool is_movabs(const uint8_t *imm, uint8_t reg)
 int arch_tramp_build(void *buf, uintptr_t exec, void *ops, void *call, enum arch_tramp_kind kind)
 {
 	_Static_assert(ARCH_TRAMP_ARGS == 0 && ARCH_TRAMP_REGS == 1 && ARCH_TRAMP_NOFP == 2 &&
-		       ARCH_TRAMP_NOARGS == 3, "x86_tramp_templates' order (ftrace_tramp.S)");
-	if ((unsigned)kind > ARCH_TRAMP_NOARGS)
+		       ARCH_TRAMP_NOARGS == 3 && ARCH_TRAMP_ARGS_ONLY == 4,
+		       "x86_tramp_templates' order (ftrace_tramp.S)");
+	if ((unsigned)kind > ARCH_TRAMP_ARGS_ONLY)
 		return -EINVAL;
 	const struct x86_tramp_template *t = &x86_tramp_templates[kind];
 	if (t->len > ARCH_TRAMP_SIZE)

@@ -10,7 +10,7 @@
  * else caller-saved is dead at a function's entry; callee-saved registers
  * are preserved by the callback itself.
  *
- * Each trampoline but the NOARGS one builds struct ftrace_regs (arch_defs.h, FR_*) on the
+ * Each trampoline but the NOARGS and ARGS_ONLY ones builds struct ftrace_regs (arch_defs.h, FR_*) on the
  * stack — with struct pt_regs below it for the regs variants — calls
  *     call(func, parent, ops, fregs)
  * restores the argument state and returns into func + 5 with the stack as
@@ -264,6 +264,46 @@
 \name\()_end:
 .endm
 
+/*
+ * ARGS_ONLY variant (FTRACE_OPS_FL_ARGS_ONLY: function_graph's): fregs is
+ * where the other variants put it (its parent slot is the return address's
+ * own, at the function's entry SP), but only its argument words are
+ * stored, pushed in place; the rest of struct ftrace_regs is not built
+ * (below the pushes it is the callback's own stack).  No frame records,
+ * as in the NOARGS variant.  The gap of 32 bytes between the return
+ * address and the pushes keeps FR_R10 in place and the call 16-byte
+ * aligned.  Per call: 16 instructions in, 10 out.
+ */
+#define AO_GAP (FR_PARENT - FR_R10 - 16)      /* fregs' words between fn_ret and r10 */
+.macro FTRACE_ARGS_ONLY_CALLER name
+\name:
+	subq	$AO_GAP, %rsp
+	pushq	%r10
+	pushq	%rax
+	pushq	%r9
+	pushq	%r8
+	pushq	%rcx
+	pushq	%rdx
+	pushq	%rsi
+	pushq	%rdi                    /* rsp = &fregs->rdi */
+	movq	FR_PARENT-FR_RDI-8(%rsp), %rdi     /* func + 5 */
+	subq	$ARCH_SITE_SIZE, %rdi
+	movq	FR_PARENT-FR_RDI(%rsp), %rsi       /* the parent */
+	leaq	-FR_RDI(%rsp), %rcx                /* fregs */
+	TRAMP_CALL \name, 1
+	popq	%rdi
+	popq	%rsi
+	popq	%rdx
+	popq	%rcx
+	popq	%r8
+	popq	%r9
+	popq	%rax
+	popq	%r10
+	addq	$AO_GAP, %rsp
+	ret
+\name\()_end:
+.endm
+
 /* ---- Templates: copied, never executed here ---- */
 	.section .rodata.ftrace_tmpl, "a"
 	.balign 16
@@ -274,10 +314,13 @@
 	FTRACE_CALLER x86_ftrace_nofp_tmpl, 1, 0
 	.balign 16
 	FTRACE_NOARGS_CALLER x86_ftrace_noargs_tmpl
+	.balign 16
+	FTRACE_ARGS_ONLY_CALLER x86_ftrace_args_only_tmpl
 
 /* struct x86_tramp_template (ftrace.c): start, length, ops and call
  * immediate offsets, indexed by enum arch_tramp_kind: [0] plain,
- * [1] SAVE_REGS, [2] no FP/SIMD save, [3] no ftrace_regs. */
+ * [1] SAVE_REGS, [2] no FP/SIMD save, [3] no ftrace_regs, [4] its
+ * argument words only. */
 	.section .rodata, "a"
 	.balign 8
 	.globl x86_tramp_templates
@@ -298,6 +341,10 @@ x86_tramp_templates:
 	.quad	x86_ftrace_noargs_tmpl_end - x86_ftrace_noargs_tmpl
 	.quad	x86_ftrace_noargs_tmpl_ops - 8 - x86_ftrace_noargs_tmpl
 	.quad	x86_ftrace_noargs_tmpl_call - 8 - x86_ftrace_noargs_tmpl
+	.quad	x86_ftrace_args_only_tmpl
+	.quad	x86_ftrace_args_only_tmpl_end - x86_ftrace_args_only_tmpl
+	.quad	x86_ftrace_args_only_tmpl_ops - 8 - x86_ftrace_args_only_tmpl
+	.quad	x86_ftrace_args_only_tmpl_call - 8 - x86_ftrace_args_only_tmpl
 
 /* ---- Static list callers (arch/hooks.h) ---- */
 	.section .text.tramp, "ax"

@@ -63,8 +63,9 @@ OPS = "ftrace_ops_list"
 # The words of CPU 0's tail page, as u32s (trace/ring_buffer/rb_internal.h's struct
 # rb_page: u64 time stamp, u64 commit, then the events from word 4).
 PAGE0 = "((unsigned int *)%s->pages[%s])" % (CPU0, TAILPG)
-# Word k of the innermost shadow frame: w[top - w[top - 1] + k].
-FRAME = "%s->w[%s->top - %s->w[%s->top - 1] + %%d]" % (RS, RS, RS, RS)
+# Word k of the innermost shadow frame: w[top - size + k], the size being
+# the last word's low half (trace/core/fgraph_frame.h, FR_TAG).
+FRAME = "%s->w[%s->top - (unsigned int)%s->w[%s->top - 1] + %%d]" % (RS, RS, RS, RS)
 # Which commands read what: the buffer, the dump (buffer, symbols, tracer,
 # signatures), the enabled functions.
 BUF = ["bt-trace", "bt-save-dat", "bt-json", "bt-stats"]

@@ -1,7 +1,8 @@
 /*
- * test_fgraph_solo.c — the single-user return (trace/core/fgraph.c, hand_on):
- * while exactly one graph user is registered, a frame whose first block
- * holds that registration's serial goes straight to its return path.
+ * test_fgraph_solo.c — the single-user return (trace/core/fgraph.c,
+ * fgraph_return and hand_on): while exactly one graph user is registered,
+ * a frame whose last word is that registration's tag (FR_TAG: its serial
+ * and the single-user frame's size) goes straight to its return path.
  * Users come and go while calls are open, and every exit still goes to
  * exactly the users that took the call and are still registered (suite
  * fgraph_solo).
@@ -24,6 +25,8 @@
 struct solo_user {
 	struct fgraph_ops g;
 	bool take;                     /* what its entry callback answers */
+	bool count;                    /* count its open calls in the state word */
+	uint32_t seen;                 /* the state word at its last entry */
 	unsigned long entries, exits;
 };
 
@@ -35,14 +38,20 @@ static bool su_entry(const struct fgraph_ent *e, struct fgraph_ops *g, uint64_t 
 	if (this_cpu()->current != solo_thread)
 		return false;
 	u->entries++;
+	u->seen = *e->state;
+	if (u->count && u->take)
+		++*e->state;
 	return u->take;
 }
 
 static void su_exit(const struct fgraph_ret *r, struct fgraph_ops *g, uint64_t *data)
 {
 	struct solo_user *u = (struct solo_user *)g;
-	if (this_cpu()->current == solo_thread)
-		u->exits++;
+	if (this_cpu()->current != solo_thread)
+		return;
+	u->exits++;
+	if (u->count)
+		--*r->state;
 }
 
 static void (*during)(void);           /* what fs_outer does inside */
@@ -63,6 +72,18 @@ static void su_init(struct solo_user *u, bool take)
 
 static void unregister_b(void) { EXPECT_EQ(unregister_fgraph(&b.g), 0); }
 static void register_b(void) { EXPECT_EQ(register_fgraph(&b.g), 0); }
+/* a goes, b comes (in a's slot: the only one free below it). */
+static void a_gives_way_to_b(void)
+{
+	EXPECT_EQ(unregister_fgraph(&a.g), 0);
+	EXPECT_EQ(register_fgraph(&b.g), 0);
+}
+/* a goes and comes back: the same ops, a new registration. */
+static void a_again(void)
+{
+	EXPECT_EQ(unregister_fgraph(&a.g), 0);
+	EXPECT_EQ(register_fgraph(&a.g), 0);
+}
 static void nothing(void) { }
 
 /* Register a then b on fs_outer (a in the lower slot, so its block comes
@@ -122,5 +143,78 @@ TEST_CASE(fgraph_solo, users_change_while_calls_are_open)
 	 * one user now and its block comes first, but it refused the call:
 	 * no exit for anyone. */
 	b_leaves_inside(false, 4);
+	solo_thread = NULL;
+}
+
+/* A single-user frame whose registration is gone by its return, with one
+ * user registered again: the solo return takes a frame only by its tag, so
+ * neither another user in the same slot nor the same ops registered anew
+ * hears of it. */
+/* a (registered) and b (not yet), both taking calls of fs_outer. */
+static bool a_then_b_later(bool count)
+{
+	su_init(&a, true);
+	su_init(&b, true);
+	a.count = b.count = count;
+	EXPECT_EQ(ftrace_set_filter(&a.g.ops, "fs_outer", true), 0);
+	EXPECT_EQ(ftrace_set_filter(&b.g.ops, "fs_outer", true), 0);
+	return register_fgraph(&a.g) == 0;
+}
+
+TEST_CASE(fgraph_solo, single_user_frame_outlives_its_registration)
+{
+	solo_thread = current_thread();
+	ASSERT_TRUE(a_then_b_later(false));
+	int slot = a.g.idx;
+	during = a_gives_way_to_b;
+	EXPECT_EQ(fs_outer(5), 6);
+	EXPECT_EQ(b.g.idx, slot);
+	EXPECT_EQ(a.entries, 1);
+	EXPECT_EQ(a.exits, 0);
+	EXPECT_EQ(b.entries, 0);
+	EXPECT_EQ(b.exits, 0);
+	/* b's own call: its frame, its exit. */
+	during = nothing;
+	EXPECT_EQ(fs_outer(6), 7);
+	EXPECT_EQ(b.entries, 1);
+	EXPECT_EQ(b.exits, 1);
+	EXPECT_EQ(unregister_fgraph(&b.g), 0);
+
+	su_init(&a, true);
+	ASSERT_EQ(ftrace_set_filter(&a.g.ops, "fs_outer", true), 0);
+	ASSERT_EQ(register_fgraph(&a.g), 0);
+	during = a_again;
+	EXPECT_EQ(fs_outer(7), 8);
+	EXPECT_EQ(a.entries, 1);
+	EXPECT_EQ(a.exits, 0);
+	during = nothing;
+	EXPECT_EQ(fs_outer(8), 9);
+	EXPECT_EQ(a.entries, 2);
+	EXPECT_EQ(a.exits, 1);
+	EXPECT_EQ(unregister_fgraph(&a.g), 0);
+	solo_thread = NULL;
+}
+
+/* A user that leaves with a call open leaves its count in the slot's state
+ * word; the next registration of the slot finds the word 0 again. */
+TEST_CASE(fgraph_solo, state_word_starts_at_zero)
+{
+	solo_thread = current_thread();
+	ASSERT_TRUE(a_then_b_later(true));
+	during = nothing;
+	EXPECT_EQ(fs_outer(1), 2);           /* opened and closed: 0 */
+	during = a_gives_way_to_b;           /* a's second call stays open */
+	EXPECT_EQ(fs_outer(2), 3);
+	EXPECT_EQ(a.entries, 2);
+	EXPECT_EQ(a.seen, 0);
+	EXPECT_EQ(a.exits, 1);
+	during = nothing;
+	EXPECT_EQ(fs_outer(3), 4);
+	EXPECT_EQ(b.entries, 1);
+	EXPECT_EQ(b.seen, 0);
+	EXPECT_EQ(b.exits, 1);
+	EXPECT_EQ(fs_outer(4), 5);           /* b's own count came back to 0 */
+	EXPECT_EQ(b.seen, 0);
+	EXPECT_EQ(unregister_fgraph(&b.g), 0);
 	solo_thread = NULL;
 }

@@ -508,3 +508,101 @@ TEST_FIXTURE(graph_golden, print)
 	trace_opts = saved;
 	EXPECT_EQ(r, gw_root(3, true));
 }
+
+/* ---- the tracer's own trampoline (FTRACE_OPS_FL_ARGS_ONLY) ---- */
+
+T long gw_args8(long a0, long a1, long a2, long a3, long a4, long a5, long a6, long a7)
+{
+	KEEP();
+	return a0 + 2 * a1 + 3 * a2 + 4 * a3 + 5 * a4 + 6 * a5 + 7 * a6 + 8 * a7;
+}
+T double gw_fp(double a, double b, int k) { KEEP(); return a * b + k; }
+
+#define GW_ARG(i) (0x2000l + 0x123l * (i))
+
+/*
+ * A site whose only ops is the tracer's calls a trampoline built from the
+ * ARGS_ONLY template (not the NOFP one; under INSTR=xray the tracer's ops
+ * is a plain one: function_graph.c): the function still gets all its
+ * integer and FP arguments and returns its value through the hook, and
+ * with funcgraph-args the entry event has the argument registers, each
+ * exact; the exits pair with the entries.
+ */
+TEST_CASE(graph, args_only_trampoline)
+{
+	long want8 = 0;
+	for (int i = 0; i < 8; i++)
+		want8 += (i + 1) * GW_ARG(i);
+	double want_fp = gw_fp(2.5, 4.0, 3);
+	thread_migrate(current_thread(), 0);
+	tracer_set("nop");
+	ASSERT_EQ(trace_filter_set(false, "gw_args8 gw_fp", true), 0);
+	ASSERT_EQ(trace_opt_set("funcgraph-args"), 0);
+	rb_record_off(trace_buffer);
+	ASSERT_EQ(rb_reset(trace_buffer, RB_ALL_CPUS), 0);
+	rb_record_on(trace_buffer);
+	ASSERT_EQ(tracer_set("function_graph"), 0);
+	struct ftrace_ops *op = &graph_fgraph_ops.ops;
+	EXPECT_EQ(!(op->flags & FTRACE_OPS_FL_ARGS_ONLY), FGRAPH_TSTACK);
+	if (!FGRAPH_TSTACK) {
+		EXPECT_TRUE(op->tramp != 0);
+		static uint8_t args_only[ARCH_TRAMP_SIZE], nofp[ARCH_TRAMP_SIZE];
+		int alen = arch_tramp_build(args_only, op->tramp, op, (void *)op->call,
+					    ARCH_TRAMP_ARGS_ONLY);
+		int nlen = arch_tramp_build(nofp, op->tramp, op, (void *)op->call, ARCH_TRAMP_NOFP);
+		ASSERT_TRUE(alen > 0 && nlen > 0);
+		EXPECT_TRUE(alen != nlen || memcmp(args_only, nofp, (size_t)alen) != 0);
+		EXPECT_EQ(memcmp((const void *)op->tramp, args_only, (size_t)alen), 0);
+	}
+	for (int i = 0; i < 3; i++) {
+		EXPECT_EQ(gw_args8(GW_ARG(0), GW_ARG(1), GW_ARG(2), GW_ARG(3), GW_ARG(4), GW_ARG(5),
+				   GW_ARG(6), GW_ARG(7)), want8);
+		EXPECT_TRUE(gw_fp(2.5, 4.0, 3) == want_fp);
+	}
+	rb_record_off(trace_buffer);
+	unsigned ents = 0, rets = 0, fps = 0, bad = 0;
+	struct rb_iter it;
+	struct rb_event ev;
+	ASSERT_EQ(rb_iter_start(&it, trace_buffer, RB_ALL_CPUS), 0);
+	while (rb_iter_next(&it, &ev) == 0) {
+		const struct trace_entry *te = ev.data;
+		if (te->type == TRACE_GRAPH_ENT) {
+			const struct fgraph_ent_entry *e = ev.data;
+			if (e->func == (uintptr_t)gw_fp) {
+				fps++;
+				continue;
+			}
+			ents++;
+			bad += e->func != (uintptr_t)gw_args8 || e->nargs < ARCH_FTRACE_NARGS;
+			for (unsigned i = 0; i < ARCH_FTRACE_NARGS && i < e->nargs; i++)
+				bad += e->args[i] != (uint64_t)GW_ARG(i);
+		} else if (te->type == TRACE_GRAPH_RET) {
+			const struct fgraph_ret_entry *x = ev.data;
+			if (x->func == (uintptr_t)gw_args8)
+				bad += x->retval != (uint64_t)want8 || ++rets > ents;
+		}
+	}
+	rb_iter_end(&it);
+	rb_record_on(trace_buffer);
+	EXPECT_EQ(ents, 3);
+	EXPECT_EQ(rets, 3);
+	EXPECT_EQ(fps, 3);
+	EXPECT_EQ(bad, 0);
+	tracer_set("nop");
+	trace_opt_set("nofuncgraph-args");
+	restore_filters();
+	thread_migrate(current_thread(), -1);
+
+	/* Refused without NOFP, and with NOARGS or SAVE_REGS. */
+	static struct ftrace_ops no_nofp = { .flags = FTRACE_OPS_FL_RECURSION |
+						      FTRACE_OPS_FL_ARGS_ONLY };
+	static struct ftrace_ops with_noargs = { .flags = FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_NOFP |
+							  FTRACE_OPS_FL_ARGS_ONLY | FTRACE_OPS_FL_NOARGS };
+	static struct ftrace_ops with_regs = { .flags = FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_NOFP |
+							FTRACE_OPS_FL_ARGS_ONLY | FTRACE_OPS_FL_SAVE_REGS };
+	no_nofp.func = with_noargs.func = with_regs.func = op->func;   /* FTRACE_HOT_NOFP */
+	EXPECT_EQ(register_ftrace_function(&no_nofp), -EINVAL);
+	EXPECT_EQ(register_ftrace_function(&with_noargs), -EINVAL);
+	EXPECT_EQ(register_ftrace_function(&with_regs), -EINVAL);
+	EXPECT_TRUE(!((no_nofp.flags | with_noargs.flags | with_regs.flags) & FTRACE_OPS_FL_ENABLED));
+}

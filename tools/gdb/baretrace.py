@@ -742,9 +742,10 @@ for _c in (BtTrace, BtSaveDat, BtJson, BtEnabled, BtStats):
 # frame; the real one is on the shadow return stack (trace/core/fgraph.c).  This
 # unwinder makes the hook's frame go on to the real caller, as the kernel's
 # own backtraces do (fgraph_ret_addr): `bt` shows the hook, then the caller.
-# Frame layout words (#defines in trace/core/fgraph_inline.h, not in DWARF); the
-# size is a frame's last word, and no frame is shorter than FR_MIN words (a
-# header of 5, one user's block of 3, the size):
+# Frame layout words (#defines in trace/core/fgraph_frame.h, not in DWARF); the
+# size is a frame's last word's low 32 bits (a single-user frame has its
+# user's serial above them: FR_TAG), and no frame is shorter than FR_MIN
+# words (a header of 5, one user's block of 3, the size):
 FR_RET, FR_SP, FR_MIN = 0, 2, 9
 
 
@@ -759,7 +760,7 @@ def _stack_frames(addr, st_t, what):
     words = struct.unpack("<%dQ" % top, read(addr + w_off, 8 * top, what + "->w")) if top else ()
     out = []
     while top:
-        size = words[top - 1]
+        size = words[top - 1] & 0xffffffff
         if size < FR_MIN or size > top:
             break                       # a frame being pushed right now: stop here
         top -= size

@@ -13,7 +13,11 @@
  *   base+5  blocks     one per user in the entry mask, in bit order:
  *                        +0 gen    the user's fgraph_ops.gen when pushed
  *                        +1 data   FGRAPH_DATA_WORDS, the user's per-call words
- *   top-1   size       words in the frame, so the hook finds base from top
+ *   top-1   size       words in the frame, so the hook finds base from top;
+ *                      in a single-user frame (fgraph_enter_one) with its
+ *                      user's serial in bits 32-63: FR_TAG, fgraph_frame.h
+ *                      (then the users word and the block's gen are not
+ *                      written: the tag stands for both)
  *
  * (The FR_ and FB_ macros are in fgraph_frame.h.)  Words 0 and 2 and the
  * size word are read by tools/gdb/baretrace.py too.
@@ -77,62 +81,67 @@
 /*
  * Slots.  Every registration takes a fresh 64-bit serial (fgraph_ops.gen,
  * never reused); a frame remembers, per user, the serial it was pushed
- * under, so a later user of the slot — or the same ops registered again —
- * never gets an earlier registration's exits, and a stack's state word for
- * the slot is reset when it belongs to another serial (a user that went
- * away with calls open never took back what they added).  A slot whose ops
+ * under (a single-user frame: its low 32 bits, in its tag), so a later
+ * user of the slot — or the same ops registered again — never gets an
+ * earlier registration's exits, and every stack's state word for the slot
+ * is reset at registration (state_reset: a user that went away with calls
+ * open never took back what they added).  A slot whose ops
  * could not be unregistered (tracing was dying) stays out of use:
  * dead_slots.
  */
 static struct fgraph_ops *users[FGRAPH_MAX_USERS];   /* fgraph_mutex; read lock-free */
-/* The single-user return (hand_on): the one registered user while there
- * is exactly one, else solo_none, whose serial no frame holds (serials
- * start at 1 and never reach it).  fgraph_mutex; read lock-free. */
-static struct fgraph_ops solo_none = { .gen = UINT64_MAX };
+/* The single-user return (fgraph_return, hand_on): the one registered user
+ * while there is exactly one, else solo_none, whose serial and tag no
+ * frame holds (serials start at 1 and never reach it; a tag's size half is
+ * FR_MIN) and whose ret_handler, for a corrupt frame that matched its tag
+ * anyway, takes the checked path.  fgraph_mutex; read lock-free. */
+static uintptr_t return_none(struct fgraph_ret_regs *rr, struct fgraph_stack *st,
+			     struct fgraph_stack *outer, unsigned base, struct fgraph_ops *g);
+static struct fgraph_ops solo_none = { .gen = UINT64_MAX, .frame_tag = UINT64_MAX,
+				       .ret_handler = return_none };
 static struct fgraph_ops *solo = &solo_none;
 static uint64_t last_gen;                             /* fgraph_mutex */
 static unsigned dead_slots;                           /* fgraph_mutex */
 static struct mutex fgraph_mutex = MUTEX_INIT;
 static struct fgraph_stack *irq_stacks[MAX_CPUS];     /* written once at boot */
-const uint32_t fgraph_no_state;                        /* fgraph_inline.h */
 static uint64_t total_overrun;                        /* atomic */
-
-/* The threads' stacks, listed for unregister_fgraph's drop (the trace
- * stack's entries a last user leaves behind): a ring through `threads`.
- * The interrupt stacks are not listed: each interrupt's end empties its
- * level (tstack_irq_exit). */
-struct listed_stack {
-	struct listed_stack *next, *prev;           /* stacks_lock */
-	struct fgraph_stack st;
-};
-static struct listed_stack threads = { &threads, &threads };
+/* Every shadow stack, threads' and interrupts', so that register_fgraph
+ * can zero its slot's state word on each: a list through next/prev, from
+ * stacks.next (stacks is the list's head, not a stack in use). */
+static struct fgraph_stack stacks_head = { .next = &stacks_head, .prev = &stacks_head };
 static spinlock_t stacks_lock = SPINLOCK_INIT;
 
 struct fgraph_stack *fgraph_stack_alloc(void)
 {
-	struct listed_stack *l = calloc(1, sizeof(*l));
-	if (!l)
-		return NULL;
-	unsigned long flags = spin_lock_irqsave(&stacks_lock);
-	l->next = threads.next;
-	l->prev = &threads;
-	threads.next->prev = l;
-	threads.next = l;
-	spin_unlock_irqrestore(&stacks_lock, flags);
-	return &l->st;
+	struct fgraph_stack *st = calloc(1, sizeof(struct fgraph_stack));
+	if (st) {
+		unsigned long flags = spin_lock_irqsave(&stacks_lock);
+		st->next = stacks_head.next;
+		st->prev = &stacks_head;
+		st->next->prev = st;
+		stacks_head.next = st;
+		spin_unlock_irqrestore(&stacks_lock, flags);
+	}
+	return st;
 }
 
 void fgraph_stack_free(struct fgraph_stack *st)
 {
 	if (!st)
 		return;
-	struct listed_stack *l = (struct listed_stack *)((char *)st -
-							 __builtin_offsetof(struct listed_stack, st));
 	unsigned long flags = spin_lock_irqsave(&stacks_lock);
-	l->prev->next = l->next;
-	l->next->prev = l->prev;
+	st->prev->next = st->next;
+	st->next->prev = st->prev;
 	spin_unlock_irqrestore(&stacks_lock, flags);
-	free(l);
+	free(st);
+}
+
+static bool is_irq_stack(const struct fgraph_stack *st)
+{
+	for (unsigned i = 0; i < MAX_CPUS; i++)
+		if (irq_stacks[i] == st)
+			return true;
+	return false;
 }
 
 /* The trace stack (INSTR=xray) after its last user left: the sleds'
@@ -141,16 +150,30 @@ void fgraph_stack_free(struct fgraph_stack *st)
  * until a user registers (fgraph_mutex held by the caller).  The entries
  * left on them would wait for that user, however long; they are released
  * now, to no user (the slots are empty).  An exit sled of such an entry
- * that runs later finds no entry of its own and pops nothing.  Returns how
- * many were released. */
+ * that runs later finds no entry of its own and pops nothing.  The
+ * interrupt stacks are left alone: each interrupt's end empties its level
+ * (tstack_irq_exit).  Returns how many were released. */
 static unsigned ts_drop_left(void)
 {
 	unsigned n = 0;
 	unsigned long flags = spin_lock_irqsave(&stacks_lock);
-	for (struct listed_stack *l = threads.next; l != &threads; l = l->next)
-		n += tstack_drop(&l->st);
+	for (struct fgraph_stack *st = stacks_head.next; st != &stacks_head; st = st->next)
+		if (!is_irq_stack(st))
+			n += tstack_drop(st);
 	spin_unlock_irqrestore(&stacks_lock, flags);
 	return n;
+}
+
+/* Slot idx's state word on every stack: 0.  No callback of the slot runs
+ * (fgraph_mutex held, the slot free: its last user's unregister waited a
+ * grace period), so no one else writes them; the new user's entries read
+ * them only after its sites are patched, which orders these stores. */
+static void state_reset(unsigned idx)
+{
+	unsigned long flags = spin_lock_irqsave(&stacks_lock);
+	for (struct fgraph_stack *st = stacks_head.next; st != &stacks_head; st = st->next)
+		st->state[idx] = 0;
+	spin_unlock_irqrestore(&stacks_lock, flags);
 }
 
 /* No room for a frame: the call is not hooked; counted per context (up to
@@ -196,7 +219,8 @@ static FTRACE_HOT uint64_t *frame_enter(struct cpu *c, struct fgraph_stack *st,
 	for (unsigned m = mask; m; m &= m - 1)
 		n++;
 	unsigned below;
-	uint64_t *f = fgraph_frame_push(st, FR_WORDS(n), mask, ip, parent, fregs, &below);
+	uint64_t *f = fgraph_frame_push(st, FR_WORDS(n), FR_WORDS(n), mask, ip, parent, fregs,
+					&below);
 	if (!f)
 		return NULL;
 	f[FR_SP] = sp;                   /* the trace stack's may differ from fregs' */
@@ -212,11 +236,11 @@ static FTRACE_HOT uint64_t *frame_enter(struct cpu *c, struct fgraph_stack *st,
 		blk[FB_GEN] = g ? g->gen : 0;
 		if (!g)
 			continue;
-		fgraph_ent_state(&e, i, g->gen, st, outer);
+		fgraph_ent_state(&e, i, st, outer);
 		if (g->entryfunc(&e, g, &blk[FB_DATA]))
 			taken |= 1u << i;
 		else
-			blk[FB_GEN] = 0;     /* no registration's: hand_on's solo test */
+			blk[FB_GEN] = 0;     /* no registration's */
 	}
 	f[FR_USERS] = taken | mask << 16;
 	if (taken)
@@ -346,20 +370,38 @@ static FTRACE_HOT uintptr_t return_pop(struct fgraph_ret_regs *rr, struct fgraph
 	return fgraph_frame_pop(arch_this_cpu(), st, base, false);
 }
 
+/* The registered user whose serial's low 32 bits are tag's high half (a
+ * tagged frame's: FR_TAG), or NULL. */
+static FTRACE_HOT struct fgraph_ops *user_of_tag(uint64_t tag)
+{
+	for (unsigned i = 0; i < FGRAPH_MAX_USERS; i++) {
+		/* ACQUIRE: pairs with register's RELEASE (g complete). */
+		struct fgraph_ops *g = __atomic_load_n(&users[i], __ATOMIC_ACQUIRE);
+		if (g && g->frame_tag == tag)
+			return g;
+	}
+	return NULL;
+}
+
 /*
  * After the frame is found, with more than one user registered (or the
- * frame not the one user's): the frame's users word says who took the
- * call.  One user (a hooked frame always has a taker, so then it took
- * it): its ret_handler.  Several: return_several.  Either way only a user
- * whose slot still holds the registration that took the call hears of it
- * (same serial).  A user without retfunc has return_pop for ret_handler
- * (register_fgraph), so that is not tested here.
+ * frame not the one user's): a tagged frame's tag, or else its users word,
+ * says who took the call.  One user (a hooked frame always has a taker,
+ * so then it took it): its ret_handler.  Several: return_several.  Either
+ * way only a user whose slot still holds the registration that took the
+ * call hears of it (same serial).  A user without retfunc has return_pop
+ * for ret_handler (register_fgraph), so that is not tested here.
  */
 static FTRACE_HOT __attribute__((noinline)) uintptr_t
 hand_on_users(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *st,
 	      struct fgraph_stack *outer, unsigned base)
 {
 	const uint64_t *f = &st->w[base];            /* as fgraph_return's */
+	uint64_t last = st->w[st->top - 1];          /* base's frame is the top one */
+	if (last >> 32) {
+		struct fgraph_ops *g = user_of_tag(last);
+		return g ? g->ret_handler(rr, st, outer, base, g) : fgraph_frame_pop(c, st, base, false);
+	}
 	unsigned asked = (unsigned)f[FR_USERS] >> 16;
 	if (__builtin_expect(asked & (asked - 1), 0))
 		return return_several(rr, c, st, outer, base);
@@ -372,13 +414,12 @@ hand_on_users(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *st
 }
 
 /*
- * Hand the frame on.  The common case, one user registered (solo) whose
- * registration's serial is the frame's first block's: that user took the
- * call (a block of a user that refused holds 0: fgraph_list_enter), and no
- * other block's user is registered now, so its exit is the only one to
- * run: its ret_handler at once, without the users word, the slot lookup
- * or the owner check.  A registration changing meanwhile is seen either
- * way: solo is published (RELEASE) after users[] and cleared before the
+ * Hand the frame at base, the top one, on.  The common case, one user
+ * registered (solo) whose tag is the frame's last word: that user alone
+ * took the call (fgraph_enter_one), so its exit is the only one to run:
+ * its ret_handler at once, without the users word, the slot lookup or the
+ * owner check.  A registration changing meanwhile is seen either way:
+ * solo is published (RELEASE) after users[] and cleared before the
  * unregistering user's grace period, as its slot is.
  */
 FGRAPH_INLINE uintptr_t hand_on(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *st,
@@ -386,7 +427,7 @@ FGRAPH_INLINE uintptr_t hand_on(struct fgraph_ret_regs *rr, struct cpu *c, struc
 {
 	/* ACQUIRE: pairs with users_changed's RELEASE (g complete). */
 	struct fgraph_ops *g = __atomic_load_n(&solo, __ATOMIC_ACQUIRE);
-	if (__builtin_expect(g->gen == st->w[base + FR_HEADER + FB_GEN], 1))
+	if (__builtin_expect(g->frame_tag == st->w[st->top - 1], 1))
 		return g->ret_handler(rr, st, outer, base, g);
 	return hand_on_users(rr, c, st, outer, base);
 }
@@ -403,13 +444,36 @@ return_unwound(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *s
 	return hand_on(rr, c, st, outer, base);
 }
 
+/* fgraph_return when the top frame is not the one user's, entered at the
+ * returning function's SP: found from its size word, then handed on. */
+static FTRACE_HOT __attribute__((noinline)) uintptr_t
+return_checked(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *st,
+	       struct fgraph_stack *outer)
+{
+	unsigned base;
+	if (__builtin_expect(!top_frame_ok(st, &base), 0))
+		return bad_top(st);
+	if (__builtin_expect(st->w[base + FR_SP] != fgraph_ret_regs_sp(rr), 0))
+		return return_unwound(rr, c, st, outer, base);
+	return hand_on(rr, c, st, outer, base);
+}
+
+static FTRACE_HOT uintptr_t return_none(struct fgraph_ret_regs *rr, struct fgraph_stack *st,
+					struct fgraph_stack *outer, unsigned base, struct fgraph_ops *g)
+{
+	return return_checked(rr, arch_this_cpu(), st, outer);
+}
+
 /*
  * The return hook's C half: find the frame (the top one, whose entry SP is
- * ours), then hand it on.  Every path out of here is a tail call or
- * noreturn, so this saves no registers: the stack of the context is read
- * here rather than through fgraph_context_stack's out-of-line call.  The
- * preemption count is left alone: FTRACE_HOT (the hook too) is never
- * preempted, and the ways out raise it where they call out (fgraph.h).
+ * ours), then hand it on.  The common case first: the one user's frame
+ * (its tag in the last word, so its size is FR_MIN) entered at our SP,
+ * straight to its ret_handler; anything else through return_checked.
+ * Every path out of here is a tail call or noreturn, so this saves no
+ * registers: the stack of the context is read here rather than through
+ * fgraph_context_stack's out-of-line call.  The preemption count is left
+ * alone: FTRACE_HOT (the hook too) is never preempted, and the ways out
+ * raise it where they call out (fgraph.h).
  */
 FTRACE_HOT uintptr_t fgraph_return(struct fgraph_ret_regs *rr)
 {
@@ -421,13 +485,15 @@ FTRACE_HOT uintptr_t fgraph_return(struct fgraph_ret_regs *rr)
 		outer = st;                  /* as fgraph_context_stack says */
 		st = outer ? irq_stacks[c->id] : NULL;
 	}
-	unsigned base;
-	if (__builtin_expect(!top_frame_ok(st, &base), 0))
+	if (__builtin_expect(!st || st->top < FR_MIN, 0))
 		return bad_top(st);          /* a tail call: the common path keeps no frame */
-	const uint64_t *f = &st->w[base];            /* see top_frame_ok */
-	if (__builtin_expect(f[FR_SP] != fgraph_ret_regs_sp(rr), 0))
-		return return_unwound(rr, c, st, outer, base);
-	return hand_on(rr, c, st, outer, base);
+	unsigned base = st->top - FR_MIN;
+	const uint64_t *f = &st->w[base];
+	/* ACQUIRE: pairs with users_changed's RELEASE (g complete). */
+	struct fgraph_ops *g = __atomic_load_n(&solo, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(f[FR_MIN - 1] == g->frame_tag && f[FR_SP] == fgraph_ret_regs_sp(rr), 1))
+		return g->ret_handler(rr, st, outer, base, g);
+	return return_checked(rr, c, st, outer);
 }
 
 /* ---- the trace stack's hooks (trace/core/tstack.h) ---- */
@@ -656,6 +722,10 @@ int register_fgraph(struct fgraph_ops *g)
 	 * site's patching orders them (as it does the ops itself). */
 	g->idx = idx;
 	g->gen = ++last_gen;         /* frames of earlier registrations are not ours */
+	g->frame_tag = FR_TAG(g->gen);
+	/* An earlier user of the slot may have left calls open, its counts
+	 * in the state words with them. */
+	state_reset((unsigned)idx);
 	/* RELEASE: entries and exits that see the user see it complete. */
 	__atomic_store_n(&users[idx], g, __ATOMIC_RELEASE);
 	users_changed();
@@ -711,7 +781,7 @@ int unregister_fgraph(struct fgraph_ops *g)
 
 void fgraph_init_cpu(unsigned cpu)
 {
-	if (!irq_stacks[cpu] && !(irq_stacks[cpu] = calloc(1, sizeof(struct fgraph_stack))))
+	if (!irq_stacks[cpu] && !(irq_stacks[cpu] = fgraph_stack_alloc()))
 		panic("fgraph: no memory for CPU %u's interrupt shadow stack", cpu);
 }
 

@@ -103,6 +103,8 @@ struct fgraph_ops {
 	int idx;                         /* core: slot while registered, else -1 */
 	uint64_t gen;                    /* core: this registration's serial (never reused):
 					  * a frame's exits go to the user only if it matches */
+	uint64_t frame_tag;              /* core: FR_TAG(gen), the last word of this
+					  * user's single-user frames (fgraph_frame.h) */
 	uint64_t nmissed;                /* core (atomic): calls of this user that a full
 					  * shadow stack left unhooked; zeroed at register */
 };

@@ -7,8 +7,8 @@
  * arch (tests/host/test_tstack.c).
  *
  * A frame, in words of its context's stack (the layout is described at the
- * top of trace/core/fgraph.c; words 0 and 2 and the size word are read by
- * tools/gdb/baretrace.py too).  The users word's bits 32 and up are the
+ * top of trace/core/fgraph.c; words 0 and 2 and the size word's low half
+ * are read by tools/gdb/baretrace.py too).  The users word's bits 32 and up are the
  * trace stack's (trace/core/tstack.h): a frame of the return-hook backend has
  * them all 0.
  */
@@ -32,6 +32,12 @@
 #define FB_WORDS    (1 + FGRAPH_DATA_WORDS)
 #define FR_WORDS(n) (FR_HEADER + FB_WORDS * (n) + 1)   /* a frame of n users */
 #define FR_MIN      FR_WORDS(1)
+/* A frame's last word: bits 0-31 its size in words (so `(unsigned)` of
+ * it is the size); bits 32-63 0, or in a single-user frame (FR_MIN words,
+ * pushed by fgraph_enter_one for user g) the low 32 bits of g's serial:
+ * FR_TAG(g->gen), which g->frame_tag holds.  A tagged frame's users word
+ * and block serial are not written: the tag stands for both. */
+#define FR_TAG(gen) ((uint64_t)(gen) << 32 | FR_MIN)
 
 /* The trace stack's bits of the users word (trace/core/tstack.c). */
 #define FR_TS_ENTRY       (1ull << 48)     /* pushed by the trace stack */
@@ -52,8 +58,9 @@ struct fgraph_stack {
 	unsigned depth;                    /* frames */
 	uint64_t overrun;                  /* calls not hooked: no room (at most
 					    * FGRAPH_OVERRUN_MAX) */
-	uint32_t state[FGRAPH_MAX_USERS];  /* per user, this context (fgraph_ent.state) */
-	uint64_t state_gen[FGRAPH_MAX_USERS];  /* the registration state[] belongs to */
+	uint32_t state[FGRAPH_MAX_USERS];  /* per user slot, this context (fgraph_ent.state):
+					    * reset to 0 by register_fgraph on every stack */
+	struct fgraph_stack *next, *prev;  /* every stack (fgraph.c's stacks list) */
 	uint64_t w[FGRAPH_STACK_WORDS];
 };
 

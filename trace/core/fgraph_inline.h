@@ -70,10 +70,12 @@ FGRAPH_INLINE struct fgraph_stack *fgraph_context_stack(struct cpu *c, struct fg
 	return fgraph_context_stack_of(c, c->current, outer);
 }
 
-/* A: reserve `size` words; B's first half: the header.  Returns the frame,
+/* A: reserve `size` words; B's first half: the header, and `last` for the
+ * last word (size, or a single-user frame's FR_TAG).  Returns the frame,
  * or NULL (overrun counted) when the stack is full; *below: the frames
  * under it on st. */
-FGRAPH_INLINE uint64_t *fgraph_frame_push(struct fgraph_stack *st, unsigned size, unsigned mask,
+FGRAPH_INLINE uint64_t *fgraph_frame_push(struct fgraph_stack *st, unsigned size, uint64_t last,
+					  unsigned mask,
 					  uintptr_t ip, uintptr_t parent,
 					  struct ftrace_regs *fregs, unsigned *below)
 {
@@ -93,7 +95,7 @@ FGRAPH_INLINE uint64_t *fgraph_frame_push(struct fgraph_stack *st, unsigned size
 	/* Unordered, as the ring buffer's own read (trace/DESIGN.md, "The
 	 * call's time"): reading early only lengthens the call. */
 	f[FR_TIME] = arch_counter_relaxed();
-	f[size - 1] = size;
+	f[size - 1] = last;
 	return f;
 }
 
@@ -122,24 +124,13 @@ FGRAPH_INLINE void fgraph_ent_init(struct fgraph_ent *e, struct cpu *c, uintptr_
 	e->fregs = fregs;
 }
 
-/* The task_state of an interrupt whose thread's word belongs to another
- * registration: a 0 word (fgraph.c). */
-extern const uint32_t fgraph_no_state;
-
-/* e's state words for user slot i of registration gen: this context's
- * (reset if it belongs to another registration) and, in an interrupt, the
- * thread's (fgraph_no_state if that belongs to another). */
-FGRAPH_INLINE void fgraph_ent_state(struct fgraph_ent *e, unsigned i, uint64_t gen,
-				    struct fgraph_stack *st, struct fgraph_stack *outer)
+/* e's state words for user slot i: this context's and, in an interrupt,
+ * the thread's (register_fgraph zeroed both for the slot's registration). */
+FGRAPH_INLINE void fgraph_ent_state(struct fgraph_ent *e, unsigned i, struct fgraph_stack *st,
+				    struct fgraph_stack *outer)
 {
-	if (__builtin_expect(st->state_gen[i] != gen, 0)) {
-		st->state[i] = 0;
-		st->state_gen[i] = gen;
-	}
 	e->state = &st->state[i];
-	e->task_state = e->state;
-	if (__builtin_expect(outer != NULL, 0))
-		e->task_state = outer->state_gen[i] == gen ? &outer->state[i] : &fgraph_no_state;
+	e->task_state = __builtin_expect(outer != NULL, 0) ? &outer->state[i] : e->state;
 }
 
 /* C: the function returns into the hook.  After B's writes: a nested
@@ -223,20 +214,29 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 		goto out;
 	}
 	unsigned i = (unsigned)g->idx;
-	uint64_t gen = g->gen;
 	unsigned below;
-	uint64_t *f = fgraph_frame_push(st, FR_WORDS(1), 1u << i, ip, parent, fregs, &below);
+	/* A single-user frame: with return hooks its last word, the user's
+	 * tag, says whose it is (the users word and the block's serial are not
+	 * written: the hook reads neither of a tagged frame); on the trace
+	 * stack the last word is the size, and both are written below. */
+	uint64_t *f = fgraph_frame_push(st, FR_MIN, FGRAPH_TSTACK ? FR_MIN : g->frame_tag,
+					1u << i, ip, parent, fregs,
+					&below);
 	if (!f)
 		goto out;
 	uint64_t *blk = &f[FR_HEADER];
-	blk[FB_GEN] = gen;
-	/* Taken and asked, before the callback says so: read only by the hook
-	 * (the exit sled), and a frame the callback refuses is dropped (so i
-	 * need not live across it). */
-	f[FR_USERS] = (1u << i) * 0x10001u | (FGRAPH_TSTACK ? fr_ts_entry_bits(level) : 0);
+	if (FGRAPH_TSTACK) {
+		/* The trace stack's frames carry no tag: its exit (ftrace_sled_exit)
+		 * and its rules (tstack.c) read the users word, with the trace
+		 * stack's bits, and the block's serial.  Taken and asked, before the
+		 * callback says so; a frame the callback refuses is dropped (so i
+		 * need not live across it). */
+		blk[FB_GEN] = g->gen;
+		f[FR_USERS] = (1u << i) * 0x10001u | fr_ts_entry_bits(level);
+	}
 	struct fgraph_ent e;
 	fgraph_ent_init(&e, c, ip, parent, fregs, f, below, outer, depth);
-	fgraph_ent_state(&e, i, gen, st, outer);
+	fgraph_ent_state(&e, i, st, outer);
 	if (!entry) {
 		/* g->entryfunc, any user's: it may read the return address
 		 * from fregs, so C comes after it. */
@@ -260,7 +260,7 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 	if (!entry(&e, g, &blk[FB_DATA])) {
 		if (!irq)
 			st = t->ret_stack;
-		f = &st->w[st->top - FR_WORDS(1)];
+		f = &st->w[st->top - FR_MIN];
 		if (!FGRAPH_TSTACK)
 			*ftrace_regs_return_slot(ftrace_regs_of_stack_pointer(f[FR_SP])) = f[FR_RET];
 		fgraph_frame_drop(st, f);

@@ -371,6 +371,7 @@ static int ops_tramp_create(struct ftrace_ops *op)
 	int len = arch_tramp_build(buf, slot, op, (void *)ftrace_ops_entry(op),
 				   (op->flags & FTRACE_OPS_FL_SAVE_REGS) ? ARCH_TRAMP_REGS :
 				   (op->flags & FTRACE_OPS_FL_NOARGS) ? ARCH_TRAMP_NOARGS :
+				   (op->flags & FTRACE_OPS_FL_ARGS_ONLY) ? ARCH_TRAMP_ARGS_ONLY :
 				   (op->flags & FTRACE_OPS_FL_NOFP) ? ARCH_TRAMP_NOFP : ARCH_TRAMP_ARGS);
 	if (len < 0) {
 		tramp_free(slot);
@@ -416,6 +417,10 @@ int ftrace_do_register(struct ftrace_ops *op)
 	if ((op->flags & FTRACE_OPS_FL_NOARGS) &&
 	    (!(op->flags & FTRACE_OPS_FL_NOFP) || (op->flags & FTRACE_OPS_FL_SAVE_REGS)))
 		return -EINVAL;               /* see FTRACE_OPS_FL_NOARGS */
+	if ((op->flags & FTRACE_OPS_FL_ARGS_ONLY) &&
+	    (!(op->flags & FTRACE_OPS_FL_NOFP) ||
+	     (op->flags & (FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_NOARGS))))
+		return -EINVAL;               /* see FTRACE_OPS_FL_ARGS_ONLY */
 	ftrace_func_t entry = (op->flags & FTRACE_OPS_FL_RECURSION) ? op->func : ftrace_ops_assist_func;
 	/* A CALL_OPS site of this ops calls the regs list caller if the ops
 	 * saves registers, else the plain one: that caller's field is the

@@ -92,6 +92,14 @@ enum {
 	 * as they are (a list caller still passes its fregs).  Refused
 	 * (-EINVAL) without NOFP or with SAVE_REGS. */
 	FTRACE_OPS_FL_NOARGS    = 1u << 3,
+	/* NOFP, and of fregs the callback reads only the argument registers
+	 * (ftrace_regs_get_argument), the stack pointer at entry and the
+	 * return slot (ftrace_regs_get_stack_pointer, _of_stack_pointer,
+	 * _return_slot), which it may write: its own trampoline
+	 * (ARCH_TRAMP_ARGS_ONLY) stores only those (a list caller still
+	 * passes a whole ftrace_regs).  Refused (-EINVAL) without NOFP, or
+	 * with SAVE_REGS or NOARGS. */
+	FTRACE_OPS_FL_ARGS_ONLY = 1u << 4,
 	FTRACE_OPS_FL_ENABLED   = 1u << 8,   /* core: registered */
 	FTRACE_OPS_FL_DIRECT    = 1u << 9,   /* core: a direct trampoline */
 	FTRACE_OPS_FL_GRAPH     = 1u << 10,  /* a function-graph user (trace/core/fgraph.c) */

@@ -289,7 +289,9 @@ FGRAPH_DEFINE_ENTRY(graph_ops_func, graph_entry_inline)
 #define GRAPH_OPS_FLAGS 0
 #else
 FGRAPH_DEFINE_ENTRY_NOFP(graph_ops_func, graph_entry_inline)
-#define GRAPH_OPS_FLAGS FTRACE_OPS_FL_NOFP
+/* Of fregs, the entry reads the arguments, the entry SP and the return
+ * slot only (fgraph_enter_one, graph_entry_full). */
+#define GRAPH_OPS_FLAGS (FTRACE_OPS_FL_NOFP | FTRACE_OPS_FL_ARGS_ONLY)
 #endif
 
 /* The exit event's fields. */

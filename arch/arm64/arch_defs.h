@@ -298,12 +298,20 @@ ARM64_INLINE uint64_t arch_counter_relaxed(void)
  * it), so a test of it needs no mask. */
 ARM64_LOAD_RELAXED(arch_load_relaxed8, uint32_t, uint8_t, "ldrb %w0, %1")
 ARM64_LOAD_RELAXED(arch_load_relaxed32, uint32_t, uint32_t, "ldr %w0, %1")
-/* p[0] and p[1] (arch/hooks.h): one LDP ("Ump": an address LDP takes),
- * each word single-copy atomic as an aligned LDR's. */
+/* The memory operand of an LDP: GCC's "Ump" (any address LDP takes,
+ * base and scaled offset); clang has no such constraint, and its "Q" (a
+ * base register, no offset) is the nearest it accepts. */
+#ifdef __clang__
+#define ARM64_LDP_MEM "Q"
+#else
+#define ARM64_LDP_MEM "Ump"
+#endif
+/* p[0] and p[1] (arch/hooks.h): one LDP, each word single-copy atomic as
+ * an aligned LDR's. */
 ARM64_INLINE uint32_t arch_load_pair32(const uint32_t *p, uint32_t *second)
 {
 	uint32_t a, b;
-	__asm__ volatile("ldp %w0, %w1, %2" : "=r"(a), "=r"(b) : "Ump"(*(const uint64_t *)p));
+	__asm__ volatile("ldp %w0, %w1, %2" : "=r"(a), "=r"(b) : ARM64_LDP_MEM(*(const uint64_t *)p));
 	*second = b;
 	return a;
 }

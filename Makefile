@@ -92,6 +92,14 @@ endif
 else ifneq ($(INSTR),)
 $(error INSTR=$(INSTR): the backends are the default (empty: patchable function entries) and xray)
 endif
+# make test and make bench build and run both backends themselves; an INSTR
+# given to them would reach every build they start (MAKEFLAGS) and measure
+# or test INSTR=xray under the default's name.
+ifneq ($(INSTR),)
+ifneq ($(filter test bench,$(MAKECMDGOALS)),)
+$(error INSTR=$(INSTR) with make $(filter test bench,$(MAKECMDGOALS)): it runs both backends itself (the xray group, the xray_* figures); run it without INSTR)
+endif
+endif
 # CC=clang (or clang-14, a path to one): its flags in mk/clang.mk, its own
 # build directory; the linker, newlib and libgcc stay GCC's.
 CLANG    := $(findstring clang,$(notdir $(CC)))

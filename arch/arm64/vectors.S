@@ -36,9 +36,20 @@
 #include "boot/stack.h"
 
 /* Entry: room for the frame, the guard check, then x29/x30 first
- * (save_rest is reached by bl). */
+ * (save_rest is reached by bl).  Its CFI lets a debugger unwind from the
+ * handler into the interrupted code: once the frame is saved, the
+ * interrupted SP is the frame's end, its x0..x30 and PC (ELR, DWARF
+ * register 32) are in the frame; before, no caller is given (without CFI,
+ * gdb's `bt` repeated this entry without end). */
+.macro cfi_saved_x n               // xn at its place in the frame (.altmacro: %n)
+	.cfi_offset \n, TF_X0 + 8 * \n - TF_SIZE
+.endm
 .macro vector handler, idx, num
 	.balign	0x80
+	.cfi_startproc
+	.cfi_return_column 32
+	.cfi_signal_frame
+	.cfi_undefined 32
 	sub	sp, sp, #TF_SIZE
 	msr	sp_el0, x0
 	mov	x0, sp
@@ -46,12 +57,20 @@
 	mrs	x0, sp_el0
 	stp	x29, x30, [sp, #TF_X29]
 	bl	save_rest
+	.cfi_def_cfa sp, TF_SIZE
+	.set cfi_n, 0                   // x0..x30 at TF_X0 up
+	.rept 31
+	cfi_saved_x %cfi_n
+	.set cfi_n, cfi_n + 1
+	.endr
+	.cfi_offset 32, TF_ELR - TF_SIZE
 	mov	x0, sp
 	.if \num >= 0
 	mov	x1, #\num
 	.endif
 	bl	\handler
 	b	restore_all
+	.cfi_endproc
 .endm
 
 	.altmacro

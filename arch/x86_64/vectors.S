@@ -47,7 +47,50 @@ vector_stubs:
 	.endr
 	.balign VECTOR_STUB_SIZE
 
+/*
+ * trap_common's CFI lets a debugger unwind from x86_trap into the
+ * interrupted code: once the frame is complete (rsp = tf), the interrupted
+ * rsp is tf->rsp (not a fixed offset: the CPU aligns the stack before it
+ * pushes), rip and every GPR are in the frame; before, no caller is given.
+ * gas has no directive for a CFA or a register at an offset from rsp
+ * that is not the CFA's: DW_CFA_def_cfa_expression {DW_OP_breg7 (rsp) off;
+ * DW_OP_deref} and DW_CFA_expression reg {DW_OP_breg7 off}, written as
+ * bytes, off as a two-byte SLEB128 (128..8191, checked).
+ */
+.macro cfi_sleb2 off
+	.if ((\off) < 128) || ((\off) > 8191)
+	.error "trap_common's CFI: a frame offset outside 128..8191"
+	.endif
+.endm
+.macro cfi_reg_at dwreg, off
+	cfi_sleb2 \off
+	.cfi_escape 0x10, \dwreg, 0x03, 0x77, ((\off) & 0x7f) | 0x80, (\off) >> 7
+.endm
+.macro cfi_trap_frame
+	cfi_sleb2 TF_RSP
+	.cfi_escape 0x0f, 0x04, 0x77, (TF_RSP & 0x7f) | 0x80, TF_RSP >> 7, 0x06
+	cfi_reg_at 16, TF_RIP
+	.set cfi_n, 0                   /* r15 .. r8 at TF_R15 up: DWARF 15 .. 8 */
+	.rept 8
+	cfi_reg_at (15-cfi_n), (TF_R15+8*cfi_n)
+	.set cfi_n, cfi_n + 1
+	.endr
+	cfi_reg_at 6, TF_RBP            /* then rbp rdi rsi rdx rcx rbx rax */
+	cfi_reg_at 5, (TF_RBP+8)
+	cfi_reg_at 4, (TF_RBP+16)
+	cfi_reg_at 1, (TF_RBP+24)
+	cfi_reg_at 2, (TF_RBP+32)
+	cfi_reg_at 3, (TF_RBP+40)
+	cfi_reg_at 0, TF_RAX
+.endm
+	.if TF_RAX != TF_RBP + 48
+	.error "trap_common's CFI: the pushes' order changed"
+	.endif
+
 trap_common:
+	.cfi_startproc
+	.cfi_signal_frame
+	.cfi_undefined rip
 	pushq %rax
 	pushq %rbx
 	pushq %rcx
@@ -64,6 +107,7 @@ trap_common:
 	pushq %r14
 	pushq %r15
 	subq $TF_R15, %rsp
+	cfi_trap_frame
 	fxsave64 TF_FX(%rsp)
 	movq %rbp, TF_LINK_RBP(%rsp)
 	movq TF_RIP(%rsp), %rax
@@ -91,6 +135,7 @@ trap_common:
 	popq %rax
 	addq $16, %rsp                  /* vector, error code */
 	iretq
+	.cfi_endproc
 
 /*
  * arch_frame_redirect() resumes here instead of at fn directly: rax = fn,

@@ -32,7 +32,9 @@ and -retval and strings, set_graph_function=app_main, then `cat trace` and
               (tests/gdb/xray_app.gdb; port 1257 / 1258, BT_GDB_PORT_BASE
               + 6 / + 7 if set): gdb's own `bt` at parse_string's first call
               lists exactly BT_WANT up to app_main (the real frames: no
-              return hook to unwind through); after the APP, the extension's
+              return hook to unwind through); `bt` in the timer interrupt
+              ends, through the exception entry (IRQ_TRAP) into the
+              interrupted code; after the APP, the extension's
               bt-trace equals the guest's `cat trace` byte for byte, its
               marks included, and bt-json's B and E nest
 """
@@ -194,6 +196,13 @@ BT_WANT = {"x86_64": ["parse_string", "parse_object", "parse_value", "cJSON_Pars
            "arm64": ["parse_string", "parse_object", "parse_value", "cJSON_ParseWithLengthOpts",
                      "app_main"]}
 
+# gdb's `bt` in the timer interrupt: the C handler the entry calls, then
+# the entry's frame (`<signal handler called>`: its CFI says it is a trap
+# frame), then the interrupted code, never the entry stub again.
+IRQ_ENTRY = {"arm64": "arm64_irq_handler", "x86_64": "x86_trap"}
+IRQ_TRAP = "<signal"
+IRQ_STUBS = {"arm64_vectors", "trap_common", IRQ_TRAP}
+
 
 def gdb_case(arch, elf, report, logs):
     """The INSTR=xray APP under gdb (tests/gdb/xray_app.gdb): `bt` in a
@@ -214,6 +223,13 @@ def gdb_case(arch, elf, report, logs):
     ok = upto == BT_WANT[arch] and "return_to_handler" not in bt
     report(ok, "%s APP=%s INSTR=xray: gdb's bt in a traced call goes through the real callers "
            "(%s)" % (arch, APP, " <- ".join(upto)), out)
+    irq = gdb_checks._between(out, "==== irq bt\n", "==== irq end") or ""
+    frames = re.findall(r"^#\d+ +(?:0x[0-9a-f]+ in )?(\S+)", irq, re.M)
+    at = frames.index(IRQ_ENTRY[arch]) + 1 if IRQ_ENTRY[arch] in frames else len(frames)
+    ok = frames[:1] == ["timer_interrupt"] and len(frames) < 40 and \
+        frames[at:at + 1] == [IRQ_TRAP] and at + 1 < len(frames) and frames[at + 1] not in IRQ_STUBS
+    report(ok, "%s APP=%s INSTR=xray: gdb's bt in the timer interrupt ends, through the exception "
+           "entry into the interrupted code (%s)" % (arch, APP, " <- ".join(frames[:at + 2])), irq or out)
     text = gdb_checks._read(os.path.join(d, "bt-trace.txt"))
     guest = gdb_checks._read(serial).replace("\r", "")
     i = guest.find("# tracer: ")

@@ -10,8 +10,9 @@ For tests/run.py (group `xray`):
 Run alone: tests/run.py --arch arm64 --only xray
 
 Checks, each reported as one report(ok, name, detail):
-  options  INSTR=xray with another compiler than clang, and an unknown
-           INSTR, are refused by make before anything is built
+  options  INSTR=xray with another compiler than clang, an unknown INSTR,
+           and INSTR with make bench (it runs both backends itself) are
+           refused by make before anything is built
   build    `make ARCH=... INSTR=xray kernel` (no CC: it implies clang) with
            -Werror into its own build directory, check-nofp passing on its
            listing; no object of trace/, patch/ or arch/ has a sled
@@ -95,9 +96,15 @@ def boot(arch, cmdline, timeout, smp=4):
 def options(arch, report):
     rc1, out1, _ = run(["make", "-s", "ARCH=" + arch, INSTR, "CC=gcc", "print-kernel"], 60)
     rc2, out2, _ = run(["make", "-s", "ARCH=" + arch, "INSTR=fentry", "print-kernel"], 60)
+    # make bench and make test run both backends themselves: an INSTR given
+    # to them would reach every build they start, the default's included.
+    # -n: were it not refused, nothing would run.
+    rc3, out3, _ = run(["make", "-s", "-n", "ARCH=" + arch, INSTR, "bench"], 60)
     ok = rc1 != 0 and "INSTR=xray needs clang (CC=gcc)" in out1 and \
-        rc2 != 0 and "INSTR=fentry: the backends are" in out2
-    report(ok, "%s INSTR=xray CC=gcc and INSTR=fentry refused by make" % arch, out1 + out2)
+        rc2 != 0 and "INSTR=fentry: the backends are" in out2 and \
+        rc3 != 0 and "INSTR=xray with make bench: it runs both backends itself" in out3
+    report(ok, "%s INSTR=xray CC=gcc, INSTR=fentry and make bench INSTR=xray refused by make" % arch,
+           out1 + out2 + out3)
 
 
 def sleds_in(objs):

@@ -32,14 +32,29 @@ Checks, each a line "ok - NAME" or "not ok - NAME" (with the evidence):
               (tests/checks/checks_xray.py)
   bench       tools/bench.py runs; every figure present, positive and finite
 
-Options: --arch arm64|x86_64 (repeatable), --only host|guest|demo|app|crash,
---keep (leave serial logs in build/test-logs).
+How it runs: both kernels build at once (and the thirdparty host traces
+meanwhile); then host (and after it bench) and each arch are jobs of their
+own at once (forked children: run_jobs), their lines printed in that
+order, the first unfinished job's as they come, each arch's groups in
+ARCH_GROUPS order; the guest groups (EXCLUSIVE) one arch at a time.
+Before the last line, "# " lines give each group's wall seconds per arch
+(not checks).
+
+Options: --arch arm64|x86_64 (repeatable), --only GROUP (repeatable: host,
+bench or a group of ARCH_GROUPS); serial logs stay in build/test-logs.
 """
 import argparse
+import contextlib
+import fcntl
 import json
 import os
 import re
+import selectors
+import subprocess
 import sys
+import tempfile
+import time
+import traceback
 import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -560,7 +575,11 @@ NOT_BUILT = set()
 
 def bench_smoke():
     """make bench's code runs and every figure is present and sane (never a time)."""
-    rc, out, secs = run(["tools/bench.py"], 1500)
+    rc, out, secs = 0, "", 0
+    for arch in ("arm64", "x86_64"):            # each beside other groups, never an EXCLUSIVE one
+        with machine_lock():
+            arc, aout, asecs = run(["tools/bench.py", "--arch", arch], 1500)
+        rc, out, secs = rc or arc, out + aout, secs + asecs
     save_log("bench", out)
     figs = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
     names = {(f["arch"], f["bench"]) for f in figs}
@@ -572,65 +591,319 @@ def bench_smoke():
            out if not ok else "")
 
 
+# The per-arch groups in their order (--only names them): each a list of
+# functions of the arch, called in turn.  Both arches run at once
+# (run_jobs), so a check may write only under its arch's names: build
+# directories build/ARCH*, logs build/test-logs/ARCH-*, gdb ports by
+# gdb_port(arch, ...).
+ARCH_GROUPS = [
+    ("guest", [guest_tests, rb_torture, ftrace_slow]),
+    ("demo", [demo]),
+    ("crash", [crash]),
+    ("ftrace", [ftrace_boot]),
+    ("shell", [lambda arch: shell_session(arch, run, report, kernel_path, save_log, SMP),
+               no_buffer,
+               lambda arch: checks_rbresize.checks(arch, run, report, kernel_path, save_log, SMP)]),
+    ("graph", [graph_golden, graph_boot_options, btf_module,
+               lambda arch: checks_btfaddr.twins(arch, run, report, save_log, LOGS)]),
+    ("export", [lambda arch: export_checks.export_round_trip(arch, kernel_path(arch), report,
+                                                              save_log)]),
+    ("gdb", [gdb_smoke, lambda arch: gdb_trace_checks(arch, run, report, kernel_path, LOGS),
+             lambda arch: gdb_corrupt_checks(arch, run, report, kernel_path(arch), LOGS)]),
+    ("app", [apps, lambda arch: checks_libc.libc_app(arch, run, report, save_log)]),
+    ("thirdparty", [lambda arch: checks_thirdparty.thirdparty(
+        arch, report, lambda a, c, app: boot(a, c, app=app, smp=2), save_log, THIRDPARTY_HOST)]),
+    ("clang", [lambda arch: checks_clang.clang_group(arch, report, save_log, golden_diff)]),
+    ("xray", [lambda arch: checks_xray.xray_group(arch, report, save_log)]),
+    ("input", [lambda arch: checks_guestword.input_checks(arch, kernel_path, report, save_log)]),
+]
+# uftrace's traces of the thirdparty drivers, built for the host: the same
+# for both arches, made once before they start (checks_thirdparty.host_side).
+THIRDPARTY_HOST = {}
+TIMES = []            # (group, arch or "-", wall seconds)
+
+
+def timed(group, arch, fn, *args):
+    """fn(*args), its wall time added to TIMES as (group, arch, seconds)."""
+    t0 = time.time()
+    try:
+        return fn(*args)
+    finally:
+        TIMES.append((group, arch, time.time() - t0))
+
+
+def host_job(only):
+    """What runs on the host only, beside the arches."""
+    if "host" in only:
+        with machine_lock():
+            timed("host", "-", host_tests)
+    if "app" in only:
+        checks_libc.mkinitrd_refusals(report)
+
+
+# Groups whose boots load every CPU for minutes (SMP=4 stress: live
+# patching under fire, the tortures, the ftrace suite under one TCG
+# thread) and whose cases wait on each other's vCPUs or count preemptions:
+# each runs alone, as in a sequential run.  They hold EXCLUSIVE_LOCK
+# exclusively; every other group, the host tests and each bench boot hold
+# it shared (machine_lock), so they run side by side but never beside
+# these.  An arch whose exclusive group finds the lock taken runs its
+# next groups first.
+EXCLUSIVE = {"guest", "ftrace"}
+EXCLUSIVE_LOCK = os.path.join(ROOT, "build", ".run-exclusive.lock")
+
+
+@contextlib.contextmanager
+def machine_lock(exclusive=False, wait=True):
+    """EXCLUSIVE_LOCK held shared (or exclusive) for the with-block;
+    BlockingIOError if wait is False and it is taken."""
+    os.makedirs(os.path.dirname(EXCLUSIVE_LOCK), exist_ok=True)
+    with open(EXCLUSIVE_LOCK, "w") as lock:
+        fcntl.flock(lock, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) |
+                    (0 if wait else fcntl.LOCK_NB))
+        yield
+
+
+def captured(fn):
+    """fn() with this process's stdout and stderr going to a file; the
+    text written.  A check that raises is a failed check of its own."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    with tempfile.TemporaryFile() as f:
+        os.dup2(f.fileno(), 1)
+        os.dup2(f.fileno(), 2)
+        try:
+            fn()
+        except Exception:
+            report(False, "the checks ran to their end", traceback.format_exc())
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+        f.seek(0)
+        return f.read()
+
+
+def arch_checks(arch, only):
+    """One arch's groups (a job of run_jobs), each timed, their output
+    printed in ARCH_GROUPS order.  An EXCLUSIVE group waits while the lock
+    is taken: the groups after it run first."""
+    groups = [(g, checks) for g, checks in ARCH_GROUPS if g in only]
+    outputs, waiting = {}, []
+    printed = 0
+
+    def one(group, checks):
+        outputs[group] = captured(lambda: timed(group, arch, lambda: [c(arch) for c in checks]))
+
+    todo = list(groups)
+    while todo or waiting:
+        for held in list(waiting):
+            try:
+                with machine_lock(exclusive=True, wait=not todo):
+                    one(*held)
+            except BlockingIOError:
+                continue
+            waiting.remove(held)
+        if todo:
+            group, checks = todo.pop(0)
+            if group in EXCLUSIVE:
+                waiting.append((group, checks))
+            else:
+                with machine_lock():
+                    one(group, checks)
+        while printed < len(groups) and groups[printed][0] in outputs:
+            sys.stdout.buffer.write(outputs.pop(groups[printed][0]))
+            sys.stdout.flush()
+            printed += 1
+
+
+def kernels(arches, meanwhile):
+    """Build every arch's kernel at once (one make each: their build
+    directories are their own), calling meanwhile() while they build;
+    {arch: (built, output)}."""
+    procs = {}
+    for arch in arches:
+        log = tempfile.TemporaryFile()
+        procs[arch] = (subprocess.Popen(["make", "-s", "ARCH=" + arch, "kernel"], cwd=ROOT,
+                                        stdin=subprocess.DEVNULL, stdout=log,
+                                        stderr=subprocess.STDOUT), log, time.time())
+    meanwhile()
+    out = {}
+    for arch, (p, log, t0) in procs.items():
+        try:
+            rc = p.wait(max(1, 900 - (time.time() - t0)))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rc = p.wait()
+        TIMES.append(("build", arch, time.time() - t0))
+        log.seek(0)
+        out[arch] = (rc == 0, log.read().decode("utf-8", "replace"))
+    return out
+
+
+RESULT_MARK = "\x1ebaretrace-results "
+
+
+def run_jobs(jobs, slots=3):
+    """Run jobs, [(label, function, labels it must wait for)], each in a
+    forked child, at most `slots` at once, in the list's order as slots and
+    waits allow.  A child's output (its check lines and their details, its
+    commands' stray output) is printed whole and in the list's order: the
+    first unfinished job's as it comes, a later one's held until all before
+    it have ended.  Each child ends by sending its results and TIMES (one
+    line, RESULT_MARK); a child that dies before sending them, or whose
+    function raises, is a failed check of its own."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    todo, running, done = list(jobs), {}, set()
+    lines = {label: [] for label, _, _ in jobs}
+    order = [label for label, _, _ in jobs]
+    head = [0]                   # index in order of the job printed live
+    sel = selectors.DefaultSelector()
+
+    def start(label, fn):
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            os.dup2(w, 1)
+            os.dup2(w, 2)
+            os.close(w)
+            status = 0
+            del results[:], TIMES[:]
+            try:
+                fn()
+            except BaseException:
+                status = 1
+                report(False, "%s: the checks ran to their end" % label, traceback.format_exc())
+            sys.stdout.write(RESULT_MARK + json.dumps({"results": results, "times": TIMES}) + "\n")
+            sys.stdout.flush()
+            os._exit(status)
+        os.close(w)
+        os.set_blocking(r, False)
+        running[r] = {"label": label, "pid": pid, "partial": b"", "got": None}
+        sel.register(r, selectors.EVENT_READ)
+
+    def take(job, data):
+        text = job["partial"] + data
+        *full, job["partial"] = text.split(b"\n")
+        for raw in full:
+            line, mark, got = raw.decode("utf-8", "replace").partition(RESULT_MARK)
+            if mark:
+                job["got"] = json.loads(got)
+            if line or not mark:
+                lines[job["label"]].append(line)
+
+    def show():
+        while head[0] < len(order):
+            label = order[head[0]]
+            for line in lines[label]:
+                print(line)
+            lines[label] = []
+            if label not in done:
+                break
+            head[0] += 1
+        sys.stdout.flush()
+
+    def finish(fd, status=None):
+        job = running.pop(fd)
+        sel.unregister(fd)
+        while True:
+            try:
+                data = os.read(fd, 65536)
+            except BlockingIOError:
+                break
+            if not data:
+                break
+            take(job, data)
+        os.close(fd)
+        if job["partial"]:
+            take(job, b"\n")
+        if status is None:
+            status = os.waitpid(job["pid"], 0)[1]
+        label, got = job["label"], job["got"]
+        if got is None:
+            results.append((False, "%s: the checks ran to their end" % label))
+            lines[label].append("not ok - %s: the checks ran to their end (exit status %d, no "
+                                "results)" % (label, os.waitstatus_to_exitcode(status)))
+        else:
+            results.extend((ok, name) for ok, name in got["results"])
+            TIMES.extend(tuple(t) for t in got["times"])
+        done.add(label)
+
+    while todo or running:
+        for job in list(todo):
+            label, fn, after = job
+            if len(running) < slots and all(a in done or a not in order for a in after):
+                todo.remove(job)
+                start(label, fn)
+        for key, _ in sel.select(timeout=1.0):
+            try:
+                data = os.read(key.fd, 65536)
+            except BlockingIOError:
+                continue
+            if data:
+                take(running[key.fd], data)
+            else:
+                finish(key.fd)
+        # A child that has ended while a process it started still holds
+        # its pipe open: done all the same.
+        for fd, job in list(running.items()):
+            pid, status = os.waitpid(job["pid"], os.WNOHANG)
+            if pid:
+                finish(fd, status)
+        show()
+
+
+def timing_summary():
+    """Each group's wall seconds per arch, as '# ' lines (not checks)."""
+    arches = sorted({a for _, a, _ in TIMES if a != "-"})
+    groups = []
+    for g, _, _ in TIMES:
+        if g not in groups:
+            groups.append(g)
+    secs = {(g, a): s for g, a, s in TIMES}
+    print("# wall seconds per group (the arches ran at once)")
+    print("# %-12s" % "group" + "".join("%9s" % a for a in arches + ["-"]))
+    for g in groups:
+        print("# %-12s" % g + "".join("%9s" % ("%.0f" % secs[(g, a)] if (g, a) in secs else "")
+                                     for a in arches + ["-"]))
+    slow = sorted(TIMES, key=lambda t: -t[2])[:5]
+    print("# slowest: " + ", ".join("%s %s %.0fs" % (g, a, s) for g, a, s in slow))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--arch", action="append")
     ap.add_argument("--only", action="append")
     args = ap.parse_args()
     arches = args.arch or ["arm64", "x86_64"]
-    only = set(args.only or ["host", "guest", "demo", "app", "crash", "ftrace", "shell", "graph",
-                             "export", "gdb", "thirdparty", "bench", "clang", "input", "xray"])
-    # Kernels first: the host BTF tests also decode their blobs.
-    built, thirdparty_cache = {}, {}
-    for arch in arches:
-        built[arch], out = kernel(arch)
-        report(built[arch], "%s kernel builds" % arch, out)
-    if "host" in only:
-        host_tests()
-    for arch in arches:
-        if not built[arch]:
-            continue
-        if "guest" in only:
-            guest_tests(arch)
-            rb_torture(arch)
-            ftrace_slow(arch)
-        if "demo" in only:
-            demo(arch)
-        if "crash" in only:
-            crash(arch)
-        if "ftrace" in only:
-            ftrace_boot(arch)
-        if "shell" in only:
-            shell_session(arch, run, report, kernel_path, save_log, SMP)
-            no_buffer(arch)
-            checks_rbresize.checks(arch, run, report, kernel_path, save_log, SMP)
-        if "graph" in only:
-            graph_golden(arch)
-            graph_boot_options(arch)
-            btf_module(arch)
-            checks_btfaddr.twins(arch, run, report, save_log, LOGS)
-        if "export" in only:
-            export_checks.export_round_trip(arch, kernel_path(arch), report, save_log)
-        if "gdb" in only:
-            gdb_smoke(arch)
-            gdb_trace_checks(arch, run, report, kernel_path, LOGS)
-            gdb_corrupt_checks(arch, run, report, kernel_path(arch), LOGS)
-        if "app" in only:
-            apps(arch)
-            checks_libc.libc_app(arch, run, report, save_log)
+    only = set(args.only or ["host", "bench"] + [g for g, _ in ARCH_GROUPS])
+    t0 = time.time()
+    # Kernels first: the host BTF tests also decode their blobs.  Meanwhile
+    # what both arches' thirdparty groups share, made once.
+    def thirdparty_host_side():
         if "thirdparty" in only:
-            checks_thirdparty.thirdparty(arch, report, lambda a, c, app: boot(a, c, app=app, smp=2),
-                                         save_log, thirdparty_cache)
-        if "clang" in only:
-            checks_clang.clang_group(arch, report, save_log, golden_diff)
-        if "xray" in only:
-            checks_xray.xray_group(arch, report, save_log)
-        if "input" in only:
-            checks_guestword.input_checks(arch, kernel_path, report, save_log)
-    if "app" in only:
-        checks_libc.mkinitrd_refusals(report)
+            timed("thirdparty", "-", checks_thirdparty.host_side, report, THIRDPARTY_HOST)
+
+    built = {}
+    for arch, (ok, out) in kernels(arches, thirdparty_host_side).items():
+        built[arch] = ok
+        report(ok, "%s kernel builds" % arch, out)
+    jobs = [("host", lambda: host_job(only), ())] if {"host", "app"} & only else []
+    for arch in arches:
+        if built[arch]:
+            jobs.append((arch, lambda arch=arch: arch_checks(arch, only), ()))
     if "bench" in only and not args.arch:
-        bench_smoke()
+        # After host, in its place: both build build/host's ring-buffer benchmarks.
+        jobs.append(("bench", lambda: timed("bench", "-", bench_smoke), ("host",)))
+    run_jobs(jobs)
+    TIMES.append(("total", "-", time.time() - t0))
+    timing_summary()
     passed = sum(1 for ok, _ in results if ok)
     failed = len(results) - passed
     print("%d passed, %d failed" % (passed, failed))

@@ -387,12 +387,6 @@ def app_signatures(lib, bdir):
 
 def compare_lib(arch, lib, report, boot, save_log, host_cache):
     name = "%s thirdparty %s" % (arch, lib.name)
-    if lib.name not in host_cache:
-        prog, out = host_build(lib)
-        text = None
-        if prog:
-            text, out = host_trace(lib, prog)
-        host_cache[lib.name] = (prog, text, out)
     prog, host_text, hout = host_cache[lib.name]
     if not host_text:
         report(False, "%s: the host program under uftrace" % name, hout)
@@ -430,9 +424,10 @@ def compare_lib(arch, lib, report, boot, save_log, host_cache):
            "not caught: %s" % ", ".join(missed) if missed else "only %d mutations built" % len(muts))
 
 
-def thirdparty(arch, report, boot, save_log, host_cache=None, libs=None):
-    """tests/run.py's group `thirdparty` for one arch."""
-    host_cache = {} if host_cache is None else host_cache
+def host_side(report, host_cache, libs=None):
+    """What every arch compares with, made once into host_cache: per
+    library its sources checked (reported) and uftrace's trace of the
+    driver built for the host."""
     for lib in LIBS:
         if libs and lib.name not in libs:
             continue
@@ -441,6 +436,22 @@ def thirdparty(arch, report, boot, save_log, host_cache=None, libs=None):
             report(ok, "thirdparty %s: sources as the Debian tarball's (%s)" %
                    (lib.name, detail if ok else "SOURCE"), detail)
             host_cache[lib.name + ":done"].add("sources")
+        if lib.name not in host_cache:
+            prog, out = host_build(lib)
+            text = None
+            if prog:
+                text, out = host_trace(lib, prog)
+            host_cache[lib.name] = (prog, text, out)
+
+
+def thirdparty(arch, report, boot, save_log, host_cache=None, libs=None):
+    """tests/run.py's group `thirdparty` for one arch (host_side first if
+    host_cache lacks it)."""
+    host_cache = {} if host_cache is None else host_cache
+    host_side(report, host_cache, libs)
+    for lib in LIBS:
+        if libs and lib.name not in libs:
+            continue
         compare_lib(arch, lib, report, boot, save_log, host_cache)
 
 

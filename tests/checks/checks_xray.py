@@ -173,7 +173,7 @@ def refuse(arch, report, save_log):
 
 
 def demo(arch, report, save_log):
-    script = os.path.join(ROOT, "build", "xray-demo-script.txt")
+    script = os.path.join(ROOT, "build", arch + "-xray-demo-script.txt")
     os.makedirs(os.path.dirname(script), exist_ok=True)
     with open(script, "wb") as f:
         f.write(DEMO_SCRIPT)

@@ -2,8 +2,10 @@
  * fpu_test.S — arch_test_fpu_churn(seed, spins) (arch/tests.h).
  *
  * Fills xmm0-xmm15 (all 128 bits) with 32 distinct seed-derived words
- * (seed + k * golden ratio, k = 1..32), spins `spins` times with `pause`
- * (interrupts stay as the caller left them: on), stores the registers back
+ * (seed + k * golden ratio, k = 1..32), spins `spins` times through an
+ * integer loop (interrupts stay as the caller left them: on; no `pause`:
+ * under TCG each one leaves the translated code, which made the 30M-spin
+ * case take a minute), stores the registers back
  * and returns how many of the 16 differ from what was loaded.  Interrupts
  * and thread switches in between must preserve them (trap frame FXSAVE).
  * The expected and observed values live in a 512-byte aligned stack buffer.
@@ -32,8 +34,7 @@ arch_test_fpu_churn:
 
 	testq %rsi, %rsi
 	jz 3f
-2:	pause
-	decq %rsi
+2:	decq %rsi
 	jnz 2b
 3:
 	.irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15

@@ -290,43 +290,23 @@ __fexit__:
 /* tstack_entry's FP-saving thunk (arch/hooks.h, CALL_FPSAVING_VOID): how
  * the function_graph tracer's FTRACE_HOT_NOFP entry reaches the trace
  * stack's rules (tstack_entry, which asks the users through pointers and
- * may touch FP/SIMD registers).  Keeps x2-x15, x18 as fn_preserving does,
- * and q0-q7, the FP/SIMD argument registers the NOFP trampoline leaves
- * live.  Trampoline text: never preempted here; tstack_entry raises the
+ * may touch FP/SIMD registers).  Keeps what a sled's handler keeps
+ * (sled_regs: x0-x15, x18 and q0-q7, the FP/SIMD argument registers the
+ * NOFP trampoline leaves live; x0-x1 are the call's clobbers all the
+ * same).  Trampoline text: never preempted here; tstack_entry raises the
  * count and takes the recursion bit itself. */
-#define FPSAVING_FRAME (16 + 112 + 16 + 128)
 	.globl	tstack_entry_fpsaving
 	.type	tstack_entry_fpsaving, %function
 	.balign	16
 tstack_entry_fpsaving:
-	stp	x29, x30, [sp, #-FPSAVING_FRAME]!
+	sub	sp, sp, #SLED_SAVE
+	stp	x29, x30, [sp, #0]
 	mov	x29, sp
-	stp	x2, x3, [sp, #16]
-	stp	x4, x5, [sp, #32]
-	stp	x6, x7, [sp, #48]
-	stp	x8, x9, [sp, #64]
-	stp	x10, x11, [sp, #80]
-	stp	x12, x13, [sp, #96]
-	stp	x14, x15, [sp, #112]
-	str	x18, [sp, #128]
-	stp	q0, q1, [sp, #144]
-	stp	q2, q3, [sp, #176]
-	stp	q4, q5, [sp, #208]
-	stp	q6, q7, [sp, #240]
+	sled_regs stp, str
 	bl	tstack_entry
-	ldp	q0, q1, [sp, #144]
-	ldp	q2, q3, [sp, #176]
-	ldp	q4, q5, [sp, #208]
-	ldp	q6, q7, [sp, #240]
-	ldp	x2, x3, [sp, #16]
-	ldp	x4, x5, [sp, #32]
-	ldp	x6, x7, [sp, #48]
-	ldp	x8, x9, [sp, #64]
-	ldp	x10, x11, [sp, #80]
-	ldp	x12, x13, [sp, #96]
-	ldp	x14, x15, [sp, #112]
-	ldr	x18, [sp, #128]
-	ldp	x29, x30, [sp], #FPSAVING_FRAME
+	sled_regs ldp, ldr
+	ldp	x29, x30, [sp, #0]
+	add	sp, sp, #SLED_SAVE
 	ret
 	.size	tstack_entry_fpsaving, . - tstack_entry_fpsaving
 

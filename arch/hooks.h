@@ -52,11 +52,25 @@ struct arch_words2 {
 		       #fn ": the arguments differ from its prototype, or it returns a value"); \
 	(void)CALL_PRESERVING_ARGS_(fn, CALL_PRESERVING_PAD_(__VA_ARGS__));                  \
 })
+
+/* CALL_FPSAVING_VOID(fn, args...): fn(args...) through its FP-saving thunk
+ * fn_fpsaving (hand-written in arch/ARCH/ftrace_tramp.S, in trampoline
+ * text), which keeps what fn_preserving keeps and the FP/SIMD argument
+ * registers too (arm64 q0-q7, x86-64 xmm0-xmm7): the one way out of
+ * FTRACE_HOT_NOFP code into code that may touch them, at a function's
+ * entry, where those are all the FP/SIMD state that is live.
+ * tools/check-nofp.py stops at such a thunk (and checks it saves them). */
+#define CALL_FPSAVING_VOID(fn, ...) __extension__({                                      \
+	_Static_assert(__builtin_types_compatible_p(__typeof__(fn(__VA_ARGS__)), void),     \
+		       #fn ": the arguments differ from its prototype, or it returns a value"); \
+	(void)CALL_THUNK_ARGS_(#fn "_fpsaving", CALL_PRESERVING_PAD_(__VA_ARGS__));          \
+})
 /* The arguments padded to five (a macro argument is expanded before it is
  * passed on, so ARCH_CALL_PRESERVING sees five). */
 #define CALL_PRESERVING_PAD_(...) CALL_PRESERVING_TAKE5_(__VA_ARGS__, 0, 0, 0, 0, 0)
 #define CALL_PRESERVING_TAKE5_(a, b, c, d, e, ...) a, b, c, d, e
 #define CALL_PRESERVING_ARGS_(fn, ...) ARCH_CALL_PRESERVING(fn, __VA_ARGS__)
+#define CALL_THUNK_ARGS_(thunk, ...) ARCH_CALL_THUNK(thunk, __VA_ARGS__)
 
 /* ---- Inline primitives (arch_defs.h must define these) ----------------------
  *

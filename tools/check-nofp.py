@@ -9,7 +9,10 @@ KERNEL.sites the sorted site table (tools/sort-sites.py: the compiler's
 recorded addresses, one hex number a line).
 Every function that starts in [__nofp_text_start, __nofp_text_end) is a root
 (trace/core/ftrace.h, FTRACE_HOT_NOFP), and so is every register-preserving thunk
-(a symbol ending in _preserving, arch/hooks.h: it saves no FP/SIMD register).  From the roots, every function reached by
+(a symbol ending in _preserving, arch/hooks.h: it saves no FP/SIMD register).
+An FP-saving thunk (a symbol ending in _fpsaving, CALL_FPSAVING_VOID) is a
+boundary: it must store every FP/SIMD argument register (arm64 q0-q7, x86-64
+xmm0-xmm7) and what it calls is not checked.  From the roots, every function reached by
 a direct call or a branch into another function (a tail call) is checked:
 it must contain no instruction that names an FP/SIMD register (arm64 q/d/s/h/b
 and v registers, FPCR/FPSR; x86-64 xmm/ymm/zmm/mm/st registers, x87
@@ -47,6 +50,26 @@ ARM_FP_REG = re.compile(r"(?<![\w#.])(?:[qdshb](?:[0-9]|[12][0-9]|3[01])(?![\w.]
                         r"v(?:[0-9]|[12][0-9]|3[01])\.)")
 X86_PREFIXES = {"notrack", "bnd", "rep", "repz", "repnz", "lock", "data16", "cs", "ds"}
 X86_FP_REG = re.compile(r"%(?:xmm|ymm|zmm|mm|st)")
+# The FP/SIMD argument registers an FP-saving thunk must keep.
+FP_ARG_REG = {True: re.compile(r"(?<![\w#.])(q[0-7])(?![\w.])"),
+              False: re.compile(r"%(xmm[0-7])(?!\d)")}
+FP_ARG_NAMES = {True: {"q%d" % n for n in range(8)}, False: {"xmm%d" % n for n in range(8)}}
+
+
+def stored_fp_args(mnemonic, ops, arm):
+    """The FP/SIMD argument registers an instruction stores to memory:
+    arm64 str/stp/stur's source registers (before the address), x86-64 a
+    mov* whose source (AT&T: first) is one and whose destination is memory."""
+    if arm:
+        if mnemonic not in ("str", "stp", "stur"):
+            return []
+        return FP_ARG_REG[True].findall(ops.split("[")[0])
+    if not mnemonic.startswith("mov") or "," not in ops:
+        return []
+    src, dst = ops.split(",", 1)
+    return FP_ARG_REG[False].findall(src) if "(" in dst else []
+
+
 ARM_DIRECT = {"bl", "b", "cbz", "cbnz", "tbz", "tbnz"}
 ARM_INDIRECT = {"blr", "br", "braa", "brab", "blraa", "blrab"}
 
@@ -164,6 +187,14 @@ def main():
             continue
         seen.add(i)
         name = funcs[i][1]
+        if name.endswith("_fpsaving"):
+            # An FP-saving thunk (arch/hooks.h, CALL_FPSAVING_VOID): the
+            # boundary; what it calls may touch FP/SIMD, so it must keep
+            # every FP/SIMD argument register itself.
+            stored = {r for m, ops in funcs[i][2] for r in stored_fp_args(m, ops, arm)}
+            for r in sorted(FP_ARG_NAMES[arm] - stored):
+                errors.append("%s: FP-saving thunk does not save %s" % (" -> ".join(path[i]), r))
+            continue
         bad, targets = offences(funcs[i][2], arm)
         if i in traced:
             bad.append("traced function (a patchable site)")

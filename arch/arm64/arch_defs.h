@@ -388,7 +388,11 @@ ARM64_INLINE uintptr_t arch_frame_address(void)
 		".size " #fn "_preserving, . - " #fn "_preserving\n"                     \
 		".popsection\n")
 
-#define ARCH_CALL_PRESERVING(fn, a0, a1, a2, a3, a4) __extension__({                     \
+#define ARCH_CALL_PRESERVING(fn, a0, a1, a2, a3, a4) \
+	ARCH_CALL_THUNK(#fn "_preserving", a0, a1, a2, a3, a4)
+/* The same call of any thunk that keeps those registers (thunk: its
+ * symbol, a string), e.g. ARCH_CALL_FPSAVING's. */
+#define ARCH_CALL_THUNK(thunk, a0, a1, a2, a3, a4) __extension__({                     \
 	uintptr_t acp_v0_ = (uintptr_t)(a0), acp_v1_ = (uintptr_t)(a1);                      \
 	uintptr_t acp_v2_ = (uintptr_t)(a2), acp_v3_ = (uintptr_t)(a3);                      \
 	uintptr_t acp_v4_ = (uintptr_t)(a4);                                                  \
@@ -397,7 +401,7 @@ ARM64_INLINE uintptr_t arch_frame_address(void)
 	register uintptr_t acp_x2_ __asm__("x2") = acp_v2_;                                   \
 	register uintptr_t acp_x3_ __asm__("x3") = acp_v3_;                                   \
 	register uintptr_t acp_x4_ __asm__("x4") = acp_v4_;                                   \
-	__asm__ volatile("bl " #fn "_preserving"                                              \
+	__asm__ volatile("bl " thunk                                              \
 			 : "+r"(acp_x0_), "+r"(acp_x1_)                                       \
 			 : "r"(acp_x2_), "r"(acp_x3_), "r"(acp_x4_)                           \
 			 : "x16", "x17", "x30", "cc", "memory");                              \

@@ -420,13 +420,17 @@ ARCH_INLINE uintptr_t arch_frame_address(void)
 		".size " #fn "_preserving, . - " #fn "_preserving\n"                     \
 		".popsection\n")
 
-#define ARCH_CALL_PRESERVING(fn, a0, a1, a2, a3, a4) __extension__({                     \
+#define ARCH_CALL_PRESERVING(fn, a0, a1, a2, a3, a4) \
+	ARCH_CALL_THUNK(#fn "_preserving", a0, a1, a2, a3, a4)
+/* The same call of any thunk that keeps those registers (thunk: its
+ * symbol, a string), e.g. ARCH_CALL_FPSAVING's. */
+#define ARCH_CALL_THUNK(thunk, a0, a1, a2, a3, a4) __extension__({                     \
 	uintptr_t acp_v0_ = (uintptr_t)(a0), acp_v1_ = (uintptr_t)(a1);                      \
 	uintptr_t acp_v2_ = (uintptr_t)(a2), acp_v3_ = (uintptr_t)(a3);                      \
 	uintptr_t acp_v4_ = (uintptr_t)(a4), acp_r0_;                                         \
 	register uintptr_t acp_r8_ __asm__("r8") = acp_v4_;                                   \
 	register uintptr_t acp_sp_ __asm__("rsp");                                            \
-	__asm__ volatile("call " #fn "_preserving"                                            \
+	__asm__ volatile("call " thunk                                            \
 			 : "=a"(acp_r0_), "+d"(acp_v2_), "+r"(acp_sp_)                        \
 			 : "D"(acp_v0_), "S"(acp_v1_), "c"(acp_v3_), "r"(acp_r8_)             \
 			 : "cc", "memory");                                                   \

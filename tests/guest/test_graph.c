@@ -522,8 +522,8 @@ T double gw_fp(double a, double b, int k) { KEEP(); return a * b + k; }
 
 /*
  * A site whose only ops is the tracer's calls a trampoline built from the
- * ARGS_ONLY template (not the NOFP one; under INSTR=xray the tracer's ops
- * is a plain one: function_graph.c): the function still gets all its
+ * ARGS_ONLY template (not the NOFP one; under INSTR=xray too:
+ * function_graph.c): the function still gets all its
  * integer and FP arguments and returns its value through the hook, and
  * with funcgraph-args the entry event has the argument registers, each
  * exact; the exits pair with the entries.
@@ -543,17 +543,16 @@ TEST_CASE(graph, args_only_trampoline)
 	rb_record_on(trace_buffer);
 	ASSERT_EQ(tracer_set("function_graph"), 0);
 	struct ftrace_ops *op = &graph_fgraph_ops.ops;
-	EXPECT_EQ(!(op->flags & FTRACE_OPS_FL_ARGS_ONLY), FGRAPH_TSTACK);
-	if (!FGRAPH_TSTACK) {
-		EXPECT_TRUE(op->tramp != 0);
-		static uint8_t args_only[ARCH_TRAMP_SIZE], nofp[ARCH_TRAMP_SIZE];
-		int alen = arch_tramp_build(args_only, op->tramp, op, (void *)op->call,
-					    ARCH_TRAMP_ARGS_ONLY);
-		int nlen = arch_tramp_build(nofp, op->tramp, op, (void *)op->call, ARCH_TRAMP_NOFP);
-		ASSERT_TRUE(alen > 0 && nlen > 0);
-		EXPECT_TRUE(alen != nlen || memcmp(args_only, nofp, (size_t)alen) != 0);
-		EXPECT_EQ(memcmp((const void *)op->tramp, args_only, (size_t)alen), 0);
-	}
+	EXPECT_TRUE((op->flags & (FTRACE_OPS_FL_NOFP | FTRACE_OPS_FL_ARGS_ONLY)) ==
+		    (FTRACE_OPS_FL_NOFP | FTRACE_OPS_FL_ARGS_ONLY));
+	EXPECT_TRUE(op->tramp != 0);
+	static uint8_t args_only[ARCH_TRAMP_SIZE], nofp[ARCH_TRAMP_SIZE];
+	int alen = arch_tramp_build(args_only, op->tramp, op, (void *)op->call,
+				    ARCH_TRAMP_ARGS_ONLY);
+	int nlen = arch_tramp_build(nofp, op->tramp, op, (void *)op->call, ARCH_TRAMP_NOFP);
+	ASSERT_TRUE(alen > 0 && nlen > 0);
+	EXPECT_TRUE(alen != nlen || memcmp(args_only, nofp, (size_t)alen) != 0);
+	EXPECT_EQ(memcmp((const void *)op->tramp, args_only, (size_t)alen), 0);
 	for (int i = 0; i < 3; i++) {
 		EXPECT_EQ(gw_args8(GW_ARG(0), GW_ARG(1), GW_ARG(2), GW_ARG(3), GW_ARG(4), GW_ARG(5),
 				   GW_ARG(6), GW_ARG(7)), want8);

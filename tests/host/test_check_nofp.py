@@ -9,7 +9,8 @@ an indirect call, a jump table and x87 code fail, and so do a call to a
 traced function (one the site table lists: on arm64 the entry is 8 bytes
 before the symbol; functions are told apart by address, so two statics of
 one name are not confused) and a path to the scheduler; code outside the
-section is not looked at unless reached (or a register-preserving thunk).
+section is not looked at unless reached (or a register-preserving thunk);
+an FP-saving thunk ends the walk, and must store q0-q7.
 """
 import os
 import subprocess
@@ -146,6 +147,31 @@ def test_arm_preserving_thunk_is_a_root():
     rc, out = run_with_thunk("helper", "97fff800")
     expect(rc, out, 0, "1 callbacks, 1 preserving thunks, 3 functions reached")
 
+def run_with_fpsaving(saved, op="stp"):
+    """cb calls other_fpsaving, which stores (op: or loads) the q register
+    pairs that start at saved and calls other (FP/SIMD code)."""
+    body = "".join("    402040%02x:\tad000400 \t%s\tq%d, q%d, [sp, #%d]\n"
+                   % (4 * k, op, a, a + 1, 144 + 32 * k) for k, a in enumerate(saved))
+    asm = arm("    40201000:\t94000c00 \tbl\t40204000 <other_fpsaving>\n"
+              "    40201004:\td65f03c0 \tret\n") + (
+        "\n0000000040204000 <other_fpsaving>:\n" + body +
+        "    40204040:\t97fffc00 \tbl\t40203000 <other>\n"
+        "    40204044:\td65f03c0 \tret\n")
+    return run(NM + "0000000040204000 T other_fpsaving\n", asm)
+
+
+def test_arm_fpsaving_thunk_is_a_boundary():
+    """An FP-saving thunk that stores q0-q7 ends the walk (its FP/SIMD code
+    and what it calls are not offences); one that misses one, or only
+    loads them, is refused."""
+    rc, out = run_with_fpsaving([0, 2, 4, 6])
+    expect(rc, out, 0, "1 callbacks, 0 preserving thunks, 2 functions reached")
+    rc, out = run_with_fpsaving([0, 2, 4])
+    expect(rc, out, 1, "cb -> other_fpsaving: FP-saving thunk does not save q6")
+    expect(rc, out, 1, "does not save q7")
+    rc, out = run_with_fpsaving([0, 2, 4, 6], op="ldp")
+    expect(rc, out, 1, "does not save q0")
+
 
 def test_arm_traced_callee():
     """helper has a site (recorded 8 bytes before it): reaching it fails;
@@ -231,7 +257,8 @@ def test_missing_section_symbols():
 TESTS = [test_arm_clean, test_arm_simd_in_callee, test_arm_vector_and_fmov, test_arm_tail_call,
          test_arm_indirect, test_arm_unreached_is_ignored, test_x86_clean,
          test_x86_sse_via_tail_jump, test_x86_indirect_and_jump_table, test_x86_x87,
-         test_arm_preserving_thunk_is_a_root, test_arm_traced_callee, test_arm_same_name_statics,
+         test_arm_preserving_thunk_is_a_root, test_arm_fpsaving_thunk_is_a_boundary,
+         test_arm_traced_callee, test_arm_same_name_statics,
          test_arm_scheduler_is_refused, test_arm_scheduler_copy_is_refused,
          test_arm_marker_label_after_the_callback, test_nofp_section_without_functions,
          test_x86_continuation_line, test_x86_traced_tail_call,

@@ -205,12 +205,17 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 	/* The trace stack's frame (no return hook: the exit sled pops) is
 	 * pushed here as a hooked one when the top holds nothing its rules
 	 * would pop first; else they push it, asking the user through its
-	 * entryfunc. */
+	 * entryfunc: held (the bit taken, the count raised) or, from NOFP code,
+	 * through tstack_entry's FP-saving thunk, which takes both itself. */
 	unsigned level = irq ? c->irq_depth : 0;
 	if (FGRAPH_TSTACK &&
 	    !fgraph_ts_top_clear(st, ftrace_regs_get_stack_pointer(fregs), level)) {
-		tstack_entry_held(c, ip, parent, ftrace_regs_get_stack_pointer(fregs), fregs,
-				  1u << g->idx);
+		if (nofp)
+			CALL_FPSAVING_VOID(tstack_entry, ip, parent,
+					   ftrace_regs_get_stack_pointer(fregs), fregs, 1u << g->idx);
+		else
+			tstack_entry_held(c, ip, parent, ftrace_regs_get_stack_pointer(fregs),
+					  fregs, 1u << g->idx);
 		goto out;
 	}
 	unsigned i = (unsigned)g->idx;

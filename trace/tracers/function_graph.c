@@ -279,20 +279,14 @@ static FTRACE_HOT bool graph_entry(const struct fgraph_ent *e, struct fgraph_ops
 
 /* What a site whose only graph user is the tracer calls (its trampoline
  * saves no FP/SIMD register: nothing on this path touches one).  Under
- * INSTR=xray the entry is the trace stack's push, which asks the users
- * through their entryfunc pointers (frame_enter): an indirect call, which
- * FTRACE_HOT_NOFP code may not make (tools/check-nofp.py).  So there the
- * tracer's ops is a plain one (its trampoline saves the FP/SIMD argument
- * registers), rather than a second, single-user trace-stack push. */
-#if FGRAPH_TSTACK
-FGRAPH_DEFINE_ENTRY(graph_ops_func, graph_entry_inline)
-#define GRAPH_OPS_FLAGS 0
-#else
+ * INSTR=xray the entry may need the trace stack's rules, which ask the
+ * users through their entryfunc pointers (frame_enter): fgraph_enter_one
+ * reaches them through tstack_entry's FP-saving thunk (CALL_FPSAVING_VOID),
+ * where tools/check-nofp.py stops.  Of fregs, the entry reads the
+ * arguments, the entry SP and the return slot only (fgraph_enter_one,
+ * graph_entry_full, tstack_entry with the tracer's bit alone). */
 FGRAPH_DEFINE_ENTRY_NOFP(graph_ops_func, graph_entry_inline)
-/* Of fregs, the entry reads the arguments, the entry SP and the return
- * slot only (fgraph_enter_one, graph_entry_full). */
 #define GRAPH_OPS_FLAGS (FTRACE_OPS_FL_NOFP | FTRACE_OPS_FL_ARGS_ONLY)
-#endif
 
 /* The exit event's fields. */
 static inline __attribute__((always_inline)) void graph_exit_fields(const struct fgraph_ret *ret,

@@ -182,6 +182,33 @@ def demo(arch, report, save_log):
            detail or xout + dout)
 
 
+def vfs_stat_flat(arch, out, report):
+    """The demo's workload again under function_graph filtered to vfs_stat
+    and path_walk (checks_xray's demo script): vfs_stat tail-calls the
+    untraced inode_size and the workers call it in a loop from one call
+    site, so each call that left by that jump ends `(late)` at the next
+    one's entry, and none nests in another (each CPU's lines apart)."""
+    open_on, calls, late, nested = {}, 0, 0, 0
+    for line in out.splitlines():
+        m = re.match(r"^ (\d+)\) (.*)$", line)
+        if not m:
+            continue
+        cpu, body = m.group(1), m.group(2).split("|", 1)[-1]
+        if "=>" in m.group(2):
+            open_on[cpu] = False
+        elif re.match(r"^\s+vfs_stat\(.*\) \{$", body):
+            calls += 1
+            nested += bool(open_on.get(cpu))
+            open_on[cpu] = True
+        elif re.match(r"^\s+\} /\* vfs_stat[ *]", body):
+            late += "(late)" in body
+            open_on[cpu] = False
+    ok = calls >= 6 and late >= 1 and nested == 0
+    report(ok, "%s INSTR=xray: the demo under function_graph filtered to vfs_stat,path_walk: "
+           "%d vfs_stat calls, %d nested in another (want none), %d ended (late) by their tail "
+           "call of the untraced inode_size (want some)" % (arch, calls, nested, late), out)
+
+
 def xgraph_checks(arch, report, save_log, boot, elf):
     tail_jumps(arch, elf, report)
     default_elf, out = default_kernel(arch)

@@ -289,8 +289,10 @@ static void test_notrace_to_traced(void **state)
 }
 
 /* fa -> fb -> fc by tail calls: fc's exit ends all three, innermost
- * first, with fc's value; then fa -> untraced -> fc: the same graph (the
- * untraced link is invisible), fa ended at fc's exit. */
+ * first, with fc's value; then fa -> untraced -> fc, fa's jump indirect
+ * (T: no target kept): the same graph (the untraced link is invisible), fa
+ * ended at fc's exit.  Were fa's jump direct, it would name the untraced
+ * function: fa late at fc's entry (test_same_call_site_loop's rule). */
 static void test_chains_of_three(void **state)
 {
 	(void)state;

@@ -354,6 +354,12 @@ uintptr_t arch_site_data(uintptr_t func);
  *                                                  function: addr less the 4 bytes
  *                                                  at addr + ARCH_SLED_FUNC_OFF
  *                                                  (arch_sled_init)
+ *   uintptr_t arch_sled_tail_target(addr)          the target of the direct
+ *                                                  jump after the tail sled
+ *                                                  at addr (arm64 `b` at
+ *                                                  +32, x86-64 `jmp rel32 /
+ *                                                  rel8` at +11), 0 for an
+ *                                                  indirect one
  * (kind ARCH_SLED_ENTRY: the same as the arch_site_* ones).
  */
 enum arch_sled_kind { ARCH_SLED_ENTRY, ARCH_SLED_EXIT, ARCH_SLED_TAIL };

@@ -118,4 +118,15 @@ static inline __attribute__((always_inline)) uintptr_t arch_sled_func(uintptr_t 
 	return addr - *(const uint32_t *)(addr + ARCH_SLED_FUNC_OFF);
 }
 
+/* The target of the jump after the tail sled at addr: a `b imm26` at
+ * addr + 32 (what arch_sled_init found there: no ret, no br x9). */
+static inline __attribute__((always_inline)) uintptr_t arch_sled_tail_target(uintptr_t addr)
+{
+	uint32_t insn = *(const uint32_t *)(addr + 32);
+	if ((insn & 0xfc000000u) != INSN_B)
+		return 0;                                /* br: indirect */
+	int32_t imm26 = (int32_t)(insn << 6) >> 6;       /* sign-extended */
+	return addr + 32 + (uintptr_t)((intptr_t)imm26 * 4);
+}
+
 #endif

@@ -105,4 +105,18 @@ static inline __attribute__((always_inline)) uintptr_t arch_sled_func(uintptr_t 
 	return addr - back;
 }
 
+/* The target of the jump after the 11-byte tail sled at addr: a `jmp
+ * rel8` (eb) or `jmp rel32` (e9) at addr + 11. */
+static inline __attribute__((always_inline)) uintptr_t arch_sled_tail_target(uintptr_t addr)
+{
+	const uint8_t *j = (const uint8_t *)(addr + 11);
+	if (j[0] == 0xEB)
+		return addr + 13 + (uintptr_t)(intptr_t)(int8_t)j[1];
+	if (j[0] != 0xE9)
+		return 0;                                /* jmp *: indirect */
+	int32_t rel;
+	__builtin_memcpy(&rel, j + 1, sizeof(rel));
+	return addr + 16 + (uintptr_t)(intptr_t)rel;
+}
+
 #endif

@@ -182,6 +182,37 @@ def demo(arch, report, save_log):
            detail or xout + dout)
 
 
+def vfs_stat_flat(arch, out, report):
+    """The demo's workload again under function_graph filtered to vfs_stat
+    and path_walk (checks_xray's demo script): vfs_stat tail-calls the
+    untraced inode_size and the workers call it in a loop from one call
+    site, so each call that left by that jump ends `(late)` at the next
+    one's entry, and none nests in another (each CPU's lines apart: the
+    close of a call has no name without funcgraph-retval, so depth is
+    read from the indentation)."""
+    indent, irq, calls, late = {}, {}, 0, 0
+    for line in out.splitlines():
+        m = re.match(r"^ (\d+)\) (.*)$", line)
+        if not m:
+            continue
+        body = m.group(2).split("|", 1)[-1]
+        if "==========>" in m.group(2) or "<==========" in m.group(2):
+            irq[m.group(1)] = "==========>" in m.group(2)    # demo_tick's own calls
+            continue
+        o = re.match(r"^(\s+)vfs_stat\(.*\) \{$", body)
+        if o and not irq.get(m.group(1)):
+            calls += 1
+            indent.setdefault(m.group(1), []).append(len(o.group(1)))
+        late += bool(re.match(r"^\s+\} /\* vfs_stat \(late\) \*/$", body))
+    # worker_main is not traced: a vfs_stat deeper than its CPU's
+    # shallowest one (out of interrupts) opened inside another.
+    nested = sum(sum(1 for i in ins if i > min(ins)) for ins in indent.values())
+    ok = calls >= 6 and late >= 1 and nested == 0
+    report(ok, "%s INSTR=xray: the demo under function_graph filtered to vfs_stat,path_walk: "
+           "%d vfs_stat calls, %d nested in another (want none), %d ended (late) by their tail "
+           "call of the untraced inode_size (want some)" % (arch, calls, nested, late), out)
+
+
 def xgraph_checks(arch, report, save_log, boot, elf):
     tail_jumps(arch, elf, report)
     default_elf, out = default_kernel(arch)

@@ -76,7 +76,7 @@ NO_FENTRY_CASES = {
 }
 DEMO_CMDLINE = "ftrace=function ftrace_filter=vfs_stat,path_walk"
 DEMO_SCRIPT = b"echo function_graph > current_tracer\ncat current_tracer\n" \
-              b"echo 1 > function_profile_enabled\n"
+              b"echo 1 > function_profile_enabled\necho > trace\nrun\ncat trace\n"
 
 
 def kernel_path(arch):
@@ -192,6 +192,7 @@ def demo(arch, report, save_log):
     ok = m and m.group(1) == m.group(2) and fn and taken and "baretrace: demo returned 0" in out
     report(bool(ok), "%s INSTR=xray: the demo traced by the function tracer on entry sleds; "
            "then function_graph and the profiler switched on from the shell (%.0fs)" % (arch, secs), out)
+    checks_xgraph.vfs_stat_flat(arch, out[out.rfind("trace> cat trace"):], report)
 
 
 def xray_group(arch, report, save_log):

@@ -92,7 +92,7 @@ static void E(int f, uintptr_t sp)
 static void TL(int f, uintptr_t sp)
 {
 	if (on(f))
-		tstack_tail(fn[f], sp);
+		tstack_tail(fn[f], sp, 0);         /* an indirect jump */
 }
 
 static void X(int f, uintptr_t sp, uint64_t ret)

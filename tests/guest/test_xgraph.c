@@ -9,6 +9,10 @@
  * the kernel and checks that each tail call is a jump (the function ends
  * in a branch to its callee, no call of it).  Cases:
  *   tail_call_matrix        the graph of one run, exact (marks included);
+ *   same_call_site_loop     a loop calling a traced function that
+ *                           tail-calls an untraced one, from one call
+ *                           site: flat calls, each ended late (the jump
+ *                           after the tail sled names the untraced one);
  *   switched_under_fire     the sleds of all xg_* switched on and off 40
  *                           times (register / unregister of a graph user)
  *                           while three other CPUs run the matrix: after
@@ -47,10 +51,32 @@ T int xg_rb(int n, int acc);
 T int xg_ra(int n, int acc) { if (!n) return acc; return xg_rb(n, acc + n); }
 T int xg_rb(int n, int acc) { mx_sink = n; return xg_ra(n - 1, acc); }   /* recursion */
 
-/* The matrix once, every value checked; wrong values counted. */
-static T unsigned matrix_run(int x)
+/* A loop calling xg_tn from one call site (the same sp and return address
+ * each time), then xg_tt: n is the caller's, so the loop stays one loop
+ * (not unrolled into several call sites). */
+T int xg_loop(int n)
 {
-	unsigned wrong = 0;
+	int s = 0;
+#pragma clang loop unroll(disable)
+	for (int i = 0; i < n; i++)
+		s += xg_tn(i);
+	KEEP();                   /* may read xlog_thread: its store stays before the call */
+	return s + xg_tt(s);
+}
+
+/* Its graph for n = 3: xg_tn's jump names xg_nleaf, so the next xg_tn is
+ * no tail callee of the last; each is popped late at the next one's entry
+ * (the last at xg_tt's, from another call site), flat; xg_tt -> xg_leaf
+ * nests as in the matrix. */
+static const char LOOP[] =
+	"E:xg_loop:0 E:xg_tn:1 X:xg_tn:1:0:late E:xg_tn:1 X:xg_tn:1:0:late "
+	"E:xg_tn:1 X:xg_tn:1:0:late E:xg_tt:1 E:xg_leaf:2 X:xg_leaf:2:22 X:xg_tt:1:22 "
+	"X:xg_loop:0:40";
+
+/* The matrix once, every value checked: how many were wrong. */
+static T int matrix_run(int x)
+{
+	int wrong = 0;
 	wrong += xg_tt(x) != x + 4;
 	wrong += xg_tn(x) != x + 5;
 	wrong += xg_nt(x) != x + 6;
@@ -115,20 +141,42 @@ static void xlog_reset(void)
 	xlog_thread = current_thread();
 }
 
-TEST_CASE(xgraph, tail_call_matrix)
+/* fn(x) with the recording user registered on xg_* and this thread's
+ * events in xlog: fn's value, and in *depth this thread's trace-stack
+ * depth after it (the user still registered); -1000 if the user could
+ * not register. */
+static int recorded(int (*fn)(int), int x, unsigned *depth)
 {
 	mx_mispaired = 0;
-	ASSERT_EQ(ftrace_set_filter(&mx_user.ops, "xg_*", true), 0);
-	ASSERT_EQ(register_fgraph(&mx_user), 0);
+	*depth = ~0u;
+	if (ftrace_set_filter(&mx_user.ops, "xg_*", true) || register_fgraph(&mx_user))
+		return -1000;
 	xlog_reset();
-	unsigned wrong = matrix_run(1);
+	int r = fn(x);
 	xlog_thread = NULL;
-	unsigned depth = current_thread()->ret_stack->depth;
+	*depth = current_thread()->ret_stack->depth;
 	unregister_fgraph(&mx_user);
-	EXPECT_EQ(wrong, 0);
+	return r;
+}
+
+TEST_CASE(xgraph, tail_call_matrix)
+{
+	unsigned depth;
+	EXPECT_EQ(recorded(matrix_run, 1, &depth), 0);
 	EXPECT_EQ(depth, 0);
 	EXPECT_EQ(mx_mispaired, 0);
 	EXPECT_STREQ(xlog, MATRIX);
+}
+
+/* The demo's vfs_stat case: a traced function tail-calling an untraced
+ * one, called again and again from one call site. */
+TEST_CASE(xgraph, same_call_site_loop)
+{
+	unsigned depth;
+	EXPECT_EQ(recorded(xg_loop, 3, &depth), 40);
+	EXPECT_EQ(depth, 0);
+	EXPECT_EQ(mx_mispaired, 0);
+	EXPECT_STREQ(xlog, LOOP);
 }
 
 /* ---- under fire ---- */

@@ -130,10 +130,16 @@ static void E(uintptr_t func, uintptr_t sp)
 	E_from(func, sp, 0);
 }
 
-static void T(uintptr_t func, uintptr_t sp)
+/* A tail sled whose jump's target is target (0: an indirect jump). */
+static void T_to(uintptr_t func, uintptr_t sp, uintptr_t target)
 {
 	graph_test_now += 10;
-	tstack_tail_on(ctx, func, sp);
+	tstack_tail_on(ctx, func, sp, target);
+}
+
+static void T(uintptr_t func, uintptr_t sp)
+{
+	T_to(func, sp, 0);
 }
 
 static void X(uintptr_t func, uintptr_t sp, uint64_t retval)
@@ -221,6 +227,52 @@ static void test_traced_to_notrace_then_call(void **state)
 		" 0)   0.050 us    |  }\n");
 }
 
+/* A loop in outer calls fa from one call site (same sp, same return
+ * address); fa tail-calls an untraced function by a direct jump: the next
+ * fa is no tail callee of the last (the jump names another function), so
+ * each fa is popped late at the next one's entry, flat.  Then fa
+ * tail-calls fb by a direct jump: fb nests in fa as before.  A jump that
+ * names fa itself (tail recursion) nests the next fa; an indirect one
+ * (target unknown) too: the one case the sleds cannot tell apart. */
+static void test_same_call_site_loop(void **state)
+{
+	(void)state;
+	trace_opts |= OPT(TRACE_OPT_FUNCGRAPH_RETVAL);
+	const uintptr_t untraced = 0xc000, site = 0x1234;
+	E(OUTER, 100);
+	for (int i = 0; i < 2; i++) {
+		E_from(FA, 90, site);
+		T_to(FA, 90, untraced);
+	}
+	E_from(FA, 90, site);
+	T_to(FA, 90, FB);
+	E_from(FB, 90, site);
+	X(FB, 90, 7);
+	E_from(FA, 90, site);
+	T_to(FA, 90, FA);          /* to itself */
+	E_from(FA, 90, site);
+	T_to(FA, 90, 0);           /* indirect */
+	E_from(FA, 90, site);
+	X(FA, 90, 5);
+	X(OUTER, 100, 8);
+	expect_empty_stacks();
+	assert_string_equal(print_all(),
+		" 0)               |  outer() {\n"
+		" 0)               |    fa() {\n"
+		" 0)   0.020 us    |    } /* fa (late) */\n"
+		" 0)               |    fa() {\n"
+		" 0)   0.020 us    |    } /* fa (late) */\n"
+		" 0)               |    fa() {\n"
+		" 0)   0.010 us    |      fb(); /* ret=0x7 */\n"
+		" 0)   0.030 us    |    } /* fa ret=0x7 */\n"
+		" 0)               |    fa() {\n"
+		" 0)               |      fa() {\n"
+		" 0)   0.010 us    |        fa(); /* ret=0x5 */\n"
+		" 0)   0.030 us    |      } /* fa ret=0x5 */\n"
+		" 0)   0.050 us    |    } /* fa ret=0x5 */\n"
+		" 0)   0.150 us    |  } /* outer ret=0x8 */\n");
+}
+
 /* An untraced function tail-calls fb: fb is traced as any call. */
 static void test_notrace_to_traced(void **state)
 {
@@ -237,8 +289,10 @@ static void test_notrace_to_traced(void **state)
 }
 
 /* fa -> fb -> fc by tail calls: fc's exit ends all three, innermost
- * first, with fc's value; then fa -> untraced -> fc: the same graph (the
- * untraced link is invisible), fa ended at fc's exit. */
+ * first, with fc's value; then fa -> untraced -> fc, fa's jump indirect
+ * (T: no target kept): the same graph (the untraced link is invisible), fa
+ * ended at fc's exit.  Were fa's jump direct, it would name the untraced
+ * function: fa late at fc's entry (test_same_call_site_loop's rule). */
 static void test_chains_of_three(void **state)
 {
 	(void)state;
@@ -571,6 +625,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_traced_to_traced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_traced_to_notrace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_same_call_site_loop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_traced_to_notrace_then_call, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_notrace_to_traced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chains_of_three, setup, teardown),

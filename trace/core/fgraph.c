@@ -570,13 +570,13 @@ FTRACE_HOT void tstack_entry_held(struct cpu *c, uintptr_t func, uintptr_t paren
 		tstack_entry_on(&x, func, parent, sp, fregs, mask);
 }
 
-FTRACE_HOT void tstack_tail(uintptr_t func, uintptr_t sp)
+FTRACE_HOT void tstack_tail(uintptr_t func, uintptr_t sp, uintptr_t target)
 {
 	struct tstack_ctx x;
 	unsigned bit;
 	if (!ts_begin(&x, &bit))
 		return;
-	tstack_tail_on(&x, func, sp);
+	tstack_tail_on(&x, func, sp, target);
 	ts_end(&x, bit);
 }
 
@@ -629,7 +629,7 @@ FTRACE_HOT uintptr_t ftrace_sled_exit(uintptr_t sled, uintptr_t sp, struct fgrap
 	if (base) {
 		const uint64_t *below = f - f[-1];       /* checked only as far as read */
 		if (f[-1] <= base && below[FR_SP] == sp &&
-		    below[FR_USERS] >> 32 == (running | FR_TS_COMPLETE >> 32))
+		    (below[FR_USERS] & FR_TS_STATE) >> 32 == (running | FR_TS_COMPLETE >> 32))
 			goto rules;
 	}
 	return g->ret_handler(rr, st, outer, base, g);
@@ -640,7 +640,7 @@ rules:
 
 FTRACE_HOT void ftrace_sled_tail(uintptr_t sled, uintptr_t sp)
 {
-	tstack_tail(arch_sled_func(sled), sp);
+	tstack_tail(arch_sled_func(sled), sp, arch_sled_tail_target(sled));
 }
 
 /* The interrupt running on this CPU ends (irq_exit, irq_depth not yet

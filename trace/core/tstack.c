@@ -43,14 +43,33 @@ static bool complete(const struct tstack_ctx *x, unsigned base)
 	return (x->st->w[base + FR_USERS] & FR_TS_COMPLETE) != 0;
 }
 
+/* Whether the complete entry at base, at the sp of a call of func from
+ * parent, is that call's tail caller: a tail call keeps its caller's
+ * return address, and the jump after the caller's tail sled, if direct,
+ * names func.  An indirect jump (no target kept) can go anywhere: then
+ * only the return address tells, and a call from the same call site reads
+ * as a tail call (tstack.h). */
+static bool tail_caller_of(const struct tstack_ctx *x, unsigned base, uintptr_t func,
+			   uintptr_t parent)
+{
+	const uint64_t *f = &x->st->w[base];
+	if (f[FR_RET] != parent)
+		return false;
+	if (!(f[FR_USERS] & FR_TS_TARGET))
+		return true;
+	int64_t delta = (int64_t)f[FR_USERS] >> FR_TS_TARGET_SHIFT;
+	return f[FR_FUNC] + (uint64_t)delta == func;
+}
+
 /* Pop what a deeper interrupt left on top (irq_exit pops it, unless that
  * context could not enter the tracer then), then the entries whose frames
- * lie below sp; at an entry (`entering`), an incomplete one at sp too, and
- * a complete one at sp whose parent is not the entering call's: a tail
- * call keeps its caller's return address, so that one tail-called
- * something whose exit was not seen and has returned (late).  Each pop
- * shrinks the stack: bounded. */
-static void pop_gone(const struct tstack_ctx *x, uintptr_t sp, bool entering, uintptr_t parent)
+ * lie below sp; at an entry of func from parent (`entering`), an
+ * incomplete one at sp too, and a complete one at sp that is not the
+ * entering call's tail caller: that one tail-called something whose exit
+ * was not seen and has returned (late).  Each pop shrinks the stack:
+ * bounded. */
+static void pop_gone(const struct tstack_ctx *x, uintptr_t sp, bool entering, uintptr_t func,
+		     uintptr_t parent)
 {
 	unsigned base, level;
 	while (top_any_level(x, &base, &level) && level > (x->level & FR_TS_LEVEL_MASK))
@@ -58,7 +77,8 @@ static void pop_gone(const struct tstack_ctx *x, uintptr_t sp, bool entering, ui
 	while (top_entry(x, &base)) {
 		uintptr_t at = x->st->w[base + FR_SP];
 		bool done = complete(x, base);
-		if (at > sp || (at == sp && (!entering || (done && x->st->w[base + FR_RET] == parent))))
+		if (at > sp ||
+		    (at == sp && (!entering || (done && tail_caller_of(x, base, func, parent)))))
 			return;
 		fgraph_ts_pop(x, base, 0, done ? FGRAPH_RET_LATE : FGRAPH_RET_GONE);
 	}
@@ -74,24 +94,29 @@ static bool own_entry(const struct tstack_ctx *x, uintptr_t func, uintptr_t sp, 
 void tstack_entry_on(const struct tstack_ctx *x, uintptr_t func, uintptr_t parent, uintptr_t sp,
 		     struct ftrace_regs *fregs, unsigned mask)
 {
-	pop_gone(x, sp, true, parent);
+	pop_gone(x, sp, true, func, parent);
 	uint64_t *f = fgraph_ts_push(x, func, parent, sp, fregs, mask);
 	if (f)
 		f[FR_USERS] |= fr_ts_entry_bits(x->level);
 }
 
-void tstack_tail_on(const struct tstack_ctx *x, uintptr_t func, uintptr_t sp)
+void tstack_tail_on(const struct tstack_ctx *x, uintptr_t func, uintptr_t sp, uintptr_t target)
 {
 	unsigned base;
-	pop_gone(x, sp, false, 0);
-	if (own_entry(x, func, sp, &base))
-		x->st->w[base + FR_USERS] |= FR_TS_COMPLETE;
+	pop_gone(x, sp, false, 0, 0);
+	if (!own_entry(x, func, sp, &base))
+		return;
+	uint64_t bits = FR_TS_COMPLETE;
+	int64_t delta = (int64_t)(target - func);
+	if (target && delta >= -FR_TS_TARGET_REACH && delta < FR_TS_TARGET_REACH)
+		bits |= FR_TS_TARGET | (uint64_t)delta << FR_TS_TARGET_SHIFT;
+	x->st->w[base + FR_USERS] |= bits;
 }
 
 void tstack_exit_on(const struct tstack_ctx *x, uintptr_t func, uintptr_t sp, uint64_t retval)
 {
 	unsigned base;
-	pop_gone(x, sp, false, 0);
+	pop_gone(x, sp, false, 0, 0);
 	if (!own_entry(x, func, sp, &base))
 		return;                   /* not pushed: nothing here is this call's */
 	x->st->w[base + FR_USERS] |= FR_TS_COMPLETE;

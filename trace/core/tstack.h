@@ -13,8 +13,9 @@
  *        sp, the users' blocks — the same frame as fgraph's, on the same
  *        per-thread / per-CPU-interrupt stacks (trace/core/fgraph_frame.h), with
  *        the entry event written by the users' entry callbacks;
- *   tstack_tail(func, sp)     tail sled: mark the top entry complete, if
- *        it is this call's (func and sp);
+ *   tstack_tail(func, sp, target)   tail sled: mark the top entry
+ *        complete, if it is this call's (func and sp), and keep target: the
+ *        function the jump after the sled names (0: an indirect jump);
  *   tstack_exit(func, sp, retval)   exit sled: mark the top entry complete
  *        if it is this call's, then pop every complete entry at this sp,
  *        innermost first, each with its exit callbacks and retval (a
@@ -38,11 +39,16 @@
  * exit or tail call whose entry is not the top one (it was never pushed:
  * enabled midway, refused, stack full) changes nothing else.  A complete
  * entry at sp stays while a deeper function runs: it is the caller of a
- * tail call whose callee is still running.  What the sleds cannot tell
- * apart: a traced function that tail-called an untraced one which
- * returned, followed by a call of a traced function at the same sp, reads
- * as a tail call of the second (the events are the same); both are then
- * popped at the second's exit, the first unmarked.
+ * tail call whose callee is still running.  An entry at the sp of a
+ * complete entry nests in it only if it can be its tail callee: its
+ * return address is the complete one's and its function is the target
+ * the complete one's tail jump named; otherwise the complete one is popped
+ * late first (it tail-called an untraced function, which has returned).
+ * What the sleds cannot tell apart: after an indirect tail jump (no
+ * target) to an untraced function which returned, a call of a traced
+ * function at the same sp from the same call site reads as a tail call of
+ * the second; both are then popped at the second's exit, the first
+ * unmarked.
  *
  * An interrupt's entries do not outlive it: stack pointers of two
  * interrupts are not comparable (each runs on whatever stack it found),
@@ -79,7 +85,7 @@ void tstack_entry(uintptr_t func, uintptr_t parent, uintptr_t sp, struct ftrace_
  * cases they take and leave every other case to them. */
 void tstack_entry_held(struct cpu *c, uintptr_t func, uintptr_t parent, uintptr_t sp,
 		       struct ftrace_regs *fregs, unsigned mask);
-void tstack_tail(uintptr_t func, uintptr_t sp);
+void tstack_tail(uintptr_t func, uintptr_t sp, uintptr_t target);
 void tstack_exit(uintptr_t func, uintptr_t sp, uint64_t retval);
 
 /* ---- the rules, apart from the kernel (trace/core/tstack.c; host-tested) ---- */
@@ -95,7 +101,8 @@ struct tstack_ctx {
 
 void tstack_entry_on(const struct tstack_ctx *x, uintptr_t func, uintptr_t parent, uintptr_t sp,
 		     struct ftrace_regs *fregs, unsigned mask);
-void tstack_tail_on(const struct tstack_ctx *x, uintptr_t func, uintptr_t sp);
+void tstack_tail_on(const struct tstack_ctx *x, uintptr_t func, uintptr_t sp,
+		    uintptr_t target);
 void tstack_exit_on(const struct tstack_ctx *x, uintptr_t func, uintptr_t sp, uint64_t retval);
 /* The interrupt at x's level ends: pop its entries left (late or gone). */
 void tstack_level_end_on(const struct tstack_ctx *x);

@@ -33,7 +33,8 @@ _Static_assert(RB_MAX_SIZE == (uint64_t)RB_MAX_PAGES * RB_DATA_SIZE, "RB_MAX_SIZ
  *   lvl  13..15   level of the writer of the last reserved event...
  *   nev  16..24   events reserved in the tail page (at most 4080/8 = 510)
  *   pidx 25..40   the tail page
- *   dp   41..62   events dropped since the tail page filled up (saturates)
+ *   dp   41..62   events dropped since the tail page filled up (saturates at
+ *                 T_DP_MAX: bits 60..62 stay 0)
  *   gen  63       ...and which of its two time stamp slots holds its time
  * The fast path (rb_write.h) wants the last event from level 0, an event
  * already in the page (so a previous time) and room: off, full and lvl are
@@ -48,13 +49,19 @@ _Static_assert(RB_MAX_SIZE == (uint64_t)RB_MAX_PAGES * RB_DATA_SIZE, "RB_MAX_SIZ
 #define T_PIDX(t)  ((uint32_t)(((t) >> 25) & 0xffffu))
 #define T_DP(t)    ((uint32_t)(((t) >> 41) & T_DP_MAX))
 #define T_GEN(t)   ((uint32_t)((t) >> 63))
-#define T_DP_MAX   ((1u << 22) - 1u)
+/* dp saturates below bit 60, so that t >> T_GEN8_SHIFT is 8 * gen (the
+ * fast path's byte offset into lts); bits 60..62 are always 0. */
+#define T_DP_MAX   ((1u << 19) - 1u)
+#define T_GEN8_SHIFT 60
+_Static_assert(((uint64_t)T_DP_MAX << 41) < (1ull << T_GEN8_SHIFT) && T_GEN8_SHIFT + 3 == 63,
+	       "t >> T_GEN8_SHIFT is 8 * gen");
 #define T_MAKE(off, nev, full, lvl, gen, pidx, dp)                                  \
 	((uint64_t)(off) | (uint64_t)(full) << 12 | (uint64_t)(lvl) << 13 |          \
 	 (uint64_t)(nev) << 16 | (uint64_t)(pidx) << 25 | (uint64_t)(dp) << 41 |    \
 	 (uint64_t)(gen) << 63)
 #define T_FULL_BIT  (1ull << 12)
 #define T_ROOM_MASK 0xffffull               /* off | full | lvl */
+#define T_ROOM(t)  ((uint32_t)(uint16_t)(t))  /* off | full | lvl: T_OFF(t) when full and lvl are 0 */
 #define T_NEV_ONE   (1ull << 16)
 #define T_DP_ONE    (1ull << 41)
 #define T_GEN_BIT   (1ull << 63)
@@ -141,10 +148,10 @@ struct rb_cpu {
 	uint64_t tail;                          /* this CPU's writers only (local
 						   CAS), see T_* */
 	uint64_t lts[RB_MAX_NEST * 2]           /* atomic: per level, time of its last
-						   event, double-buffered: [RB_LTS(lvl, gen)];
-						   16-byte aligned (the fast path finds
-						   a level's other slot by flipping bit 3
-						   of an address) */
+						   event, double-buffered: [RB_LTS(lvl, gen)]
+						   (the fast path finds level 0's other
+						   slot by flipping bit 3 of its byte
+						   offset) */
 		__attribute__((aligned(16)));
 
 	/* ---- shared with the reader ---- */
@@ -197,8 +204,6 @@ struct rb_buffer {
 						   keeps writers out whatever it says */
 };
 
-_Static_assert(__builtin_offsetof(struct rb_cpu, lts) % 16 == 0 && _Alignof(struct rb_cpu) >= 16,
-	       "rb_claim_fast pairs lts slots by address");
 
 static inline struct rb_page *rb_pg(const struct rb_cpu *cb, uint32_t pidx)
 {

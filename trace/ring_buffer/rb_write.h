@@ -120,11 +120,13 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r
 	 * (which reads the clock again). */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	uint64_t ts = given ? given_ts : rb_port_clock();
-	/* Level 0's slot gen is lts[RB_LTS(0, gen)] = lts[gen]: at gb plus
-	 * lts' offset, which the compiler folds into this load and the store
-	 * below (rb_port_load64/store64). */
-	uintptr_t gb = (uintptr_t)cb + sizeof(uint64_t) * T_GEN(t);
-	uint64_t delta = ts - rb_port_load64((const uint64_t *)(gb + offsetof(struct rb_cpu, lts)));
+	/* Level 0's slot gen is lts[RB_LTS(0, gen)] = lts[gen], gb bytes into
+	 * lts: t >> 60 is 8 * gen, as dp (bits 41..62) never reaches bit 60
+	 * (T_DP_MAX).  A byte offset, so that x86-64 addresses the load and
+	 * the store below as lts + index (no scaled index to keep apart). */
+	uintptr_t gb = (uintptr_t)(t >> T_GEN8_SHIFT);
+	uint8_t *lts = (uint8_t *)cb->lts;
+	uint64_t delta = ts - rb_port_load64((const uint64_t *)(lts + gb));
 	if (rb_port_above_bits(delta, RB_TS_SHIFT))      /* > RB_DELTA_MAX */
 		return NULL;
 	/* C: the new tail says level 0 (as t does), one more event, esz more
@@ -132,11 +134,9 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r
 	 * 4096 and nev + 1 below 512 (checked above: off + esz <= 4080, and a
 	 * page holds at most 510 events), so no field carries into the next,
 	 * and adding bit 63 flips it.  Our time goes to the slot nt points
-	 * at, level 0's other one, lts[1 - gen]: cb is 16-byte aligned
-	 * (rb_internal.h), so its base cb + 8 * (1 - gen) is gb with bit 3
-	 * flipped. */
+	 * at, level 0's other one, lts[1 - gen]: gb with bit 3 flipped. */
 	uint64_t nt = t + (T_GEN_BIT + T_NEV_ONE + esz);
-	rb_port_store64((uint64_t *)((gb ^ sizeof(uint64_t)) + offsetof(struct rb_cpu, lts)), ts);
+	rb_port_store64((uint64_t *)(lts + (gb ^ sizeof(uint64_t))), ts);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (!rb_port_local_cas64(&cb->tail, &t, nt))
 		return NULL;
@@ -156,8 +156,12 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r
 		__builtin_unreachable();
 	struct rb_page *pg = rb_pg(cb, T_PIDX(t));
 	r->tail = nt;
-	r->commit = rb_port_load64(&pg->commit) | T_OFF(nt);
-	uint8_t *p = (uint8_t *)pg + T_OFF(t);
+	/* Offsets as the low 16 bits (T_ROOM): full and lvl are 0 in t and
+	 * nt here, so they are T_OFF; an add of a zero-extended halfword is
+	 * one instruction (arm64 `add x, x, w, uxth`, x86-64 `movzwl`), a
+	 * 12-bit mask is two.  The copy's low 12 bits are 0: + is |. */
+	r->commit = rb_port_load64(&pg->commit) + T_ROOM(nt);
+	uint8_t *p = (uint8_t *)pg + T_ROOM(t);
 	return rb_put_data_fast(p + offsetof(struct rb_page, data), (uint32_t)delta, len);
 }
 

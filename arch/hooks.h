@@ -118,6 +118,12 @@ struct arch_words2 {
  *                                          and context, recursion.h)
  * void arch_store_relaxed64(uint64_t *p, uint64_t v);  the same for
  *                                          __atomic_store_n(p, v, __ATOMIC_RELAXED)
+ * uint64_t arch_sub_load64(uint64_t v, const uint64_t *p);  v - *p, and
+ * bool arch_ne_load64(uint64_t v, const uint64_t *p);  *p != v, *p loaded
+ *                                          as by arch_load_relaxed64 (x86-64:
+ *                                          one SUB / CMP from memory, which GCC
+ *                                          does not make of an atomic load:
+ *                                          the ring buffer's delta and re-check)
  * bool arch_cas_relaxed64(uint64_t *p, uint64_t *expected, uint64_t desired);
  *                                          __atomic_compare_exchange_n(p,
  *                                          expected, desired, false, relaxed,

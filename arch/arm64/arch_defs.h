@@ -327,6 +327,16 @@ ARM64_INLINE void arch_store_relaxed64(uint64_t *p, uint64_t v)
 {
 	__asm__ volatile("str %x1, %0" : "=m"(*p) : "r"(v));
 }
+/* v - *p and *p != v (arch/hooks.h): the load above, then the sub / cmp
+ * (no arm64 ALU instruction takes a memory operand). */
+ARM64_INLINE uint64_t arch_sub_load64(uint64_t v, const uint64_t *p)
+{
+	return v - arch_load_relaxed64(p);
+}
+ARM64_INLINE bool arch_ne_load64(uint64_t v, const uint64_t *p)
+{
+	return arch_load_relaxed64(p) != v;
+}
 
 /* CAS takes a bare base register whatever the compiler does: the builtin. */
 ARM64_INLINE bool arch_cas_relaxed64(uint64_t *p, uint64_t *expected, uint64_t desired)

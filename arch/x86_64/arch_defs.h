@@ -350,6 +350,20 @@ ARCH_INLINE bool arch_above_bits(uint64_t v, unsigned bits)
 
 ARCH_INLINE uint64_t arch_load_relaxed64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 ARCH_INLINE void arch_store_relaxed64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+/* v - *p and *p != v (arch/hooks.h): one SUB / CMP from memory (an aligned
+ * load is a relaxed atomic one), where GCC makes a MOV and the SUB / CMP
+ * of __atomic_load_n. */
+ARCH_INLINE uint64_t arch_sub_load64(uint64_t v, const uint64_t *p)
+{
+	__asm__("subq %1, %0" : "+r"(v) : "m"(*p) : "cc");
+	return v;
+}
+ARCH_INLINE bool arch_ne_load64(uint64_t v, const uint64_t *p)
+{
+	bool ne;
+	__asm__ volatile("cmpq %2, %1" : "=@ccne"(ne) : "r"(v), "m"(*p));
+	return ne;
+}
 /* But not into CMPXCHG: written out, so that *p is base + offset.  LOCK
  * CMPXCHG is atomic and a full barrier, more than relaxed asks; no
  * "memory" clobber, as a relaxed CAS orders nothing else for the compiler

@@ -7,7 +7,10 @@
  * (rb_write.h, rb_port_above_bits: arch_above_bits) is written per arch,
  * and the host tests run it in the host port's form only: this is the
  * kernel's.  Waits 2^27 cycles plus a little: ~2.1 s on arm64's 62.5 MHz
- * counter, ~0.05 s on x86-64's TSC.
+ * counter, ~0.05 s on x86-64's TSC.  Also the port's loads folded into a
+ * subtraction and a compare (rb_port_sub_load64, rb_port_ne_load64: on
+ * x86-64 a SUB / CMP from memory in asm), exact: a wrong one would only
+ * send every event to the general path, which no other test sees.
  */
 #include "boot/cpu.h"
 #include "boot/sched.h"
@@ -54,4 +57,18 @@ TEST_CASE(rb_delta, delta_past_27_bits_gets_a_time_extend)
 	EXPECT_TRUE(ts3 - ts2 > (UINT64_C(1) << RB_TS_SHIFT));
 	rb_destroy(b);
 	thread_migrate(current_thread(), -1);
+}
+
+TEST_CASE(rb_delta, port_sub_and_compare_from_memory)
+{
+	static uint64_t w[2];
+	__atomic_store_n(&w[0], 3, __ATOMIC_RELAXED);
+	__atomic_store_n(&w[1], UINT64_C(0x8000000000000001), __ATOMIC_RELAXED);
+	EXPECT_EQ(rb_port_sub_load64(10, &w[0]), 7);
+	EXPECT_EQ(rb_port_sub_load64(1, &w[0]), UINT64_MAX - 1);      /* wraps as unsigned */
+	EXPECT_EQ(rb_port_sub_load64(UINT64_C(0x8000000000000003), &w[1]), 2);
+	EXPECT_TRUE(!rb_port_ne_load64(3, &w[0]));
+	EXPECT_TRUE(rb_port_ne_load64(4, &w[0]));
+	EXPECT_TRUE(rb_port_ne_load64(UINT64_C(0x0000000000000001), &w[1]));  /* all 64 bits */
+	EXPECT_TRUE(!rb_port_ne_load64(UINT64_C(0x8000000000000001), &w[1]));
 }

@@ -39,6 +39,14 @@ static inline void rb_port_preempt_enable(uintptr_t token) { (void)token; }
 static inline void rb_port_relax(void) { sched_yield(); }
 static inline uint64_t rb_port_load64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 static inline void rb_port_store64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+static inline uint64_t rb_port_sub_load64(uint64_t v, const uint64_t *p)
+{
+	return v - __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+static inline bool rb_port_ne_load64(uint64_t v, const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED) != v;
+}
 static inline bool rb_port_cas64(uint64_t *p, uint64_t *expected, uint64_t desired)
 {
 	return __atomic_compare_exchange_n(p, expected, desired, false, __ATOMIC_RELAXED,

@@ -46,6 +46,12 @@
  *                                       true if *v is 0 then
  *                                       (arch_or_load64_seq_cst: one OR from
  *                                       memory on x86-64)
+ *   uint64_t rb_port_sub_load64(uint64_t v, const uint64_t *p)
+ *   bool rb_port_ne_load64(uint64_t v, const uint64_t *p)
+ *                                       v - *p and *p != v, *p a relaxed
+ *                                       atomic load (arch_sub_load64,
+ *                                       arch_ne_load64: one SUB / CMP from
+ *                                       memory on x86-64)
  *   RB_PORT_LOCAL_GATE                  1: the gate's "inside" and the
  *                                       recording switch are two words, so
  *                                       that the writers' E step is a local

@@ -58,6 +58,14 @@ RB_PORT_INLINE bool rb_port_above_bits(uint64_t v, unsigned bits)
 	return arch_above_bits(v, bits);
 }
 
+RB_PORT_INLINE uint64_t rb_port_sub_load64(uint64_t v, const uint64_t *p)
+{
+	return arch_sub_load64(v, p);
+}
+RB_PORT_INLINE bool rb_port_ne_load64(uint64_t v, const uint64_t *p)
+{
+	return arch_ne_load64(v, p);
+}
 RB_PORT_INLINE bool rb_port_or_load64_seq_cst(uint64_t *v, const uint64_t *p)
 {
 	return arch_or_load64_seq_cst(v, p);

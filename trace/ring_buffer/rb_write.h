@@ -126,7 +126,7 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r
 	 * the store below as lts + index (no scaled index to keep apart). */
 	uintptr_t gb = (uintptr_t)(t >> T_GEN8_SHIFT);
 	uint8_t *lts = (uint8_t *)cb->lts;
-	uint64_t delta = ts - rb_port_load64((const uint64_t *)(lts + gb));
+	uint64_t delta = rb_port_sub_load64(ts, (const uint64_t *)(lts + gb));
 	if (rb_port_above_bits(delta, RB_TS_SHIFT))      /* > RB_DELTA_MAX */
 		return NULL;
 	/* C: the new tail says level 0 (as t does), one more event, esz more
@@ -138,6 +138,11 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r
 	uint64_t nt = t + (T_GEN_BIT + T_NEV_ONE + esz);
 	rb_port_store64((uint64_t *)(lts + (gb ^ sizeof(uint64_t))), ts);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* After a successful CAS t is still the snapshot: tp is the same
+	 * value, but in the register the snapshot was loaded into, so that
+	 * x86-64 (whose CAS leaves t in rax) shifts one copy in place for the
+	 * page and takes the offset from the other, with no move. */
+	uint64_t tp = t;
 	if (!rb_port_local_cas64(&cb->tail, &t, nt))
 		return NULL;
 	/* D.  nt counts our event (nev >= 1), so it is never 0: rb_commit
@@ -154,7 +159,7 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r
 	 * a relaxed load has no write to race with. */
 	if (nt == 0)
 		__builtin_unreachable();
-	struct rb_page *pg = rb_pg(cb, T_PIDX(t));
+	struct rb_page *pg = rb_pg(cb, T_PIDX(tp));
 	r->tail = nt;
 	/* Offsets as the low 16 bits (T_ROOM): full and lvl are 0 in t and
 	 * nt here, so they are T_OFF; an add of a zero-extended halfword is
@@ -182,7 +187,7 @@ RB_INLINE void rb_end_fast(struct rb_cpu *cb, uint64_t nt, uint64_t c)
 	/* RELEASE: our event is written before a quiescer sees 0. */
 	rb_gate_leave(cb);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (__builtin_expect(__atomic_load_n(&cb->tail, __ATOMIC_RELAXED) != nt, 0))
+	if (__builtin_expect(rb_port_ne_load64(nt, &cb->tail), 0))
 		RB_PORT_COLD_VOID(rb_end_again, cb);
 }
 

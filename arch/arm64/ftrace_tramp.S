@@ -259,7 +259,10 @@ __ftail__:
  * return (AAPCS64), x19-x28 and the low halves of v8-v15 kept by C.
  * Frame, from sp down: rr (80 bytes), x9 and a pad, the frame record
  * {x29, sled + 8}.  No graph user (fgraph_ts_active 0): a load, a test
- * and the return (x16 is dead at a return too). */
+ * and the return (x16 is dead at a return too).  Either way it returns
+ * to the parent in x9 itself, as the sled's `mov x30, x9`, `b`, `ret`
+ * would (x30 is left pointing into the sled: no caller reads the link
+ * register after a call, AAPCS64). */
 #define EXIT_FRAME (16 + 16 + 80)
 	.globl	__fexit__
 	.type	__fexit__, %function
@@ -268,7 +271,7 @@ __fexit__:
 	adrp	x16, fgraph_ts_active
 	ldrb	w16, [x16, :lo12:fgraph_ts_active]
 	cbnz	w16, 1f
-	ret
+	ret	x9
 1:	stp	x29, x30, [sp, #-EXIT_FRAME]!
 	mov	x29, sp
 	str	x9, [sp, #16]
@@ -284,7 +287,7 @@ __fexit__:
 	ldp	q0, q1, [sp, #48]
 	ldp	q2, q3, [sp, #80]
 	ldp	x29, x30, [sp], #EXIT_FRAME
-	ret
+	ret	x9
 	.size	__fexit__, . - __fexit__
 
 /* tstack_entry's FP-saving thunk (arch/hooks.h, CALL_FPSAVING_VOID): how

@@ -437,7 +437,9 @@ __ftail__:
  * path reads, are not written) for the exit callbacks to read.  The
  * other caller-saved registers are dead after a return, the callee-saved
  * ones kept by C.  rsp is 0 mod 16 here and at the call (64 bytes of
- * rr).  No graph user (fgraph_ts_active 0): a compare and the return. */
+ * rr).  No graph user (fgraph_ts_active 0): a compare and the return.
+ * With a user it returns to the parent itself, past the sled's `ret` at
+ * +5 (its own return address dropped), which is what that `ret` does. */
 #define EXIT_RR 64
 	.globl	__fexit__
 	.type	__fexit__, @function
@@ -455,7 +457,7 @@ __fexit__:
 	movq	0x08(%rsp), %rdx
 	movups	0x10(%rsp), %xmm0
 	movups	0x20(%rsp), %xmm1
-	addq	$EXIT_RR, %rsp
+	addq	$EXIT_RR + 8, %rsp               /* and the return into the sled */
 	ret
 	.size	__fexit__, . - __fexit__
 

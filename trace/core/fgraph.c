@@ -590,52 +590,70 @@ FTRACE_HOT void tstack_exit(uintptr_t func, uintptr_t sp, uint64_t retval)
 	ts_end(&x, bit);
 }
 
+/* ftrace_sled_exit's way to the rules: a function of its own, tail-called,
+ * so that the single-user path keeps no frame. */
+static FTRACE_HOT __attribute__((noinline)) uintptr_t
+sled_exit_rules(uintptr_t func, uintptr_t sp, const struct fgraph_ret_regs *rr)
+{
+	tstack_exit(func, sp, fgraph_ret_regs_value(rr));
+	uintptr_t none = 0;
+	__asm__("" : "+r"(none));        /* not known to be 0: the caller tail-calls */
+	return none;
+}
+
 /*
  * The exit sled (fgraph.h).  The common case is the return hook's hand_on
- * for the trace stack: the top frame of this context's stack is the
- * running entry of func at sp (pushed at this interrupt level, not
- * complete) whose first block is the one registered user's (solo) under
- * its registration — so that user took the call and no other block's user
- * is registered — and the frame below it is no complete entry at sp of
- * this level (a caller that tail-called into func, which this exit ends
- * too).  Then tstack_exit would pop just that frame (pop_gone finds the
- * top at sp and of this level), with the exit callbacks and no mark: its
- * user's ret_handler does it (the exit callback with rr's return value,
- * then the release), as for a hooked frame, with its own recursion test
- * and preemption count; a tail call, so that this path keeps no frame (the
- * value is the handler's, which __fexit__ drops).  Anything else:
- * tstack_exit.  FTRACE_HOT: not preempted, so c stays this CPU.
+ * for the trace stack: the top frame of this context's stack is a
+ * one-block frame (FR_MIN words), the running entry of func at sp (pushed
+ * at this interrupt level, not complete, not on top of a tail caller:
+ * the users word's high half exactly fr_ts_entry_bits(level)'s, whose
+ * level is below FR_TS_LEVEL_MASK) whose block is the one registered user's (solo)
+ * under its registration — so that user took the call and no other
+ * block's user is registered.  Then tstack_exit would pop just that frame
+ * (pop_gone finds the top at sp and of this level; no complete entry at sp
+ * lies below), with the exit callbacks and no mark: its user's ret_handler
+ * does it (the exit callback with rr's return value, then the release), as
+ * for a hooked frame, with its own recursion test and preemption count; a
+ * tail call, so that this path keeps no frame (the value is the
+ * handler's, which __fexit__ drops).  Anything else: tstack_exit.
+ * FTRACE_HOT: not preempted, so c stays this CPU.
  */
+FGRAPH_INLINE uintptr_t sled_exit_on(uintptr_t func, uintptr_t sp, struct fgraph_ret_regs *rr,
+				     struct fgraph_stack *st, struct fgraph_stack *outer,
+				     unsigned level)
+{
+	if (__builtin_expect(!st || st->top < FR_MIN, 0))
+		return 0;                    /* no frame: the rules would do nothing */
+	unsigned base = st->top - FR_MIN;
+	const uint64_t *f = &st->w[base];
+	/* ACQUIRE: pairs with users_changed's RELEASE (g complete). */
+	struct fgraph_ops *g = __atomic_load_n(&solo, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(f[FR_MIN - 1] == FR_MIN && f[FR_SP] == sp && f[FR_FUNC] == func &&
+			     f[FR_USERS] >> 32 == (FR_TS_ENTRY >> 32 | level) &&
+			     f[FR_HEADER + FB_GEN] == g->gen, 1))
+		return g->ret_handler(rr, st, outer, base, g);
+	return sled_exit_rules(func, sp, rr);
+}
+
+/* ftrace_sled_exit in an interrupt (irq_depth, this CPU's, not 0). */
+static FTRACE_HOT __attribute__((noinline)) uintptr_t
+sled_exit_irq(uintptr_t func, uintptr_t sp, struct fgraph_ret_regs *rr, struct cpu *c,
+	      struct fgraph_stack *outer)
+{
+	/* as fgraph_context_stack says */
+	return sled_exit_on(func, sp, rr, outer ? irq_stacks[c->id] : NULL, outer, c->irq_depth);
+}
+
 FTRACE_HOT uintptr_t ftrace_sled_exit(uintptr_t sled, uintptr_t sp, struct fgraph_ret_regs *rr)
 {
 	uintptr_t func = arch_sled_func(sled);
 	struct cpu *c = arch_this_cpu();
 	struct thread *t = c->current;
-	unsigned level = c->irq_depth, base;
-	struct fgraph_stack *outer = NULL, *st = t ? t->ret_stack : NULL;
-	if (__builtin_expect(level != 0, 0)) {
-		outer = st;                  /* as fgraph_context_stack says */
-		st = outer ? irq_stacks[c->id] : NULL;
-	}
-	if (__builtin_expect(!top_frame_ok(st, &base), 0))
-		goto rules;
-	const uint64_t *f = &st->w[base];
-	/* ACQUIRE: pairs with users_changed's RELEASE (g complete). */
-	struct fgraph_ops *g = __atomic_load_n(&solo, __ATOMIC_ACQUIRE);
-	uint64_t running = fr_ts_entry_bits(level) >> 32;
-	if (f[FR_SP] != sp || f[FR_FUNC] != func || f[FR_USERS] >> 32 != running ||
-	    f[FR_HEADER + FB_GEN] != g->gen)
-		goto rules;
-	if (base) {
-		const uint64_t *below = f - f[-1];       /* checked only as far as read */
-		if (f[-1] <= base && below[FR_SP] == sp &&
-		    (below[FR_USERS] & FR_TS_STATE) >> 32 == (running | FR_TS_COMPLETE >> 32))
-			goto rules;
-	}
-	return g->ret_handler(rr, st, outer, base, g);
-rules:
-	tstack_exit(func, sp, fgraph_ret_regs_value(rr));
-	return 0;
+	if (__builtin_expect(!t, 0))
+		return 0;                    /* a CPU coming up: ts_begin ignores it */
+	if (__builtin_expect(c->irq_depth != 0, 0))
+		return sled_exit_irq(func, sp, rr, c, t->ret_stack);
+	return sled_exit_on(func, sp, rr, t->ret_stack, NULL, 0);
 }
 
 FTRACE_HOT void ftrace_sled_tail(uintptr_t sled, uintptr_t sp)

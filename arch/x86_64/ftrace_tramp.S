@@ -429,7 +429,7 @@ __ftail__:
 	.size	__ftail__, . - __ftail__
 
 /* What an enabled XRay exit sled calls: the trace stack's exit through
- * ftrace_sled_exit(sled, sp, rr) (trace/core/fgraph.c).  The sled's call
+ * ftrace_sled_exit(rr, sled, sp) (trace/core/fgraph.c).  The sled's call
  * returns to the `ret` at +5 (patch.c), so what is live is what the
  * return hook keeps (fgraph.S): the return value, rax, rdx, xmm0 and
  * xmm1, here the first 48 bytes of struct fgraph_ret_regs (rr,
@@ -450,8 +450,10 @@ __fexit__:
 	movq	%rdx, 0x08(%rsp)
 	movups	%xmm0, 0x10(%rsp)
 	movups	%xmm1, 0x20(%rsp)
-	SLED_ARGS EXIT_RR
-	movq	%rsp, %rdx                       /* rr */
+	movq	EXIT_RR(%rsp), %rsi              /* the sled */
+	subq	$5, %rsi
+	leaq	EXIT_RR + 8(%rsp), %rdx          /* the function's sp */
+	movq	%rsp, %rdi                       /* rr */
 	call	ftrace_sled_exit
 	movq	0x00(%rsp), %rax
 	movq	0x08(%rsp), %rdx

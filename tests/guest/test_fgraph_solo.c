@@ -218,3 +218,34 @@ TEST_CASE(fgraph_solo, state_word_starts_at_zero)
 	EXPECT_EQ(unregister_fgraph(&b.g), 0);
 	solo_thread = NULL;
 }
+
+/* b comes, then a goes, while a's single-user frame is open: b is the one
+ * user by a's return, in another slot, and the frame is one block long;
+ * only a's tag says it is a's, so b hears no exit of a call it never saw
+ * (INSTR=xray: the exit sled's single-user path, ftrace_sled_exit, takes a
+ * frame only by that tag too). */
+static void b_comes_a_goes(void)
+{
+	EXPECT_EQ(register_fgraph(&b.g), 0);
+	EXPECT_EQ(unregister_fgraph(&a.g), 0);
+}
+
+TEST_CASE(fgraph_solo, other_users_frame_left_open)
+{
+	solo_thread = current_thread();
+	ASSERT_TRUE(a_then_b_later(false));
+	int slot = a.g.idx;
+	during = b_comes_a_goes;
+	EXPECT_EQ(fs_outer(9), 10);
+	EXPECT_NE(b.g.idx, slot);
+	EXPECT_EQ(a.entries, 1);
+	EXPECT_EQ(a.exits, 0);
+	EXPECT_EQ(b.entries, 0);
+	EXPECT_EQ(b.exits, 0);
+	during = nothing;
+	EXPECT_EQ(fs_outer(10), 11);         /* b's own call: its exit */
+	EXPECT_EQ(b.entries, 1);
+	EXPECT_EQ(b.exits, 1);
+	EXPECT_EQ(unregister_fgraph(&b.g), 0);
+	solo_thread = NULL;
+}

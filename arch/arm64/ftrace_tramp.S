@@ -250,17 +250,21 @@ __ftail__:
 	.size	__ftail__, . - __ftail__
 
 /* What an enabled XRay exit sled calls: the trace stack's exit through
- * ftrace_sled_exit(sled, sp, rr) (trace/core/fgraph.c).  The sled is
+ * ftrace_sled_exit(rr, sled, sp) (trace/core/fgraph.c).  The sled is
  * followed by the `ret` (arch_sled_init checks it), so what is live is
  * what the return hook keeps (fgraph.S): the return value, x0-x1 and
  * q0-q3, here struct fgraph_ret_regs (rr, arch_defs.h) for the exit
- * callbacks to read; and x9, the parent, which the sled moves back into
- * x30 after this returns to +8.  x2-x8, x10-x18 are dead after a
+ * callbacks to read; and x9, the parent, which the sled would move back
+ * into x30 after this returned to +8.  x2-x8, x10-x18 are dead after a
  * return (AAPCS64), x19-x28 and the low halves of v8-v15 kept by C.
- * Frame, from sp down: rr (80 bytes), x9 and a pad, the frame record
- * {x29, sled + 8}.  No graph user (fgraph_ts_active 0): a load, a test
- * and the return (x16 is dead at a return too). */
-#define EXIT_FRAME (16 + 16 + 80)
+ * Frame, from sp down: rr (80 bytes), the frame record {x29, x9}: the
+ * function has left (its frame is gone, x29 is the parent's), so the
+ * record names the parent, and x30 is not needed again: this returns to
+ * the parent itself, as the sled's `mov x30, x9`, `b`, `ret` would (x30
+ * is left pointing into the sled: no caller reads the link register after
+ * a call, AAPCS64).  No graph user (fgraph_ts_active 0): a load, a test
+ * and that return (x16 is dead at a return too). */
+#define EXIT_FRAME (16 + 80)
 	.globl	__fexit__
 	.type	__fexit__, %function
 	.balign	16
@@ -268,23 +272,21 @@ __fexit__:
 	adrp	x16, fgraph_ts_active
 	ldrb	w16, [x16, :lo12:fgraph_ts_active]
 	cbnz	w16, 1f
-	ret
-1:	stp	x29, x30, [sp, #-EXIT_FRAME]!
+	ret	x9
+1:	stp	x29, x9, [sp, #-EXIT_FRAME]!
 	mov	x29, sp
-	str	x9, [sp, #16]
-	stp	x0, x1, [sp, #32]                // rr: x[0], x[1]
-	stp	q0, q1, [sp, #48]                // rr: q[0] .. q[3]
-	stp	q2, q3, [sp, #80]
-	sub	x0, x30, #8                      // the sled
-	add	x1, sp, #EXIT_FRAME              // the function's sp
-	add	x2, sp, #32                      // rr
+	stp	x0, x1, [sp, #16]                // rr: x[0], x[1]
+	stp	q0, q1, [sp, #32]                // rr: q[0] .. q[3]
+	stp	q2, q3, [sp, #64]
+	add	x0, sp, #16                      // rr
+	sub	x1, x30, #8                      // the sled
+	add	x2, sp, #EXIT_FRAME              // the function's sp
 	bl	ftrace_sled_exit
-	ldr	x9, [sp, #16]
-	ldp	x0, x1, [sp, #32]
-	ldp	q0, q1, [sp, #48]
-	ldp	q2, q3, [sp, #80]
-	ldp	x29, x30, [sp], #EXIT_FRAME
-	ret
+	ldp	x0, x1, [sp, #16]
+	ldp	q0, q1, [sp, #32]
+	ldp	q2, q3, [sp, #64]
+	ldp	x29, x9, [sp], #EXIT_FRAME
+	ret	x9
 	.size	__fexit__, . - __fexit__
 
 /* tstack_entry's FP-saving thunk (arch/hooks.h, CALL_FPSAVING_VOID): how

@@ -39,9 +39,10 @@
  * An enabled entry sled looks to its target exactly as a patchable entry
  * does (x9 the parent, x30 = func + 8, where the function goes on); its
  * data word is the literal at func + 16 (8-aligned: -falign-functions=8),
- * not at func - 8.  An exit or tail sled's handler (__fexit__, __ftail__)
- * returns to +8, which puts the parent back in x30 before the `ret` or the
- * tail branch at +32.  x9 is dead there too (a temporary; the branch of an
+ * not at func - 8.  A tail sled's handler (__ftail__) returns to +8, which
+ * puts the parent back in x30 before the tail branch at +32; an exit
+ * sled's (__fexit__) returns to the parent in x9 itself, which is what +8
+ * and the `ret` at +32 would do.  x9 is dead there too (a temporary; the branch of an
  * indirect tail call must not be through it: arch_sled_init refuses that).
  * The word at +16 of an exit or tail sled, never executed (the `b #20`
  * at +12 jumps over it), holds the sled's distance from its function's

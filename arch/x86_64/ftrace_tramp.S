@@ -429,7 +429,7 @@ __ftail__:
 	.size	__ftail__, . - __ftail__
 
 /* What an enabled XRay exit sled calls: the trace stack's exit through
- * ftrace_sled_exit(sled, sp, rr) (trace/core/fgraph.c).  The sled's call
+ * ftrace_sled_exit(rr, sled, sp) (trace/core/fgraph.c).  The sled's call
  * returns to the `ret` at +5 (patch.c), so what is live is what the
  * return hook keeps (fgraph.S): the return value, rax, rdx, xmm0 and
  * xmm1, here the first 48 bytes of struct fgraph_ret_regs (rr,
@@ -437,7 +437,9 @@ __ftail__:
  * path reads, are not written) for the exit callbacks to read.  The
  * other caller-saved registers are dead after a return, the callee-saved
  * ones kept by C.  rsp is 0 mod 16 here and at the call (64 bytes of
- * rr).  No graph user (fgraph_ts_active 0): a compare and the return. */
+ * rr).  No graph user (fgraph_ts_active 0): a compare and the return.
+ * With a user it returns to the parent itself, past the sled's `ret` at
+ * +5 (its own return address dropped), which is what that `ret` does. */
 #define EXIT_RR 64
 	.globl	__fexit__
 	.type	__fexit__, @function
@@ -448,14 +450,16 @@ __fexit__:
 	movq	%rdx, 0x08(%rsp)
 	movups	%xmm0, 0x10(%rsp)
 	movups	%xmm1, 0x20(%rsp)
-	SLED_ARGS EXIT_RR
-	movq	%rsp, %rdx                       /* rr */
+	movq	EXIT_RR(%rsp), %rsi              /* the sled */
+	subq	$5, %rsi
+	leaq	EXIT_RR + 8(%rsp), %rdx          /* the function's sp */
+	movq	%rsp, %rdi                       /* rr */
 	call	ftrace_sled_exit
 	movq	0x00(%rsp), %rax
 	movq	0x08(%rsp), %rdx
 	movups	0x10(%rsp), %xmm0
 	movups	0x20(%rsp), %xmm1
-	addq	$EXIT_RR, %rsp
+	addq	$EXIT_RR + 8, %rsp               /* and the return into the sled */
 	ret
 	.size	__fexit__, . - __fexit__
 

@@ -63,7 +63,8 @@
  * Disabled, an entry or tail sled jumps over itself and an exit sled
  * returns, as compiled; resuming at +5 runs the nop6 (the tail's jmp +4)
  * into the code after the sled, or the ret at +5.  Enabled, the call
- * returns to +5: the same.  An exit or tail sled's target is __fexit__ /
+ * returns to +5: the same (__fexit__ drops that return and returns for the
+ * ret at +5 itself).  An exit or tail sled's target is __fexit__ /
  * __ftail__; bytes 7-10 of one, never executed, hold the sled's distance
  * back to its function's entry (32 bits, little-endian), which the handler
  * reads at its return address + 2 (arch_sled_func): the function without

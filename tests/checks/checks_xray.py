@@ -23,7 +23,9 @@ Checks, each reported as one report(ok, name, detail):
            of one function's sleds under fire from three CPUs, and exact
            counts; `xgraph` the tail-call matrix's exact graph on the trace
            stack, again after each of 40 switches under fire (no wrong
-           value, no mispaired exit, no entry left); fgraph, graph,
+           value, no mispaired exit, no entry left); fgraph, fgraph_solo
+           (users coming and going while calls are open: the exit sled's
+           single-user path takes a frame only by its user's tag), graph,
            graph_edges (func_cmd's traceoff / traceon under function_graph,
            the last graph user leaving while a thread is inside: no entry
            left), tstack, profile, fprobe as in the default build;
@@ -58,7 +60,7 @@ import checks_xapp  # noqa: E402
 import checks_xgraph  # noqa: E402
 
 INSTR = "INSTR=xray"
-SUITES = "boot,sched,ftrace,func_cmd,btf,dump,xray,xgraph,fgraph,graph,graph_edges,tstack,profile," \
+SUITES = "boot,sched,ftrace,func_cmd,btf,dump,xray,xgraph,fgraph,fgraph_solo,graph,graph_edges,tstack,profile," \
     "fprobe,arch_ftrace"
 # ftrace's live_switching_many_rounds runs only with bt.test_slow.
 SLOW_SKIP = {"live_switching_many_rounds"}

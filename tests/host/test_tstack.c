@@ -185,6 +185,45 @@ static void test_traced_to_traced(void **state)
 		" 0)   0.050 us    |  } /* outer ret=0x8 */\n");
 }
 
+/* The top frame's trace-stack bits (the users word's high half). */
+static uint64_t top_bits(void)
+{
+	const struct fgraph_stack *st = ctx->st;
+	return st->w[st->top - FR_WORDS(1) + FR_USERS] >> 32 << 32;
+}
+
+/* FR_TS_TAILED, which the exit's single-user path reads instead of the
+ * frame below (fgraph.c, ftrace_sled_exit): set exactly on an entry pushed
+ * on top of its tail caller; a call nested in it, a call at the same sp
+ * after a late pop, and an entry of an interrupt have it clear. */
+static void test_tailed_bit(void **state)
+{
+	(void)state;
+	E(OUTER, 100);
+	assert_int_equal(top_bits(), fr_ts_entry_bits(0));
+	E(FA, 90);
+	T(FA, 90);
+	E(FB, 90);                 /* fa's tail callee */
+	assert_int_equal(top_bits(), fr_ts_entry_bits(0) | FR_TS_TAILED);
+	E(FC, 80);                 /* a call of fb's */
+	assert_int_equal(top_bits(), fr_ts_entry_bits(0));
+	ctx = &irq1;
+	E(HANDLE_IRQ, 90);
+	assert_int_equal(top_bits(), fr_ts_entry_bits(1));
+	X(HANDLE_IRQ, 90, 0);
+	ctx = &thread_ctx;
+	X(FC, 80, 0);
+	X(FB, 90, 0);              /* ends fa too */
+	assert_int_equal(thread_st.depth, 1);
+	E(FA, 90);
+	T(FA, 90);
+	E_from(FB, 90, 0x1234);    /* not fa's callee: fa popped late first */
+	assert_int_equal(top_bits(), fr_ts_entry_bits(0));
+	X(FB, 90, 0);
+	X(OUTER, 100, 0);
+	expect_empty_stacks();
+}
+
 /* fa tail-calls an untraced function, which calls fb and returns to
  * outer: fa is complete and stays (fb nests in it) until outer's exit,
  * which pops it late. */
@@ -625,6 +664,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_traced_to_traced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_traced_to_notrace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tailed_bit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_same_call_site_loop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_traced_to_notrace_then_call, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_notrace_to_traced, setup, teardown),

@@ -502,8 +502,15 @@ uint64_t *fgraph_ts_push(const struct tstack_ctx *x, uintptr_t func, uintptr_t p
 			 uintptr_t sp, struct ftrace_regs *fregs, unsigned mask)
 {
 	/* The tstack_ call raised the count by one (fgraph.h). */
-	return frame_enter(x->cpu, x->st, x->outer, func, parent, sp, fregs, mask,
-			   x->cpu->current->preempt_count - 1);
+	uint64_t *f = frame_enter(x->cpu, x->st, x->outer, func, parent, sp, fregs, mask,
+				  x->cpu->current->preempt_count - 1);
+	/* A one-block frame (its user took the call) carries that user's tag,
+	 * as the single-user push's frames do: what the exit's single-user
+	 * path (ftrace_sled_exit) compares. */
+	uint64_t *last = &x->st->w[x->st->top - 1];
+	if (f && *last == FR_MIN)
+		*last = FR_TAG(f[FR_HEADER + FB_GEN]);
+	return f;
 }
 
 void fgraph_ts_pop(const struct tstack_ctx *x, unsigned base, uint64_t retval, unsigned mark)
@@ -590,52 +597,70 @@ FTRACE_HOT void tstack_exit(uintptr_t func, uintptr_t sp, uint64_t retval)
 	ts_end(&x, bit);
 }
 
+/* ftrace_sled_exit's way to the rules: a function of its own, tail-called,
+ * so that the single-user path keeps no frame. */
+static FTRACE_HOT __attribute__((noinline)) uintptr_t
+sled_exit_rules(const struct fgraph_ret_regs *rr, uintptr_t func, uintptr_t sp)
+{
+	tstack_exit(func, sp, fgraph_ret_regs_value(rr));
+	uintptr_t none = 0;
+	__asm__("" : "+r"(none));        /* not known to be 0: the caller tail-calls */
+	return none;
+}
+
 /*
  * The exit sled (fgraph.h).  The common case is the return hook's hand_on
- * for the trace stack: the top frame of this context's stack is the
- * running entry of func at sp (pushed at this interrupt level, not
- * complete) whose first block is the one registered user's (solo) under
- * its registration — so that user took the call and no other block's user
- * is registered — and the frame below it is no complete entry at sp of
- * this level (a caller that tail-called into func, which this exit ends
- * too).  Then tstack_exit would pop just that frame (pop_gone finds the
- * top at sp and of this level), with the exit callbacks and no mark: its
- * user's ret_handler does it (the exit callback with rr's return value,
- * then the release), as for a hooked frame, with its own recursion test
- * and preemption count; a tail call, so that this path keeps no frame (the
- * value is the handler's, which __fexit__ drops).  Anything else:
- * tstack_exit.  FTRACE_HOT: not preempted, so c stays this CPU.
+ * for the trace stack: the top frame of this context's stack ends in the
+ * tag of the one registered user (solo: FR_TAG of its serial, so a
+ * one-block frame that this registration took, and no other user is
+ * registered) and is the running entry of func at sp, pushed at this
+ * interrupt level, not complete and not on top of a tail caller (the
+ * users word's high half exactly fr_ts_entry_bits(level)'s, FR_TS_TAILED
+ * clear; levels stay below FR_TS_LEVEL_MASK).  Then tstack_exit would pop
+ * just that frame (pop_gone finds the top at sp and of this level; no
+ * complete entry at sp lies below), with the exit callbacks and no mark:
+ * its user's ret_handler does it (the exit callback with rr's return
+ * value, then the release), as for a hooked frame, with its own recursion
+ * test and preemption count; a tail call, so that this path keeps no
+ * frame (the value is the handler's, which __fexit__ drops).  Anything
+ * else: tstack_exit, through tail calls too.  FTRACE_HOT: not preempted,
+ * so c stays this CPU.
  */
-FTRACE_HOT uintptr_t ftrace_sled_exit(uintptr_t sled, uintptr_t sp, struct fgraph_ret_regs *rr)
+FGRAPH_INLINE uintptr_t sled_exit_on(struct fgraph_ret_regs *rr, uintptr_t func, uintptr_t sp,
+				     struct fgraph_stack *st, struct fgraph_stack *outer,
+				     unsigned level)
+{
+	if (__builtin_expect(!st || st->top < FR_MIN, 0))
+		return 0;                    /* no frame: the rules would do nothing */
+	unsigned base = st->top - FR_MIN;
+	const uint64_t *f = &st->w[base];
+	/* ACQUIRE: pairs with users_changed's RELEASE (g complete). */
+	struct fgraph_ops *g = __atomic_load_n(&solo, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(f[FR_MIN - 1] == g->frame_tag && f[FR_SP] == sp && f[FR_FUNC] == func &&
+			     f[FR_USERS] >> 32 == (FR_TS_ENTRY >> 32 | level), 1))
+		return g->ret_handler(rr, st, outer, base, g);
+	return sled_exit_rules(rr, func, sp);
+}
+
+/* ftrace_sled_exit in an interrupt (irq_depth, this CPU's, not 0). */
+static FTRACE_HOT __attribute__((noinline)) uintptr_t
+sled_exit_irq(struct fgraph_ret_regs *rr, uintptr_t func, uintptr_t sp, struct cpu *c,
+	      struct fgraph_stack *outer)
+{
+	/* as fgraph_context_stack says */
+	return sled_exit_on(rr, func, sp, outer ? irq_stacks[c->id] : NULL, outer, c->irq_depth);
+}
+
+FTRACE_HOT uintptr_t ftrace_sled_exit(struct fgraph_ret_regs *rr, uintptr_t sled, uintptr_t sp)
 {
 	uintptr_t func = arch_sled_func(sled);
 	struct cpu *c = arch_this_cpu();
 	struct thread *t = c->current;
-	unsigned level = c->irq_depth, base;
-	struct fgraph_stack *outer = NULL, *st = t ? t->ret_stack : NULL;
-	if (__builtin_expect(level != 0, 0)) {
-		outer = st;                  /* as fgraph_context_stack says */
-		st = outer ? irq_stacks[c->id] : NULL;
-	}
-	if (__builtin_expect(!top_frame_ok(st, &base), 0))
-		goto rules;
-	const uint64_t *f = &st->w[base];
-	/* ACQUIRE: pairs with users_changed's RELEASE (g complete). */
-	struct fgraph_ops *g = __atomic_load_n(&solo, __ATOMIC_ACQUIRE);
-	uint64_t running = fr_ts_entry_bits(level) >> 32;
-	if (f[FR_SP] != sp || f[FR_FUNC] != func || f[FR_USERS] >> 32 != running ||
-	    f[FR_HEADER + FB_GEN] != g->gen)
-		goto rules;
-	if (base) {
-		const uint64_t *below = f - f[-1];       /* checked only as far as read */
-		if (f[-1] <= base && below[FR_SP] == sp &&
-		    (below[FR_USERS] & FR_TS_STATE) >> 32 == (running | FR_TS_COMPLETE >> 32))
-			goto rules;
-	}
-	return g->ret_handler(rr, st, outer, base, g);
-rules:
-	tstack_exit(func, sp, fgraph_ret_regs_value(rr));
-	return 0;
+	if (__builtin_expect(!t, 0))
+		return 0;                    /* a CPU coming up: ts_begin ignores it */
+	if (__builtin_expect(c->irq_depth != 0, 0))
+		return sled_exit_irq(rr, func, sp, c, t->ret_stack);
+	return sled_exit_on(rr, func, sp, t->ret_stack, NULL, 0);
 }
 
 FTRACE_HOT void ftrace_sled_tail(uintptr_t sled, uintptr_t sp)

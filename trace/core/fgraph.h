@@ -130,9 +130,10 @@ extern unsigned char fgraph_ts_active;
  * arch_sled_func); sp, the function's stack pointer as its first instruction
  * saw it; rr, the return registers as the exit sled found them (the
  * return value: fgraph_ret_regs_value; what the exit callbacks read, as
- * at a return hook).  Any context.  ftrace_sled_exit's value is no one's
- * (the handler drops it): it lets its common path be a tail call. */
-uintptr_t ftrace_sled_exit(uintptr_t sled, uintptr_t sp, struct fgraph_ret_regs *rr);
+ * at a return hook), first so that it is where the user's ret_handler
+ * takes it.  Any context.  ftrace_sled_exit's value is no one's (the
+ * handler drops it): it lets its common path be a tail call. */
+uintptr_t ftrace_sled_exit(struct fgraph_ret_regs *rr, uintptr_t sled, uintptr_t sp);
 void ftrace_sled_tail(uintptr_t sled, uintptr_t sp);
 
 /* 0, -EINVAL (no entryfunc, or a ret_handler of the user's own without a

@@ -42,14 +42,19 @@
 /* The trace stack's bits of the users word (trace/core/tstack.c). */
 #define FR_TS_ENTRY       (1ull << 40)     /* pushed by the trace stack */
 #define FR_TS_COMPLETE    (1ull << 41)     /* its function has left (exit or tail call) */
-#define FR_TS_LEVEL_SHIFT 32               /* bits 32-39: the irq_depth it was pushed at */
-#define FR_TS_LEVEL_MASK  0xffull
+#define FR_TS_LEVEL_SHIFT 32               /* bits 32-38: the irq_depth it was pushed at */
+#define FR_TS_LEVEL_MASK  0x7full
+/* Pushed on top of its tail caller: a complete entry of the same level at
+ * the same sp (tstack_entry_on), which this one's exit ends too.  The
+ * entry below never changes while this one is on the stack (only the top
+ * entry is completed or popped), so the exit's single-user path
+ * (ftrace_sled_exit) reads this bit instead of the frame below. */
+#define FR_TS_TAILED      (1ull << 39)
 /* The bits above say whether and how an entry runs; what lies above them
  * is the tail target of a complete entry (tstack.c): set at its tail sled
  * when the jump after it is direct and its target lies within
  * FR_TS_TARGET_REACH bytes of the function, FR_TS_TARGET and the target
  * less the function in bits 43-63 (signed). */
-#define FR_TS_STATE       (FR_TS_ENTRY | FR_TS_COMPLETE | FR_TS_LEVEL_MASK << FR_TS_LEVEL_SHIFT)
 #define FR_TS_TARGET      (1ull << 42)
 #define FR_TS_TARGET_SHIFT 43
 #define FR_TS_TARGET_REACH (1l << (63 - FR_TS_TARGET_SHIFT))

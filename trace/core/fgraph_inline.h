@@ -220,20 +220,20 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 	}
 	unsigned i = (unsigned)g->idx;
 	unsigned below;
-	/* A single-user frame: with return hooks its last word, the user's
-	 * tag, says whose it is (the users word and the block's serial are not
-	 * written: the hook reads neither of a tagged frame); on the trace
-	 * stack the last word is the size, and both are written below. */
-	uint64_t *f = fgraph_frame_push(st, FR_MIN, FGRAPH_TSTACK ? FR_MIN : g->frame_tag,
+	/* A single-user frame: its last word, the user's tag, says whose it
+	 * is (with return hooks the users word and the block's serial are not
+	 * written: the hook reads neither of a tagged frame; on the trace
+	 * stack both are written below too). */
+	uint64_t *f = fgraph_frame_push(st, FR_MIN, g->frame_tag,
 					1u << i, ip, parent, fregs,
 					&below);
 	if (!f)
 		goto out;
 	uint64_t *blk = &f[FR_HEADER];
 	if (FGRAPH_TSTACK) {
-		/* The trace stack's frames carry no tag: its exit (ftrace_sled_exit)
-		 * and its rules (tstack.c) read the users word, with the trace
-		 * stack's bits, and the block's serial.  Taken and asked, before the
+		/* The trace stack's exit (ftrace_sled_exit) reads the tag, the
+		 * users word's trace-stack bits; its rules (tstack.c) the users
+		 * word, with those bits, and the block's serial.  Taken and asked, before the
 		 * callback says so; a frame the callback refuses is dropped (so i
 		 * need not live across it). */
 		blk[FB_GEN] = g->gen;

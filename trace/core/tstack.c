@@ -94,10 +94,13 @@ static bool own_entry(const struct tstack_ctx *x, uintptr_t func, uintptr_t sp, 
 void tstack_entry_on(const struct tstack_ctx *x, uintptr_t func, uintptr_t parent, uintptr_t sp,
 		     struct ftrace_regs *fregs, unsigned mask)
 {
+	unsigned base;
 	pop_gone(x, sp, true, func, parent);
+	/* What pop_gone leaves at sp is this call's tail caller (complete). */
+	bool tailed = top_entry(x, &base) && x->st->w[base + FR_SP] == sp;
 	uint64_t *f = fgraph_ts_push(x, func, parent, sp, fregs, mask);
 	if (f)
-		f[FR_USERS] |= fr_ts_entry_bits(x->level);
+		f[FR_USERS] |= fr_ts_entry_bits(x->level) | (tailed ? FR_TS_TAILED : 0);
 }
 
 void tstack_tail_on(const struct tstack_ctx *x, uintptr_t func, uintptr_t sp, uintptr_t target)

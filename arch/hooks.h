@@ -428,16 +428,19 @@ void arch_text_poke(void *dst, const void *src, size_t len);
  * ARCH_TRAMP_NOFP is ARCH_TRAMP_ARGS without saving and restoring the FP/SIMD
  * argument registers: only for a callback that never touches them
  * (FTRACE_OPS_FL_NOFP).  ARCH_TRAMP_NOARGS builds no struct ftrace_regs at
- * all: it calls call(func_ip, parent_ip, ops, NULL), keeping the integer
- * argument registers (and the stack pointer and return address) around
- * the call and leaving the FP/SIMD ones alone: only for a callback that
- * reads neither (FTRACE_OPS_FL_NOARGS).  ARCH_TRAMP_ARGS_ONLY passes an
+ * all: it calls call(func_ip, parent_ip) directly (a call instruction that
+ * must reach `call` from `exec`: -ERANGE if not), passing no ops and no
+ * fregs (those argument registers hold the function's own arguments),
+ * keeping the integer argument registers (and the stack pointer and
+ * return address) around the call and leaving the FP/SIMD ones alone:
+ * only for a callback that reads none of them (FTRACE_OPS_FL_NOARGS).  ARCH_TRAMP_ARGS_ONLY passes an
  * ftrace_regs of which only the integer argument registers, the stack
  * pointer at entry and the return slot are there (the rest is not built,
  * and may overlap the callback's own stack): those are loaded back and
  * the FP/SIMD registers left alone, for a callback that reads no more
  * (FTRACE_OPS_FL_ARGS_ONLY: function_graph's).  Returns the length, or
- * -ENOSPC if it would exceed ARCH_TRAMP_SIZE.
+ * -ENOSPC if it would exceed ARCH_TRAMP_SIZE, -ERANGE (NOARGS) if `call`
+ * is out of the direct call's reach.
  */
 enum arch_tramp_kind { ARCH_TRAMP_ARGS, ARCH_TRAMP_REGS, ARCH_TRAMP_NOFP, ARCH_TRAMP_NOARGS,
 		       ARCH_TRAMP_ARGS_ONLY };

@@ -7,9 +7,10 @@
  * touches an FP/SIMD register or calls a traced function
  * (FTRACE_OPS_FL_NOFP, checked at build time), so the trampoline does not
  * save them, and the callback only tests its context's recursion bit; it
- * reads no argument either (FTRACE_OPS_FL_NOARGS), so its trampoline builds
- * no ftrace_regs; and it leaves the preemption count alone (it runs in
- * trampoline text, where a thread is never preempted).
+ * reads no argument, nor its op, either (FTRACE_OPS_FL_NOARGS), so its
+ * trampoline builds no ftrace_regs and passes only ip and parent; and it
+ * leaves the preemption count alone (it runs in trampoline text, where a
+ * thread is never preempted).
  *
  * Its ops follows set_ftrace_filter / set_ftrace_notrace (GLOBAL_OPS,
  * trace/global_ops.c, with the boot options ftrace_filter= and
@@ -53,7 +54,7 @@ static FTRACE_HOT_NOFP void function_trace_rest(uintptr_t ip, uintptr_t parent, 
 	}
 }
 
-/* fregs: NULL from its own trampoline (FTRACE_OPS_FL_NOARGS), unread. */
+/* op, fregs: undefined from its own trampoline (FTRACE_OPS_FL_NOARGS), unread. */
 static FTRACE_HOT_NOFP void function_trace_call(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
 				struct ftrace_regs *fregs)
 {

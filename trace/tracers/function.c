@@ -65,10 +65,10 @@ static FTRACE_HOT_NOFP void function_trace_call(uintptr_t ip, uintptr_t parent, 
 	 * as Linux makes its context word before it reserves: then only the
 	 * word, not the CPU and the thread, lives across it. */
 	struct cpu *c = arch_this_cpu();
-	uint32_t ctx;
-	if (ftrace_callback_free_on(c, &ctx)) {
+	uint32_t cx;
+	if (ftrace_callback_free_on(c, &cx)) {
 		struct thread *t = c->current;
-		uint64_t head = trace_entry_word_ctx(c, ctx, t, TRACE_FN, t->preempt_count);
+		uint64_t head = trace_entry_word_ctx(cx, t, TRACE_FN, t->preempt_count);
 		struct rb_resv r;
 		uint64_t g;
 		if (__builtin_expect(!rb_reserve_fast(c->trace_rb, sizeof(struct ftrace_entry), &r, &g),

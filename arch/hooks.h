@@ -87,7 +87,12 @@ struct arch_words2 {
  * void arch_irq_enable(void);
  * void arch_irq_disable(void);
  * bool arch_irqs_enabled(void);
- * uint64_t arch_irqs_disabled(void);       1 if interrupts are off, else 0
+ * uint32_t arch_irqs_disabled_or(unsigned shift, uint32_t k);  k | 1 << shift
+ *                                          if interrupts are off, else k (both
+ *                                          constants, shift 0..31, k without
+ *                                          that bit: the flag read, put in place
+ *                                          and joined to k in the fewest
+ *                                          instructions each arch has)
  * void arch_cpu_relax(void);               spin-loop hint (pause / yield)
  * uint64_t arch_counter(void);             monotonic counter, same rate and
  *                                          (near enough) same origin on all CPUs;

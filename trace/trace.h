@@ -194,13 +194,15 @@ trace_entry_word_ctx(uint32_t cx, const struct thread *t, uint16_t type, unsigne
 		       "boot/cpu.h");
 	/* The hardirq flag (trace_ctx) and need-resched (the guard's third
 	 * byte) are in cx where the word wants them (boot/cpu.h), and
-	 * nothing else of the two words is in that byte: one AND.
-	 * arch_irqs_disabled() is 0/1, put in place by a shift folded into
-	 * the OR.  The 32-bit ones are joined in 32 bits, so that the word
-	 * is widened once (each widened alone costs arm64 a UBFIZ). */
+	 * nothing else of the two words is in that byte: one AND.  The
+	 * irqs-off flag comes in place from the arch, joined to the type
+	 * there (x86-64 folds it into its flip of RFLAGS.IF).  The 32-bit
+	 * ones are joined in 32 bits, so that the word is widened once (each
+	 * widened alone costs arm64 a UBFIZ). */
+	_Static_assert(TRACE_FLAG_IRQS_OFF == 1, "bit 16 of the word");
 	uint32_t flags = (cx & (TRACE_CTX_HARDIRQ | CPU_NEED_RESCHED << 16)) |
-			 (uint32_t)arch_irqs_disabled() * TRACE_FLAG_IRQS_OFF << 16;
-	uint64_t w = type | (uint64_t)flags |
+			 arch_irqs_disabled_or(16, type);
+	uint64_t w = (uint64_t)flags |
 		     (uint64_t)(preempt_depth > 15 ? 15 : preempt_depth) << 24 | t->entry_pid;
 	return w;
 }

@@ -254,11 +254,15 @@ ARM64_INLINE bool arch_irqs_enabled(void)
 	return !(f & ARM64_DAIF_I);
 }
 
-ARM64_INLINE uint64_t arch_irqs_disabled(void)
+/* DAIF.I (bit 7) is 1 when interrupts are masked: taken out as 0/1 by
+ * one UBFX in the asm (GCC, seeing the shifts, makes two of it), the shift
+ * folded into an OR. */
+ARM64_INLINE uint32_t arch_irqs_disabled_or(unsigned shift, uint32_t k)
 {
-	unsigned long f;
-	__asm__ volatile("mrs %0, daif" : "=r"(f) :: "memory");
-	return (f & ARM64_DAIF_I) >> 7;
+	uint32_t i;
+	_Static_assert(ARM64_DAIF_I == 1u << 7, "DAIF.I");
+	__asm__ volatile("mrs %x0, daif\n\tubfx %w0, %w0, #7, #1" : "=r"(i) :: "memory");
+	return i << shift | k;
 }
 
 ARM64_INLINE void arch_cpu_relax(void)

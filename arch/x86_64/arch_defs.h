@@ -302,9 +302,16 @@ ARCH_INLINE bool arch_irqs_enabled(void)
 	return (f & X86_RFLAGS_IF) != 0;
 }
 
-ARCH_INLINE uint64_t arch_irqs_disabled(void)
+/* RFLAGS.IF (bit 9) is 1 when interrupts are on: moved into place, then
+ * flipped and joined to k by one XOR (k has no bit there, so XOR is OR
+ * for it): shl, and, xor. */
+ARCH_INLINE uint32_t arch_irqs_disabled_or(unsigned shift, uint32_t k)
 {
-	return !arch_irqs_enabled();
+	unsigned long f;
+	__asm__ volatile("pushfq; popq %0" : "=r"(f) : : "memory");
+	_Static_assert(X86_RFLAGS_IF == 1u << 9, "RFLAGS.IF");
+	uint32_t i = (uint32_t)f & X86_RFLAGS_IF;
+	return (shift >= 9 ? i << (shift - 9) : i >> (9 - shift)) ^ (1u << shift | k);
 }
 
 ARCH_INLINE void arch_cpu_relax(void)

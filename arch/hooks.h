@@ -75,6 +75,20 @@ struct arch_words2 {
 /* ---- Inline primitives (arch_defs.h must define these) ----------------------
  *
  * struct cpu *arch_this_cpu(void);        this CPU's per-CPU area (TPIDR_EL1 / GS)
+ * struct cpu *arch_cpu_pinned(void);       the same, for code that cannot
+ *                                          migrate until it returns (FTRACE_HOT,
+ *                                          or preemption or interrupts off), as
+ *                                          a handle for arch_cpu_word and
+ *                                          arch_cpu_pair32: the compiler may
+ *                                          read it once, or (x86-64) not at all
+ * uintptr_t arch_cpu_word(struct cpu *c, size_t off);  the pointer-sized
+ *                                          word at byte offset off (a constant)
+ *                                          of c (from arch_cpu_pinned), one load
+ *                                          (x86-64: GS-relative, so no register
+ *                                          holds c); a word only this CPU writes
+ * uint32_t arch_cpu_pair32(struct cpu *c, size_t off, uint32_t *second);
+ *                                          arch_load_pair32 of the words at
+ *                                          offset off (8-aligned) of c
  * void arch_set_this_cpu(struct cpu *c);   once per CPU during bring-up
  * struct thread *arch_current(void);       the running thread (this CPU's
  *                                          `current`) in one instruction, so

@@ -209,6 +209,25 @@ ARM64_INLINE struct cpu *arch_this_cpu(void)
 	return c;
 }
 
+/* Not volatile: the caller cannot migrate, so one read serves. */
+ARM64_INLINE struct cpu *arch_cpu_pinned(void)
+{
+	struct cpu *c;
+	__asm__("mrs %0, tpidr_el1" : "=r"(c));
+	return c;
+}
+
+ARM64_INLINE uintptr_t arch_cpu_word(struct cpu *c, size_t off)
+{
+	return *(const uintptr_t *)((const char *)c + off);
+}
+
+ARM64_INLINE uint32_t arch_load_pair32(const uint32_t *p, uint32_t *second);
+ARM64_INLINE uint32_t arch_cpu_pair32(struct cpu *c, size_t off, uint32_t *second)
+{
+	return arch_load_pair32((const uint32_t *)((const char *)c + off), second);
+}
+
 /* TPIDRRO_EL0 holds the running thread (nothing runs at EL0 here). */
 ARM64_INLINE struct thread *arch_current(void)
 {

@@ -252,6 +252,35 @@ ARCH_INLINE struct cpu *arch_this_cpu(void)
 	return c;
 }
 
+/* Not volatile: the caller cannot migrate, and arch_cpu_word and
+ * arch_cpu_pair32 do not use it (GS-relative loads), so it is dropped. */
+ARCH_INLINE struct cpu *arch_cpu_pinned(void)
+{
+	struct cpu *c;
+	__asm__("movq %%gs:0, %0" : "=r"(c));
+	return c;
+}
+
+ARCH_INLINE uintptr_t arch_cpu_word(struct cpu *c, size_t off)
+{
+	uintptr_t v;
+	(void)c;
+	__asm__("movq %%gs:%c1, %0" : "=r"(v) : "i"(off));
+	return v;
+}
+
+/* The first word volatile (read where the caller reads it), the second
+ * plain, as arch_load_pair32. */
+ARCH_INLINE uint32_t arch_cpu_pair32(struct cpu *c, size_t off, uint32_t *second)
+{
+	uint32_t a, b;
+	(void)c;
+	__asm__("movl %%gs:%c1, %0" : "=r"(b) : "i"(off + 4));
+	__asm__ volatile("movl %%gs:%c1, %0" : "=r"(a) : "i"(off));
+	*second = b;
+	return a;
+}
+
 /* offsetof(struct cpu, current) (asserted in thread.c): one gs-relative
  * load reads it, and an instruction is never split by a migration. */
 #define X86_CPU_CURRENT 32

@@ -64,15 +64,15 @@ static FTRACE_HOT_NOFP void function_trace_call(uintptr_t ip, uintptr_t parent, 
 	 * is the traced code's.  The header is made before the reservation,
 	 * as Linux makes its context word before it reserves: then only the
 	 * word, not the CPU and the thread, lives across it. */
-	struct cpu *c = arch_this_cpu();
+	struct cpu *c = arch_cpu_pinned();
 	uint32_t cx;
 	if (ftrace_callback_free_on(c, &cx)) {
-		struct thread *t = c->current;
+		struct thread *t = (struct thread *)arch_cpu_word(c, offsetof(struct cpu, current));
 		uint64_t head = trace_entry_word_ctx(cx, t, TRACE_FN, t->preempt_count);
+		struct rb_cpu *cb = (struct rb_cpu *)arch_cpu_word(c, offsetof(struct cpu, trace_rb));
 		struct rb_resv r;
 		uint64_t g;
-		if (__builtin_expect(!rb_reserve_fast(c->trace_rb, sizeof(struct ftrace_entry), &r, &g),
-				     0))
+		if (__builtin_expect(!rb_reserve_fast(cb, sizeof(struct ftrace_entry), &r, &g), 0))
 			return function_trace_rest(ip, parent, r.cb, g, head);
 		function_event(r.data, head, ip, parent);
 		rb_commit_fast(&r);

@@ -75,6 +75,20 @@ struct arch_words2 {
 /* ---- Inline primitives (arch_defs.h must define these) ----------------------
  *
  * struct cpu *arch_this_cpu(void);        this CPU's per-CPU area (TPIDR_EL1 / GS)
+ * struct cpu *arch_cpu_pinned(void);       the same, for code that cannot
+ *                                          migrate until it returns (FTRACE_HOT,
+ *                                          or preemption or interrupts off), as
+ *                                          a handle for arch_cpu_word and
+ *                                          arch_cpu_pair32: the compiler may
+ *                                          read it once, or (x86-64) not at all
+ * uintptr_t arch_cpu_word(struct cpu *c, size_t off);  the pointer-sized
+ *                                          word at byte offset off (a constant)
+ *                                          of c (from arch_cpu_pinned), one load
+ *                                          (x86-64: GS-relative, so no register
+ *                                          holds c); a word only this CPU writes
+ * uint32_t arch_cpu_pair32(struct cpu *c, size_t off, uint32_t *second);
+ *                                          arch_load_pair32 of the words at
+ *                                          offset off (8-aligned) of c
  * void arch_set_this_cpu(struct cpu *c);   once per CPU during bring-up
  * struct thread *arch_current(void);       the running thread (this CPU's
  *                                          `current`) in one instruction, so
@@ -87,7 +101,12 @@ struct arch_words2 {
  * void arch_irq_enable(void);
  * void arch_irq_disable(void);
  * bool arch_irqs_enabled(void);
- * uint64_t arch_irqs_disabled(void);       1 if interrupts are off, else 0
+ * uint32_t arch_irqs_disabled_or(unsigned shift, uint32_t k);  k | 1 << shift
+ *                                          if interrupts are off, else k (both
+ *                                          constants, shift 0..31, k without
+ *                                          that bit: the flag read, put in place
+ *                                          and joined to k in the fewest
+ *                                          instructions each arch has)
  * void arch_cpu_relax(void);               spin-loop hint (pause / yield)
  * uint64_t arch_counter(void);             monotonic counter, same rate and
  *                                          (near enough) same origin on all CPUs;
@@ -434,16 +453,19 @@ void arch_text_poke(void *dst, const void *src, size_t len);
  * ARCH_TRAMP_NOFP is ARCH_TRAMP_ARGS without saving and restoring the FP/SIMD
  * argument registers: only for a callback that never touches them
  * (FTRACE_OPS_FL_NOFP).  ARCH_TRAMP_NOARGS builds no struct ftrace_regs at
- * all: it calls call(func_ip, parent_ip, ops, NULL), keeping the integer
- * argument registers (and the stack pointer and return address) around
- * the call and leaving the FP/SIMD ones alone: only for a callback that
- * reads neither (FTRACE_OPS_FL_NOARGS).  ARCH_TRAMP_ARGS_ONLY passes an
+ * all: it calls call(func_ip, parent_ip) directly (a call instruction that
+ * must reach `call` from `exec`: -ERANGE if not), passing no ops and no
+ * fregs (those argument registers hold the function's own arguments),
+ * keeping the integer argument registers (and the stack pointer and
+ * return address) around the call and leaving the FP/SIMD ones alone:
+ * only for a callback that reads none of them (FTRACE_OPS_FL_NOARGS).  ARCH_TRAMP_ARGS_ONLY passes an
  * ftrace_regs of which only the integer argument registers, the stack
  * pointer at entry and the return slot are there (the rest is not built,
  * and may overlap the callback's own stack): those are loaded back and
  * the FP/SIMD registers left alone, for a callback that reads no more
  * (FTRACE_OPS_FL_ARGS_ONLY: function_graph's).  Returns the length, or
- * -ENOSPC if it would exceed ARCH_TRAMP_SIZE.
+ * -ENOSPC if it would exceed ARCH_TRAMP_SIZE, -ERANGE (NOARGS) if `call`
+ * is out of the direct call's reach.
  */
 enum arch_tramp_kind { ARCH_TRAMP_ARGS, ARCH_TRAMP_REGS, ARCH_TRAMP_NOFP, ARCH_TRAMP_NOARGS,
 		       ARCH_TRAMP_ARGS_ONLY };

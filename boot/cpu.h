@@ -24,11 +24,18 @@ struct rb_cpu;
  * TRACE_FLAG_HARDIRQ (0x08) where trace_entry_fill_on puts the flags (bit
  * 16), so that an AND takes it as it goes into the event.  A callback's
  * test (trace_guard & trace_ctx) is not disturbed by bit 19: the guard's
- * upper bytes are 0. */
+ * third byte holds only need_resched's bit 18 (CPU_NEED_RESCHED), its
+ * fourth is 0. */
 #define TRACE_CTX_BITS    0x7u
 #define TRACE_CTX_DEAD    0x100u
 #define TRACE_CTX_HARDIRQ (0x08u << 16)
 #define TRACE_CTX_TASK    (1u | TRACE_CTX_DEAD)
+
+/* cpu.need_resched when set: Linux's TRACE_FLAG_NEED_RESCHED (0x04), so
+ * that the guard's third byte, where it lives, ORs into an event's flags
+ * as loaded (trace_entry_word_ctx); clear it is 0.  Every writer stores
+ * 0 or this, atomically; readers test it for nonzero. */
+#define CPU_NEED_RESCHED  0x04u
 
 struct runqueue {
 	spinlock_t lock;
@@ -46,22 +53,25 @@ struct cpu {
 					   (arm64 mirrors it in TPIDRRO_EL0) */
 	struct thread *idle;            /* written once */
 	struct runqueue rq;
-	bool need_resched;              /* set by anyone (atomic), cleared by owner */
 	struct thread *switch_prev;     /* owner: thread being switched out, for sched_finish */
 	bool switch_requeue;            /* owner: put switch_prev on its pinned CPU's queue */
 	unsigned irq_depth;             /* owner: interrupt nesting level */
 	struct trap_frame *irq_frame;   /* owner: state the outermost interrupt interrupted */
-	/* The tracers' guard: trace_recursion and ftrace_dead, read by a
-	 * callback as one word with trace_ctx (trace/core/recursion.h,
-	 * ftrace_callback_free_on): the word and trace_ctx share no bit
-	 * while this context's callbacks may run. */
+	/* The tracers' guard: trace_recursion, ftrace_dead and
+	 * need_resched, read by a callback as one word with trace_ctx
+	 * (trace/core/recursion.h, ftrace_callback_free_on): the word and
+	 * trace_ctx share no bit while this context's callbacks may run, and
+	 * the OR of the two has an event's hardirq and need-resched flags
+	 * where its header wants them (trace/trace.h). */
 	union {
 		uint32_t trace_guard;   /* as loaded; written only by its bytes */
 		struct {
 			uint8_t trace_recursion; /* owner: tracer recursion bits, one per
 						    context (bits 0..5) */
 			uint8_t ftrace_dead;     /* atomic: ftrace_kill() sets it on every CPU */
-			uint8_t trace_guard_zero[2]; /* always 0 */
+			uint8_t need_resched;    /* 0 or CPU_NEED_RESCHED; set by anyone
+						    (atomic), cleared by owner */
+			uint8_t trace_guard_zero; /* always 0 */
 		};
 	};
 	uint32_t trace_ctx;             /* owner: this context's tracer recursion bit

@@ -99,7 +99,7 @@ static void enqueue(struct thread *t, unsigned cpu)
 	spin_unlock_irqrestore(&c->rq.lock, f);
 	f = arch_irq_save();
 	if (cpu == cpu_id())
-		__atomic_store_n(&c->need_resched, true, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->need_resched, CPU_NEED_RESCHED, __ATOMIC_RELAXED);
 	else
 		smp_send(cpu, IPI_RESCHED);
 	arch_irq_restore(f);
@@ -132,7 +132,7 @@ void schedule(void)
 	 * trampoline code (irq_exit checks the interrupted PC; voluntary calls
 	 * come from C), even if it picks the same thread again. */
 	tramp_quiescent(c);
-	__atomic_store_n(&c->need_resched, false, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->need_resched, 0, __ATOMIC_RELAXED);
 	spin_lock(&c->rq.lock);
 	bool requeue = false;
 	int running = THREAD_RUNNING;
@@ -318,7 +318,7 @@ void thread_migrate(struct thread *t, int cpu)
 	if (t != current_thread())
 		return;                   /* it moves at its next switch */
 	while (cpu >= 0 && cpu_id() != (unsigned)cpu) {
-		__atomic_store_n(&this_cpu()->need_resched, true, __ATOMIC_RELAXED);
+		__atomic_store_n(&this_cpu()->need_resched, CPU_NEED_RESCHED, __ATOMIC_RELAXED);
 		thread_yield();
 	}
 }
@@ -421,11 +421,11 @@ void sched_tick(void)
 		wake_sleepers();
 	if (cur == c->idle) {
 		if (c->rq.nr)
-			__atomic_store_n(&c->need_resched, true, __ATOMIC_RELAXED);
+			__atomic_store_n(&c->need_resched, CPU_NEED_RESCHED, __ATOMIC_RELAXED);
 		else if (c->ticks % BALANCE_TICKS == 0)
 			balance(c);
 	} else if ((c->rq.nr && c->ticks % SLICE_TICKS == 0) || home_cpu(cur) != c->id) {
-		__atomic_store_n(&c->need_resched, true, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->need_resched, CPU_NEED_RESCHED, __ATOMIC_RELAXED);
 	}
 }
 

@@ -128,5 +128,5 @@ void ipi_interrupt(void)
 		__atomic_fetch_sub(&call_left, 1, __ATOMIC_RELEASE);
 	}
 	if (bits & IPI_RESCHED)
-		__atomic_store_n(&c->need_resched, true, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->need_resched, CPU_NEED_RESCHED, __ATOMIC_RELAXED);
 }

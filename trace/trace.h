@@ -177,28 +177,32 @@ void tracer_list(void (*fn)(const char *name, void *arg), void *arg);
  * (this one, stable: preemption off) by thread t (c's current), as one
  * little-endian 8-byte word: type, flags, preempt count (the traced
  * code's, capped at 15 as Linux does), pid (idle threads have tid 0; the
- * thread keeps it shifted into place: entry_pid).  ctx is c->trace_ctx
- * (a caller that has loaded it passes it: ftrace_callback_free_on).
- * trace_entry_word_on reads it; trace_entry_fill_on stores the word at e
- * in one store.  Inline: they are on every traced call's path. */
+ * thread keeps it shifted into place: entry_pid).  cx is
+ * c->trace_guard | c->trace_ctx (a caller that has loaded the pair
+ * passes it: ftrace_callback_free_on).  trace_entry_word_on loads it;
+ * trace_entry_fill_on stores the word at e in one store.  Inline: they
+ * are on every traced call's path.  The layout is Linux's struct
+ * trace_entry (include/linux/trace_events.h). */
 static inline __attribute__((always_inline)) uint64_t
-trace_entry_word_ctx(struct cpu *c, uint32_t ctx, const struct thread *t, uint16_t type,
-		     unsigned preempt_depth)
+trace_entry_word_ctx(uint32_t cx, const struct thread *t, uint16_t type, unsigned preempt_depth)
 {
 	_Static_assert(sizeof(struct trace_entry) == 8 && offsetof(struct trace_entry, pid) == 4,
 		       "one little-endian word");
-	_Static_assert(TRACE_CTX_HARDIRQ == TRACE_FLAG_HARDIRQ << 16, "boot/cpu.h");
-	/* The hardirq flag is in trace_ctx where the word wants it
-	 * (boot/cpu.h); the others each from a 0/1 value by a constant
-	 * factor (a shift, folded into the OR): arch_irqs_disabled() is
-	 * 0/1, and need_resched is a bool, whose byte holds 0 or 1 (read as
-	 * that byte, so no test turns it into one).  The 32-bit ones are
-	 * joined in 32 bits, so that the word is widened once (each widened
-	 * alone costs arm64 a UBFIZ). */
-	uint32_t flags = (ctx & TRACE_CTX_HARDIRQ) |
-			 (arch_load_relaxed8((const uint8_t *)&c->need_resched) * TRACE_FLAG_NEED_RESCHED |
-			  (uint32_t)arch_irqs_disabled() * TRACE_FLAG_IRQS_OFF) << 16;
-	uint64_t w = type | (uint64_t)flags |
+	_Static_assert(TRACE_CTX_HARDIRQ == TRACE_FLAG_HARDIRQ << 16 &&
+			       CPU_NEED_RESCHED == TRACE_FLAG_NEED_RESCHED &&
+			       offsetof(struct cpu, need_resched) == offsetof(struct cpu, trace_guard) + 2,
+		       "boot/cpu.h");
+	/* The hardirq flag (trace_ctx) and need-resched (the guard's third
+	 * byte) are in cx where the word wants them (boot/cpu.h), and
+	 * nothing else of the two words is in that byte: one AND.  The
+	 * irqs-off flag comes in place from the arch, joined to the type
+	 * there (x86-64 folds it into its flip of RFLAGS.IF).  The 32-bit
+	 * ones are joined in 32 bits, so that the word is widened once (each
+	 * widened alone costs arm64 a UBFIZ). */
+	_Static_assert(TRACE_FLAG_IRQS_OFF == 1, "bit 16 of the word");
+	uint32_t flags = (cx & (TRACE_CTX_HARDIRQ | CPU_NEED_RESCHED << 16)) |
+			 arch_irqs_disabled_or(16, type);
+	uint64_t w = (uint64_t)flags |
 		     (uint64_t)(preempt_depth > 15 ? 15 : preempt_depth) << 24 | t->entry_pid;
 	return w;
 }
@@ -206,7 +210,8 @@ trace_entry_word_ctx(struct cpu *c, uint32_t ctx, const struct thread *t, uint16
 static inline __attribute__((always_inline)) uint64_t
 trace_entry_word_on(struct cpu *c, const struct thread *t, uint16_t type, unsigned preempt_depth)
 {
-	return trace_entry_word_ctx(c, c->trace_ctx, t, type, preempt_depth);
+	uint32_t ctx, guard = arch_load_pair32(&c->trace_guard, &ctx);
+	return trace_entry_word_ctx(guard | ctx, t, type, preempt_depth);
 }
 
 static inline __attribute__((always_inline)) void

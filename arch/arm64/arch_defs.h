@@ -209,6 +209,25 @@ ARM64_INLINE struct cpu *arch_this_cpu(void)
 	return c;
 }
 
+/* Not volatile: the caller cannot migrate, so one read serves. */
+ARM64_INLINE struct cpu *arch_cpu_pinned(void)
+{
+	struct cpu *c;
+	__asm__("mrs %0, tpidr_el1" : "=r"(c));
+	return c;
+}
+
+ARM64_INLINE uintptr_t arch_cpu_word(struct cpu *c, size_t off)
+{
+	return *(const uintptr_t *)((const char *)c + off);
+}
+
+ARM64_INLINE uint32_t arch_load_pair32(const uint32_t *p, uint32_t *second);
+ARM64_INLINE uint32_t arch_cpu_pair32(struct cpu *c, size_t off, uint32_t *second)
+{
+	return arch_load_pair32((const uint32_t *)((const char *)c + off), second);
+}
+
 /* TPIDRRO_EL0 holds the running thread (nothing runs at EL0 here). */
 ARM64_INLINE struct thread *arch_current(void)
 {
@@ -254,11 +273,15 @@ ARM64_INLINE bool arch_irqs_enabled(void)
 	return !(f & ARM64_DAIF_I);
 }
 
-ARM64_INLINE uint64_t arch_irqs_disabled(void)
+/* DAIF.I (bit 7) is 1 when interrupts are masked: taken out as 0/1 by
+ * one UBFX in the asm (GCC, seeing the shifts, makes two of it), the shift
+ * folded into an OR. */
+ARM64_INLINE uint32_t arch_irqs_disabled_or(unsigned shift, uint32_t k)
 {
-	unsigned long f;
-	__asm__ volatile("mrs %0, daif" : "=r"(f) :: "memory");
-	return (f & ARM64_DAIF_I) >> 7;
+	uint32_t i;
+	_Static_assert(ARM64_DAIF_I == 1u << 7, "DAIF.I");
+	__asm__ volatile("mrs %x0, daif\n\tubfx %w0, %w0, #7, #1" : "=r"(i) :: "memory");
+	return i << shift | k;
 }
 
 ARM64_INLINE void arch_cpu_relax(void)

@@ -319,17 +319,22 @@ tstack_entry_fpsaving:
 
 /*
  * The NOARGS template (ARCH_TRAMP_NOARGS, for FTRACE_OPS_FL_NOARGS ops):
- * the callback reads neither fregs (it gets NULL) nor the FP/SIMD
- * registers, so no struct ftrace_regs is built: the integer argument state
- * (x0-x8) and the parent (x9) are stored around the call and loaded back,
- * and the one frame record is the trampoline's {caller's x29, func + 8}
- * (a backtrace from the callback goes on into the traced function's
- * caller: the function, which has not made its own record yet, is not
- * named).  Per call: 13 instructions in, 7 out.
+ * the callback reads neither op nor fregs nor the FP/SIMD registers, so no
+ * struct ftrace_regs is built and only the function and the parent are
+ * passed (x2 and x3 keep the function's own arguments): the integer
+ * argument state (x0-x8) and the parent (x9) are stored around the call
+ * and loaded back, and the one frame record is the trampoline's {caller's
+ * x29, func + 8} (a backtrace from the callback goes on into the traced
+ * function's caller: the function, which has not made its own record yet,
+ * is not named).  The call is a `bl` that arch_tramp_build points at the
+ * callback (the pool is inside the image: in reach); the literals still
+ * hold ops and call, for a reader of the slot.  Per call: 11 instructions
+ * in, 7 out.
  */
 #define NA_FRAME 96
 	.globl	arm64_tramp_tmpl_noargs, arm64_tramp_tmpl_noargs_ops
 	.globl	arm64_tramp_tmpl_noargs_call, arm64_tramp_tmpl_noargs_end
+	.globl	arm64_tramp_tmpl_noargs_bl
 	.type	arm64_tramp_tmpl_noargs, %function
 	.balign	8
 arm64_tramp_tmpl_noargs:
@@ -342,10 +347,8 @@ arm64_tramp_tmpl_noargs:
 	stp	x8, x9, [sp, #80]
 	sub	x0, x30, #8                     // arg 0: the function
 	mov	x1, x9                          // arg 1: the parent
-	ldr	x2, arm64_tramp_tmpl_noargs_ops
-	mov	x3, xzr                         // arg 3: no fregs
-	ldr	x16, arm64_tramp_tmpl_noargs_call
-	blr	x16
+arm64_tramp_tmpl_noargs_bl:
+	.inst	INSN_BL                         // bl call (arch_tramp_build)
 	ldp	x0, x1, [sp, #16]
 	ldp	x2, x3, [sp, #32]
 	ldp	x4, x5, [sp, #48]

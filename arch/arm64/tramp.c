@@ -4,7 +4,9 @@
  *
  * A template is position-independent code followed by two 8-byte literals,
  * `ops` and `call`, that its PC-relative loads read; building one is a copy
- * plus two literal stores, valid at any 8-aligned address.
+ * plus two literal stores, valid at any 8-aligned address.  The NOARGS
+ * template calls with a `bl` instead, pointed at `call` here (its
+ * literals are written all the same).
  */
 #include <errno.h>
 #include <string.h>
@@ -19,6 +21,7 @@ extern const char arm64_tramp_tmpl_regs[], arm64_tramp_tmpl_regs_ops[],
 
 struct tmpl {
 	const char *start, *ops, *call, *end;
+	const char *bl;     /* NULL, or a `bl` in the code to point at call */
 };
 
 static const struct tmpl tmpl_plain = {
@@ -36,10 +39,10 @@ static const struct tmpl tmpl_nofp = {
 };
 
 extern const char arm64_tramp_tmpl_noargs[], arm64_tramp_tmpl_noargs_ops[],
-	arm64_tramp_tmpl_noargs_call[], arm64_tramp_tmpl_noargs_end[];
+	arm64_tramp_tmpl_noargs_call[], arm64_tramp_tmpl_noargs_end[], arm64_tramp_tmpl_noargs_bl[];
 static const struct tmpl tmpl_noargs = {
 	arm64_tramp_tmpl_noargs, arm64_tramp_tmpl_noargs_ops, arm64_tramp_tmpl_noargs_call,
-	arm64_tramp_tmpl_noargs_end,
+	arm64_tramp_tmpl_noargs_end, arm64_tramp_tmpl_noargs_bl,
 };
 
 extern const char arm64_tramp_tmpl_args_only[], arm64_tramp_tmpl_args_only_ops[],
@@ -65,6 +68,15 @@ int arch_tramp_build(void *buf, uintptr_t exec, void *ops, void *call, enum arch
 	memcpy(buf, t->start, len);
 	memcpy((char *)buf + (t->ops - t->start), &o, sizeof(o));
 	memcpy((char *)buf + (t->call - t->start), &c, sizeof(c));
+	if (t->bl) {
+		/* The direct call: the pool and the callbacks are in the image,
+		 * within a branch's reach of each other. */
+		intptr_t off = (intptr_t)(c - (exec + (uintptr_t)(t->bl - t->start)));
+		if ((c & 3) || off < -BRANCH_RANGE || off >= BRANCH_RANGE)
+			return -ERANGE;
+		uint32_t insn = INSN_BL | ((uint32_t)(off >> 2) & INSN_IMM26_MASK);
+		memcpy((char *)buf + (t->bl - t->start), &insn, sizeof(insn));
+	}
 	return (int)len;
 }
 

@@ -252,6 +252,35 @@ ARCH_INLINE struct cpu *arch_this_cpu(void)
 	return c;
 }
 
+/* Not volatile: the caller cannot migrate, and arch_cpu_word and
+ * arch_cpu_pair32 do not use it (GS-relative loads), so it is dropped. */
+ARCH_INLINE struct cpu *arch_cpu_pinned(void)
+{
+	struct cpu *c;
+	__asm__("movq %%gs:0, %0" : "=r"(c));
+	return c;
+}
+
+ARCH_INLINE uintptr_t arch_cpu_word(struct cpu *c, size_t off)
+{
+	uintptr_t v;
+	(void)c;
+	__asm__("movq %%gs:%c1, %0" : "=r"(v) : "i"(off));
+	return v;
+}
+
+/* The first word volatile (read where the caller reads it), the second
+ * plain, as arch_load_pair32. */
+ARCH_INLINE uint32_t arch_cpu_pair32(struct cpu *c, size_t off, uint32_t *second)
+{
+	uint32_t a, b;
+	(void)c;
+	__asm__("movl %%gs:%c1, %0" : "=r"(b) : "i"(off + 4));
+	__asm__ volatile("movl %%gs:%c1, %0" : "=r"(a) : "i"(off));
+	*second = b;
+	return a;
+}
+
 /* offsetof(struct cpu, current) (asserted in thread.c): one gs-relative
  * load reads it, and an instruction is never split by a migration. */
 #define X86_CPU_CURRENT 32
@@ -302,9 +331,16 @@ ARCH_INLINE bool arch_irqs_enabled(void)
 	return (f & X86_RFLAGS_IF) != 0;
 }
 
-ARCH_INLINE uint64_t arch_irqs_disabled(void)
+/* RFLAGS.IF (bit 9) is 1 when interrupts are on: moved into place, then
+ * flipped and joined to k by one XOR (k has no bit there, so XOR is OR
+ * for it): shl, and, xor. */
+ARCH_INLINE uint32_t arch_irqs_disabled_or(unsigned shift, uint32_t k)
 {
-	return !arch_irqs_enabled();
+	unsigned long f;
+	__asm__ volatile("pushfq; popq %0" : "=r"(f) : : "memory");
+	_Static_assert(X86_RFLAGS_IF == 1u << 9, "RFLAGS.IF");
+	uint32_t i = (uint32_t)f & X86_RFLAGS_IF;
+	return (shift >= 9 ? i << (shift - 9) : i >> (9 - shift)) ^ (1u << shift | k);
 }
 
 ARCH_INLINE void arch_cpu_relax(void)

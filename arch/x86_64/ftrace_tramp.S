@@ -229,13 +229,16 @@
 .endm
 
 /*
- * NOARGS variant (FTRACE_OPS_FL_NOARGS): the callback reads neither fregs
- * (it gets NULL) nor the FP/SIMD registers, so no struct ftrace_regs and
- * no frame records are made: the argument state is pushed around the call
- * and popped back (eight pushes keep the call 16-byte aligned: the site's
- * call left rsp 16-aligned).  rbp stays the caller's, so a backtrace from
- * the callback goes from the trampoline on into the traced function's
- * caller's caller.  Per call: 15 instructions in, 9 out.
+ * NOARGS variant (FTRACE_OPS_FL_NOARGS): the callback reads neither op nor
+ * fregs nor the FP/SIMD registers, so no struct ftrace_regs and no frame
+ * records are made and only the function and the parent are passed (rdx
+ * and rcx keep the function's own arguments): the argument state is pushed
+ * around the call and popped back (eight pushes keep the call 16-byte
+ * aligned: the site's call left rsp 16-aligned).  The call is a `call
+ * rel32` that arch_tramp_build points at the callback (the pool is inside
+ * the image: in reach).  rbp stays the caller's, so a backtrace from the
+ * callback goes from the trampoline on into the traced function's
+ * caller's caller.  Per call: 12 instructions in, 9 out.
  */
 .macro FTRACE_NOARGS_CALLER name
 \name:
@@ -250,8 +253,9 @@
 	movq	64(%rsp), %rdi          /* func + 5 */
 	subq	$ARCH_SITE_SIZE, %rdi
 	movq	72(%rsp), %rsi          /* the parent */
-	xorl	%ecx, %ecx              /* fregs = NULL */
-	TRAMP_CALL \name, 1
+	.byte	0xe8                    /* call rel32 (arch_tramp_build) */
+	.long	0
+\name\()_call:
 	popq	%r10
 	popq	%rax
 	popq	%r9
@@ -319,7 +323,8 @@
 
 /* struct x86_tramp_template (ftrace.c): start, length, ops and call
  * immediate offsets, indexed by enum arch_tramp_kind: [0] plain,
- * [1] SAVE_REGS, [2] no FP/SIMD save, [3] no ftrace_regs, [4] its
+ * [1] SAVE_REGS, [2] no FP/SIMD save, [3] no ftrace_regs (no ops
+ * immediate: 0; its call a `call rel32`, the offset the rel32's), [4] its
  * argument words only. */
 	.section .rodata, "a"
 	.balign 8
@@ -339,8 +344,8 @@ x86_tramp_templates:
 	.quad	x86_ftrace_nofp_tmpl_call - 8 - x86_ftrace_nofp_tmpl
 	.quad	x86_ftrace_noargs_tmpl
 	.quad	x86_ftrace_noargs_tmpl_end - x86_ftrace_noargs_tmpl
-	.quad	x86_ftrace_noargs_tmpl_ops - 8 - x86_ftrace_noargs_tmpl
-	.quad	x86_ftrace_noargs_tmpl_call - 8 - x86_ftrace_noargs_tmpl
+	.quad	0                       /* no ops */
+	.quad	x86_ftrace_noargs_tmpl_call - 4 - x86_ftrace_noargs_tmpl   /* a rel32 */
 	.quad	x86_ftrace_args_only_tmpl
 	.quad	x86_ftrace_args_only_tmpl_end - x86_ftrace_args_only_tmpl
 	.quad	x86_ftrace_args_only_tmpl_ops - 8 - x86_ftrace_args_only_tmpl

@@ -37,12 +37,12 @@ static void call_off(bool nr)
 {
 	unsigned long f = arch_irq_save();
 	struct cpu *c = this_cpu();
-	bool was = __atomic_exchange_n(&c->need_resched, nr, __ATOMIC_RELAXED);
+	bool was = __atomic_exchange_n(&c->need_resched, nr ? CPU_NEED_RESCHED : 0, __ATOMIC_RELAXED);
 	fe_leaf(1);
 	if (was)
-		__atomic_store_n(&c->need_resched, true, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->need_resched, CPU_NEED_RESCHED, __ATOMIC_RELAXED);
 	else if (nr)
-		__atomic_store_n(&c->need_resched, false, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->need_resched, 0, __ATOMIC_RELAXED);
 	arch_irq_restore(f);
 }
 

@@ -77,7 +77,7 @@ static void recl_tick(void)
 	uintptr_t pc = arch_frame_pc(c->irq_frame);
 	if (pc >= (uintptr_t)__tramp_pool_start && pc < (uintptr_t)__tramp_pool_end) {
 		__atomic_fetch_add(&recl_pool_ticks, 1, __ATOMIC_RELAXED);
-		__atomic_store_n(&c->need_resched, true, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->need_resched, CPU_NEED_RESCHED, __ATOMIC_RELAXED);
 	}
 }
 

@@ -38,18 +38,31 @@ struct thread {
 struct cpu {
 	struct thread *current, *idle;
 	unsigned irq_depth;
-	bool need_resched;
+	union {                         /* boot/cpu.h: the guard word */
+		uint32_t trace_guard;
+		struct {
+			uint8_t trace_recursion, ftrace_dead;
+			uint8_t need_resched;   /* 0 or CPU_NEED_RESCHED */
+			uint8_t trace_guard_zero;
+		};
+	};
 	unsigned trace_ctx;             /* boot/cpu.h: TRACE_CTX_HARDIRQ in an interrupt */
 };
 #define TRACE_CTX_HARDIRQ (0x08u << 16)  /* boot/cpu.h */
+#define CPU_NEED_RESCHED  0x04u          /* boot/cpu.h */
 
 extern struct cpu shim_cpu;
 extern unsigned ncpus;
 
 static inline struct cpu *arch_this_cpu(void) { return &shim_cpu; }
 static inline bool arch_irqs_enabled(void) { return true; }
-static inline uint64_t arch_irqs_disabled(void) { return 0; }
+static inline uint32_t arch_irqs_disabled_or(unsigned shift, uint32_t k) { (void)shift; return k; }
 static inline uint32_t arch_load_relaxed8(const uint8_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+static inline uint32_t arch_load_pair32(const uint32_t *p, uint32_t *second)
+{
+	*second = p[1];
+	return p[0];
+}
 
 /* ---- What the test controls and reads ---- */
 extern char shim_out[1 << 16];          /* everything kprintf wrote, NUL-terminated */

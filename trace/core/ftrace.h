@@ -86,11 +86,12 @@ enum {
 	FTRACE_OPS_FL_SAVE_REGS = 1u << 0,   /* callback needs ftrace_get_regs() */
 	FTRACE_OPS_FL_RECURSION = 1u << 1,   /* callback guards recursion itself (FTRACE_HOT) */
 	FTRACE_OPS_FL_NOFP      = 1u << 2,   /* RECURSION, and the callback is FTRACE_HOT_NOFP */
-	/* NOFP, and the callback reads neither fregs nor the function's
-	 * arguments: its own trampoline (ARCH_TRAMP_NOARGS) builds no
-	 * ftrace_regs and passes fregs = NULL, leaving the argument registers
-	 * as they are (a list caller still passes its fregs).  Refused
-	 * (-EINVAL) without NOFP or with SAVE_REGS. */
+	/* NOFP, and the callback reads neither op nor fregs nor the
+	 * function's arguments: its own trampoline (ARCH_TRAMP_NOARGS) builds
+	 * no ftrace_regs and passes only ip and parent_ip (op and fregs are
+	 * undefined: the function's own argument registers), leaving the
+	 * argument registers as they are (a list caller still passes its op
+	 * and fregs).  Refused (-EINVAL) without NOFP or with SAVE_REGS. */
 	FTRACE_OPS_FL_NOARGS    = 1u << 3,
 	/* NOFP, and of fregs the callback reads only the argument registers
 	 * (ftrace_regs_get_argument), the stack pointer at entry and the

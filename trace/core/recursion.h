@@ -136,9 +136,11 @@ FTRACE_INLINE bool ftrace_recursion_free_on(struct cpu *c)
  * guard word holds the recursion bits and the dead byte, trace_ctx this
  * context's bit and the dead byte's lowest (boot/cpu.h), so the AND of the
  * two words -- adjacent: one load pair on arm64 -- is 0 exactly when both
- * hold.  *ctx: trace_ctx as loaded, for trace_entry_word_ctx.  ftrace_kill() writes the byte 1, the owner only ever writes the
- * recursion byte, so neither write can undo the other's. */
-FTRACE_INLINE bool ftrace_callback_free_on(struct cpu *c, uint32_t *ctx)
+ * hold.  *cx: their OR as loaded, for trace_entry_word_ctx.  ftrace_kill()
+ * writes the dead byte 1, the scheduler need_resched, the owner only ever
+ * writes the recursion byte, so no write can undo another's.  c: from
+ * arch_cpu_pinned (x86-64 reads the pair GS-relative). */
+FTRACE_INLINE bool ftrace_callback_free_on(struct cpu *c, uint32_t *cx)
 {
 	_Static_assert(offsetof(struct cpu, ftrace_dead) == offsetof(struct cpu, trace_guard) + 1 &&
 			       TRACE_CTX_DEAD == 1u << 8,
@@ -146,7 +148,9 @@ FTRACE_INLINE bool ftrace_callback_free_on(struct cpu *c, uint32_t *ctx)
 	_Static_assert(offsetof(struct cpu, trace_ctx) == offsetof(struct cpu, trace_guard) + 4,
 		       "one load pair");
 	_Static_assert(offsetof(struct cpu, trace_guard) % 8 == 0, "the pair aligned");
-	return !(arch_load_pair32(&c->trace_guard, ctx) & *ctx);
+	uint32_t ctx, guard = arch_cpu_pair32(c, offsetof(struct cpu, trace_guard), &ctx);
+	*cx = guard | ctx;
+	return !(guard & ctx);
 }
 
 FTRACE_INLINE void ftrace_recursion_exit_on(struct cpu *c, unsigned bit)

@@ -7,9 +7,10 @@
  * touches an FP/SIMD register or calls a traced function
  * (FTRACE_OPS_FL_NOFP, checked at build time), so the trampoline does not
  * save them, and the callback only tests its context's recursion bit; it
- * reads no argument either (FTRACE_OPS_FL_NOARGS), so its trampoline builds
- * no ftrace_regs; and it leaves the preemption count alone (it runs in
- * trampoline text, where a thread is never preempted).
+ * reads no argument, nor its op, either (FTRACE_OPS_FL_NOARGS), so its
+ * trampoline builds no ftrace_regs and passes only ip and parent; and it
+ * leaves the preemption count alone (it runs in trampoline text, where a
+ * thread is never preempted).
  *
  * Its ops follows set_ftrace_filter / set_ftrace_notrace (GLOBAL_OPS,
  * trace/global_ops.c, with the boot options ftrace_filter= and
@@ -53,7 +54,7 @@ static FTRACE_HOT_NOFP void function_trace_rest(uintptr_t ip, uintptr_t parent, 
 	}
 }
 
-/* fregs: NULL from its own trampoline (FTRACE_OPS_FL_NOARGS), unread. */
+/* op, fregs: undefined from its own trampoline (FTRACE_OPS_FL_NOARGS), unread. */
 static FTRACE_HOT_NOFP void function_trace_call(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,
 				struct ftrace_regs *fregs)
 {
@@ -63,15 +64,15 @@ static FTRACE_HOT_NOFP void function_trace_call(uintptr_t ip, uintptr_t parent, 
 	 * is the traced code's.  The header is made before the reservation,
 	 * as Linux makes its context word before it reserves: then only the
 	 * word, not the CPU and the thread, lives across it. */
-	struct cpu *c = arch_this_cpu();
-	uint32_t ctx;
-	if (ftrace_callback_free_on(c, &ctx)) {
-		struct thread *t = c->current;
-		uint64_t head = trace_entry_word_ctx(c, ctx, t, TRACE_FN, t->preempt_count);
+	struct cpu *c = arch_cpu_pinned();
+	uint32_t cx;
+	if (ftrace_callback_free_on(c, &cx)) {
+		struct thread *t = (struct thread *)arch_cpu_word(c, offsetof(struct cpu, current));
+		uint64_t head = trace_entry_word_ctx(cx, t, TRACE_FN, t->preempt_count);
+		struct rb_cpu *cb = (struct rb_cpu *)arch_cpu_word(c, offsetof(struct cpu, trace_rb));
 		struct rb_resv r;
 		uint64_t g;
-		if (__builtin_expect(!rb_reserve_fast(c->trace_rb, sizeof(struct ftrace_entry), &r, &g),
-				     0))
+		if (__builtin_expect(!rb_reserve_fast(cb, sizeof(struct ftrace_entry), &r, &g), 0))
 			return function_trace_rest(ip, parent, r.cb, g, head);
 		function_event(r.data, head, ip, parent);
 		rb_commit_fast(&r);

@@ -284,9 +284,19 @@ ARM64_INLINE uint64_t arch_counter_relaxed(void)
 }
 
 /* Relaxed atomic loads through an "m" operand, which allows [base, #imm]
- * (GCC's atomic builtins take [base] only).  An aligned LDRB/LDR is
- * single-copy atomic (Arm ARM B2.2.1): that is all relaxed asks, and the
- * asm is volatile, so each call is one load, as an atomic load is. */
+ * under GCC (GCC's atomic builtins take [base] only).  An aligned LDRB/LDR
+ * is single-copy atomic (Arm ARM B2.2.1): that is all relaxed asks, and
+ * the asm is volatile, so each call is one load, as an atomic load is.
+ * Clang is the other way round: its "m" is a bare base register (an ADD
+ * before every load at an offset), its atomic builtins take [base, #imm];
+ * so under clang these are the builtins (the same LDRB/LDR/STR). */
+#ifdef __clang__
+#define ARM64_LOAD_RELAXED(name, ret, type, insn)                              \
+	ARM64_INLINE ret name(const type *p)                                    \
+	{                                                                       \
+		return __atomic_load_n(p, __ATOMIC_RELAXED);                    \
+	}
+#else
 #define ARM64_LOAD_RELAXED(name, ret, type, insn)                              \
 	ARM64_INLINE ret name(const type *p)                                    \
 	{                                                                       \
@@ -294,6 +304,7 @@ ARM64_INLINE uint64_t arch_counter_relaxed(void)
 		__asm__ volatile(insn : "=r"(v) : "m"(*p));                     \
 		return v;                                                       \
 	}
+#endif
 /* The byte comes back zero-extended in a whole register (as LDRB leaves
  * it), so a test of it needs no mask. */
 ARM64_LOAD_RELAXED(arch_load_relaxed8, uint32_t, uint8_t, "ldrb %w0, %1")
@@ -325,7 +336,11 @@ ARM64_INLINE bool arch_above_bits(uint64_t v, unsigned bits)
 ARM64_LOAD_RELAXED(arch_load_relaxed64, uint64_t, uint64_t, "ldr %x0, %1")
 ARM64_INLINE void arch_store_relaxed64(uint64_t *p, uint64_t v)
 {
+#ifdef __clang__
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);      /* [base, #imm]: above */
+#else
 	__asm__ volatile("str %x1, %0" : "=m"(*p) : "r"(v));
+#endif
 }
 
 /* CAS takes a bare base register whatever the compiler does: the builtin. */

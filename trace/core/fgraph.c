@@ -721,6 +721,7 @@ int register_fgraph(struct fgraph_ops *g)
 	 * after): fgraph_ops_func reads idx and gen without a fence, the
 	 * site's patching orders them (as it does the ops itself). */
 	g->idx = idx;
+	g->ts_users = (1u << idx) * 0x10001u | fr_ts_entry_bits(0);
 	g->gen = ++last_gen;         /* frames of earlier registrations are not ours */
 	g->frame_tag = FR_TAG(g->gen);
 	/* An earlier user of the slot may have left calls open, its counts

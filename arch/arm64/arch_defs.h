@@ -364,17 +364,38 @@ ARM64_INLINE uintptr_t arch_frame_address(void)
  * caller's frame before the call.  The thunk's frame is a real one (x29,
  * x30 first, with CFI), so a backtrace from inside fn walks through it.
  */
-#define ARCH_PRESERVING_THUNK(fn)                                                        \
-	__asm__(".pushsection .text." #fn "_preserving, \"ax\", %progbits\n"            \
-		".globl " #fn "_preserving\n"                                            \
-		".type " #fn "_preserving, %function\n"                                  \
+#define ARCH_PRESERVING_THUNK(fn) \
+	ARM64_THUNK_(fn, #fn "_preserving", ".text." #fn "_preserving", "144", "", "")
+/*
+ * The FP-saving thunk fn_fpsaving (arch/hooks.h, CALL_FPSAVING_VOID): the
+ * same, keeping q0-q7 too (the FP/SIMD argument registers, all the FP/SIMD
+ * state live at a function's entry, which an FTRACE_HOT_NOFP trampoline
+ * leaves as they are), in trampoline text (.text.tramp: never preempted
+ * there, as the callbacks that call it).  The file that defines fn
+ * instantiates it.
+ */
+#define ARCH_FPSAVING_THUNK(fn) \
+	ARM64_THUNK_(fn, #fn "_fpsaving", ".text.tramp", "272", ARM64_Q_ARGS_(stp), \
+		     ARM64_Q_ARGS_(ldp))
+#define ARM64_Q_ARGS_(op)                                                               \
+	"	" #op " q0, q1, [sp, #144]\n"                                             \
+	"	" #op " q2, q3, [sp, #176]\n"                                             \
+	"	" #op " q4, q5, [sp, #208]\n"                                             \
+	"	" #op " q6, q7, [sp, #240]\n"
+/* Both thunks: name (a string) in section, calling fn, with a frame of
+ * `frame` bytes (a string), x2-x15 and x18 at its 144 first, then what
+ * fpsave stores before the call and fpload loads back after it. */
+#define ARM64_THUNK_(fn, name, section, frame, fpsave, fpload)                           \
+	__asm__(".pushsection " section ", \"ax\", %progbits\n"                          \
+		".globl " name "\n"                                                      \
+		".type " name ", %function\n"                                            \
 		".p2align 2\n"                                                           \
-		#fn "_preserving:\n"                                                     \
+		name ":\n"                                                               \
 		"	.cfi_startproc\n"                                                 \
-		"	stp x29, x30, [sp, #-144]!\n"                                     \
-		"	.cfi_def_cfa_offset 144\n"                                        \
-		"	.cfi_offset 29, -144\n"                                           \
-		"	.cfi_offset 30, -136\n"                                           \
+		"	stp x29, x30, [sp, #-" frame "]!\n"                               \
+		"	.cfi_def_cfa_offset " frame "\n"                                  \
+		"	.cfi_offset 29, -" frame "\n"                                     \
+		"	.cfi_offset 30, 8 - " frame "\n"                                  \
 		"	mov x29, sp\n"                                                    \
 		"	.cfi_def_cfa_register 29\n"                                       \
 		"	stp x2, x3, [sp, #16]\n"                                          \
@@ -385,7 +406,9 @@ ARM64_INLINE uintptr_t arch_frame_address(void)
 		"	stp x12, x13, [sp, #96]\n"                                        \
 		"	stp x14, x15, [sp, #112]\n"                                       \
 		"	str x18, [sp, #128]\n"                                            \
+		fpsave                                                                   \
 		"	bl " #fn "\n"                                                     \
+		fpload                                                                   \
 		"	ldp x2, x3, [sp, #16]\n"                                          \
 		"	ldp x4, x5, [sp, #32]\n"                                          \
 		"	ldp x6, x7, [sp, #48]\n"                                          \
@@ -394,13 +417,13 @@ ARM64_INLINE uintptr_t arch_frame_address(void)
 		"	ldp x12, x13, [sp, #96]\n"                                        \
 		"	ldp x14, x15, [sp, #112]\n"                                       \
 		"	ldr x18, [sp, #128]\n"                                            \
-		"	ldp x29, x30, [sp], #144\n"                                       \
+		"	ldp x29, x30, [sp], #" frame "\n"                                 \
 		"	.cfi_def_cfa sp, 0\n"                                             \
 		"	.cfi_restore 29\n"                                                \
 		"	.cfi_restore 30\n"                                                \
 		"	ret\n"                                                            \
 		"	.cfi_endproc\n"                                                   \
-		".size " #fn "_preserving, . - " #fn "_preserving\n"                     \
+		".size " name ", . - " name "\n"                                         \
 		".popsection\n")
 
 #define ARCH_CALL_PRESERVING(fn, a0, a1, a2, a3, a4) \

@@ -560,6 +560,8 @@ FTRACE_HOT void tstack_entry(uintptr_t func, uintptr_t parent, uintptr_t sp,
 	tstack_entry_on(&x, func, parent, sp, fregs, mask);
 	ts_end(&x, bit);
 }
+/* How FTRACE_HOT_NOFP code reaches it (CALL_FPSAVING_VOID: fgraph_enter_one). */
+ARCH_FPSAVING_THUNK(tstack_entry);
 
 FTRACE_HOT void tstack_entry_held(struct cpu *c, uintptr_t func, uintptr_t parent, uintptr_t sp,
 				  struct ftrace_regs *fregs, unsigned mask)

@@ -248,7 +248,7 @@ OBJS := $(patsubst %,$(B)/%.o,$(ARCH_SRCS) $(ARCH_TEST_SRCS) $(BOOT_SRCS) $(LIB_
 # does.
 FLAGS_STAMP := $(B)/.flags
 FLAGS_NOW   := $(CC) $(CFLAGS_BASE) | $(INSTR_CFLAGS) | $(NOFP_CFLAGS) | $(TRACED_SRCS) | \
-	$(EARLY_CFLAGS) $(EARLY_SRCS) | $(ASM_CFLAGS)
+	$(EARLY_CFLAGS) $(EARLY_SRCS) | $(NOFRAME_CFLAGS) $(NOFRAME_SRCS) | $(ASM_CFLAGS)
 ifneq ($(file <$(FLAGS_STAMP)),$(FLAGS_NOW))
 $(shell mkdir -p $(B))
 $(file >$(FLAGS_STAMP),$(FLAGS_NOW))
@@ -257,7 +257,8 @@ endif
 $(B)/%.c.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(if $(filter $<,$(TRACED_SRCS)),$(INSTR_CFLAGS),$(NOFP_CFLAGS)) \
-		$(if $(filter $<,$(EARLY_SRCS)),$(EARLY_CFLAGS)) -c $< -o $@
+		$(if $(filter $<,$(EARLY_SRCS)),$(EARLY_CFLAGS)) \
+		$(if $(filter $<,$(NOFRAME_SRCS)),$(NOFRAME_CFLAGS)) -c $< -o $@
 $(B)/%.S.o: %.S $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(ASM_CFLAGS) -D__ASSEMBLY__ -c $< -o $@

@@ -54,8 +54,8 @@ struct arch_words2 {
 })
 
 /* CALL_FPSAVING_VOID(fn, args...): fn(args...) through its FP-saving thunk
- * fn_fpsaving (hand-written in arch/ARCH/ftrace_tramp.S, in trampoline
- * text), which keeps what fn_preserving keeps and the FP/SIMD argument
+ * fn_fpsaving (ARCH_FPSAVING_THUNK(fn) at file scope defines it, in
+ * trampoline text), which keeps what fn_preserving keeps and the FP/SIMD argument
  * registers too (arm64 q0-q7, x86-64 xmm0-xmm7): the one way out of
  * FTRACE_HOT_NOFP code into code that may touch them, at a function's
  * entry, where those are all the FP/SIMD state that is live.
@@ -181,6 +181,10 @@ struct arch_words2 {
  *                                          them.  fn: NOFP code, at most five
  *                                          word-sized arguments, a return of at
  *                                          most two words
+ * ARCH_FPSAVING_THUNK(fn)                 the same thunk, named fn_fpsaving,
+ *                                          keeping the FP/SIMD argument
+ *                                          registers too, in trampoline text
+ *                                          (CALL_FPSAVING_VOID, above)
  * ARCH_CALL_PRESERVING(fn, a0, a1, a2, a3, a4)  an expression: calls the thunk
  *                                          with five word arguments (unused
  *                                          ones any value) and yields fn's two

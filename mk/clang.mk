@@ -17,3 +17,14 @@ ARCH_CFLAGS  := --target=$(CLANG_TARGET) $(ARCH_CFLAGS)
 # its DWARF has line tables only (the integrated assembler adds DW_TAG_label
 # entries that pahole reports as unsupported on every build).
 ASM_CFLAGS   := -fno-integrated-as
+# The files of the tracer's FTRACE_HOT_NOFP callbacks (the function and
+# function_graph tracers') build their leaf functions without a frame
+# record, as GCC builds those callbacks (FTRACE_NOFP_NOFRAME,
+# trace/core/ftrace.h: a per-function switch clang does not have).  The
+# callbacks call out only through register-preserving thunks (an asm call),
+# so to clang they are leaves: x86-64 keeps rbp free and loses the
+# push/mov/pop, arm64 saves x30 alone.  Non-leaf functions keep their
+# records; a backtrace taken inside a leaf goes on from its caller's caller
+# (INSTR=xray graph_call -4 / -8: docs/PERFORMANCE.md, issue 20).
+NOFRAME_SRCS   := trace/tracers/function.c trace/tracers/function_graph.c
+NOFRAME_CFLAGS := -momit-leaf-frame-pointer

@@ -307,9 +307,19 @@ ARM64_INLINE uint64_t arch_counter_relaxed(void)
 }
 
 /* Relaxed atomic loads through an "m" operand, which allows [base, #imm]
- * (GCC's atomic builtins take [base] only).  An aligned LDRB/LDR is
- * single-copy atomic (Arm ARM B2.2.1): that is all relaxed asks, and the
- * asm is volatile, so each call is one load, as an atomic load is. */
+ * under GCC (GCC's atomic builtins take [base] only).  An aligned LDRB/LDR
+ * is single-copy atomic (Arm ARM B2.2.1): that is all relaxed asks, and
+ * the asm is volatile, so each call is one load, as an atomic load is.
+ * Clang is the other way round: its "m" is a bare base register (an ADD
+ * before every load at an offset), its atomic builtins take [base, #imm];
+ * so under clang these are the builtins (the same LDRB/LDR/STR). */
+#ifdef __clang__
+#define ARM64_LOAD_RELAXED(name, ret, type, insn)                              \
+	ARM64_INLINE ret name(const type *p)                                    \
+	{                                                                       \
+		return __atomic_load_n(p, __ATOMIC_RELAXED);                    \
+	}
+#else
 #define ARM64_LOAD_RELAXED(name, ret, type, insn)                              \
 	ARM64_INLINE ret name(const type *p)                                    \
 	{                                                                       \
@@ -317,6 +327,7 @@ ARM64_INLINE uint64_t arch_counter_relaxed(void)
 		__asm__ volatile(insn : "=r"(v) : "m"(*p));                     \
 		return v;                                                       \
 	}
+#endif
 /* The byte comes back zero-extended in a whole register (as LDRB leaves
  * it), so a test of it needs no mask. */
 ARM64_LOAD_RELAXED(arch_load_relaxed8, uint32_t, uint8_t, "ldrb %w0, %1")
@@ -348,7 +359,11 @@ ARM64_INLINE bool arch_above_bits(uint64_t v, unsigned bits)
 ARM64_LOAD_RELAXED(arch_load_relaxed64, uint64_t, uint64_t, "ldr %x0, %1")
 ARM64_INLINE void arch_store_relaxed64(uint64_t *p, uint64_t v)
 {
+#ifdef __clang__
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);      /* [base, #imm]: above */
+#else
 	__asm__ volatile("str %x1, %0" : "=m"(*p) : "r"(v));
+#endif
 }
 /* v - *p and *p != v (arch/hooks.h): the load above, then the sub / cmp
  * (no arm64 ALU instruction takes a memory operand). */
@@ -382,17 +397,38 @@ ARM64_INLINE uintptr_t arch_frame_address(void)
  * caller's frame before the call.  The thunk's frame is a real one (x29,
  * x30 first, with CFI), so a backtrace from inside fn walks through it.
  */
-#define ARCH_PRESERVING_THUNK(fn)                                                        \
-	__asm__(".pushsection .text." #fn "_preserving, \"ax\", %progbits\n"            \
-		".globl " #fn "_preserving\n"                                            \
-		".type " #fn "_preserving, %function\n"                                  \
+#define ARCH_PRESERVING_THUNK(fn) \
+	ARM64_THUNK_(fn, #fn "_preserving", ".text." #fn "_preserving", "144", "", "")
+/*
+ * The FP-saving thunk fn_fpsaving (arch/hooks.h, CALL_FPSAVING_VOID): the
+ * same, keeping q0-q7 too (the FP/SIMD argument registers, all the FP/SIMD
+ * state live at a function's entry, which an FTRACE_HOT_NOFP trampoline
+ * leaves as they are), in trampoline text (.text.tramp: never preempted
+ * there, as the callbacks that call it).  The file that defines fn
+ * instantiates it.
+ */
+#define ARCH_FPSAVING_THUNK(fn) \
+	ARM64_THUNK_(fn, #fn "_fpsaving", ".text.tramp", "272", ARM64_Q_ARGS_(stp), \
+		     ARM64_Q_ARGS_(ldp))
+#define ARM64_Q_ARGS_(op)                                                               \
+	"	" #op " q0, q1, [sp, #144]\n"                                             \
+	"	" #op " q2, q3, [sp, #176]\n"                                             \
+	"	" #op " q4, q5, [sp, #208]\n"                                             \
+	"	" #op " q6, q7, [sp, #240]\n"
+/* Both thunks: name (a string) in section, calling fn, with a frame of
+ * `frame` bytes (a string), x2-x15 and x18 at its 144 first, then what
+ * fpsave stores before the call and fpload loads back after it. */
+#define ARM64_THUNK_(fn, name, section, frame, fpsave, fpload)                           \
+	__asm__(".pushsection " section ", \"ax\", %progbits\n"                          \
+		".globl " name "\n"                                                      \
+		".type " name ", %function\n"                                            \
 		".p2align 2\n"                                                           \
-		#fn "_preserving:\n"                                                     \
+		name ":\n"                                                               \
 		"	.cfi_startproc\n"                                                 \
-		"	stp x29, x30, [sp, #-144]!\n"                                     \
-		"	.cfi_def_cfa_offset 144\n"                                        \
-		"	.cfi_offset 29, -144\n"                                           \
-		"	.cfi_offset 30, -136\n"                                           \
+		"	stp x29, x30, [sp, #-" frame "]!\n"                               \
+		"	.cfi_def_cfa_offset " frame "\n"                                  \
+		"	.cfi_offset 29, -" frame "\n"                                     \
+		"	.cfi_offset 30, 8 - " frame "\n"                                  \
 		"	mov x29, sp\n"                                                    \
 		"	.cfi_def_cfa_register 29\n"                                       \
 		"	stp x2, x3, [sp, #16]\n"                                          \
@@ -403,7 +439,9 @@ ARM64_INLINE uintptr_t arch_frame_address(void)
 		"	stp x12, x13, [sp, #96]\n"                                        \
 		"	stp x14, x15, [sp, #112]\n"                                       \
 		"	str x18, [sp, #128]\n"                                            \
+		fpsave                                                                   \
 		"	bl " #fn "\n"                                                     \
+		fpload                                                                   \
 		"	ldp x2, x3, [sp, #16]\n"                                          \
 		"	ldp x4, x5, [sp, #32]\n"                                          \
 		"	ldp x6, x7, [sp, #48]\n"                                          \
@@ -412,13 +450,13 @@ ARM64_INLINE uintptr_t arch_frame_address(void)
 		"	ldp x12, x13, [sp, #96]\n"                                        \
 		"	ldp x14, x15, [sp, #112]\n"                                       \
 		"	ldr x18, [sp, #128]\n"                                            \
-		"	ldp x29, x30, [sp], #144\n"                                       \
+		"	ldp x29, x30, [sp], #" frame "\n"                                 \
 		"	.cfi_def_cfa sp, 0\n"                                             \
 		"	.cfi_restore 29\n"                                                \
 		"	.cfi_restore 30\n"                                                \
 		"	ret\n"                                                            \
 		"	.cfi_endproc\n"                                                   \
-		".size " #fn "_preserving, . - " #fn "_preserving\n"                     \
+		".size " name ", . - " name "\n"                                         \
 		".popsection\n")
 
 #define ARCH_CALL_PRESERVING(fn, a0, a1, a2, a3, a4) \

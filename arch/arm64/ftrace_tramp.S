@@ -289,29 +289,6 @@ __fexit__:
 	ret	x9
 	.size	__fexit__, . - __fexit__
 
-/* tstack_entry's FP-saving thunk (arch/hooks.h, CALL_FPSAVING_VOID): how
- * the function_graph tracer's FTRACE_HOT_NOFP entry reaches the trace
- * stack's rules (tstack_entry, which asks the users through pointers and
- * may touch FP/SIMD registers).  Keeps what a sled's handler keeps
- * (sled_regs: x0-x15, x18 and q0-q7, the FP/SIMD argument registers the
- * NOFP trampoline leaves live; x0-x1 are the call's clobbers all the
- * same).  Trampoline text: never preempted here; tstack_entry raises the
- * count and takes the recursion bit itself. */
-	.globl	tstack_entry_fpsaving
-	.type	tstack_entry_fpsaving, %function
-	.balign	16
-tstack_entry_fpsaving:
-	sub	sp, sp, #SLED_SAVE
-	stp	x29, x30, [sp, #0]
-	mov	x29, sp
-	sled_regs stp, str
-	bl	tstack_entry
-	sled_regs ldp, ldr
-	ldp	x29, x30, [sp, #0]
-	add	sp, sp, #SLED_SAVE
-	ret
-	.size	tstack_entry_fpsaving, . - tstack_entry_fpsaving
-
 	.section .rodata.ftrace_tmpl, "a"
 	template arm64_tramp_tmpl, 0
 	template arm64_tramp_tmpl_regs, 1

@@ -433,12 +433,33 @@ ARCH_INLINE uintptr_t arch_frame_address(void)
  * compiler sets up the caller's frame first (as Linux's
  * ASM_CALL_CONSTRAINT does).
  */
-#define ARCH_PRESERVING_THUNK(fn)                                                        \
-	__asm__(".pushsection .text." #fn "_preserving, \"ax\", @progbits\n"            \
-		".globl " #fn "_preserving\n"                                            \
-		".type " #fn "_preserving, @function\n"                                  \
+#define ARCH_PRESERVING_THUNK(fn) \
+	X86_THUNK_(fn, #fn "_preserving", ".text." #fn "_preserving", "0", "", "")
+/*
+ * The FP-saving thunk fn_fpsaving (arch/hooks.h, CALL_FPSAVING_VOID): the
+ * same, keeping xmm0-xmm7 too (the FP/SIMD argument registers, all the
+ * FP/SIMD state live at a function's entry, which an FTRACE_HOT_NOFP
+ * trampoline leaves as they are), in trampoline text (.text.tramp: never
+ * preempted there, as the callbacks that call it).  The file that defines
+ * fn instantiates it.
+ */
+#define ARCH_FPSAVING_THUNK(fn) \
+	X86_THUNK_(fn, #fn "_fpsaving", ".text.tramp", "128", X86_XMM_ARGS_(save), \
+		   X86_XMM_ARGS_(load))
+#define X86_XMM_save_(n) "	movaps %xmm" #n ", " #n "*16(%rsp)\n"
+#define X86_XMM_load_(n) "	movaps " #n "*16(%rsp), %xmm" #n "\n"
+#define X86_XMM_ARGS_(op)                                                               \
+	X86_XMM_##op##_(0) X86_XMM_##op##_(1) X86_XMM_##op##_(2) X86_XMM_##op##_(3)      \
+	X86_XMM_##op##_(4) X86_XMM_##op##_(5) X86_XMM_##op##_(6) X86_XMM_##op##_(7)
+/* Both thunks: name (a string) in section, calling fn; `save` more bytes at
+ * the aligned bottom of the frame, filled by fpsave before the call and
+ * read back by fpload after it. */
+#define X86_THUNK_(fn, name, section, save, fpsave, fpload)                              \
+	__asm__(".pushsection " section ", \"ax\", @progbits\n"                          \
+		".globl " name "\n"                                                      \
+		".type " name ", @function\n"                                            \
 		".p2align 4\n"                                                           \
-		#fn "_preserving:\n"                                                     \
+		name ":\n"                                                               \
 		"	.cfi_startproc\n"                                                 \
 		"	push %rbp\n"                                                      \
 		"	.cfi_def_cfa_offset 16\n"                                         \
@@ -453,9 +474,11 @@ ARCH_INLINE uintptr_t arch_frame_address(void)
 		"	push %r9\n"                                                       \
 		"	push %r10\n"                                                      \
 		"	push %r11\n"                                                      \
-		"	sub $8, %rsp\n"                                                   \
+		"	sub $(8 + " save "), %rsp\n"                                      \
+		fpsave                                                                   \
 		"	call " #fn "\n"                                                   \
-		"	add $8, %rsp\n"                                                   \
+		fpload                                                                   \
+		"	add $(8 + " save "), %rsp\n"                                      \
 		"	pop %r11\n"                                                       \
 		"	pop %r10\n"                                                       \
 		"	pop %r9\n"                                                        \
@@ -467,7 +490,7 @@ ARCH_INLINE uintptr_t arch_frame_address(void)
 		"	.cfi_def_cfa %rsp, 8\n"                                           \
 		"	ret\n"                                                            \
 		"	.cfi_endproc\n"                                                   \
-		".size " #fn "_preserving, . - " #fn "_preserving\n"                     \
+		".size " name ", . - " name "\n"                                         \
 		".popsection\n")
 
 #define ARCH_CALL_PRESERVING(fn, a0, a1, a2, a3, a4) \

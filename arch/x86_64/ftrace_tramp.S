@@ -468,58 +468,6 @@ __fexit__:
 	ret
 	.size	__fexit__, . - __fexit__
 
-/* tstack_entry's FP-saving thunk (arch/hooks.h, CALL_FPSAVING_VOID): how
- * the function_graph tracer's FTRACE_HOT_NOFP entry reaches the trace
- * stack's rules (tstack_entry, which asks the users through pointers and
- * may touch FP/SIMD registers).  Keeps rdi, rsi, rcx, r8-r11 as
- * fn_preserving does, and xmm0-xmm7, the FP/SIMD argument registers the
- * NOFP trampoline leaves live; aligns the stack (0 mod 16 at the call).
- * Trampoline text: never preempted here; tstack_entry raises the count
- * and takes the recursion bit itself. */
-	.globl	tstack_entry_fpsaving
-	.type	tstack_entry_fpsaving, @function
-	.balign	16
-tstack_entry_fpsaving:
-	pushq	%rbp
-	movq	%rsp, %rbp
-	andq	$-16, %rsp
-	pushq	%rdi
-	pushq	%rsi
-	pushq	%rcx
-	pushq	%r8
-	pushq	%r9
-	pushq	%r10
-	pushq	%r11
-	subq	$(8 + 128), %rsp
-	movaps	%xmm0, 0x00(%rsp)
-	movaps	%xmm1, 0x10(%rsp)
-	movaps	%xmm2, 0x20(%rsp)
-	movaps	%xmm3, 0x30(%rsp)
-	movaps	%xmm4, 0x40(%rsp)
-	movaps	%xmm5, 0x50(%rsp)
-	movaps	%xmm6, 0x60(%rsp)
-	movaps	%xmm7, 0x70(%rsp)
-	call	tstack_entry
-	movaps	0x00(%rsp), %xmm0
-	movaps	0x10(%rsp), %xmm1
-	movaps	0x20(%rsp), %xmm2
-	movaps	0x30(%rsp), %xmm3
-	movaps	0x40(%rsp), %xmm4
-	movaps	0x50(%rsp), %xmm5
-	movaps	0x60(%rsp), %xmm6
-	movaps	0x70(%rsp), %xmm7
-	addq	$(8 + 128), %rsp
-	popq	%r11
-	popq	%r10
-	popq	%r9
-	popq	%r8
-	popq	%rcx
-	popq	%rsi
-	popq	%rdi
-	leave
-	ret
-	.size	tstack_entry_fpsaving, . - tstack_entry_fpsaving
-
 /* ---- The pool: int3 until a slot is written (patch/tramp.c) ---- */
 	.section .tramp_pool, "ax", @progbits
 	.balign PAGE_SIZE

@@ -567,6 +567,8 @@ FTRACE_HOT void tstack_entry(uintptr_t func, uintptr_t parent, uintptr_t sp,
 	tstack_entry_on(&x, func, parent, sp, fregs, mask);
 	ts_end(&x, bit);
 }
+/* How FTRACE_HOT_NOFP code reaches it (CALL_FPSAVING_VOID: fgraph_enter_one). */
+ARCH_FPSAVING_THUNK(tstack_entry);
 
 FTRACE_HOT void tstack_entry_held(struct cpu *c, uintptr_t func, uintptr_t parent, uintptr_t sp,
 				  struct ftrace_regs *fregs, unsigned mask)
@@ -746,6 +748,7 @@ int register_fgraph(struct fgraph_ops *g)
 	 * after): fgraph_ops_func reads idx and gen without a fence, the
 	 * site's patching orders them (as it does the ops itself). */
 	g->idx = idx;
+	g->ts_users = (1u << idx) * 0x10001u | fr_ts_entry_bits(0);
 	g->gen = ++last_gen;         /* frames of earlier registrations are not ours */
 	g->frame_tag = FR_TAG(g->gen);
 	/* An earlier user of the slot may have left calls open, its counts

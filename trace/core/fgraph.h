@@ -101,6 +101,11 @@ struct fgraph_ops {
 					  * called directly (then retfunc is needed) */
 	void *private;
 	int idx;                         /* core: slot while registered, else -1 */
+	uint64_t ts_users;               /* core: the users word of this user's single-user
+					  * trace-stack frames pushed in thread context
+					  * (fgraph_enter_one; fgraph_frame.h), kept just
+					  * before gen: the frame has the two words in that
+					  * order, so one load pair and one store pair */
 	uint64_t gen;                    /* core: this registration's serial (never reused):
 					  * a frame's exits go to the user only if it matches */
 	uint64_t frame_tag;              /* core: FR_TAG(gen), the last word of this

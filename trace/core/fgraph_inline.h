@@ -236,8 +236,15 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 		 * word, with those bits, and the block's serial.  Taken and asked, before the
 		 * callback says so; a frame the callback refuses is dropped (so i
 		 * need not live across it). */
-		blk[FB_GEN] = g->gen;
-		f[FR_USERS] = (1u << i) * 0x10001u | fr_ts_entry_bits(level);
+		_Static_assert(__builtin_offsetof(struct fgraph_ops, gen) ==
+			       __builtin_offsetof(struct fgraph_ops, ts_users) + 8 &&
+			       FR_HEADER + FB_GEN == FR_USERS + 1, "one load pair, one store pair");
+		/* Both loaded before either store (which the compiler must
+		 * otherwise take for one that may change g).  ts_users is the
+		 * word at level 0: an interrupt's adds its level. */
+		uint64_t users = g->ts_users, gen = g->gen;
+		f[FR_USERS] = irq ? users | fr_ts_entry_bits(level) : users;
+		blk[FB_GEN] = gen;
 	}
 	struct fgraph_ent e;
 	fgraph_ent_init(&e, c, ip, parent, fregs, f, below, outer, depth);

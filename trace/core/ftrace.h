@@ -75,7 +75,8 @@ typedef void (*ftrace_func_t)(uintptr_t ip, uintptr_t parent_ip, struct ftrace_o
 /* And without a frame pointer of its own (x86-64: push, mov and pop of rbp
  * and one more free register on every call; -3 instructions on the function
  * tracer, -6 on function_graph): a backtrace taken inside one goes on from
- * its caller.  GCC only: clang has no per-function switch and keeps it. */
+ * its caller.  GCC only: clang has no per-function switch; mk/clang.mk builds
+ * the leaf functions of the callbacks' files without one instead. */
 #ifdef __clang__
 #define FTRACE_NOFP_NOFRAME
 #else

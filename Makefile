@@ -119,6 +119,11 @@ endif
 # BENCH_FUNCS=1: link 50,000 generated functions for the patching benchmark.
 bdir      = build/$(1)$(if $(CLANG),-clang)$(if $(INSTR),-$(INSTR))$(APPTAG)$(if $(NOINSTR),-noinstr)$(if $(BENCH_FUNCS),-bf)
 B        := $(call bdir,$(ARCH))
+# OB, the objects' directory: B, but BENCH_FUNCS=1 with the default backend
+# links the objects of the build without it (the same flags: make test has
+# built them before its bench group).  INSTR=xray's keep their own: make
+# test's xray group builds that directory while the bench runs.
+OB       := $(if $(BENCH_FUNCS),$(if $(INSTR),$(B),$(patsubst %-bf,%,$(B))),$(B))
 
 CFLAGS_BASE := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Werror \
 	-ffreestanding -fno-pic -fno-pie -fno-stack-protector -fno-omit-frame-pointer \
@@ -224,11 +229,11 @@ endif
 LIBC_CPPFLAGS := -D_POSIX_TIMERS=200809L -D_POSIX_MONOTONIC_CLOCK=200809L
 APP_CFLAGS_ALL := $(filter-out -Werror,$(CFLAGS_BASE)) $(LIBC_CPPFLAGS) \
 	$(call app_incdir,$(APP_CPPFLAGS)) $(APP_CFLAGS)
-APP_STAMP := $(B)/.app-flags
+APP_STAMP := $(OB)/.app-flags
 APP_FLAGS_NOW := $(APP_CFLAGS_ALL) | $(INSTR_CFLAGS) | $(APP_NOTRACE_SRCS)
 ifneq ($(APP_DIR),)
 ifneq ($(file <$(APP_STAMP)),$(APP_FLAGS_NOW))
-$(shell mkdir -p $(B))
+$(shell mkdir -p $(OB))
 $(file >$(APP_STAMP),$(APP_FLAGS_NOW))
 endif
 endif
@@ -238,28 +243,28 @@ NOTRACE_SRCS := boot/kprintf.c boot/console.c boot/panic.c boot/fault.c boot/ksy
 	lib/fs.c lib/initrd.c lib/timekeeping.c
 TRACED_SRCS  := $(filter-out $(NOTRACE_SRCS),$(BOOT_SRCS) $(LIB_SRCS) $(DEMO_SRCS) $(TEST_SRCS))
 
-OBJS := $(patsubst %,$(B)/%.o,$(ARCH_SRCS) $(ARCH_TEST_SRCS) $(BOOT_SRCS) $(LIB_SRCS) $(TRACE_SRCS) \
+OBJS := $(patsubst %,$(OB)/%.o,$(ARCH_SRCS) $(ARCH_TEST_SRCS) $(BOOT_SRCS) $(LIB_SRCS) $(TRACE_SRCS) \
 	$(PATCH_SRCS) $(DEMO_SRCS) $(TEST_SRCS)) $(if $(BENCH_FUNCS),$(B)/bench_funcs.o) \
-	$(patsubst $(APP_DIR)/%,$(B)/app/%.o,$(APP_SRCS))
+	$(patsubst $(APP_DIR)/%,$(OB)/app/%.o,$(APP_SRCS))
 
 # Every object depends on a stamp of the flags it was built with: the stamp
 # is rewritten only when they change (an edit to build.mk, a variable given
 # on the command line), so a flag change rebuilds everything and nothing else
 # does.
-FLAGS_STAMP := $(B)/.flags
+FLAGS_STAMP := $(OB)/.flags
 FLAGS_NOW   := $(CC) $(CFLAGS_BASE) | $(INSTR_CFLAGS) | $(NOFP_CFLAGS) | $(TRACED_SRCS) | \
 	$(EARLY_CFLAGS) $(EARLY_SRCS) | $(NOFRAME_CFLAGS) $(NOFRAME_SRCS) | $(ASM_CFLAGS)
 ifneq ($(file <$(FLAGS_STAMP)),$(FLAGS_NOW))
-$(shell mkdir -p $(B))
+$(shell mkdir -p $(OB))
 $(file >$(FLAGS_STAMP),$(FLAGS_NOW))
 endif
 
-$(B)/%.c.o: %.c $(FLAGS_STAMP)
+$(OB)/%.c.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(if $(filter $<,$(TRACED_SRCS)),$(INSTR_CFLAGS),$(NOFP_CFLAGS)) \
 		$(if $(filter $<,$(EARLY_SRCS)),$(EARLY_CFLAGS)) \
 		$(if $(filter $<,$(NOFRAME_SRCS)),$(NOFRAME_CFLAGS)) -c $< -o $@
-$(B)/%.S.o: %.S $(FLAGS_STAMP)
+$(OB)/%.S.o: %.S $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(ASM_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
 $(B)/bench_funcs.c: tools/gen-bench-funcs.py
@@ -314,7 +319,7 @@ kernel: $(APP_INITRD)
 endif
 .PHONY: FORCE
 
-$(B)/app/%.c.o: $(APP_DIR)/%.c $(APP_STAMP)
+$(OB)/app/%.c.o: $(APP_DIR)/%.c $(APP_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(APP_CFLAGS_ALL) $(if $(filter $<,$(APP_NOTRACE_SRCS)),,$(INSTR_CFLAGS)) -c $< -o $@
 

@@ -13,8 +13,11 @@ ring buffer on the host CPU (tools/bench_rbhost.py: rdtsc cycles per event
 with and without LOCK'd RMWs, two-core scaling).
 
   tools/bench.py [--arch arm64|x86_64]... [--quick] [--markdown FILE]
-(--quick skips the multi-CPU throughput boot).  Writes only under build/
-(and FILE).
+                 [--host-figures FILE]
+(--quick skips the multi-CPU throughput boot; --host-figures takes the host
+figures from FILE if it exists, else measures them and writes them there:
+tests/run.py measures them once for its two runs, one per arch).  Writes
+only under build/ (and the FILEs).
 """
 import argparse
 import json
@@ -27,7 +30,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_figures import FIGURES  # noqa: E402
-from bench_rbhost import host_rb_figures  # noqa: E402
+from bench_rbhost import NAMES as HOST_RB_NAMES, host_rb_figures  # noqa: E402
 
 
 def sh(cmd, env=None, timeout=1800):
@@ -39,6 +42,8 @@ def sh(cmd, env=None, timeout=1800):
 
 
 ICOUNT_BENCHES = "demo_work,boot_ms,ftrace_calls,rb_event_cost,patch_sites"
+# The twin without sites (NOINSTR=1) gives only the ratio's denominator.
+NOINSTR_BENCHES = "demo_work"
 # The XRay backend's boots (INSTR=xray): the figures it is compared by.
 XRAY_BENCHES = "demo_work,ftrace_calls,patch_sites"
 XRAY_FIGURES = ("function_tracer_call", "graph_call", "graph_args_retval_call",
@@ -48,7 +53,8 @@ XRAY_FIGURES = ("function_tracer_call", "graph_call", "graph_args_retval_call",
 def guest_figures(arch, noinstr=False, parallel=False, instr=""):
     """One boot: under -icount on one CPU, or (parallel) multi-threaded TCG
     on 3 CPUs for the throughput figures; instr: the backend (INSTR=)."""
-    spec = "rb_throughput" if parallel else XRAY_BENCHES if instr else ICOUNT_BENCHES
+    spec = "rb_throughput" if parallel else NOINSTR_BENCHES if noinstr else \
+        XRAY_BENCHES if instr else ICOUNT_BENCHES
     args = ["make", "-s", "--no-print-directory", "ARCH=" + arch, "run",
             "CMDLINE=bt.bench=" + spec]
     args.append("NOINSTR=1" if noinstr else "BENCH_FUNCS=1")
@@ -81,6 +87,36 @@ def host_uftrace():
         return {"value": None, "unit": "insns", "why": "not available: " + (m.group(2) or "")}
     v = float(m.group(1))
     return {"value": v, "min": v, "max": v, "unit": "insns"}
+
+
+HOST_NAMES = {"uftrace_call"} | set(HOST_RB_NAMES)
+
+
+def host_figures(path=None):
+    """uftrace_call and the ring buffer on the host CPU (the same for every
+    arch's rows): read from path if it exists, else measured (and written
+    to path if given)."""
+    if path and os.path.exists(path):
+        try:
+            with open(path) as f:
+                figs = json.load(f)
+        except (OSError, ValueError) as e:
+            figs = str(e)
+        if not (isinstance(figs, dict) and set(figs) == HOST_NAMES and all(
+                isinstance(f, dict) and "unit" in f and
+                (f.get("value") is None or all(isinstance(f.get(k), (int, float))
+                                              for k in ("value", "min", "max")))
+                for f in figs.values())):
+            sys.exit("bench: %s holds no host figures (%s); remove it to measure them again"
+                     % (path, figs if isinstance(figs, str) else "not bench.py's figure dicts"))
+        return figs
+    figs = {"uftrace_call": host_uftrace()}
+    figs.update(host_rb_figures())
+    if path:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        with open(path, "w") as f:
+            json.dump(figs, f)
+    return figs
 
 
 def disabled_ratio(figs, base):
@@ -127,15 +163,15 @@ def main():
     ap.add_argument("--arch", action="append")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--markdown", help="also write the table as Markdown to this file")
+    ap.add_argument("--host-figures", metavar="FILE",
+                    help="the host figures from FILE if it exists, else measured into it")
     args = ap.parse_args()
     arches = args.arch or ["arm64", "x86_64"]
     rows, bad = [], 0
-    uftrace = host_uftrace()
-    host_rb = host_rb_figures()
+    host = host_figures(args.host_figures)
     for arch in arches:
         figs = measure(arch, args.quick)
-        figs["uftrace_call"] = uftrace          # host figure, same for each row
-        figs.update(host_rb)                    # host figures (tools/bench_rbhost.py), likewise
+        figs.update(host)                       # host figures, the same for each arch's rows
         for name, unit, accel in FIGURES:
             f = figs.get(name)
             if f is None or f["value"] is None:

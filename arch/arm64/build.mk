@@ -1,6 +1,9 @@
 # arch/arm64/build.mk — arm64 build and QEMU parameters (included by the Makefile).
 CROSS        := aarch64-linux-gnu-
-ARCH_CFLAGS  := -march=armv8.2-a -mcpu=cortex-a76 -mno-outline-atomics -mno-omit-leaf-frame-pointer
+# -falign-loops=1: no padding before a loop's head, which code falling into
+# the loop executes; the entry's NOPs shift where it lands (x86_64/build.mk).
+ARCH_CFLAGS  := -march=armv8.2-a -mcpu=cortex-a76 -mno-outline-atomics -mno-omit-leaf-frame-pointer \
+	-falign-loops=1
 # Patchable entry: two NOPs before the symbol (per-site ops pointer), two at entry;
 # functions 8-aligned so that the ops pointer is (arch/arm64/patch.c).
 INSTR_CFLAGS := -fpatchable-function-entry=4,2 -falign-functions=8

@@ -87,6 +87,9 @@ typedef void (*fgraph_ret_t)(const struct fgraph_ret *r, struct fgraph_ops *g, u
 /* A whole return path, made with FGRAPH_DEFINE_RETURN (trace/core/fgraph_inline.h). */
 typedef uintptr_t (*fgraph_return_t)(struct fgraph_ret_regs *rr, struct fgraph_stack *st,
 				     struct fgraph_stack *outer, unsigned base, struct fgraph_ops *g);
+/* The return hook's whole C half for one user, made with
+ * FGRAPH_DEFINE_RETURN_NOFP (trace/core/fgraph_inline.h). */
+typedef uintptr_t (*fgraph_solo_return_t)(struct fgraph_ret_regs *rr);
 
 struct fgraph_ops {
 	struct ftrace_ops ops;           /* filter/notrace: ftrace_set_filter(&g->ops, ...);
@@ -99,6 +102,11 @@ struct fgraph_ops {
 					  * FGRAPH_DEFINE_RETURN: the return of a call
 					  * this user alone took, with retfunc's work
 					  * called directly (then retfunc is needed) */
+	fgraph_solo_return_t solo_return;  /* NULL, or made with FGRAPH_DEFINE_RETURN_NOFP
+					  * (FTRACE_HOT_NOFP, else register_fgraph
+					  * refuses the user): while this user is the
+					  * only one registered, the return hook calls
+					  * it and saves no FP/SIMD register for it */
 	void *private;
 	int idx;                         /* core: slot while registered, else -1 */
 	uint64_t gen;                    /* core: this registration's serial (never reused):
@@ -135,8 +143,8 @@ extern unsigned char fgraph_ts_active;
 uintptr_t ftrace_sled_exit(uintptr_t sled, uintptr_t sp, struct fgraph_ret_regs *rr);
 void ftrace_sled_tail(uintptr_t sled, uintptr_t sp);
 
-/* 0, -EINVAL (no entryfunc, or a ret_handler of the user's own without a
- * retfunc), -EBUSY
+/* 0, -EINVAL (no entryfunc, a ret_handler of the user's own without a
+ * retfunc, or a solo_return outside FTRACE_HOT_NOFP text), -EBUSY
  * (already registered, or all slots taken), or the ftrace error (then
  * nothing changed).  unregister_fgraph: 0, -EINVAL (not registered),
  * or the ftrace error; as with unregister_ftrace_function it does not fail

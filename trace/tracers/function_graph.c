@@ -340,8 +340,10 @@ static FTRACE_HOT void graph_return(const struct fgraph_ret *ret, struct fgraph_
 }
 
 /* The return of a call only the tracer took (nothing on this path touches
- * an FP/SIMD register or calls a traced function either). */
-FGRAPH_DEFINE_RETURN_NOFP(graph_ret_handler, graph_return_inline)
+ * an FP/SIMD register or calls a traced function either), and the whole
+ * return while the tracer is the only graph user (the hook then saves no
+ * FP/SIMD register). */
+FGRAPH_DEFINE_RETURN_NOFP(graph_ret_handler, graph_return_inline, graph_fgraph_ops)
 
 struct fgraph_ops graph_fgraph_ops = {
 	.ops.func = graph_ops_func,
@@ -349,6 +351,7 @@ struct fgraph_ops graph_fgraph_ops = {
 	.entryfunc = graph_entry,
 	.retfunc = graph_return,
 	.ret_handler = graph_ret_handler,
+	.solo_return = graph_ret_handler_solo,
 	.idx = -1,
 };
 GLOBAL_OPS(graph, &graph_fgraph_ops.ops);

@@ -337,7 +337,9 @@ FGRAPH_INLINE uintptr_t fgraph_return_one_on(struct cpu *c, struct fgraph_ret_re
 	if (!nofp)
 		ftrace_preempt_disable_on(c->current);
 	unsigned bit = nofp ? 0 : ftrace_recursion_take_on(c, 0);
-	if ((nofp ? ftrace_recursion_free_on(c) : bit) && !ftrace_is_dead_on(c)) {
+	uint32_t ctx;
+	/* nofp: the bit free and tracing alive in one test. */
+	if (nofp ? ftrace_callback_free_on(c, &ctx) : bit && !ftrace_is_dead_on(c)) {
 		uint64_t *f = &st->w[base];
 		struct fgraph_ret r;
 		fgraph_ret_init(&r, c, f, st, outer, fgraph_ret_regs_value(rr),

@@ -378,16 +378,17 @@ uintptr_t fgraph_return_fpsaving(struct fgraph_ret_regs *rr);
  * g's tag, entered at our SP, is all it needs to know that g alone took
  * the call.  Anything else (another user's frame, a frame below ours left
  * by a longjmp, a corrupt stack) goes to fgraph_return, through its
- * FP-saving thunk: the hook saved no FP/SIMD register.  FTRACE_HOT_NOFP:
- * not preempted, so c stays this CPU.
+ * FP-saving thunk: the hook saved no FP/SIMD register.  c: this CPU
+ * (FTRACE_HOT_NOFP: not preempted), whose irq_depth is known to be 0
+ * (!irq) or not (irq): each context is an instance of its own, as at
+ * entry (FGRAPH_DEFINE_RETURN_NOFP).
  */
-FGRAPH_INLINE uintptr_t fgraph_return_solo(struct fgraph_ret_regs *rr, struct fgraph_ops *g,
-					   fgraph_ret_t exitfn)
+FGRAPH_INLINE uintptr_t fgraph_return_solo(struct cpu *c, struct fgraph_ret_regs *rr,
+					   struct fgraph_ops *g, fgraph_ret_t exitfn, bool irq)
 {
-	struct cpu *c = arch_this_cpu();
 	/* current is set: a frame was pushed (fgraph_enter_one). */
 	struct fgraph_stack *outer = NULL, *st = c->current->ret_stack;
-	if (__builtin_expect(c->irq_depth != 0, 0)) {
+	if (irq) {
 		outer = st;                  /* as fgraph_context_stack says */
 		st = outer ? CALL_PRESERVING(struct fgraph_stack *, fgraph_irq_stack, c) : NULL;
 	}
@@ -408,9 +409,9 @@ FGRAPH_INLINE uintptr_t fgraph_return_solo(struct fgraph_ret_regs *rr, struct fg
 		return fgraph_return_one(rr, st, outer, base, g, exitfn, false);        \
 	}
 
-/* name, the ret_handler, and name_solo, the solo_return, of `user` (a
- * struct fgraph_ops declared before): its fgraph_ops.ret_handler and
- * .solo_return. */
+/* name, the ret_handler, and name_solo, the solo_return (which tail-calls
+ * name_solo_irq in interrupt context), of `user` (a struct fgraph_ops
+ * declared before): its fgraph_ops.ret_handler and .solo_return. */
 #define FGRAPH_DEFINE_RETURN_NOFP(name, exitfn, user)                                \
 	static FTRACE_HOT_NOFP uintptr_t name(struct fgraph_ret_regs *rr,               \
 					      struct fgraph_stack *st,                  \
@@ -419,9 +420,16 @@ FGRAPH_INLINE uintptr_t fgraph_return_solo(struct fgraph_ret_regs *rr, struct fg
 	{                                                                            \
 		return fgraph_return_one(rr, st, outer, base, g, exitfn, true);         \
 	}                                                                            \
+	static FTRACE_HOT_NOFP uintptr_t name##_solo_irq(struct fgraph_ret_regs *rr)     \
+	{                                                                            \
+		return fgraph_return_solo(arch_this_cpu(), rr, &(user), exitfn, true);  \
+	}                                                                            \
 	static FTRACE_HOT_NOFP uintptr_t name##_solo(struct fgraph_ret_regs *rr)         \
 	{                                                                            \
-		return fgraph_return_solo(rr, &(user), exitfn);                          \
+		struct cpu *c = arch_this_cpu();                                     \
+		if (__builtin_expect(c->irq_depth != 0, 0))                          \
+			return name##_solo_irq(rr);                                   \
+		return fgraph_return_solo(c, rr, &(user), exitfn, false);             \
 	}
 
 /* name, and name_irq for interrupt context, which name tail-calls. */

@@ -79,7 +79,36 @@ struct fgraph_ret {
 	uint32_t *state;
 	struct cpu *cpu;                 /* the CPU running the callback (preemption is off) */
 	unsigned preempt;                /* the traced code's preemption count */
+	/* Where func, calltime, depth and overrun come from, for the readers
+	 * below: the same values, read where they are used.  An exit inlined
+	 * into its return path (FGRAPH_DEFINE_RETURN) that reads them after its
+	 * ring-buffer reservation keeps two pointers live across it instead of
+	 * four values (the compiler drops the fields no one reads). */
+	const uint64_t *frame;
+	const struct fgraph_stack *stack, *outer;
 };
+
+/* r->func, r->calltime, r->depth and r->overrun, read from the frame and
+ * its stacks (valid while the exit callback runs). */
+static inline uintptr_t fgraph_ret_func(const struct fgraph_ret *r)
+{
+	return r->frame[FR_FUNC];
+}
+
+static inline uint64_t fgraph_ret_calltime(const struct fgraph_ret *r)
+{
+	return r->frame[FR_TIME];
+}
+
+static inline unsigned fgraph_ret_depth(const struct fgraph_ret *r)
+{
+	return r->stack->depth - 1 + (r->outer ? r->outer->depth : 0);
+}
+
+static inline uint64_t fgraph_ret_overrun(const struct fgraph_ret *r)
+{
+	return r->stack->overrun;
+}
 
 struct fgraph_ops;
 typedef bool (*fgraph_entry_t)(const struct fgraph_ent *e, struct fgraph_ops *g, uint64_t *data);

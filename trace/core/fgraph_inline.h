@@ -295,8 +295,11 @@ FGRAPH_INLINE void fgraph_ret_init(struct fgraph_ret *r, struct cpu *c, const ui
 	r->mark = 0;
 	r->calltime = f[FR_TIME];
 	r->rettime = arch_counter();     /* ordered: after calltime (DESIGN) */
-	r->overrun = st->overrun;
-	r->depth = st->depth - 1 + (outer ? outer->depth : 0);
+	r->frame = f;
+	r->stack = st;
+	r->outer = outer;
+	r->overrun = fgraph_ret_overrun(r);
+	r->depth = fgraph_ret_depth(r);
 	r->state = NULL;
 }
 

@@ -294,13 +294,15 @@ static inline __attribute__((always_inline)) void graph_exit_fields(const struct
 {
 	struct fgraph_ret_entry *ev = data;
 	graph_header(ret->cpu, &ev->ent, TRACE_GRAPH_RET, ret->preempt);
-	ev->func = ret->func;
+	/* From the frame, after the reservation (fgraph.h: fewer values live
+	 * across it). */
+	ev->func = fgraph_ret_func(ret);
 	ev->retval = ret->retval;
-	ev->depth = ret->depth;
+	ev->depth = fgraph_ret_depth(ret);
 	/* The trace stack's mark in the top bits (function_graph.h), above the count
 	 * (at most FGRAPH_OVERRUN_MAX). */
-	ev->overrun = (uint32_t)ret->overrun | ret->mark;
-	ev->calltime = ret->calltime;
+	ev->overrun = (uint32_t)fgraph_ret_overrun(ret) | ret->mark;
+	ev->calltime = fgraph_ret_calltime(ret);
 	ev->rettime = ret->rettime;
 }
 

@@ -85,22 +85,16 @@ fgraph_return_fpsaving:
 	subq	$(8 + 96), %rsp
 	movups	%xmm0, FGR_XMM0(%rdi)
 	movups	%xmm1, FGR_XMM1(%rdi)
-	movups	%xmm2, 0x00(%rsp)
-	movups	%xmm3, 0x10(%rsp)
-	movups	%xmm4, 0x20(%rsp)
-	movups	%xmm5, 0x30(%rsp)
-	movups	%xmm6, 0x40(%rsp)
-	movups	%xmm7, 0x50(%rsp)
+	.irp n, 2, 3, 4, 5, 6, 7
+	movups	%xmm\n, (\n - 2) * 16(%rsp)
+	.endr
 	call	fgraph_return
 	movq	-8(%rbp), %rdi
 	movups	FGR_XMM0(%rdi), %xmm0
 	movups	FGR_XMM1(%rdi), %xmm1
-	movups	0x00(%rsp), %xmm2
-	movups	0x10(%rsp), %xmm3
-	movups	0x20(%rsp), %xmm4
-	movups	0x30(%rsp), %xmm5
-	movups	0x40(%rsp), %xmm6
-	movups	0x50(%rsp), %xmm7
+	.irp n, 2, 3, 4, 5, 6, 7
+	movups	(\n - 2) * 16(%rsp), %xmm\n
+	.endr
 	leave
 	ret
 	.size	fgraph_return_fpsaving, . - fgraph_return_fpsaving

@@ -35,7 +35,8 @@
  * ops.func is left NULL (the core fills it in), or set to a callback made
  * with FGRAPH_DEFINE_ENTRY (trace/core/fgraph_inline.h) that calls the user's
  * entry callback directly; likewise ret_handler (FGRAPH_DEFINE_RETURN) for
- * the exit callback.
+ * the exit callback, and solo_return (FGRAPH_DEFINE_RETURN_NOFP) for the
+ * return hook's whole C half while the user is the only one.
  */
 #ifndef TRACE_FGRAPH_H
 #define TRACE_FGRAPH_H

@@ -153,6 +153,8 @@ TEST_SRCS := tests/guest/test_boot.c tests/guest/test_sched.c tests/guest/test_m
 	tests/guest/irq_probe.c \
 	tests/bench/bench_basic.c tests/bench/bench_ftrace.c \
 	tests/bench/bench_ring_buffer.c
+# What the function-graph return hook calls (trace/core/fgraph_hooks.h) and its suite.
+TEST_SRCS  += tests/guest/test_fgraph_hook.c
 # Function signatures from BTF (trace/btf/btf.h, trace/btf/fsig.h) and their suite.
 TRACE_SRCS += trace/btf/btf.c trace/btf/fsig.c
 TEST_SRCS  += tests/guest/test_btf.c tests/guest/btf_twin.c

@@ -7,9 +7,15 @@
  * (integers, composites up to 16 bytes: a larger one is returned through
  * x8's memory) and v0-v3 (floating point, HFAs).  Everything else the
  * caller may not expect kept: x2-x18 are dead after a return under AAPCS64,
- * x19-x29 are kept by fgraph_return (C) and the callbacks, and so are the
- * low halves of v8-v15.  The original return address comes back in x0 and
- * goes to x30, which the caller does not expect preserved either.
+ * x19-x29 are kept by the C half and the callbacks, and so are the low
+ * halves of v8-v15.  The C half is fgraph_hook_return
+ * (trace/core/fgraph_hooks.h), the one user's FTRACE_HOT_NOFP
+ * solo_return, which touches no FP/SIMD register (anything but its own
+ * frame it hands to fgraph_return_fpsaving, below): then x0-x1 are all the
+ * hook saves.  Without one (NULL) v0-v3 are saved too and fgraph_return
+ * is called.
+ * The original return address comes back in x0 and goes to x30, which the
+ * caller does not expect preserved either.
  *
  * Frame, from the SP on arrival (= the function's entry SP) down:
  *     [sp + 16, entry SP)   struct fgraph_ret_regs: its end is the entry SP
@@ -17,7 +23,9 @@
  *                           in an exit callback walks on into the caller
  *
  * In .text.tramp: a thread interrupted in here is never preempted
- * (boot/irq.c), and fgraph_return is there too (FTRACE_HOT).
+ * (boot/irq.c), and its C halves are there too (FTRACE_HOT); so is
+ * unregister_fgraph's grace period's reach: a user whose solo_return the
+ * hook loaded stays registered until the hook is done.
  */
 #define FGR_X0    0
 #define FGR_Q0    16
@@ -35,19 +43,52 @@ return_to_handler:
 	nop
 arch_fgraph_return_hook:
 	stp	x29, x30, [sp, #-FRAME]!
+	adrp	x16, fgraph_hook_return
+	ldr	x16, [x16, :lo12:fgraph_hook_return]
 	stp	x0, x1, [sp, #16 + FGR_X0]
-	stp	q0, q1, [sp, #16 + FGR_Q0]
-	stp	q2, q3, [sp, #16 + FGR_Q0 + 32]
 	mov	x29, sp
 	add	x0, sp, #16
-	bl	fgraph_return
-	mov	x30, x0
-	ldp	q0, q1, [sp, #16 + FGR_Q0]
-	ldp	q2, q3, [sp, #16 + FGR_Q0 + 32]
+	cbz	x16, 2f
+	blr	x16                             /* the one user's solo_return */
+1:	mov	x30, x0
 	ldp	x0, x1, [sp, #16 + FGR_X0]
 	ldr	x29, [sp], #FRAME
 	ret
+2:	stp	q0, q1, [sp, #16 + FGR_Q0]      /* any user's exit may read them */
+	stp	q2, q3, [sp, #16 + FGR_Q0 + 32]
+	bl	fgraph_return
+	ldp	q0, q1, [sp, #16 + FGR_Q0]
+	ldp	q2, q3, [sp, #16 + FGR_Q0 + 32]
+	b	1b
 	.size return_to_handler, . - return_to_handler
+
+/* fgraph_return's FP-saving thunk (trace/core/fgraph_inline.h): called (or
+ * tail-called) with x0 = the hook's struct fgraph_ret_regs and v0-v3 as
+ * the function returned them, it stores those there (exit callbacks may
+ * read them) and calls fgraph_return, which may reach any user's code, and
+ * puts them back.  q4-q7 are dead after a return; they are kept too, so
+ * that tools/check-nofp.py's one rule for FP-saving thunks (every FP/SIMD
+ * argument register stored) holds here.  Returns fgraph_return's x0. */
+	.globl	fgraph_return_fpsaving
+	.type	fgraph_return_fpsaving, %function
+	.balign	16
+fgraph_return_fpsaving:
+	stp	x29, x30, [sp, #-96]!
+	mov	x29, sp
+	stp	q0, q1, [x0, #FGR_Q0]
+	stp	q2, q3, [x0, #FGR_Q0 + 32]
+	stp	q4, q5, [sp, #16]
+	stp	q6, q7, [sp, #48]
+	str	x0, [sp, #80]
+	bl	fgraph_return
+	ldr	x1, [sp, #80]
+	ldp	q0, q1, [x1, #FGR_Q0]
+	ldp	q2, q3, [x1, #FGR_Q0 + 32]
+	ldp	q4, q5, [sp, #16]
+	ldp	q6, q7, [sp, #48]
+	ldp	x29, x30, [sp], #96
+	ret
+	.size	fgraph_return_fpsaving, . - fgraph_return_fpsaving
 
 	/* No executable stack wanted (GNU ld warns without this note). */
 	.section .note.GNU-stack, "", %progbits

@@ -5,7 +5,12 @@
  * entry), so rsp = the SP it was entered with + 8, 16-byte aligned (a call
  * leaves rsp = 8 mod 16 at an entry), and the return value is live in rax,
  * rdx, xmm0 and xmm1.  Everything else caller-saved is dead after a return;
- * callee-saved registers are kept by fgraph_return (C).
+ * callee-saved registers are kept by the C half.  That is
+ * fgraph_hook_return (trace/core/fgraph_hooks.h), the one user's
+ * FTRACE_HOT_NOFP solo_return, which touches no FP/SIMD register (anything
+ * but its own frame it hands to fgraph_return_fpsaving, below): then rax
+ * and rdx are all the hook saves.  Without one (NULL) xmm0-1 are saved too
+ * and fgraph_return is called.
  *
  * Frame: the hook's address goes back into the function's return slot
  * (dead since its `ret`: the slot's address is the entry SP), rbp below
@@ -17,7 +22,9 @@
  * there (the rsp the caller expects: entry SP + 8).
  *
  * In .text.tramp: a thread interrupted in here is never preempted
- * (boot/irq.c), and fgraph_return is there too (FTRACE_HOT).
+ * (boot/irq.c), and its C halves are there too (FTRACE_HOT); so is
+ * unregister_fgraph's grace period's reach: a user whose solo_return the
+ * hook loaded stays registered until the hook is done.
  */
 #define FGR_RAX   0
 #define FGR_RDX   8
@@ -42,18 +49,55 @@ arch_fgraph_return_hook:
 	subq	$FGR_REGS, %rsp
 	movq	%rax, FGR_RAX(%rsp)
 	movq	%rdx, FGR_RDX(%rsp)
-	movups	%xmm0, FGR_XMM0(%rsp)
-	movups	%xmm1, FGR_XMM1(%rsp)
+	movq	fgraph_hook_return(%rip), %rcx  /* once: it may change meanwhile */
 	movq	%rsp, %rdi
-	call	fgraph_return
-	movq	%rax, 8(%rbp)                   /* the return slot: where to go */
+	testq	%rcx, %rcx
+	jz	2f
+	call	*%rcx                           /* the one user's solo_return */
+1:	movq	%rax, 8(%rbp)                   /* the return slot: where to go */
 	movq	FGR_RAX(%rsp), %rax
 	movq	FGR_RDX(%rsp), %rdx
-	movups	FGR_XMM0(%rsp), %xmm0
-	movups	FGR_XMM1(%rsp), %xmm1
 	leave
 	ret
+2:	movups	%xmm0, FGR_XMM0(%rsp)           /* any user's exit may read them */
+	movups	%xmm1, FGR_XMM1(%rsp)
+	call	fgraph_return
+	movups	FGR_XMM0(%rsp), %xmm0
+	movups	FGR_XMM1(%rsp), %xmm1
+	jmp	1b
 	.size return_to_handler, . - return_to_handler
+
+/* fgraph_return's FP-saving thunk (trace/core/fgraph_inline.h): called (or
+ * tail-called) with rdi = the hook's struct fgraph_ret_regs and xmm0-xmm1
+ * as the function returned them, it stores those there (exit callbacks may
+ * read them) and calls fgraph_return, which may reach any user's code, and
+ * puts them back.  xmm2-xmm7 are dead after a return; they are kept too,
+ * so that tools/check-nofp.py's one rule for FP-saving thunks (every
+ * FP/SIMD argument register stored) holds here.  Entered as a function is
+ * (rsp 8 mod 16); returns fgraph_return's rax. */
+	.globl	fgraph_return_fpsaving
+	.type	fgraph_return_fpsaving, @function
+	.balign	16
+fgraph_return_fpsaving:
+	pushq	%rbp
+	movq	%rsp, %rbp
+	pushq	%rdi
+	subq	$(8 + 96), %rsp
+	movups	%xmm0, FGR_XMM0(%rdi)
+	movups	%xmm1, FGR_XMM1(%rdi)
+	.irp n, 2, 3, 4, 5, 6, 7
+	movups	%xmm\n, (\n - 2) * 16(%rsp)
+	.endr
+	call	fgraph_return
+	movq	-8(%rbp), %rdi
+	movups	FGR_XMM0(%rdi), %xmm0
+	movups	FGR_XMM1(%rdi), %xmm1
+	.irp n, 2, 3, 4, 5, 6, 7
+	movups	(\n - 2) * 16(%rsp), %xmm\n
+	.endr
+	leave
+	ret
+	.size	fgraph_return_fpsaving, . - fgraph_return_fpsaving
 
 	/* No executable stack wanted (GNU ld warns without this note). */
 	.section .note.GNU-stack, "", @progbits

@@ -702,6 +702,10 @@ static bool core_ret_handler(fgraph_return_t h)
 
 unsigned char fgraph_ts_active;
 
+/* What the return hook calls (fgraph_hooks.h): the one registered user's
+ * solo_return, or NULL.  fgraph_mutex; read lock-free by the hook. */
+fgraph_solo_return_t fgraph_hook_return;
+
 /*
  * After a change of users[] (fgraph_mutex held), what the hot paths read
  * of it.  solo: the one user, or solo_none; the RELEASE store publishes it
@@ -721,13 +725,22 @@ static void users_changed(void)
 			n++;
 		}
 	__atomic_store_n(&solo, n == 1 ? one : &solo_none, __ATOMIC_RELEASE);
+	/* The hook's: a solo_return reads only its own user and the frame,
+	 * complete before its sites were patched.  A hook that read the old
+	 * pointer still runs it: when the user was the one, its frames are
+	 * still its own (a user that left is waited for: unregister_fgraph's
+	 * grace period, the hook being trampoline text). */
+	__atomic_store_n(&fgraph_hook_return,
+			 n == 1 ? one->solo_return : NULL,
+			 __ATOMIC_RELAXED);
 	__atomic_store_n(&fgraph_ts_active, n != 0, __ATOMIC_RELAXED);
 }
 
 int register_fgraph(struct fgraph_ops *g)
 {
 	/* A user's own return path stands for its retfunc (fgraph.h). */
-	if (!g->entryfunc || (!core_ret_handler(g->ret_handler) && !g->retfunc))
+	if (!g->entryfunc || (!core_ret_handler(g->ret_handler) && !g->retfunc) ||
+	    (g->solo_return && !text_is_nofp((uintptr_t)g->solo_return)))
 		return -EINVAL;
 	mutex_lock(&fgraph_mutex);
 	int idx = slot_of(g) >= 0 ? -2 : slot_of(NULL);

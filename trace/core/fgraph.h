@@ -35,7 +35,8 @@
  * ops.func is left NULL (the core fills it in), or set to a callback made
  * with FGRAPH_DEFINE_ENTRY (trace/core/fgraph_inline.h) that calls the user's
  * entry callback directly; likewise ret_handler (FGRAPH_DEFINE_RETURN) for
- * the exit callback.
+ * the exit callback, and solo_return (FGRAPH_DEFINE_RETURN_NOFP) for the
+ * return hook's whole C half while the user is the only one.
  */
 #ifndef TRACE_FGRAPH_H
 #define TRACE_FGRAPH_H
@@ -79,7 +80,36 @@ struct fgraph_ret {
 	uint32_t *state;
 	struct cpu *cpu;                 /* the CPU running the callback (preemption is off) */
 	unsigned preempt;                /* the traced code's preemption count */
+	/* Where func, calltime, depth and overrun come from, for the readers
+	 * below: the same values, read where they are used.  An exit inlined
+	 * into its return path (FGRAPH_DEFINE_RETURN) that reads them after its
+	 * ring-buffer reservation keeps two pointers live across it instead of
+	 * four values (the compiler drops the fields no one reads). */
+	const uint64_t *frame;
+	const struct fgraph_stack *stack, *outer;
 };
+
+/* r->func, r->calltime, r->depth and r->overrun, read from the frame and
+ * its stacks (valid while the exit callback runs). */
+static inline uintptr_t fgraph_ret_func(const struct fgraph_ret *r)
+{
+	return r->frame[FR_FUNC];
+}
+
+static inline uint64_t fgraph_ret_calltime(const struct fgraph_ret *r)
+{
+	return r->frame[FR_TIME];
+}
+
+static inline unsigned fgraph_ret_depth(const struct fgraph_ret *r)
+{
+	return r->stack->depth - 1 + (r->outer ? r->outer->depth : 0);
+}
+
+static inline uint64_t fgraph_ret_overrun(const struct fgraph_ret *r)
+{
+	return r->stack->overrun;
+}
 
 struct fgraph_ops;
 typedef bool (*fgraph_entry_t)(const struct fgraph_ent *e, struct fgraph_ops *g, uint64_t *data);
@@ -87,6 +117,9 @@ typedef void (*fgraph_ret_t)(const struct fgraph_ret *r, struct fgraph_ops *g, u
 /* A whole return path, made with FGRAPH_DEFINE_RETURN (trace/core/fgraph_inline.h). */
 typedef uintptr_t (*fgraph_return_t)(struct fgraph_ret_regs *rr, struct fgraph_stack *st,
 				     struct fgraph_stack *outer, unsigned base, struct fgraph_ops *g);
+/* The return hook's whole C half for one user, made with
+ * FGRAPH_DEFINE_RETURN_NOFP (trace/core/fgraph_inline.h). */
+typedef uintptr_t (*fgraph_solo_return_t)(struct fgraph_ret_regs *rr);
 
 struct fgraph_ops {
 	struct ftrace_ops ops;           /* filter/notrace: ftrace_set_filter(&g->ops, ...);
@@ -99,6 +132,11 @@ struct fgraph_ops {
 					  * FGRAPH_DEFINE_RETURN: the return of a call
 					  * this user alone took, with retfunc's work
 					  * called directly (then retfunc is needed) */
+	fgraph_solo_return_t solo_return;  /* NULL, or made with FGRAPH_DEFINE_RETURN_NOFP
+					  * (FTRACE_HOT_NOFP, else register_fgraph
+					  * refuses the user): while this user is the
+					  * only one registered, the return hook calls
+					  * it and saves no FP/SIMD register for it */
 	void *private;
 	int idx;                         /* core: slot while registered, else -1 */
 	uint64_t ts_users;               /* core: the users word of this user's single-user
@@ -141,8 +179,8 @@ extern unsigned char fgraph_ts_active;
 uintptr_t ftrace_sled_exit(struct fgraph_ret_regs *rr, uintptr_t sled, uintptr_t sp);
 void ftrace_sled_tail(uintptr_t sled, uintptr_t sp);
 
-/* 0, -EINVAL (no entryfunc, or a ret_handler of the user's own without a
- * retfunc), -EBUSY
+/* 0, -EINVAL (no entryfunc, a ret_handler of the user's own without a
+ * retfunc, or a solo_return outside FTRACE_HOT_NOFP text), -EBUSY
  * (already registered, or all slots taken), or the ftrace error (then
  * nothing changed).  unregister_fgraph: 0, -EINVAL (not registered),
  * or the ftrace error; as with unregister_ftrace_function it does not fail

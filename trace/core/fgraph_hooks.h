@@ -18,6 +18,12 @@ struct ftrace_regs;
  * original return address).  Any context, preemption as the traced
  * function left it. */
 uintptr_t fgraph_return(struct fgraph_ret_regs *r);
+/* What the return hook calls instead, with the same contract: while one
+ * user is registered, its solo_return (FTRACE_HOT_NOFP, fgraph.h), for
+ * which the hook saves no FP/SIMD register (fgraph_return_solo goes
+ * anywhere else through fgraph_return_fpsaving, fgraph_inline.h); NULL
+ * otherwise (the hook saves them and calls fgraph_return). */
+extern uintptr_t (*fgraph_hook_return)(struct fgraph_ret_regs *r);
 /* Called by the list functions (ftrace.c) for the graph users in `mask`
  * (bit N: slot N) attached to ip, with the recursion bit held and
  * preemption off. */

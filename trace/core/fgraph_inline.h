@@ -17,7 +17,9 @@
  * does what fgraph_return does for a frame that one user alone took — call
  * its exit callback, pop the frame — with `exitfn` (always-inline, doing
  * what the user's retfunc does) called directly; put it in the user's
- * fgraph_ops.ret_handler.  The _NOFP variants are the same as
+ * fgraph_ops.ret_handler; FGRAPH_DEFINE_RETURN_NOFP also makes the whole C
+ * half of the return hook for its user alone, for fgraph_ops.solo_return.
+ * The _NOFP variants are the same as
  * FTRACE_HOT_NOFP code (trace/core/ftrace.h): for callbacks that touch no
  * FP/SIMD register and call no traced function, which tools/check-nofp.py
  * proves at build time; they only test the recursion bit.
@@ -300,8 +302,11 @@ FGRAPH_INLINE void fgraph_ret_init(struct fgraph_ret *r, struct cpu *c, const ui
 	r->mark = 0;
 	r->calltime = f[FR_TIME];
 	r->rettime = arch_counter();     /* ordered: after calltime (DESIGN) */
-	r->overrun = st->overrun;
-	r->depth = st->depth - 1 + (outer ? outer->depth : 0);
+	r->frame = f;
+	r->stack = st;
+	r->outer = outer;
+	r->overrun = fgraph_ret_overrun(r);
+	r->depth = fgraph_ret_depth(r);
 	r->state = NULL;
 }
 
@@ -330,21 +335,21 @@ FGRAPH_INLINE uintptr_t fgraph_frame_pop(struct cpu *c, struct fgraph_stack *st,
 /*
  * D and E for a frame that user g alone took, g still being the
  * registration that took it (fgraph_return checked its serial): its exit
- * callback `exitfn`, then the pop.  Called from fgraph_return, which found
- * the frame (base) on st, in trampoline text (not preempted); raises the
- * preemption count for exitfn unless nofp (fgraph.h).  (The CPU is read
- * again rather than passed: one instruction, and it keeps the arguments in
- * registers on both arches.)
+ * callback `exitfn`, then the pop.  c: this CPU; the frame is at base on
+ * st, in trampoline text (not preempted); raises the preemption count for
+ * exitfn unless nofp (fgraph.h).
  */
-FGRAPH_INLINE uintptr_t fgraph_return_one(struct fgraph_ret_regs *rr, struct fgraph_stack *st,
-					  struct fgraph_stack *outer, unsigned base,
-					  struct fgraph_ops *g, fgraph_ret_t exitfn, bool nofp)
+FGRAPH_INLINE uintptr_t fgraph_return_one_on(struct cpu *c, struct fgraph_ret_regs *rr,
+					     struct fgraph_stack *st, struct fgraph_stack *outer,
+					     unsigned base, struct fgraph_ops *g, fgraph_ret_t exitfn,
+					     bool nofp)
 {
-	struct cpu *c = arch_this_cpu();             /* FTRACE_HOT: not preempted */
 	if (!nofp)
 		ftrace_preempt_disable_on(c->current);
 	unsigned bit = nofp ? 0 : ftrace_recursion_take_on(c, 0);
-	if ((nofp ? ftrace_recursion_free_on(c) : bit) && !ftrace_is_dead_on(c)) {
+	uint32_t ctx;
+	/* nofp: the bit free and tracing alive in one test. */
+	if (nofp ? ftrace_callback_free_on(c, &ctx) : bit && !ftrace_is_dead_on(c)) {
 		uint64_t *f = &st->w[base];
 		struct fgraph_ret r;
 		fgraph_ret_init(&r, c, f, st, outer, fgraph_ret_regs_value(rr),
@@ -357,6 +362,55 @@ FGRAPH_INLINE uintptr_t fgraph_return_one(struct fgraph_ret_regs *rr, struct fgr
 	return fgraph_frame_pop(c, st, base, !nofp);
 }
 
+/* The same, called from fgraph_return as g's ret_handler.  (The CPU is read
+ * again rather than passed: one instruction, and it keeps the arguments in
+ * registers on both arches.) */
+FGRAPH_INLINE uintptr_t fgraph_return_one(struct fgraph_ret_regs *rr, struct fgraph_stack *st,
+					  struct fgraph_stack *outer, unsigned base,
+					  struct fgraph_ops *g, fgraph_ret_t exitfn, bool nofp)
+{
+	/* FTRACE_HOT: not preempted, so this CPU stays ours. */
+	return fgraph_return_one_on(arch_this_cpu(), rr, st, outer, base, g, exitfn, nofp);
+}
+
+/* fgraph_return (trace/core/fgraph_hooks.h) through its FP-saving thunk
+ * (arch/ARCH/fgraph.S): it stores the FP/SIMD return registers into rr,
+ * where any user's exit may read them, and puts them back after.  The one
+ * way from FTRACE_HOT_NOFP code into the general return. */
+uintptr_t fgraph_return_fpsaving(struct fgraph_ret_regs *rr);
+
+/*
+ * The return hook's whole C half for user g alone (FGRAPH_DEFINE_RETURN_NOFP,
+ * fgraph_ops.solo_return): what fgraph_return and g's ret_handler do, in
+ * one function.  The hook calls it only while g is the one registered user
+ * (fgraph.c, users_changed; unregister_fgraph's grace period waits for a
+ * hook that read the pointer before it changed), so the top frame carrying
+ * g's tag, entered at our SP, is all it needs to know that g alone took
+ * the call.  Anything else (another user's frame, a frame below ours left
+ * by a longjmp, a corrupt stack) goes to fgraph_return, through its
+ * FP-saving thunk: the hook saved no FP/SIMD register.  c: this CPU
+ * (FTRACE_HOT_NOFP: not preempted), whose irq_depth is known to be 0
+ * (!irq) or not (irq): each context is an instance of its own, as at
+ * entry (FGRAPH_DEFINE_RETURN_NOFP).
+ */
+FGRAPH_INLINE uintptr_t fgraph_return_solo(struct cpu *c, struct fgraph_ret_regs *rr,
+					   struct fgraph_ops *g, fgraph_ret_t exitfn, bool irq)
+{
+	/* current is set: a frame was pushed (fgraph_enter_one). */
+	struct fgraph_stack *outer = NULL, *st = c->current->ret_stack;
+	if (irq) {
+		outer = st;                  /* as fgraph_context_stack says */
+		st = outer ? CALL_PRESERVING(struct fgraph_stack *, fgraph_irq_stack, c) : NULL;
+	}
+	if (__builtin_expect(!st || st->top < FR_MIN, 0))
+		return fgraph_return_fpsaving(rr);
+	unsigned base = st->top - FR_MIN;
+	const uint64_t *f = &st->w[base];
+	if (__builtin_expect(f[FR_MIN - 1] != g->frame_tag || f[FR_SP] != fgraph_ret_regs_sp(rr), 0))
+		return fgraph_return_fpsaving(rr);
+	return fgraph_return_one_on(c, rr, st, outer, base, g, exitfn, true);
+}
+
 #define FGRAPH_DEFINE_RETURN(name, exitfn)                                           \
 	static FTRACE_HOT uintptr_t name(struct fgraph_ret_regs *rr, struct fgraph_stack *st, \
 					 struct fgraph_stack *outer, unsigned base,     \
@@ -365,13 +419,27 @@ FGRAPH_INLINE uintptr_t fgraph_return_one(struct fgraph_ret_regs *rr, struct fgr
 		return fgraph_return_one(rr, st, outer, base, g, exitfn, false);        \
 	}
 
-#define FGRAPH_DEFINE_RETURN_NOFP(name, exitfn)                                      \
+/* name, the ret_handler, and name_solo, the solo_return (which tail-calls
+ * name_solo_irq in interrupt context), of `user` (a struct fgraph_ops
+ * declared before): its fgraph_ops.ret_handler and .solo_return. */
+#define FGRAPH_DEFINE_RETURN_NOFP(name, exitfn, user)                                \
 	static FTRACE_HOT_NOFP uintptr_t name(struct fgraph_ret_regs *rr,               \
 					      struct fgraph_stack *st,                  \
 					      struct fgraph_stack *outer, unsigned base, \
 					      struct fgraph_ops *g)                     \
 	{                                                                            \
 		return fgraph_return_one(rr, st, outer, base, g, exitfn, true);         \
+	}                                                                            \
+	static FTRACE_HOT_NOFP uintptr_t name##_solo_irq(struct fgraph_ret_regs *rr)     \
+	{                                                                            \
+		return fgraph_return_solo(arch_this_cpu(), rr, &(user), exitfn, true);  \
+	}                                                                            \
+	static FTRACE_HOT_NOFP uintptr_t name##_solo(struct fgraph_ret_regs *rr)         \
+	{                                                                            \
+		struct cpu *c = arch_this_cpu();                                     \
+		if (__builtin_expect(c->irq_depth != 0, 0))                          \
+			return name##_solo_irq(rr);                                   \
+		return fgraph_return_solo(c, rr, &(user), exitfn, false);             \
 	}
 
 /* name, and name_irq for interrupt context, which name tail-calls. */

@@ -294,13 +294,15 @@ static inline __attribute__((always_inline)) void graph_exit_fields(const struct
 {
 	struct fgraph_ret_entry *ev = data;
 	graph_header(ret->cpu, &ev->ent, TRACE_GRAPH_RET, ret->preempt);
-	ev->func = ret->func;
+	/* From the frame, after the reservation (fgraph.h: fewer values live
+	 * across it). */
+	ev->func = fgraph_ret_func(ret);
 	ev->retval = ret->retval;
-	ev->depth = ret->depth;
+	ev->depth = fgraph_ret_depth(ret);
 	/* The trace stack's mark in the top bits (function_graph.h), above the count
 	 * (at most FGRAPH_OVERRUN_MAX). */
-	ev->overrun = (uint32_t)ret->overrun | ret->mark;
-	ev->calltime = ret->calltime;
+	ev->overrun = (uint32_t)fgraph_ret_overrun(ret) | ret->mark;
+	ev->calltime = fgraph_ret_calltime(ret);
 	ev->rettime = ret->rettime;
 }
 
@@ -340,8 +342,10 @@ static FTRACE_HOT void graph_return(const struct fgraph_ret *ret, struct fgraph_
 }
 
 /* The return of a call only the tracer took (nothing on this path touches
- * an FP/SIMD register or calls a traced function either). */
-FGRAPH_DEFINE_RETURN_NOFP(graph_ret_handler, graph_return_inline)
+ * an FP/SIMD register or calls a traced function either), and the whole
+ * return while the tracer is the only graph user (the hook then saves no
+ * FP/SIMD register). */
+FGRAPH_DEFINE_RETURN_NOFP(graph_ret_handler, graph_return_inline, graph_fgraph_ops)
 
 struct fgraph_ops graph_fgraph_ops = {
 	.ops.func = graph_ops_func,
@@ -349,6 +353,7 @@ struct fgraph_ops graph_fgraph_ops = {
 	.entryfunc = graph_entry,
 	.retfunc = graph_return,
 	.ret_handler = graph_ret_handler,
+	.solo_return = graph_ret_handler_solo,
 	.idx = -1,
 };
 GLOBAL_OPS(graph, &graph_fgraph_ops.ops);

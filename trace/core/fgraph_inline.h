@@ -109,13 +109,15 @@ FGRAPH_INLINE void fgraph_frame_drop(struct fgraph_stack *st, uint64_t *f)
 }
 
 /* preempt: the traced code's preemption count; below: the frames under f
- * on its stack (fgraph_frame_push). */
+ * on its stack (fgraph_frame_push); ctx: c->trace_ctx as the guard loaded it. */
 FGRAPH_INLINE void fgraph_ent_init(struct fgraph_ent *e, struct cpu *c, uintptr_t ip,
 				   uintptr_t parent, struct ftrace_regs *fregs, const uint64_t *f,
-				   unsigned below, struct fgraph_stack *outer, unsigned preempt)
+				   unsigned below, struct fgraph_stack *outer, unsigned preempt,
+				   uint32_t ctx)
 {
 	e->cpu = c;
 	e->preempt = preempt;
+	e->ctx = ctx;
 	e->in_irq = outer != NULL;             /* fgraph_context_stack_of */
 	e->func = ip;
 	e->parent = parent;
@@ -187,10 +189,13 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 	unsigned depth = t->preempt_count;          /* the traced code's */
 	if (!nofp)
 		ftrace_preempt_disable_at(t, depth);
-	/* nofp: FTRACE_HOT_NOFP code, which only tests the bit (ftrace.h). */
-	unsigned bit = nofp ? 0 : ftrace_recursion_take_on(c, 0);
-	if ((nofp ? !ftrace_recursion_free_on(c) : !bit) || ftrace_is_dead_on(c) ||
-	    !(op->flags & FTRACE_OPS_FL_ENABLED))
+	/* nofp: FTRACE_HOT_NOFP code, which only tests the bit (ftrace.h),
+	 * and the dead byte with it (one AND: ftrace_callback_free_on). */
+	uint32_t ctx = nofp ? 0 : c->trace_ctx;
+	unsigned bit = nofp ? 0 : ftrace_recursion_take_ctx(c, ctx, 0);
+	if (nofp ? !ftrace_callback_free_on(c, &ctx) : !bit || ftrace_is_dead_on(c))
+		goto out;
+	if (!(op->flags & FTRACE_OPS_FL_ENABLED))
 		goto out;
 	struct fgraph_ops *g = (struct fgraph_ops *)((char *)op -
 						     __builtin_offsetof(struct fgraph_ops, ops));
@@ -240,7 +245,7 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 		f[FR_USERS] = (1u << i) * 0x10001u | fr_ts_entry_bits(level);
 	}
 	struct fgraph_ent e;
-	fgraph_ent_init(&e, c, ip, parent, fregs, f, below, outer, depth);
+	fgraph_ent_init(&e, c, ip, parent, fregs, f, below, outer, depth, ctx);
 	fgraph_ent_state(&e, i, st, outer);
 	if (!entry) {
 		/* g->entryfunc, any user's: it may read the return address

@@ -118,17 +118,18 @@ static FTRACE_HOT __attribute__((used)) noipa int graph_filter(uintptr_t func, u
 /* Called only through its thunk (used, noipa: the compiler sees no call). */
 ARCH_PRESERVING_THUNK(graph_filter);
 
-/* The entry event's fields, with nargs argument words. */
-static inline __attribute__((always_inline)) void graph_entry_fields(struct cpu *c,
+/* The entry event's fields, with nargs argument words; head: its header
+ * word (trace_entry_word_ctx). */
+static inline __attribute__((always_inline)) void graph_entry_fields(uint64_t head,
 								     const struct fgraph_ent *e,
 								     void *data, unsigned nargs)
 {
 	struct fgraph_ent_entry *ev = data;
-	graph_header(c, &ev->ent, TRACE_GRAPH_ENT, e->preempt);
+	__builtin_memcpy(&ev->ent, &head, 8);
 	ev->func = e->func;
-	ev->depth = e->depth;
-	ev->nargs = (uint16_t)nargs;
-	ev->strs = 0;
+	/* depth, nargs and strs (0): one little-endian word, one store. */
+	uint64_t dn = e->depth | (uint64_t)nargs << 32;
+	__builtin_memcpy(&ev->depth, &dn, 8);
 #pragma GCC unroll 8
 	for (unsigned i = 0; i < nargs; i++)
 		ev->args[i] = ftrace_regs_get_argument(e->fregs, i);
@@ -145,14 +146,17 @@ static inline __attribute__((always_inline)) bool graph_entry_event(struct cpu *
 	uint32_t size = sizeof(struct fgraph_ent_entry) + 8 * nargs;
 	struct rb_resv r;
 	uint64_t gate;
+	/* The header before the reservation (as the function tracer's): only
+	 * the word, not the CPU, its thread and the count, lives across it. */
+	uint64_t head = trace_entry_word_ctx(c, e->ctx, c->current, TRACE_GRAPH_ENT, e->preempt);
 	/* The event's time is the call's (one clock read for both). */
 	if (__builtin_expect(rb_reserve_fast_at(c->trace_rb, size, e->calltime, &r, &gate), 1)) {
-		graph_entry_fields(c, e, r.data, nargs);
+		graph_entry_fields(head, e, r.data, nargs);
 		rb_commit_fast(&r);
 		return true;
 	}
 	if (rb_reserve_rest(size, gate, &r) == 0) {
-		graph_entry_fields(c, e, r.data, nargs);
+		graph_entry_fields(head, e, r.data, nargs);
 		rb_commit_nopreempt(&r);
 		return true;
 	}
@@ -189,6 +193,7 @@ static FTRACE_HOT __attribute__((used)) noipa bool graph_entry_full(uintptr_t fu
 	struct fgraph_ent ent = { .func = func, .fregs = fregs, .calltime = calltime,
 				  .depth = (unsigned)depth_preempt,
 				  .preempt = (unsigned)(depth_preempt >> 32), .cpu = this_cpu() };
+	ent.ctx = ent.cpu->trace_ctx;
 	const struct fgraph_ent *e = &ent;
 	struct cpu *c = e->cpu;
 	const struct fsig_capture *cap = fsig_capture_find(func);

@@ -138,10 +138,13 @@ static inline __attribute__((always_inline)) void graph_entry_fields(uint64_t he
 /* The entry event, with nargs argument words (a constant: each caller
  * below gets its own copy, sized at build time).  The fast path's event
  * and the rest's are written apart (ring_buffer.h, rb_reserve_fast), so
- * that the compiler does not join them. */
+ * that the compiler does not join them.  opened: data[0] may be set (a
+ * graph filter ran); false: it is 0, so that data need not live across
+ * the reservation. */
 static inline __attribute__((always_inline)) bool graph_entry_event(struct cpu *c,
 								    const struct fgraph_ent *e,
-								    uint64_t *data, unsigned nargs)
+								    uint64_t *data, unsigned nargs,
+								    bool opened)
 {
 	uint32_t size = sizeof(struct fgraph_ent_entry) + 8 * nargs;
 	struct rb_resv r;
@@ -164,7 +167,7 @@ static inline __attribute__((always_inline)) bool graph_entry_event(struct cpu *
 	 * is not hooked, as in Linux, since its exit alone would print a '}'
 	 * with no entry.  A call that opened a graph function stays hooked,
 	 * to close it again, and records nothing at its exit. */
-	if (!data[0])
+	if (!opened || !data[0])
 		return false;
 	data[0] |= CALL_NOENT;
 	return true;
@@ -199,7 +202,7 @@ static FTRACE_HOT __attribute__((used)) noipa bool graph_entry_full(uintptr_t fu
 	const struct fsig_capture *cap = fsig_capture_find(func);
 	bool strings = trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR);
 	if (!cap || !(cap->nstack || cap->nref || (strings && cap->strs)))
-		return graph_entry_event(c, e, data, ARCH_FTRACE_NARGS);
+		return graph_entry_event(c, e, data, ARCH_FTRACE_NARGS, true);
 	uint64_t words[FSIG_MAX_WORDS];
 	uint8_t strs[FSIG_STRS_SIZE(FSIG_MAX_STRS)];
 	for (unsigned i = 0; i < ARCH_FTRACE_NARGS; i++)
@@ -242,13 +245,27 @@ static FTRACE_HOT __attribute__((used)) noipa bool graph_entry_full(uintptr_t fu
 }
 ARCH_PRESERVING_THUNK(graph_entry_full);
 
+/* The entry's event, with or without the arguments (funcgraph-args);
+ * opened: as graph_entry_event. */
+static inline __attribute__((always_inline)) bool graph_entry_record(const struct fgraph_ent *e,
+								     uint64_t *data, bool opened)
+{
+	struct cpu *c = e->cpu;
+	if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS)) {
+		if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR) || fsig_capture_maybe(e->func))
+			return FTRACE_CALL_COLD(bool, graph_entry_full, e->func, e->fregs, e->calltime,
+					       e->depth | (uint64_t)e->preempt << 32, data);
+		return graph_entry_event(c, e, data, ARCH_FTRACE_NARGS, opened);
+	}
+	return graph_entry_event(c, e, data, 0, opened);
+}
+
 /* The entry callback, inlined into the tracer's site callback (below) and
  * called through entryfunc when a site has other graph users too. */
 static inline __attribute__((always_inline)) bool graph_entry_inline(const struct fgraph_ent *e,
 								     struct fgraph_ops *g,
 								     uint64_t *data)
 {
-	struct cpu *c = e->cpu;
 	if (e->in_irq && !trace_opt(TRACE_OPT_FUNCGRAPH_IRQS))
 		return false;
 	/* The thread's word only in an interrupt (else it is *state: one
@@ -267,19 +284,52 @@ static inline __attribute__((always_inline)) bool graph_entry_inline(const struc
 			if (v != GRAPH_RECORD)
 				return v == GRAPH_HOOK_ONLY;
 		}
+		return graph_entry_record(e, data, true);
 	}
-	if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS)) {
-		if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR) || fsig_capture_maybe(e->func))
-			return FTRACE_CALL_COLD(bool, graph_entry_full, e->func, e->fregs, e->calltime,
-					       e->depth | (uint64_t)e->preempt << 32, data);
-		return graph_entry_event(c, e, data, ARCH_FTRACE_NARGS);
-	}
-	return graph_entry_event(c, e, data, 0);
+	return graph_entry_record(e, data, false);
 }
 
 static FTRACE_HOT bool graph_entry(const struct fgraph_ent *e, struct fgraph_ops *g, uint64_t *data)
 {
 	return graph_entry_inline(e, g, data);
+}
+
+/* graph_entry_site's way in thread context when a graph filter, an open
+ * filtered call, max_graph_depth or funcgraph-args has work: tail-called,
+ * the call found again from its frame (fgraph_ent_of_top); it takes the
+ * call back itself if it refuses it. */
+static FTRACE_HOT_NOFP void graph_entry_thread(void)
+{
+	struct fgraph_ent e;
+	struct fgraph_stack *st;
+	uint64_t *data = fgraph_ent_of_top(&e, arch_this_cpu(), &graph_fgraph_ops, &st);
+	if (!graph_entry_inline(&e, &graph_fgraph_ops, data))
+		fgraph_enter_refuse(st);
+}
+
+/* The entry inlined into the tracer's site callback: in thread context,
+ * with no graph filter, open filtered call, depth limit or funcgraph-args,
+ * the plain event here, and everything else in graph_entry_thread, so
+ * that the site callback keeps only what the plain event needs (x86-64:
+ * no callee-saved register). */
+static inline __attribute__((always_inline)) bool graph_entry_site(const struct fgraph_ent *e,
+								   struct fgraph_ops *g,
+								   uint64_t *data)
+{
+	if (e->in_irq)                   /* a constant in each instance */
+		return graph_entry_inline(e, g, data);
+	data[0] = 0;
+	if (__builtin_expect((*e->state | arch_load_relaxed32(&graph_filters)) != 0, 0))
+		goto thread;
+	if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS)) {
+		if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR) || fsig_capture_maybe(e->func))
+			goto thread;
+		return graph_entry_event(e->cpu, e, data, ARCH_FTRACE_NARGS, false);
+	}
+	return graph_entry_event(e->cpu, e, data, 0, false);
+thread:
+	graph_entry_thread();
+	return true;
 }
 
 /* What a site whose only graph user is the tracer calls (its trampoline
@@ -290,7 +340,7 @@ static FTRACE_HOT bool graph_entry(const struct fgraph_ent *e, struct fgraph_ops
  * where tools/check-nofp.py stops.  Of fregs, the entry reads the
  * arguments, the entry SP and the return slot only (fgraph_enter_one,
  * graph_entry_full, tstack_entry with the tracer's bit alone). */
-FGRAPH_DEFINE_ENTRY_NOFP(graph_ops_func, graph_entry_inline)
+FGRAPH_DEFINE_ENTRY_NOFP(graph_ops_func, graph_entry_site)
 #define GRAPH_OPS_FLAGS (FTRACE_OPS_FL_NOFP | FTRACE_OPS_FL_ARGS_ONLY)
 
 /* The exit event's fields. */

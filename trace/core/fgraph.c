@@ -225,7 +225,7 @@ static FTRACE_HOT uint64_t *frame_enter(struct cpu *c, struct fgraph_stack *st,
 		return NULL;
 	f[FR_SP] = sp;                   /* the trace stack's may differ from fregs' */
 	struct fgraph_ent e;
-	fgraph_ent_init(&e, c, ip, parent, fregs, f, below, outer, preempt, c->trace_ctx);
+	fgraph_ent_init(&e, c, ip, parent, fregs, f, below, outer, preempt);
 	unsigned taken = 0;
 	uint64_t *blk = &f[FR_HEADER];
 	for (unsigned m = mask; m; m &= m - 1, blk += FB_WORDS) {

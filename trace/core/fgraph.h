@@ -63,7 +63,6 @@ struct fgraph_ent {
 					  * else = state */
 	struct cpu *cpu;                 /* the CPU running the callback (preemption is off) */
 	unsigned preempt;                /* the traced code's preemption count */
-	uint32_t ctx;                    /* cpu->trace_ctx (for trace_entry_word_ctx) */
 	bool in_irq;                     /* the call is in an interrupt handler */
 };
 

@@ -109,15 +109,13 @@ FGRAPH_INLINE void fgraph_frame_drop(struct fgraph_stack *st, uint64_t *f)
 }
 
 /* preempt: the traced code's preemption count; below: the frames under f
- * on its stack (fgraph_frame_push); ctx: c->trace_ctx as the guard loaded it. */
+ * on its stack (fgraph_frame_push). */
 FGRAPH_INLINE void fgraph_ent_init(struct fgraph_ent *e, struct cpu *c, uintptr_t ip,
 				   uintptr_t parent, struct ftrace_regs *fregs, const uint64_t *f,
-				   unsigned below, struct fgraph_stack *outer, unsigned preempt,
-				   uint32_t ctx)
+				   unsigned below, struct fgraph_stack *outer, unsigned preempt)
 {
 	e->cpu = c;
 	e->preempt = preempt;
-	e->ctx = ctx;
 	e->in_irq = outer != NULL;             /* fgraph_context_stack_of */
 	e->func = ip;
 	e->parent = parent;
@@ -204,8 +202,8 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 		ftrace_preempt_disable_at(t, depth);
 	/* nofp: FTRACE_HOT_NOFP code, which only tests the bit (ftrace.h),
 	 * and the dead byte with it (one AND: ftrace_callback_free_on). */
-	uint32_t ctx = nofp ? 0 : c->trace_ctx;
-	unsigned bit = nofp ? 0 : ftrace_recursion_take_ctx(c, ctx, 0);
+	uint32_t ctx;
+	unsigned bit = nofp ? 0 : ftrace_recursion_take_on(c, 0);
 	if (nofp ? !ftrace_callback_free_on(c, &ctx) : !bit || ftrace_is_dead_on(c))
 		goto out;
 	if (!(op->flags & FTRACE_OPS_FL_ENABLED))
@@ -259,7 +257,7 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 	}
 	struct fgraph_ent e;
 	fgraph_ent_init(&e, c, ip, parent, fregs, f, below, outer,
-			nofp ? t->preempt_count : depth, ctx);
+			nofp ? t->preempt_count : depth);
 	fgraph_ent_state(&e, i, st, outer);
 	if (!entry) {
 		/* g->entryfunc, any user's: it may read the return address
@@ -307,7 +305,7 @@ FGRAPH_INLINE uint64_t *fgraph_ent_of_top(struct fgraph_ent *e, struct cpu *c,
 	struct fgraph_stack *st = t->ret_stack;
 	uint64_t *f = &st->w[st->top - FR_MIN];
 	fgraph_ent_init(e, c, f[FR_FUNC], f[FR_RET], ftrace_regs_of_stack_pointer(f[FR_SP]), f,
-			st->depth - 1, NULL, t->preempt_count, c->trace_ctx);
+			st->depth - 1, NULL, t->preempt_count);
 	fgraph_ent_state(e, (unsigned)g->idx, st, NULL);
 	*stp = st;
 	return &f[FR_HEADER + FB_DATA];

@@ -113,22 +113,16 @@ FTRACE_INLINE bool ftrace_is_dead_on(struct cpu *c)
 
 #define FTRACE_RECURSION_LIST_SHIFT 3   /* the list function's bits: 3..5 */
 
-/* On CPU c, this one (preemption off or FTRACE_HOT), whose trace_ctx the
- * caller loaded (ctx). */
-FTRACE_INLINE unsigned ftrace_recursion_take_ctx(struct cpu *c, uint32_t ctx, unsigned shift)
+/* On CPU c, this one (preemption off or FTRACE_HOT). */
+FTRACE_INLINE unsigned ftrace_recursion_take_on(struct cpu *c, unsigned shift)
 {
-	unsigned bit = (ctx & TRACE_CTX_BITS) << shift;   /* this context's (boot/irq.c) */
+	unsigned bit = (c->trace_ctx & TRACE_CTX_BITS) << shift;   /* this context's (boot/irq.c) */
 	unsigned held = c->trace_recursion;
 	if (held & bit)
 		return 0;
 	c->trace_recursion = held | bit;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	return bit;
-}
-
-FTRACE_INLINE unsigned ftrace_recursion_take_on(struct cpu *c, unsigned shift)
-{
-	return ftrace_recursion_take_ctx(c, c->trace_ctx, shift);
 }
 
 /* Is the callbacks' bit of this context free?  Only for FTRACE_HOT_NOFP

@@ -62,6 +62,7 @@ static unsigned graph_filters;            /* FILTER_*: atomic or/and, read lock-
 #define FILTER_FUNCS    1u
 #define FILTER_NOTRACE  2u
 #define FILTER_DEPTH    4u               /* max_graph_depth is not 0 */
+#define FILTER_ARGS     8u               /* funcgraph-args is on (graph_opts_update) */
 static struct mutex graph_mutex = MUTEX_INIT;
 unsigned max_graph_depth;                 /* 0: no limit; graph_set_max_depth */
 
@@ -74,6 +75,14 @@ void graph_set_max_depth(unsigned depth)
 		__atomic_fetch_or(&graph_filters, FILTER_DEPTH, __ATOMIC_RELAXED);
 	else
 		__atomic_fetch_and(&graph_filters, ~FILTER_DEPTH, __ATOMIC_RELAXED);
+}
+
+void graph_opts_update(void)
+{
+	if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS))
+		__atomic_fetch_or(&graph_filters, FILTER_ARGS, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_and(&graph_filters, ~FILTER_ARGS, __ATOMIC_RELAXED);
 }
 
 /* Fill an event's header on CPU c (fgraph's callbacks are not preempted,
@@ -150,8 +159,10 @@ static inline __attribute__((always_inline)) bool graph_entry_event(struct cpu *
 	struct rb_resv r;
 	uint64_t gate;
 	/* The header before the reservation (as the function tracer's): only
-	 * the word, not the CPU, its thread and the count, lives across it. */
-	uint64_t head = trace_entry_word_ctx(c, e->ctx, c->current, TRACE_GRAPH_ENT, e->preempt);
+	 * the word, not the CPU, its thread and the count, lives across it.
+	 * trace_ctx read again rather than kept from the guard: x86-64 has
+	 * no register for it across the push. */
+	uint64_t head = trace_entry_word_ctx(c, c->trace_ctx, c->current, TRACE_GRAPH_ENT, e->preempt);
 	/* The event's time is the call's (one clock read for both). */
 	if (__builtin_expect(rb_reserve_fast_at(c->trace_rb, size, e->calltime, &r, &gate), 1)) {
 		graph_entry_fields(head, e, r.data, nargs);
@@ -196,7 +207,6 @@ static FTRACE_HOT __attribute__((used)) noipa bool graph_entry_full(uintptr_t fu
 	struct fgraph_ent ent = { .func = func, .fregs = fregs, .calltime = calltime,
 				  .depth = (unsigned)depth_preempt,
 				  .preempt = (unsigned)(depth_preempt >> 32), .cpu = this_cpu() };
-	ent.ctx = ent.cpu->trace_ctx;
 	const struct fgraph_ent *e = &ent;
 	struct cpu *c = e->cpu;
 	const struct fsig_capture *cap = fsig_capture_find(func);
@@ -319,10 +329,13 @@ static inline __attribute__((always_inline)) bool graph_entry_site(const struct 
 	if (e->in_irq)                   /* a constant in each instance */
 		return graph_entry_inline(e, g, data);
 	data[0] = 0;
-	if (__builtin_expect((*e->state | arch_load_relaxed32(&graph_filters)) != 0, 0))
-		goto thread;
-	if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS)) {
-		if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR) || fsig_capture_maybe(e->func))
+	/* One test for the plain event: funcgraph-args is a bit of
+	 * graph_filters (FILTER_ARGS). */
+	uint32_t inside = *e->state;
+	unsigned filters = arch_load_relaxed32(&graph_filters);
+	if (__builtin_expect(inside | filters, 0)) {
+		if (inside || filters != FILTER_ARGS || trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR) ||
+		    fsig_capture_maybe(e->func))
 			goto thread;
 		return graph_entry_event(e->cpu, e, data, ARCH_FTRACE_NARGS, false);
 	}

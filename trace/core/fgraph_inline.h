@@ -92,10 +92,10 @@ FGRAPH_INLINE uint64_t *fgraph_frame_push(struct fgraph_stack *st, unsigned size
 	f[FR_RET] = parent;
 	f[FR_FUNC] = ip;
 	f[FR_SP] = ftrace_regs_get_stack_pointer(fregs);
+	f[size - 1] = last;              /* before the clock: not kept across it */
 	/* Unordered, as the ring buffer's own read (trace/DESIGN.md, "The
 	 * call's time"): reading early only lengthens the call. */
 	f[FR_TIME] = arch_counter_relaxed();
-	f[size - 1] = last;
 	return f;
 }
 

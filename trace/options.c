@@ -10,7 +10,6 @@
 #include "boot/console.h"
 #include "trace/options.h"
 #include "trace/trace.h"
-#include "trace/tracers/function_graph.h"
 #include "trace/tracefs/tracefs.h"
 
 /* Every option once: its enum value, its name, Linux's default.  The names
@@ -79,14 +78,14 @@ int trace_opt_set(const char *word)
 		__atomic_fetch_or(&trace_opts, 1ul << i, __ATOMIC_RELAXED);
 	else
 		__atomic_fetch_and(&trace_opts, ~(1ul << i), __ATOMIC_RELAXED);
-	graph_opts_update();
+	tracer_flags_changed();
 	return 0;
 }
 
 void trace_opts_restore(unsigned long saved)
 {
 	__atomic_store_n(&trace_opts, saved, __ATOMIC_RELAXED);
-	graph_opts_update();
+	tracer_flags_changed();
 }
 
 const char *trace_opt_name(enum trace_opt o)

@@ -62,7 +62,7 @@ static unsigned graph_filters;            /* FILTER_*: atomic or/and, read lock-
 #define FILTER_FUNCS    1u
 #define FILTER_NOTRACE  2u
 #define FILTER_DEPTH    4u               /* max_graph_depth is not 0 */
-#define FILTER_ARGS     8u               /* funcgraph-args is on (graph_opts_update) */
+#define FILTER_ARGS     8u               /* funcgraph-args is on (graph_flag_changed) */
 static struct mutex graph_mutex = MUTEX_INIT;
 unsigned max_graph_depth;                 /* 0: no limit; graph_set_max_depth */
 
@@ -77,7 +77,9 @@ void graph_set_max_depth(unsigned depth)
 		__atomic_fetch_and(&graph_filters, ~FILTER_DEPTH, __ATOMIC_RELAXED);
 }
 
-void graph_opts_update(void)
+/* The tracer's flag_changed: after every change of trace_opts
+ * (trace_opt_set, trace_opts_restore), funcgraph-args into FILTER_ARGS. */
+static void graph_flag_changed(void)
 {
 	if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS))
 		__atomic_fetch_or(&graph_filters, FILTER_ARGS, __ATOMIC_RELAXED);
@@ -506,6 +508,7 @@ static void graph_stop(void)
 TRACER(030, graph_tracer) = {
 	.name = "function_graph", .start = graph_start, .stop = graph_stop,
 	.print = graph_print, .print_header = graph_print_header,
+	.flag_changed = graph_flag_changed,
 };
 
 /* ---- the files ---- */

@@ -55,9 +55,6 @@ struct fgraph_ret_entry {      /* TRACE_GRAPH_RET */
 _Static_assert(sizeof(struct fgraph_ret_entry) == 48, "funcgraph_exit is 48 bytes");
 
 extern struct fgraph_ops graph_fgraph_ops;     /* the tracer's graph user */
-/* After every change of trace_opts (trace_opt_set, trace_opts_restore):
- * the entry tests funcgraph-args in a word of its own. */
-void graph_opts_update(void);
 extern unsigned max_graph_depth;               /* 0: no limit; set it with: */
 void graph_set_max_depth(unsigned depth);
 

@@ -78,7 +78,14 @@ int trace_opt_set(const char *word)
 		__atomic_fetch_or(&trace_opts, 1ul << i, __ATOMIC_RELAXED);
 	else
 		__atomic_fetch_and(&trace_opts, ~(1ul << i), __ATOMIC_RELAXED);
+	tracer_flags_changed();
 	return 0;
+}
+
+void trace_opts_restore(unsigned long saved)
+{
+	__atomic_store_n(&trace_opts, saved, __ATOMIC_RELAXED);
+	tracer_flags_changed();
 }
 
 const char *trace_opt_name(enum trace_opt o)

@@ -44,6 +44,11 @@ static inline bool trace_opt(enum trace_opt o)
 
 /* "name" sets, "noname" clears.  -EINVAL (nothing changes) if unknown. */
 int trace_opt_set(const char *word);
+/* All options at once, as trace_opts was (saved): what a test restores.
+ * Write trace_opts only through these two: they tell the tracers
+ * (struct tracer's flag_changed; function_graph keeps a copy of
+ * funcgraph-args). */
+void trace_opts_restore(unsigned long saved);
 const char *trace_opt_name(enum trace_opt o);
 /* trace_options' listing: one line per option, "name" or "noname". */
 void trace_opt_list(void (*out)(void *ctx, const char *line), void *ctx);

@@ -222,6 +222,13 @@ void tracer_list(void (*fn)(const char *name, void *arg), void *arg)
 		fn(t->name, arg);
 }
 
+void tracer_flags_changed(void)
+{
+	for (const struct tracer *t = __tracers_start; t < __tracers_end; t++)
+		if (t->flag_changed)
+			t->flag_changed();
+}
+
 
 /* The nop tracer: nothing is traced. */
 TRACER(010, nop_tracer) = { .name = "nop" };

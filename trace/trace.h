@@ -139,6 +139,10 @@ struct tracer {
 	 * printer. */
 	bool (*print)(struct trace_iter *ti);
 	void (*print_header)(void);    /* NULL: Linux's default header */
+	/* NULL, or called after any trace option changed (Linux's
+	 * flag_changed), whichever tracer is current: function_graph keeps
+	 * funcgraph-args in a word its entry tests.  Thread context. */
+	void (*flag_changed)(void);
 };
 
 /*
@@ -172,6 +176,8 @@ const struct tracer *tracer_current(void);
  * keeps its events). */
 int tracer_set(const char *name);
 void tracer_list(void (*fn)(const char *name, void *arg), void *arg);
+/* After trace_opts changed (trace/options.c): every tracer's flag_changed. */
+void tracer_flags_changed(void);
 
 /* The common header of an event written now from the tracer, on CPU c
  * (this one, stable: preemption off) by thread t (c's current), as one

@@ -505,7 +505,7 @@ TEST_FIXTURE(graph_golden, print)
 	trace_print_all();
 	kprintf("--- graph golden end ---\n");
 	traced_stop();
-	trace_opts = saved;
+	trace_opts_restore(saved);
 	EXPECT_EQ(r, gw_root(3, true));
 }
 

@@ -94,10 +94,10 @@ FGRAPH_INLINE uint64_t *fgraph_frame_push(struct fgraph_stack *st, unsigned size
 	f[FR_RET] = parent;
 	f[FR_FUNC] = ip;
 	f[FR_SP] = ftrace_regs_get_stack_pointer(fregs);
+	f[size - 1] = last;              /* before the clock: not kept across it */
 	/* Unordered, as the ring buffer's own read (trace/DESIGN.md, "The
 	 * call's time"): reading early only lengthens the call. */
 	f[FR_TIME] = arch_counter_relaxed();
-	f[size - 1] = last;
 	return f;
 }
 
@@ -133,6 +133,17 @@ FGRAPH_INLINE void fgraph_ent_state(struct fgraph_ent *e, unsigned i, struct fgr
 {
 	e->state = &st->state[i];
 	e->task_state = __builtin_expect(outer != NULL, 0) ? &outer->state[i] : e->state;
+}
+
+/* Take back the call whose frame (FR_MIN words, fgraph_enter_one's) is
+ * the top one on st, after C: the return address put back, the frame
+ * dropped.  Nested pushes since are all popped by now. */
+FGRAPH_INLINE void fgraph_enter_refuse(struct fgraph_stack *st)
+{
+	uint64_t *f = &st->w[st->top - FR_MIN];
+	if (!FGRAPH_TSTACK)
+		*ftrace_regs_return_slot(ftrace_regs_of_stack_pointer(f[FR_SP])) = f[FR_RET];
+	fgraph_frame_drop(st, f);
 }
 
 /* C: the function returns into the hook.  After B's writes: a nested
@@ -186,13 +197,18 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 	struct thread *t = c->current;
 	if (__builtin_expect(!t, 0))
 		return;                    /* a CPU still booting */
-	unsigned depth = t->preempt_count;          /* the traced code's */
+	/* The traced code's count: nofp leaves it alone, so it is read where
+	 * the entry wants it (below), not kept from here. */
+	unsigned depth = nofp ? 0 : t->preempt_count;
 	if (!nofp)
 		ftrace_preempt_disable_at(t, depth);
-	/* nofp: FTRACE_HOT_NOFP code, which only tests the bit (ftrace.h). */
+	/* nofp: FTRACE_HOT_NOFP code, which only tests the bit (ftrace.h),
+	 * and the dead byte with it (one AND: ftrace_callback_free_on). */
+	uint32_t ctx;
 	unsigned bit = nofp ? 0 : ftrace_recursion_take_on(c, 0);
-	if ((nofp ? !ftrace_recursion_free_on(c) : !bit) || ftrace_is_dead_on(c) ||
-	    !(op->flags & FTRACE_OPS_FL_ENABLED))
+	if (nofp ? !ftrace_callback_free_on(c, &ctx) : !bit || ftrace_is_dead_on(c))
+		goto out;
+	if (!(op->flags & FTRACE_OPS_FL_ENABLED))
 		goto out;
 	struct fgraph_ops *g = (struct fgraph_ops *)((char *)op -
 						     __builtin_offsetof(struct fgraph_ops, ops));
@@ -249,7 +265,8 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 		blk[FB_GEN] = gen;
 	}
 	struct fgraph_ent e;
-	fgraph_ent_init(&e, c, ip, parent, fregs, f, below, outer, depth);
+	fgraph_ent_init(&e, c, ip, parent, fregs, f, below, outer,
+			nofp ? t->preempt_count : depth);
 	fgraph_ent_state(&e, i, st, outer);
 	if (!entry) {
 		/* g->entryfunc, any user's: it may read the return address
@@ -271,19 +288,36 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 	 * so ours is the top frame; fregs is where its entry SP says). */
 	if (!FGRAPH_TSTACK)
 		fgraph_redirect(fregs);                      /* C */
-	if (!entry(&e, g, &blk[FB_DATA])) {
-		if (!irq)
-			st = t->ret_stack;
-		f = &st->w[st->top - FR_MIN];
-		if (!FGRAPH_TSTACK)
-			*ftrace_regs_return_slot(ftrace_regs_of_stack_pointer(f[FR_SP])) = f[FR_RET];
-		fgraph_frame_drop(st, f);
-	}
+	if (!entry(&e, g, &blk[FB_DATA]))
+		/* This CPU's thread again rather than t kept (FTRACE_HOT). */
+		fgraph_enter_refuse(irq ? st : arch_this_cpu()->current->ret_stack);
 out:
 	if (bit)
 		ftrace_recursion_exit_on(c, bit);
 	if (!nofp)
 		ftrace_preempt_enable_at(t, depth);
+}
+
+/*
+ * For an _NOFP inlined entry (FGRAPH_DEFINE_ENTRY_NOFP) that, in thread
+ * context, hands the call on to a function of its own, tail-called so
+ * that nothing the site callback holds lives across it (the entry then
+ * returns true): there, on CPU c, the call's fgraph_ent for user g found
+ * again from the thread's top frame, which is the call's (nested pushes
+ * since are all popped).  Returns the user's data words; *stp: the stack,
+ * for fgraph_enter_refuse if that function refuses the call.
+ */
+FGRAPH_INLINE uint64_t *fgraph_ent_of_top(struct fgraph_ent *e, struct cpu *c,
+					  struct fgraph_ops *g, struct fgraph_stack **stp)
+{
+	struct thread *t = c->current;
+	struct fgraph_stack *st = t->ret_stack;
+	uint64_t *f = &st->w[st->top - FR_MIN];
+	fgraph_ent_init(e, c, f[FR_FUNC], f[FR_RET], ftrace_regs_of_stack_pointer(f[FR_SP]), f,
+			st->depth - 1, NULL, t->preempt_count);
+	fgraph_ent_state(e, (unsigned)g->idx, st, NULL);
+	*stp = st;
+	return &f[FR_HEADER + FB_DATA];
 }
 
 /* ---- the return (fgraph.c's fgraph_return finds the frame first) ---- */

@@ -62,6 +62,7 @@ static unsigned graph_filters;            /* FILTER_*: atomic or/and, read lock-
 #define FILTER_FUNCS    1u
 #define FILTER_NOTRACE  2u
 #define FILTER_DEPTH    4u               /* max_graph_depth is not 0 */
+#define FILTER_ARGS     8u               /* funcgraph-args is on (graph_flag_changed) */
 static struct mutex graph_mutex = MUTEX_INIT;
 unsigned max_graph_depth;                 /* 0: no limit; graph_set_max_depth */
 
@@ -74,6 +75,16 @@ void graph_set_max_depth(unsigned depth)
 		__atomic_fetch_or(&graph_filters, FILTER_DEPTH, __ATOMIC_RELAXED);
 	else
 		__atomic_fetch_and(&graph_filters, ~FILTER_DEPTH, __ATOMIC_RELAXED);
+}
+
+/* The tracer's flag_changed: after every change of trace_opts
+ * (trace_opt_set, trace_opts_restore), funcgraph-args into FILTER_ARGS. */
+static void graph_flag_changed(void)
+{
+	if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS))
+		__atomic_fetch_or(&graph_filters, FILTER_ARGS, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_and(&graph_filters, ~FILTER_ARGS, __ATOMIC_RELAXED);
 }
 
 /* Fill an event's header on CPU c (fgraph's callbacks are not preempted,
@@ -118,17 +129,18 @@ static FTRACE_HOT __attribute__((used)) noipa int graph_filter(uintptr_t func, u
 /* Called only through its thunk (used, noipa: the compiler sees no call). */
 ARCH_PRESERVING_THUNK(graph_filter);
 
-/* The entry event's fields, with nargs argument words. */
-static inline __attribute__((always_inline)) void graph_entry_fields(struct cpu *c,
+/* The entry event's fields, with nargs argument words; head: its header
+ * word (trace_entry_word_on). */
+static inline __attribute__((always_inline)) void graph_entry_fields(uint64_t head,
 								     const struct fgraph_ent *e,
 								     void *data, unsigned nargs)
 {
 	struct fgraph_ent_entry *ev = data;
-	graph_header(c, &ev->ent, TRACE_GRAPH_ENT, e->preempt);
+	__builtin_memcpy(&ev->ent, &head, 8);
 	ev->func = e->func;
-	ev->depth = e->depth;
-	ev->nargs = (uint16_t)nargs;
-	ev->strs = 0;
+	/* depth, nargs and strs (0): one little-endian word, one store. */
+	uint64_t dn = e->depth | (uint64_t)nargs << 32;
+	__builtin_memcpy(&ev->depth, &dn, 8);
 #pragma GCC unroll 8
 	for (unsigned i = 0; i < nargs; i++)
 		ev->args[i] = ftrace_regs_get_argument(e->fregs, i);
@@ -137,22 +149,31 @@ static inline __attribute__((always_inline)) void graph_entry_fields(struct cpu 
 /* The entry event, with nargs argument words (a constant: each caller
  * below gets its own copy, sized at build time).  The fast path's event
  * and the rest's are written apart (ring_buffer.h, rb_reserve_fast), so
- * that the compiler does not join them. */
+ * that the compiler does not join them.  opened: data[0] may be set (a
+ * graph filter ran); false: it is 0, so that data need not live across
+ * the reservation. */
 static inline __attribute__((always_inline)) bool graph_entry_event(struct cpu *c,
 								    const struct fgraph_ent *e,
-								    uint64_t *data, unsigned nargs)
+								    uint64_t *data, unsigned nargs,
+								    bool opened)
 {
 	uint32_t size = sizeof(struct fgraph_ent_entry) + 8 * nargs;
 	struct rb_resv r;
 	uint64_t gate;
+	/* The header before the reservation (as the function tracer's): only
+	 * the word, not the CPU, its thread and the count, lives across it.
+	 * The guard and trace_ctx loaded again as a pair rather than kept
+	 * from the guard's test: x86-64 has no register for them across the
+	 * push. */
+	uint64_t head = trace_entry_word_on(c, c->current, TRACE_GRAPH_ENT, e->preempt);
 	/* The event's time is the call's (one clock read for both). */
 	if (__builtin_expect(rb_reserve_fast_at(c->trace_rb, size, e->calltime, &r, &gate), 1)) {
-		graph_entry_fields(c, e, r.data, nargs);
+		graph_entry_fields(head, e, r.data, nargs);
 		rb_commit_fast(&r);
 		return true;
 	}
 	if (rb_reserve_rest(size, gate, &r) == 0) {
-		graph_entry_fields(c, e, r.data, nargs);
+		graph_entry_fields(head, e, r.data, nargs);
 		rb_commit_nopreempt(&r);
 		return true;
 	}
@@ -160,7 +181,7 @@ static inline __attribute__((always_inline)) bool graph_entry_event(struct cpu *
 	 * is not hooked, as in Linux, since its exit alone would print a '}'
 	 * with no entry.  A call that opened a graph function stays hooked,
 	 * to close it again, and records nothing at its exit. */
-	if (!data[0])
+	if (!opened || !data[0])
 		return false;
 	data[0] |= CALL_NOENT;
 	return true;
@@ -194,7 +215,7 @@ static FTRACE_HOT __attribute__((used)) noipa bool graph_entry_full(uintptr_t fu
 	const struct fsig_capture *cap = fsig_capture_find(func);
 	bool strings = trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR);
 	if (!cap || !(cap->nstack || cap->nref || (strings && cap->strs)))
-		return graph_entry_event(c, e, data, ARCH_FTRACE_NARGS);
+		return graph_entry_event(c, e, data, ARCH_FTRACE_NARGS, true);
 	uint64_t words[FSIG_MAX_WORDS];
 	uint8_t strs[FSIG_STRS_SIZE(FSIG_MAX_STRS)];
 	for (unsigned i = 0; i < ARCH_FTRACE_NARGS; i++)
@@ -237,13 +258,27 @@ static FTRACE_HOT __attribute__((used)) noipa bool graph_entry_full(uintptr_t fu
 }
 ARCH_PRESERVING_THUNK(graph_entry_full);
 
+/* The entry's event, with or without the arguments (funcgraph-args);
+ * opened: as graph_entry_event. */
+static inline __attribute__((always_inline)) bool graph_entry_record(const struct fgraph_ent *e,
+								     uint64_t *data, bool opened)
+{
+	struct cpu *c = e->cpu;
+	if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS)) {
+		if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR) || fsig_capture_maybe(e->func))
+			return FTRACE_CALL_COLD(bool, graph_entry_full, e->func, e->fregs, e->calltime,
+					       e->depth | (uint64_t)e->preempt << 32, data);
+		return graph_entry_event(c, e, data, ARCH_FTRACE_NARGS, opened);
+	}
+	return graph_entry_event(c, e, data, 0, opened);
+}
+
 /* The entry callback, inlined into the tracer's site callback (below) and
  * called through entryfunc when a site has other graph users too. */
 static inline __attribute__((always_inline)) bool graph_entry_inline(const struct fgraph_ent *e,
 								     struct fgraph_ops *g,
 								     uint64_t *data)
 {
-	struct cpu *c = e->cpu;
 	if (e->in_irq && !trace_opt(TRACE_OPT_FUNCGRAPH_IRQS))
 		return false;
 	/* The thread's word only in an interrupt (else it is *state: one
@@ -262,19 +297,55 @@ static inline __attribute__((always_inline)) bool graph_entry_inline(const struc
 			if (v != GRAPH_RECORD)
 				return v == GRAPH_HOOK_ONLY;
 		}
+		return graph_entry_record(e, data, true);
 	}
-	if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS)) {
-		if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR) || fsig_capture_maybe(e->func))
-			return FTRACE_CALL_COLD(bool, graph_entry_full, e->func, e->fregs, e->calltime,
-					       e->depth | (uint64_t)e->preempt << 32, data);
-		return graph_entry_event(c, e, data, ARCH_FTRACE_NARGS);
-	}
-	return graph_entry_event(c, e, data, 0);
+	return graph_entry_record(e, data, false);
 }
 
 static FTRACE_HOT bool graph_entry(const struct fgraph_ent *e, struct fgraph_ops *g, uint64_t *data)
 {
 	return graph_entry_inline(e, g, data);
+}
+
+/* graph_entry_site's way in thread context when a graph filter, an open
+ * filtered call, max_graph_depth or funcgraph-args has work: tail-called,
+ * the call found again from its frame (fgraph_ent_of_top); it takes the
+ * call back itself if it refuses it. */
+static FTRACE_HOT_NOFP void graph_entry_thread(void)
+{
+	struct fgraph_ent e;
+	struct fgraph_stack *st;
+	uint64_t *data = fgraph_ent_of_top(&e, arch_this_cpu(), &graph_fgraph_ops, &st);
+	if (!graph_entry_inline(&e, &graph_fgraph_ops, data))
+		fgraph_enter_refuse(st);
+}
+
+/* The entry inlined into the tracer's site callback: in thread context,
+ * with no graph filter, open filtered call, depth limit or funcgraph-args,
+ * the plain event here, and everything else in graph_entry_thread, so
+ * that the site callback keeps only what the plain event needs (x86-64:
+ * no callee-saved register). */
+static inline __attribute__((always_inline)) bool graph_entry_site(const struct fgraph_ent *e,
+								   struct fgraph_ops *g,
+								   uint64_t *data)
+{
+	if (e->in_irq)                   /* a constant in each instance */
+		return graph_entry_inline(e, g, data);
+	data[0] = 0;
+	/* One test for the plain event: funcgraph-args is a bit of
+	 * graph_filters (FILTER_ARGS). */
+	uint32_t inside = *e->state;
+	unsigned filters = arch_load_relaxed32(&graph_filters);
+	if (__builtin_expect(inside | filters, 0)) {
+		if (inside || filters != FILTER_ARGS || trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR) ||
+		    fsig_capture_maybe(e->func))
+			goto thread;
+		return graph_entry_event(e->cpu, e, data, ARCH_FTRACE_NARGS, false);
+	}
+	return graph_entry_event(e->cpu, e, data, 0, false);
+thread:
+	graph_entry_thread();
+	return true;
 }
 
 /* What a site whose only graph user is the tracer calls (its trampoline
@@ -285,7 +356,7 @@ static FTRACE_HOT bool graph_entry(const struct fgraph_ent *e, struct fgraph_ops
  * where tools/check-nofp.py stops.  Of fregs, the entry reads the
  * arguments, the entry SP and the return slot only (fgraph_enter_one,
  * graph_entry_full, tstack_entry with the tracer's bit alone). */
-FGRAPH_DEFINE_ENTRY_NOFP(graph_ops_func, graph_entry_inline)
+FGRAPH_DEFINE_ENTRY_NOFP(graph_ops_func, graph_entry_site)
 #define GRAPH_OPS_FLAGS (FTRACE_OPS_FL_NOFP | FTRACE_OPS_FL_ARGS_ONLY)
 
 /* The exit event's fields. */
@@ -443,6 +514,7 @@ static void graph_stop(void)
 TRACER(030, graph_tracer) = {
 	.name = "function_graph", .start = graph_start, .stop = graph_stop,
 	.print = graph_print, .print_header = graph_print_header,
+	.flag_changed = graph_flag_changed,
 };
 
 /* ---- the files ---- */

@@ -25,6 +25,8 @@ ASM_CFLAGS   := -fno-integrated-as
 # so to clang they are leaves: x86-64 keeps rbp free and loses the
 # push/mov/pop, arm64 saves x30 alone.  Non-leaf functions keep their
 # records; a backtrace taken inside a leaf goes on from its caller's caller
-# (INSTR=xray graph_call -4 / -8: docs/PERFORMANCE.md, issue 20).
-NOFRAME_SRCS   := trace/tracers/function.c trace/tracers/function_graph.c
+# (INSTR=xray graph_call -4 / -8: docs/PERFORMANCE.md, issue 20).  fgraph.c
+# too: the exit sled's ftrace_sled_exit only tail-calls, a leaf to clang
+# (INSTR=xray graph_call -3 / -3).
+NOFRAME_SRCS   := trace/tracers/function.c trace/tracers/function_graph.c trace/core/fgraph.c
 NOFRAME_CFLAGS := -momit-leaf-frame-pointer

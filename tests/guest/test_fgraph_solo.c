@@ -17,7 +17,9 @@
 #include "lib/compiler.h"
 #include "lib/noipa.h"
 #include "trace/core/fgraph.h"
+#include "trace/core/fgraph_frame.h"
 #include "trace/core/ftrace.h"
+#include "trace/core/records.h"
 
 #define T __attribute__((noinline)) noclone
 #define KEEP() __asm__ volatile("" ::: "memory")
@@ -241,5 +243,56 @@ TEST_CASE(fgraph_solo, other_users_frame_left_open)
 {
 	solo_thread = current_thread();
 	a_left_open_for_b(b_comes_a_goes, 9, false);
+	solo_thread = NULL;
+}
+
+/*
+ * INSTR=xray: an exit sled of another function (fs_other) at the stack
+ * pointer of the open single-user frame (fs_outer's), as when fs_other's
+ * entry was not pushed (refused, or its sleds switched on after it was
+ * entered) and it runs where fs_outer's frame was: ftrace_sled_exit's
+ * single-user path must not take the frame (its function differs), and
+ * the pairing rules pop nothing of fs_outer's, which ends at its own exit.
+ */
+T int fs_other(int x) { KEEP(); return x + 2; }
+
+static void other_exit_at_outer_sp(void)
+{
+	struct fgraph_stack *st = current_thread()->ret_stack;
+	const struct ftrace_rec *r = rec_find((uintptr_t)fs_other);
+	uintptr_t sled = 0;
+	unsigned first, end;
+	ASSERT_TRUE(st && st->top >= FR_MIN && r);
+	unsigned top = st->top;
+	const uint64_t *f = &st->w[top - FR_MIN];
+	ASSERT_EQ(f[FR_FUNC], (uintptr_t)fs_outer);
+	rec_sleds(r, &first, &end);
+	for (unsigned k = first; k < end && !sled; k++)
+		if (ftrace_sleds[k].kind == ARCH_SLED_EXIT)
+			sled = sled_ip(&ftrace_sleds[k]);
+	ASSERT_TRUE(sled != 0);
+	struct fgraph_ret_regs rr;
+	memset(&rr, 0, sizeof(rr));
+	preempt_disable();
+	ftrace_sled_exit(&rr, sled, (uintptr_t)f[FR_SP]);
+	preempt_enable();
+	EXPECT_EQ(a.exits, 0);
+	EXPECT_EQ(st->top, top);
+}
+
+TEST_CASE(fgraph_solo, sled_exit_of_another_function)
+{
+	if (!FGRAPH_TSTACK)
+		TEST_SKIP("no exit sleds (the default backend)");
+	EXPECT_EQ(fs_other(1), 3);
+	solo_thread = current_thread();
+	su_init(&a, true);
+	ASSERT_EQ(ftrace_set_filter(&a.g.ops, "fs_outer", true), 0);
+	ASSERT_EQ(register_fgraph(&a.g), 0);
+	during = other_exit_at_outer_sp;
+	EXPECT_EQ(fs_outer(4), 5);
+	EXPECT_EQ(unregister_fgraph(&a.g), 0);
+	EXPECT_EQ(a.entries, 1);
+	EXPECT_EQ(a.exits, 1);
 	solo_thread = NULL;
 }

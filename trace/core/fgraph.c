@@ -638,8 +638,12 @@ FGRAPH_INLINE uintptr_t sled_exit_on(struct fgraph_ret_regs *rr, uintptr_t func,
 	const uint64_t *f = &st->w[base];
 	/* ACQUIRE: pairs with users_changed's RELEASE (g complete). */
 	struct fgraph_ops *g = __atomic_load_n(&solo, __ATOMIC_ACQUIRE);
-	if (__builtin_expect(f[FR_MIN - 1] == g->frame_tag && f[FR_SP] == sp && f[FR_FUNC] == func &&
-			     f[FR_USERS] >> 32 == (FR_TS_ENTRY >> 32 | level), 1))
+	/* The frame's three words in one test (`&`, not `&&`: the words are
+	 * all there, top >= FR_MIN; arm64 chains the compares with CCMP),
+	 * then the users word's high half (a 32-bit compare with a constant,
+	 * which the chain would widen). */
+	if (__builtin_expect((f[FR_MIN - 1] == g->frame_tag) & (f[FR_SP] == sp) & (f[FR_FUNC] == func), 1) &&
+	    __builtin_expect(f[FR_USERS] >> 32 == (FR_TS_ENTRY >> 32 | level), 1))
 		return g->ret_handler(rr, st, outer, base, g);
 	return sled_exit_rules(rr, func, sp);
 }

@@ -107,6 +107,10 @@ struct arch_words2 {
  *                                          that bit: the flag read, put in place
  *                                          and joined to k in the fewest
  *                                          instructions each arch has)
+ * uint64_t arch_min15_or(uint64_t w, unsigned shift, uint32_t v);
+ *                                          w | min(v, 15) << shift (shift a
+ *                                          constant, w's bits shift..shift+3
+ *                                          0: the trace_entry count's clamp)
  * void arch_cpu_relax(void);               spin-loop hint (pause / yield)
  * uint64_t arch_counter(void);             monotonic counter, same rate and
  *                                          (near enough) same origin on all CPUs;

@@ -208,8 +208,7 @@ trace_entry_word_ctx(uint32_t cx, const struct thread *t, uint16_t type, unsigne
 	_Static_assert(TRACE_FLAG_IRQS_OFF == 1, "bit 16 of the word");
 	uint32_t flags = (cx & (TRACE_CTX_HARDIRQ | CPU_NEED_RESCHED << 16)) |
 			 arch_irqs_disabled_or(16, type);
-	uint64_t w = (uint64_t)flags |
-		     (uint64_t)(preempt_depth > 15 ? 15 : preempt_depth) << 24 | t->entry_pid;
+	uint64_t w = (uint64_t)flags | arch_min15_or(t->entry_pid, 24, preempt_depth);
 	return w;
 }
 

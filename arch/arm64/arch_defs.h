@@ -284,6 +284,18 @@ ARM64_INLINE uint32_t arch_irqs_disabled_or(unsigned shift, uint32_t k)
 	return i << shift | k;
 }
 
+/* v above 15 made all ones (CSINV) and its low 4 bits inserted (BFI):
+ * three instructions, where GCC's select wants the 15 in a register and
+ * an OR to join (cmp, mov, csel, orr). */
+ARM64_INLINE uint64_t arch_min15_or(uint64_t w, unsigned shift, uint32_t v)
+{
+	__asm__("cmp %w1, #15\n\tcsinv %w1, %w1, wzr, ls\n\tbfi %x0, %x1, %2, #4"
+		: "+r"(w), "+r"(v)
+		: "i"(shift)
+		: "cc");
+	return w;
+}
+
 ARM64_INLINE void arch_cpu_relax(void)
 {
 	/* yield also ends the translation block under multi-threaded TCG, so a

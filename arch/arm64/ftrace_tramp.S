@@ -300,13 +300,13 @@ __fexit__:
  * struct ftrace_regs is built and only the function and the parent are
  * passed (x2 and x3 keep the function's own arguments): the integer
  * argument state (x0-x8) and the parent (x9) are stored around the call
- * and loaded back, and the one frame record is the trampoline's {caller's
- * x29, func + 8} (a backtrace from the callback goes on into the traced
- * function's caller: the function, which has not made its own record yet,
- * is not named).  The call is a `bl` that arch_tramp_build points at the
- * callback (the pool is inside the image: in reach); the literals still
- * hold ops and call, for a reader of the slot.  Per call: 11 instructions
- * in, 7 out.
+ * and loaded back, with func + 8 (x30).  No frame record is made, as on
+ * x86-64: x29 stays the traced function's caller's, so a backtrace from
+ * the callback goes from the trampoline (its lr) on into that caller's
+ * caller (the callback is frameless, FTRACE_HOT_NOFP).  The call is a `bl`
+ * that arch_tramp_build points at the callback (the pool is inside the
+ * image: in reach); the literals still hold ops and call, for a reader of
+ * the slot.  Per call: 10 instructions in, 7 out.
  */
 #define NA_FRAME 96
 	.globl	arm64_tramp_tmpl_noargs, arm64_tramp_tmpl_noargs_ops
@@ -315,8 +315,7 @@ __fexit__:
 	.type	arm64_tramp_tmpl_noargs, %function
 	.balign	8
 arm64_tramp_tmpl_noargs:
-	stp	x29, x30, [sp, #-NA_FRAME]!     // the trampoline's record
-	mov	x29, sp
+	str	x30, [sp, #-NA_FRAME]!          // func + 8
 	stp	x0, x1, [sp, #16]
 	stp	x2, x3, [sp, #32]
 	stp	x4, x5, [sp, #48]
@@ -331,7 +330,7 @@ arm64_tramp_tmpl_noargs_bl:
 	ldp	x4, x5, [sp, #48]
 	ldp	x6, x7, [sp, #64]
 	ldp	x8, x30, [sp, #80]              // x30 = the parent
-	ldp	x29, x9, [sp], #NA_FRAME        // x9 = func + 8
+	ldr	x9, [sp], #NA_FRAME             // x9 = func + 8
 	ret	x9                              // pairs with the site's bl
 	tmpl_literals arm64_tramp_tmpl_noargs
 

@@ -343,6 +343,12 @@ ARCH_INLINE uint32_t arch_irqs_disabled_or(unsigned shift, uint32_t k)
 	return (shift >= 9 ? i << (shift - 9) : i >> (9 - shift)) ^ (1u << shift | k);
 }
 
+/* GCC's select (cmp, cmova with the 15 in a register) is what x86-64 has. */
+ARCH_INLINE uint64_t arch_min15_or(uint64_t w, unsigned shift, uint32_t v)
+{
+	return w | (uint64_t)(v > 15 ? 15 : v) << shift;
+}
+
 ARCH_INLINE void arch_cpu_relax(void)
 {
 	__asm__ volatile("pause" : : : "memory");

@@ -57,6 +57,10 @@ extern unsigned ncpus;
 static inline struct cpu *arch_this_cpu(void) { return &shim_cpu; }
 static inline bool arch_irqs_enabled(void) { return true; }
 static inline uint32_t arch_irqs_disabled_or(unsigned shift, uint32_t k) { (void)shift; return k; }
+static inline uint64_t arch_min15_or(uint64_t w, unsigned shift, uint32_t v)
+{
+	return w | (uint64_t)(v > 15 ? 15 : v) << shift;
+}
 static inline uint32_t arch_load_relaxed8(const uint8_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 static inline uint32_t arch_load_pair32(const uint32_t *p, uint32_t *second)
 {

@@ -221,8 +221,16 @@ RB_INLINE bool rb_reserve_fast_ts(struct rb_cpu *cb, uint32_t len, struct rb_res
 	if (len > RB_MAX_PAYLOAD)    /* before A: rb_reserve_rest() says so */
 		return false;
 	/* A (rb_gate_enter) */
-	return __builtin_expect(rb_gate_enter(cb, g), 1) &&
-	       (r->data = rb_claim_fast(cb, len, r, given, ts));
+	if (!__builtin_expect(rb_gate_enter(cb, g), 1))
+		return false;
+	/* Entered at level 0: the gate word is 0.  Said again as a constant
+	 * for rb_reserve_fast's callers, so that none keeps a register for it
+	 * past B (x86-64's function tracer: no push and pop of rbx).  Not for
+	 * rb_reserve_fast_at's (function_graph), where GCC then moved a
+	 * register more (docs/PERFORMANCE.md, Issue 23). */
+	if (!given)
+		*g = 0;
+	return (r->data = rb_claim_fast(cb, len, r, given, ts)) != NULL;
 }
 
 RB_INLINE bool rb_reserve_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r, uint64_t *g)

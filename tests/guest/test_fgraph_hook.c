@@ -171,3 +171,49 @@ TEST_CASE(fgraph_hook, foreign_frame_goes_to_fgraph_return)
 	stop_tracer();
 	hk_thread = NULL;
 }
+
+/* Two users on hk_fp: the tracer (a solo_return) and u (none); hk_outer
+ * the tracer's alone.  While both are registered the hook calls
+ * fgraph_return (pointer NULL): each hk_fp call reaches both exits (u's
+ * count, the tracer's exit events), an hk_outer call the tracer's alone,
+ * the doubles exact; when u leaves the pointer is the tracer's again and
+ * its calls reach the tracer alone.  A pointer kept at the tracer's
+ * solo_return while u is registered fails the NULL check only: the
+ * solo_return's own tag and SP compare send the two-user frames on, and
+ * the tracer's own frames it would run inline as fgraph_return does. */
+TEST_CASE(fgraph_hook, two_users_reach_both_exits)
+{
+	double want[3] = { hk_fp(0.5, 1), hk_fp(-2.75, 4), hk_fp(1e-3, -9) };
+	during = nothing;
+	double want_outer = hk_outer(-3.5);
+	hu_init();
+	hk_thread = current_thread();
+	ASSERT_EQ(ftrace_set_filter(&u.g.ops, "hk_fp", true), 0);
+	ASSERT_EQ(trace_filter_set(false, "hk_fp hk_outer", true), 0);
+	rb_record_off(trace_buffer);
+	ASSERT_EQ(rb_reset(trace_buffer, RB_ALL_CPUS), 0);
+	rb_record_on(trace_buffer);
+	ASSERT_EQ(tracer_set("function_graph"), 0);
+	ASSERT_EQ(register_fgraph(&u.g), 0);
+	EXPECT_TRUE(fgraph_hook_return == NULL);
+	double got[3] = { hk_fp(0.5, 1), hk_fp(-2.75, 4), hk_fp(1e-3, -9) };
+	double got_outer = hk_outer(-3.5);
+	EXPECT_EQ(unregister_fgraph(&u.g), 0);
+	EXPECT_TRUE(fgraph_hook_return == graph_fgraph_ops.solo_return);
+	double last = hk_fp(0.5, 1);
+	rb_record_off(trace_buffer);
+	unsigned both = exits_of((uintptr_t)hk_fp);
+	unsigned outer = exits_of((uintptr_t)hk_outer);
+	rb_record_on(trace_buffer);
+	for (int i = 0; i < 3; i++)
+		EXPECT_TRUE(got[i] == want[i]);
+	EXPECT_TRUE(last == want[0]);
+	EXPECT_TRUE(got_outer == want_outer);
+	EXPECT_EQ(u.entries, 3);
+	EXPECT_EQ(u.exits, 3);
+	EXPECT_EQ(both, 4);
+	EXPECT_EQ(outer, 1);
+	stop_tracer();
+	EXPECT_TRUE(fgraph_hook_return == NULL);
+	hk_thread = NULL;
+}

@@ -1391,6 +1391,85 @@ static void test_failed_resize_publishes(void **state)
 	rb_destroy(b);
 }
 
+/*
+ * A writer that enters while recording is off reserves nothing, but it is
+ * inside: writers nested in it after recording came back on are not the
+ * outermost and leave their publish to it.  It publishes before it leaves
+ * (DESIGN, point E), or their events would wait for the CPU's next commit,
+ * which may never come (seen in the 4-CPU tortures, host and guest: one
+ * event written, neither read nor lost).
+ */
+static void test_off_writer_publishes_nested(void **state)
+{
+	(void)state;
+	struct rb_buffer *b = mk(1, 4 * RB_DATA_SIZE, 0);
+	struct rb_cpu *cb = b->cpu[0];
+	struct rb_resv outer;
+	struct rb_event ev;
+	uint64_t g;
+	uint32_t seq;
+	assert_int_equal(put(b, 1, 8), 0);
+	rb_record_off(b);
+	assert_false(rb_reserve_fast(cb, 8, &outer, &g));       /* A: off, inside */
+	rb_record_on(b);
+	assert_int_equal(put(b, 2, 8), 0);                       /* nested: level 1 */
+	assert_int_equal(rb_consume(b, 0, &ev), 0);
+	check_body(&ev, &seq);
+	assert_int_equal(seq, 1);
+	assert_int_equal(rb_consume(b, 0, &ev), -RB_EAGAIN);    /* left to the outer writer */
+	assert_int_equal(rb_reserve_rest(8, g, &outer), -RB_EOFF);
+	assert_int_equal(rb_consume(b, 0, &ev), 0);
+	check_body(&ev, &seq);
+	assert_int_equal(seq, 2);
+	assert_int_equal(G_INSIDE(__atomic_load_n(&cb->gate, __ATOMIC_RELAXED)), 0);
+	rb_destroy(b);
+}
+
+/*
+ * The same, with a quiescer owning the buffer (its mark, RB_OFF_QUIESCE):
+ * the outer writer published its own event and left, found the tail moved
+ * by a writer nested in it, and entering again found the buffer owned, so
+ * it left the rest to the owner.  An owner that gave up waiting for the
+ * CPU's writers (a resize that returns -RB_EBUSY) publishes that rest when
+ * it lets go and finds them out (white box: the mark and rb_let_go).
+ */
+static void test_owner_publishes_what_writers_left(void **state)
+{
+	(void)state;
+	struct rb_buffer *b = mk(1, 4 * RB_DATA_SIZE, 0);
+	struct rb_cpu *cb = b->cpu[0];
+	struct rb_resv outer;
+	struct rb_event ev;
+	uint32_t seq = 1, len = 8;
+	assert_int_equal(put(b, 0, 8), 0);        /* so that the outer writer takes the fast path */
+	must_reserve(b, 8, &outer);
+	assert_true(outer.tail != 0);
+	memcpy(outer.data, &seq, 4);
+	memcpy((uint8_t *)outer.data + 4, &len, 4);
+	assert_int_equal(put(b, 2, 8), 0);                       /* nested: level 1 */
+	/* The outer writer's E as far as its leave (rb_end_fast). */
+	__atomic_store_n(&cb->commit, outer.commit, __ATOMIC_RELEASE);
+	rb_gate_leave(cb);
+	rb_record_off(b);
+	__atomic_fetch_add(RB_OFF_WORD(cb), (uint64_t)RB_OFF_QUIESCE << 32, __ATOMIC_SEQ_CST);
+	rb_end_again(cb);                 /* the tail moved: enter again, find it owned */
+	assert_int_equal(G_INSIDE(__atomic_load_n(&cb->gate, __ATOMIC_RELAXED)), 0);
+	assert_int_equal(rb_consume(b, 0, &ev), 0);
+	check_body(&ev, &seq);
+	assert_int_equal(seq, 0);
+	assert_int_equal(rb_consume(b, 0, &ev), 0);
+	check_body(&ev, &seq);
+	assert_int_equal(seq, 1);
+	assert_int_equal(rb_consume(b, 0, &ev), -RB_EAGAIN);
+	rb_let_go(cb);
+	rb_record_on(b);
+	assert_int_equal(rb_consume(b, 0, &ev), 0);
+	check_body(&ev, &seq);
+	assert_int_equal(seq, 2);
+	rb_port_preempt_enable(outer.preempt);      /* what rb_commit would end with */
+	rb_destroy(b);
+}
+
 /* An allocator that fails its allocation number `fail_at` (counting from 0)
  * and hands out memory full of garbage, so that a cleanup reading a pointer
  * it never wrote frees garbage (ASan reports it). */
@@ -1747,6 +1826,8 @@ int main(void)
 		cmocka_unit_test_setup(test_resize_keeps_events, setup),
 		cmocka_unit_test_setup(test_resize_random, setup),
 		cmocka_unit_test_setup(test_failed_resize_publishes, setup),
+		cmocka_unit_test_setup(test_off_writer_publishes_nested, setup),
+		cmocka_unit_test_setup(test_owner_publishes_what_writers_left, setup),
 		cmocka_unit_test_setup(test_alloc_failure, setup),
 		cmocka_unit_test_setup(test_reset, setup),
 		cmocka_unit_test_setup(test_iterators, setup),

@@ -117,6 +117,13 @@ _Static_assert(((uint64_t)T_DP_MAX << 41) < (1ull << T_GEN8_SHIFT) && T_GEN8_SHI
 #define G_OFF(g)      ((uint32_t)((g) >> 32))
 #define G_OFF_ONE     (1ull << 32)
 #define RB_OFF_BROKEN (1u << 24)                /* in G_OFF units */
+/* In G_OFF units, below RB_OFF_BROKEN: a quiescer owns the buffer (a resize
+ * moving its pages, a reset clearing them).  Off below it is recording off
+ * with the buffer as it is: the outermost writer inside still publishes
+ * what is reserved.  At or above it (owned, broken, or the stand-in of a
+ * CPU without a buffer) a writer touches nothing but the gate. */
+#define RB_OFF_QUIESCE (1u << 20)
+#define G_OWNED(g)    (G_OFF(g) >= RB_OFF_QUIESCE)
 
 /* ---- The commit word: everything before it is complete ----------------------
  * Written (release) only by the outermost committer on the CPU; read by the
@@ -254,6 +261,9 @@ static inline __attribute__((always_inline)) void rb_publish(struct rb_cpu *cb, 
 
 /* rb_setup.c: recording off + no writer inside + everything reserved published */
 int rb_quiesce(struct rb_buffer *b, unsigned cpu);
+/* An owner (rb_own) gives cb up: its mark off, then a publish if no writer
+ * is inside (rb_setup.c). */
+void rb_let_go(struct rb_cpu *cb);
 
 #include "trace/ring_buffer/rb_write.h"
 

@@ -107,8 +107,8 @@ static void rb_cpu_clear(struct rb_cpu *cb)
 	__atomic_store_n(&cb->commit, C_MAKE(0, 0), __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < RB_MAX_NEST * 2; i++)
 		__atomic_store_n(&cb->lts[i], 0, __ATOMIC_RELAXED);
-	/* mended: the impossible states seen are forgotten, switch counts and
-	 * writers inside (leaving after seeing recording off) stay */
+	/* mended: the impossible states seen are forgotten; switch counts, an
+	 * owner's mark and writers inside (leaving after seeing it) stay */
 	__atomic_fetch_and(RB_OFF_WORD(cb), ((uint64_t)(RB_OFF_BROKEN - 1u) << 32) | 0xffffffffu,
 			   __ATOMIC_RELAXED);
 	__atomic_store_n(&cb->overrun, 0, __ATOMIC_RELAXED);
@@ -166,8 +166,9 @@ int rb_create(struct rb_buffer **out, unsigned ncpus, size_t size, unsigned flag
 	b->a = *a;
 	b->ncpus = ncpus;
 	b->overwrite = (flags & RB_FL_OVERWRITE) != 0;
-	/* Writers on CPUs without a buffer find the stand-in, always off. */
-	*RB_OFF_WORD(&b->absent) = G_OFF_ONE;
+	/* Writers on CPUs without a buffer find the stand-in, owned for good:
+	 * they touch nothing but its gate. */
+	*RB_OFF_WORD(&b->absent) = (uint64_t)RB_OFF_QUIESCE << 32;
 	b->absent.owner = b;
 	for (unsigned i = 0; i < RB_MAX_CPUS; i++)
 		b->cpu[i] = &b->absent;
@@ -265,8 +266,10 @@ static bool rb_writers_out(struct rb_cpu *cb)
 }
 
 /* Recording off for `cpu` and no writer inside; undone on -RB_EBUSY.  Then
- * no writer publishes until recording is back on, and the quiescer publishes
- * what writers left (DESIGN, point E). */
+ * nothing is reserved until recording is back on, and the quiescer publishes
+ * what writers left (DESIGN, point E), so readers and iterators see the
+ * buffer as it stays (an outermost writer that enters meanwhile publishes
+ * the same commit word, or nothing). */
 int rb_quiesce(struct rb_buffer *b, unsigned cpu)
 {
 	rb_record_cpu_off(b, cpu);
@@ -279,18 +282,44 @@ int rb_quiesce(struct rb_buffer *b, unsigned cpu)
 	return -RB_EBUSY;
 }
 
-/* Take the reader side of cpus [lo, hi) for a resize or reset: recording must
- * be off, writers out, no reader.  On error nothing is held.  Each CPU found
- * with its writers out gets a quiescer's publish (E) at once, even if a later
- * CPU makes the call fail: a writer that met recording off in its E step left
- * its nested writers' events to us, and the next commit on that CPU may be
- * far off (or never come). */
+/* Give up ownership of cb (the owned mark of rb_own), then publish if no
+ * writer is inside.  A writer that met the mark left what was reserved to
+ * us; if it left after our last look at the gate, either it sees the mark
+ * gone and publishes itself, or we see it out here (SEQ_CST on both sides:
+ * rb_gate_leave_owned).  Recording is still off (the caller's), so the
+ * tail does not move and a writer publishing too writes the same word. */
+void rb_let_go(struct rb_cpu *cb)
+{
+	__atomic_fetch_sub(RB_OFF_WORD(cb), (uint64_t)RB_OFF_QUIESCE << 32, __ATOMIC_SEQ_CST);
+	if (G_INSIDE(__atomic_load_n(&cb->gate, __ATOMIC_SEQ_CST)) == 0)
+		rb_publish(cb, __atomic_load_n(&cb->tail, __ATOMIC_RELAXED));
+}
+
+static void rb_let_go_all(struct rb_buffer *b, unsigned lo, unsigned hi, bool unlock)
+{
+	for (unsigned i = lo; i < hi; i++) {
+		if (unlock)
+			rb_reader_unlock(b->cpu[i]);
+		rb_let_go(b->cpu[i]);
+	}
+}
+
+/* Own cpus [lo, hi) for a resize or reset: recording must be off (the
+ * caller's); each CPU is marked owned (RB_OFF_QUIESCE: writers that enter
+ * touch nothing but the gate), its writers out, its reader lock ours, and
+ * what writers left published.  On error nothing is held: each CPU marked
+ * is let go (rb_let_go: published if its writers are out by then). */
 static int rb_own(struct rb_buffer *b, unsigned lo, unsigned hi)
 {
 	for (unsigned i = lo; i < hi; i++) {
 		struct rb_cpu *cb = b->cpu[i];
+		if (rb_record_is_on(b, i)) {
+			rb_let_go_all(b, lo, i, true);
+			return -RB_EBUSY;
+		}
+		__atomic_fetch_add(RB_OFF_WORD(cb), (uint64_t)RB_OFF_QUIESCE << 32, __ATOMIC_SEQ_CST);
 		int err = 0;
-		if (rb_record_is_on(b, i) || !rb_writers_out(cb)) {
+		if (!rb_writers_out(cb)) {
 			err = -RB_EBUSY;
 		} else {
 			rb_publish(cb, __atomic_load_n(&cb->tail, __ATOMIC_RELAXED));
@@ -298,8 +327,8 @@ static int rb_own(struct rb_buffer *b, unsigned lo, unsigned hi)
 				err = -RB_EBUSY;
 		}
 		if (err) {
-			while (i-- > lo)
-				rb_reader_unlock(b->cpu[i]);
+			rb_let_go(cb);
+			rb_let_go_all(b, lo, i, true);
 			return err;
 		}
 	}
@@ -475,8 +504,7 @@ int rb_resize(struct rb_buffer *b, int cpu, size_t size)
 		rb_mem_free(&b->a, &old);           /* no writer holds it (Z2) */
 	}
 out:                                            /* Z4 (recording on) is the caller's */
-	for (unsigned i = lo; i < hi; i++)
-		rb_reader_unlock(b->cpu[i]);
+	rb_let_go_all(b, lo, hi, true);
 	return err;
 }
 
@@ -488,10 +516,9 @@ int rb_reset(struct rb_buffer *b, int cpu)
 	int err = rb_own(b, lo, hi);
 	if (err)
 		return err;
-	for (unsigned i = lo; i < hi; i++) {
+	for (unsigned i = lo; i < hi; i++)
 		rb_cpu_clear(b->cpu[i]);
-		rb_reader_unlock(b->cpu[i]);
-	}
+	rb_let_go_all(b, lo, hi, true);
 	return 0;
 }
 

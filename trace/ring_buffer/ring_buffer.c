@@ -258,25 +258,50 @@ static int rb_claim(struct rb_buffer *b, struct rb_cpu *cb, uint32_t len, uint32
 
 /* ---- E: commit --------------------------------------------------------------- */
 
-/* Enter again (A) to publish more; false if recording is off. */
+/*
+ * Leave after finding the buffer owned (a quiescer, or broken); true if it
+ * still is.  The owner publishes what we leave when it sees us out, or, if
+ * it gave up waiting, when it lets go and finds us out; if it let go before
+ * it could see us out, we see that here and enter again (DESIGN, point E:
+ * "a quiescer that gives up").  One word: our RMW and the owner's are
+ * ordered in that word, and ours returns the switch as it left it; two
+ * words: a full fence between our leave and our load, as between the
+ * owner's let-go and its load of the gate.
+ */
+static bool rb_gate_leave_owned(struct rb_cpu *cb)
+{
+#if RB_PORT_LOCAL_GATE
+	rb_gate_leave(cb);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return G_OWNED(__atomic_load_n(&cb->off, __ATOMIC_SEQ_CST));
+#else
+	return G_OWNED(__atomic_sub_fetch(&cb->gate, 1u, __ATOMIC_SEQ_CST));
+#endif
+}
+
+/* Enter again (A) to publish more; false if the buffer is owned (we left).
+ * Recording off alone does not stop a publish: nobody moves the buffer
+ * then, and what is reserved is complete (we are the outermost writer). */
 static bool rb_end_reenter(struct rb_cpu *cb)
 {
-	/* ACQUIRE (A): a quiescer that turned recording off and then on again
-	 * is done with the buffer before we touch it. */
-	uint64_t g;
-	rb_gate_enter(cb, &g);
-	if (G_OFF(g) == 0)
-		return true;
-	rb_gate_leave(cb);
+	for (unsigned i = 0; i < RB_TRIES; i++) {
+		/* ACQUIRE (A): a quiescer that owned the buffer and let go is
+		 * done with it before we touch it. */
+		uint64_t g;
+		rb_gate_enter(cb, &g);
+		if (!G_OWNED(g))
+			return true;
+		if (rb_gate_leave_owned(cb))
+			return false;
+	}
 	return false;
 }
 
 /*
  * E, the outermost writer's loop: publish, leave, and if the tail moved
  * meanwhile (a writer reserved while we were inside and left its event to
- * us), enter again and publish again.  Entering again is an A step: if
- * recording went off while we were out, a quiescer may own the buffer now,
- * so leave the rest to it.
+ * us), enter again and publish again.  Entering again is an A step: if a
+ * quiescer owns the buffer now, leave the rest to it.
  */
 static void rb_end_outer(struct rb_cpu *cb)
 {
@@ -319,16 +344,39 @@ RB_PORT_COLD_THUNK(rb_end_again);
 
 /* ---- After A: the general reservation ------------------------------------------ */
 
+/*
+ * A writer that met recording off at A reserves nothing.  If the buffer is
+ * owned (a quiescer at work) it touches nothing but the gate.  If not, and
+ * it is the outermost writer, writers nested in it since recording came
+ * back on left their events to it: it publishes them before it leaves, as
+ * the E step does (the common case, nothing nested, only compares).
+ */
+static void rb_leave_off(struct rb_cpu *cb, uint32_t lvl, uint32_t off)
+{
+	if (off >= RB_OFF_QUIESCE) {
+		if (!rb_gate_leave_owned(cb) && lvl == 0)
+			rb_end_again(cb);     /* the owner let go before it saw us out */
+		return;
+	}
+	if (lvl) {
+		rb_gate_leave(cb);    /* the writer below us publishes */
+		return;
+	}
+	uint64_t w = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&cb->commit, __ATOMIC_RELAXED) != rb_commit_word(cb, w))
+		rb_publish(cb, w);
+	rb_gate_leave(cb);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&cb->tail, __ATOMIC_RELAXED) != w)
+		rb_end_again(cb);
+}
+
 struct rb_slow rb_reserve_slow(struct rb_cpu *cb, uint32_t len, uint32_t lvl, uint32_t off)
 {
 	struct rb_buffer *b = cb->owner;
 	struct rb_resv r;
 	if (off) {
-		/* A quiescer may be working on the buffer: touch nothing but
-		 * the gate.  Events that writers nested in us left to us (if
-		 * recording came back on meanwhile) wait for the next
-		 * outermost commit or quiescer. */
-		rb_gate_leave(cb);
+		rb_leave_off(cb, lvl, off);
 		int err = cb == &b->absent ? -RB_EINVAL :     /* no buffer for this CPU */
 			  off >= RB_OFF_BROKEN ? -RB_ECORRUPT : -RB_EOFF;
 		return (struct rb_slow){ NULL, err };

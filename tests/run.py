@@ -132,6 +132,21 @@ def online_ok(out, smp=SMP):
     return ("baretrace: %d CPUs online" % smp) in out
 
 
+def ktap_case_block(out, name):
+    """The lines a KTAP case printed (its diagnostics come before its result
+    line), down to its "not ok" line: what a failure report shows, rather
+    than the tail of the whole boot, where later cases' output hides it.
+    The whole output if the case is not found."""
+    lines = out.splitlines()
+    for i, line in enumerate(lines):
+        if re.match(r"^    not ok \d+ %s\b" % re.escape(name), line):
+            j = i
+            while j > 0 and not re.match(r"^    ((not )?ok \d+ |# Subtest: )", lines[j - 1]):
+                j -= 1
+            return "\n".join(lines[j:i + 1])
+    return out
+
+
 def guest_tests(arch):
     rc, out, secs = boot(arch, "bt.test=all")
     save_log(arch + "-guest", out)
@@ -148,7 +163,8 @@ def guest_tests(arch):
         if m:
             per.append((suite, m.group(1) == "ok", m.group(2), m.group(3)))
     for s, ok, name, rest in per:
-        report(ok, "%s guest %s/%s%s" % (arch, s, name, rest), out if not ok else "")
+        report(ok, "%s guest %s/%s%s" % (arch, s, name, rest),
+               ktap_case_block(out, name) if not ok else "")
     done = re.findall(r"^(ok|not ok) \d+ \S+$", out, re.M)
     complete = plan and len(done) == int(plan.group(1)) and len(suites) == len(done)
     report(rc == 0 and complete and online_ok(out),
@@ -165,7 +181,7 @@ def rb_torture(arch):
         m = re.search(r"^    (not ok|ok) \d+ %s$" % mode, out, re.M)
         report(rc == 0 and m is not None and m.group(1) == "ok",
                "%s guest ring_buffer/%s on %d CPUs (%.0fs)" % (arch, mode, SMP, secs),
-               out if not (m and m.group(1) == "ok") else "")
+               ktap_case_block(out, mode) if not (m and m.group(1) == "ok") else "")
 
 
 def ftrace_slow(arch):

@@ -58,7 +58,10 @@
  * max_graph_depth is set, so that a call with none of them (and no open
  * filtered call) tests one word. */
 static struct ftrace_hash *graph_funcs, *graph_notrace;
-static unsigned graph_filters;            /* FILTER_*: atomic or/and, read lock-free */
+/* FILTER_*: atomic or/and, read lock-free.  In a section of its own, so
+ * that arm64's GCC addresses it itself (adrp, ldr :lo12:) rather than from
+ * the file's section anchor (adrp, add, ldr): on every graph entry. */
+static unsigned graph_filters __attribute__((section(".bss.graph_filters")));
 #define FILTER_FUNCS    1u
 #define FILTER_NOTRACE  2u
 #define FILTER_DEPTH    4u               /* max_graph_depth is not 0 */

@@ -220,7 +220,7 @@ static FTRACE_HOT uint64_t *frame_enter(struct cpu *c, struct fgraph_stack *st,
 		n++;
 	unsigned below;
 	uint64_t *f = fgraph_frame_push(st, FR_WORDS(n), FR_WORDS(n), mask, ip, parent, fregs,
-					&below);
+					false, &below);
 	if (!f)
 		return NULL;
 	f[FR_SP] = sp;                   /* the trace stack's may differ from fregs' */

@@ -79,7 +79,7 @@ FGRAPH_INLINE struct fgraph_stack *fgraph_context_stack(struct cpu *c, struct fg
 FGRAPH_INLINE uint64_t *fgraph_frame_push(struct fgraph_stack *st, unsigned size, uint64_t last,
 					  unsigned mask,
 					  uintptr_t ip, uintptr_t parent,
-					  struct ftrace_regs *fregs, unsigned *below)
+					  struct ftrace_regs *fregs, bool at_base, unsigned *below)
 {
 	unsigned base = st->top, depth = st->depth;      /* one load pair */
 	if (__builtin_expect(base + size > FGRAPH_STACK_WORDS, 0)) {
@@ -90,7 +90,15 @@ FGRAPH_INLINE uint64_t *fgraph_frame_push(struct fgraph_stack *st, unsigned size
 	st->top = base + size;                                   /* A */
 	st->depth = depth + 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	uint64_t *f = &st->w[base];                              /* B */
+	/* at: st + base words through an empty asm, w's offset added after
+	 * it, else GCC indexes st by base + 8 (w's place), which arm64
+	 * zero-extends, adds and shifts apart (at_base: the return hooks'
+	 * inlined entries; the generic entry's and the trace stack's
+	 * registers come out better on x86-64 without it). */
+	uintptr_t at = (uintptr_t)st + (uintptr_t)base * sizeof(uint64_t);
+	if (at_base)
+		__asm__("" : "+r"(at));
+	uint64_t *f = (uint64_t *)(at + __builtin_offsetof(struct fgraph_stack, w));  /* B */
 	f[FR_RET] = parent;
 	f[FR_FUNC] = ip;
 	f[FR_SP] = ftrace_regs_get_stack_pointer(fregs);
@@ -266,7 +274,7 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 	 * stack both are written below too). */
 	uint64_t *f = fgraph_frame_push(st, FR_MIN, g->frame_tag,
 					1u << (FGRAPH_TSTACK ? i : fgraph_state_slot(state_off)),
-					ip, parent, fregs,
+					ip, parent, fregs, entry && !FGRAPH_TSTACK,
 					&below);
 	if (!f)
 		goto out;

@@ -219,6 +219,17 @@ trace_entry_word_on(struct cpu *c, const struct thread *t, uint16_t type, unsign
 	return trace_entry_word_ctx(guard | ctx, t, type, preempt_depth);
 }
 
+/* The same for c = arch_cpu_pinned() and its current thread, read through
+ * arch_cpu_pair32 and arch_cpu_word (x86-64: GS-relative loads, so that
+ * no register need keep c for it). */
+static inline __attribute__((always_inline)) uint64_t
+trace_entry_word_pinned(struct cpu *c, uint16_t type, unsigned preempt_depth)
+{
+	uint32_t ctx, guard = arch_cpu_pair32(c, offsetof(struct cpu, trace_guard), &ctx);
+	const struct thread *t = (const struct thread *)arch_cpu_word(c, offsetof(struct cpu, current));
+	return trace_entry_word_ctx(guard | ctx, t, type, preempt_depth);
+}
+
 static inline __attribute__((always_inline)) void
 trace_entry_fill_on(struct cpu *c, const struct thread *t, struct trace_entry *e,
 		    uint16_t type, unsigned preempt_depth)

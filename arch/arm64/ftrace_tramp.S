@@ -341,10 +341,14 @@ arm64_tramp_tmpl_noargs_bl:
  * x0-x7 and the parent slot (PT_X30, which a callback may rewrite: x30 is
  * loaded from it) are stored, x8 kept where pt_regs' sp would be, and the
  * one frame record is the trampoline's {caller's x29, func + 8}, as in the
- * NOARGS template.  Per call: 13 instructions in, 7 out.
+ * NOARGS template.  The call is a `bl` that arch_tramp_build points at the
+ * callback, as in the NOARGS template (the ops literal is loaded, the call
+ * literal written for a reader of the slot).  Per call: 12 instructions
+ * in, 7 out.
  */
 	.globl	arm64_tramp_tmpl_args_only, arm64_tramp_tmpl_args_only_ops
 	.globl	arm64_tramp_tmpl_args_only_call, arm64_tramp_tmpl_args_only_end
+	.globl	arm64_tramp_tmpl_args_only_bl
 	.type	arm64_tramp_tmpl_args_only, %function
 	.balign	8
 arm64_tramp_tmpl_args_only:
@@ -359,8 +363,8 @@ arm64_tramp_tmpl_args_only:
 	mov	x1, x9                          // arg 1: the parent
 	ldr	x2, arm64_tramp_tmpl_args_only_ops
 	add	x3, sp, #FT_FREGS               // arg 3: fregs
-	ldr	x16, arm64_tramp_tmpl_args_only_call
-	blr	x16
+arm64_tramp_tmpl_args_only_bl:
+	.inst	INSN_BL                         // bl call (arch_tramp_build)
 	ldp	x0, x1, [sp, #FR(PT_X0)]
 	ldp	x2, x3, [sp, #FR(PT_X0 + 16)]
 	ldp	x4, x5, [sp, #FR(PT_X0 + 32)]

@@ -5,8 +5,8 @@
  * A template is position-independent code followed by two 8-byte literals,
  * `ops` and `call`, that its PC-relative loads read; building one is a copy
  * plus two literal stores, valid at any 8-aligned address.  The NOARGS
- * template calls with a `bl` instead, pointed at `call` here (its
- * literals are written all the same).
+ * and ARGS_ONLY templates call with a `bl` instead, pointed at `call`
+ * here (their literals are written all the same).
  */
 #include <errno.h>
 #include <string.h>
@@ -46,10 +46,12 @@ static const struct tmpl tmpl_noargs = {
 };
 
 extern const char arm64_tramp_tmpl_args_only[], arm64_tramp_tmpl_args_only_ops[],
-	arm64_tramp_tmpl_args_only_call[], arm64_tramp_tmpl_args_only_end[];
+	arm64_tramp_tmpl_args_only_call[], arm64_tramp_tmpl_args_only_end[],
+	arm64_tramp_tmpl_args_only_bl[];
 static const struct tmpl tmpl_args_only = {
 	arm64_tramp_tmpl_args_only, arm64_tramp_tmpl_args_only_ops,
 	arm64_tramp_tmpl_args_only_call, arm64_tramp_tmpl_args_only_end,
+	arm64_tramp_tmpl_args_only_bl,
 };
 
 int arch_tramp_build(void *buf, uintptr_t exec, void *ops, void *call, enum arch_tramp_kind kind)

@@ -64,9 +64,10 @@ _Static_assert(X86_TRAMP_POOL_SIZE % ARCH_TRAMP_SIZE == 0 &&
 struct x86_tramp_template {
 	const uint8_t *start;
 	size_t len;
-	/* Offsets of the 8-byte immediates of `movabs $ops, %rdx` and
-	 * `movabs $call, %rax`; ops_imm 0: none, and call_imm is then the
-	 * rel32 of a `call call` (the NOARGS template). */
+	/* Offsets of the 8-byte immediates of `movabs $ops, %rdx` (0: none,
+	 * the NOARGS template) and `movabs $call, %rax`, or of the rel32 of a
+	 * `call call` (the NOARGS and ARGS_ONLY templates: call_imm follows
+	 * an E8 byte). */
 	size_t ops_imm, call_imm;
 };
 extern const struct x86_tramp_template x86_tramp_templates[5];   /* by enum arch_tramp_kind */
@@ -87,14 +88,15 @@ int arch_tramp_build(void *buf, uintptr_t exec, void *ops, void *call, enum arch
 	const struct x86_tramp_template *t = &x86_tramp_templates[kind];
 	if (t->len > ARCH_TRAMP_SIZE)
 		return -ENOSPC;
-	bool direct = t->ops_imm == 0;
-	if (direct ? t->start[t->call_imm - 1] != 0xE8
-		   : !is_movabs(t->start + t->ops_imm, 2) || !is_movabs(t->start + t->call_imm, 0))
+	bool direct = t->start[t->call_imm - 1] == 0xE8;
+	if ((t->ops_imm && !is_movabs(t->start + t->ops_imm, 2)) ||
+	    (!direct && (!t->ops_imm || !is_movabs(t->start + t->call_imm, 0))))
 		panic("arch_tramp_build: template immediates are not where ftrace_tramp.S says");
 	uint64_t o = (uintptr_t)ops, c = (uintptr_t)call;
 	memcpy(buf, t->start, t->len);
-	if (!direct) {
+	if (t->ops_imm)
 		memcpy((uint8_t *)buf + t->ops_imm, &o, sizeof(o));
+	if (!direct) {
 		memcpy((uint8_t *)buf + t->call_imm, &c, sizeof(c));
 		return (int)t->len;
 	}

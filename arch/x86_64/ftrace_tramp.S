@@ -276,7 +276,9 @@
  * (below the pushes it is the callback's own stack).  No frame records,
  * as in the NOARGS variant.  The gap of 32 bytes between the return
  * address and the pushes keeps FR_R10 in place and the call 16-byte
- * aligned.  Per call: 16 instructions in, 10 out.
+ * aligned.  The call is a `call rel32` that arch_tramp_build points at the
+ * callback, as in the NOARGS variant (the pool is in the image).  Per call:
+ * 15 instructions in, 10 out.
  */
 #define AO_GAP (FR_PARENT - FR_R10 - 16)      /* fregs' words between fn_ret and r10 */
 .macro FTRACE_ARGS_ONLY_CALLER name
@@ -294,7 +296,11 @@
 	subq	$ARCH_SITE_SIZE, %rdi
 	movq	FR_PARENT-FR_RDI(%rsp), %rsi       /* the parent */
 	leaq	-FR_RDI(%rsp), %rcx                /* fregs */
-	TRAMP_CALL \name, 1
+	movabsq	$0, %rdx
+\name\()_ops:
+	.byte	0xe8                    /* call rel32 (arch_tramp_build) */
+	.long	0
+\name\()_call:
 	popq	%rdi
 	popq	%rsi
 	popq	%rdx
@@ -325,7 +331,7 @@
  * immediate offsets, indexed by enum arch_tramp_kind: [0] plain,
  * [1] SAVE_REGS, [2] no FP/SIMD save, [3] no ftrace_regs (no ops
  * immediate: 0; its call a `call rel32`, the offset the rel32's), [4] its
- * argument words only. */
+ * argument words only (its call a `call rel32` too). */
 	.section .rodata, "a"
 	.balign 8
 	.globl x86_tramp_templates
@@ -349,7 +355,7 @@ x86_tramp_templates:
 	.quad	x86_ftrace_args_only_tmpl
 	.quad	x86_ftrace_args_only_tmpl_end - x86_ftrace_args_only_tmpl
 	.quad	x86_ftrace_args_only_tmpl_ops - 8 - x86_ftrace_args_only_tmpl
-	.quad	x86_ftrace_args_only_tmpl_call - 8 - x86_ftrace_args_only_tmpl
+	.quad	x86_ftrace_args_only_tmpl_call - 4 - x86_ftrace_args_only_tmpl   /* a rel32 */
 
 /* ---- Static list callers (arch/hooks.h) ---- */
 	.section .text.tramp, "ax"

@@ -220,7 +220,7 @@ static FTRACE_HOT uint64_t *frame_enter(struct cpu *c, struct fgraph_stack *st,
 		n++;
 	unsigned below;
 	uint64_t *f = fgraph_frame_push(st, FR_WORDS(n), FR_WORDS(n), mask, ip, parent, fregs,
-					&below);
+					false, &below);
 	if (!f)
 		return NULL;
 	f[FR_SP] = sp;                   /* the trace stack's may differ from fregs' */
@@ -236,7 +236,7 @@ static FTRACE_HOT uint64_t *frame_enter(struct cpu *c, struct fgraph_stack *st,
 		blk[FB_GEN] = g ? g->gen : 0;
 		if (!g)
 			continue;
-		fgraph_ent_state(&e, i, st, outer);
+		fgraph_ent_state(&e, fgraph_state_off(i), st, outer);
 		if (g->entryfunc(&e, g, &blk[FB_DATA]))
 			taken |= 1u << i;
 		else
@@ -768,6 +768,7 @@ int register_fgraph(struct fgraph_ops *g)
 	g->ts_users = (1u << idx) * 0x10001u | fr_ts_entry_bits(0);
 	g->gen = ++last_gen;         /* frames of earlier registrations are not ours */
 	g->frame_tag = FR_TAG(g->gen);
+	g->state_off = fgraph_state_off((unsigned)idx);
 	/* An earlier user of the slot may have left calls open, its counts
 	 * in the state words with them. */
 	state_reset((unsigned)idx);

@@ -148,6 +148,11 @@ struct fgraph_ops {
 					  * a frame's exits go to the user only if it matches */
 	uint64_t frame_tag;              /* core: FR_TAG(gen), the last word of this
 					  * user's single-user frames (fgraph_frame.h) */
+	uint64_t state_off;              /* core: the byte offset of slot idx's state
+					  * word in a struct fgraph_stack, kept just after
+					  * frame_tag: the single-user entry (return hooks)
+					  * loads the two as a pair and the word at
+					  * st + state_off */
 	uint64_t nmissed;                /* core (atomic): calls of this user that a full
 					  * shadow stack left unhooked; zeroed at register */
 };

@@ -79,7 +79,7 @@ FGRAPH_INLINE struct fgraph_stack *fgraph_context_stack(struct cpu *c, struct fg
 FGRAPH_INLINE uint64_t *fgraph_frame_push(struct fgraph_stack *st, unsigned size, uint64_t last,
 					  unsigned mask,
 					  uintptr_t ip, uintptr_t parent,
-					  struct ftrace_regs *fregs, unsigned *below)
+					  struct ftrace_regs *fregs, bool at_base, unsigned *below)
 {
 	unsigned base = st->top, depth = st->depth;      /* one load pair */
 	if (__builtin_expect(base + size > FGRAPH_STACK_WORDS, 0)) {
@@ -90,7 +90,15 @@ FGRAPH_INLINE uint64_t *fgraph_frame_push(struct fgraph_stack *st, unsigned size
 	st->top = base + size;                                   /* A */
 	st->depth = depth + 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	uint64_t *f = &st->w[base];                              /* B */
+	/* at: st + base words through an empty asm, w's offset added after
+	 * it, else GCC indexes st by base + 8 (w's place), which arm64
+	 * zero-extends, adds and shifts apart (at_base: the return hooks'
+	 * inlined entries; the generic entry's and the trace stack's
+	 * registers come out better on x86-64 without it). */
+	uintptr_t at = (uintptr_t)st + (uintptr_t)base * sizeof(uint64_t);
+	if (at_base)
+		__asm__("" : "+r"(at));
+	uint64_t *f = (uint64_t *)(at + __builtin_offsetof(struct fgraph_stack, w));  /* B */
 	f[FR_RET] = parent;
 	f[FR_FUNC] = ip;
 	f[FR_SP] = ftrace_regs_get_stack_pointer(fregs);
@@ -126,13 +134,28 @@ FGRAPH_INLINE void fgraph_ent_init(struct fgraph_ent *e, struct cpu *c, uintptr_
 	e->fregs = fregs;
 }
 
-/* e's state words for user slot i: this context's and, in an interrupt,
- * the thread's (register_fgraph zeroed both for the slot's registration). */
-FGRAPH_INLINE void fgraph_ent_state(struct fgraph_ent *e, unsigned i, struct fgraph_stack *st,
+/* The byte offset of slot i's state word in a struct fgraph_stack
+ * (fgraph_ops.state_off). */
+FGRAPH_INLINE uint64_t fgraph_state_off(unsigned i)
+{
+	return __builtin_offsetof(struct fgraph_stack, state) + sizeof(uint32_t) * i;
+}
+
+/* The slot whose state word is at off (fgraph_state_off's inverse). */
+FGRAPH_INLINE unsigned fgraph_state_slot(uint64_t off)
+{
+	return (unsigned)((off - fgraph_state_off(0)) / sizeof(uint32_t));
+}
+
+/* e's state words for the user whose state_off is off: this context's
+ * and, in an interrupt, the thread's (register_fgraph zeroed both for the
+ * slot's registration). */
+FGRAPH_INLINE void fgraph_ent_state(struct fgraph_ent *e, uint64_t off, struct fgraph_stack *st,
 				    struct fgraph_stack *outer)
 {
-	e->state = &st->state[i];
-	e->task_state = __builtin_expect(outer != NULL, 0) ? &outer->state[i] : e->state;
+	e->state = (uint32_t *)((char *)st + off);
+	e->task_state = __builtin_expect(outer != NULL, 0) ? (uint32_t *)((char *)outer + off)
+							   : e->state;
 }
 
 /* Take back the call whose frame (FR_MIN words, fgraph_enter_one's) is
@@ -236,14 +259,22 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 					  fregs, 1u << g->idx);
 		goto out;
 	}
-	unsigned i = (unsigned)g->idx;
+	/* Loaded before the push's fence (and the tag with it: one load
+	 * pair), so that op need not live across it; the slot's bit, for a
+	 * full stack only, from it too (no second value across the push).
+	 * The trace stack's entry keeps op for ts_users and gen after the
+	 * push anyway: there the slot's index (x86-64's figures: the offset
+	 * cost 4 more a call). */
+	unsigned i = FGRAPH_TSTACK ? (unsigned)g->idx : 0;
+	uint64_t state_off = FGRAPH_TSTACK ? fgraph_state_off(i) : g->state_off;
 	unsigned below;
 	/* A single-user frame: its last word, the user's tag, says whose it
 	 * is (with return hooks the users word and the block's serial are not
 	 * written: the hook reads neither of a tagged frame; on the trace
 	 * stack both are written below too). */
 	uint64_t *f = fgraph_frame_push(st, FR_MIN, g->frame_tag,
-					1u << i, ip, parent, fregs,
+					1u << (FGRAPH_TSTACK ? i : fgraph_state_slot(state_off)),
+					ip, parent, fregs, entry && !FGRAPH_TSTACK,
 					&below);
 	if (!f)
 		goto out;
@@ -267,7 +298,7 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 	struct fgraph_ent e;
 	fgraph_ent_init(&e, c, ip, parent, fregs, f, below, outer,
 			nofp ? t->preempt_count : depth);
-	fgraph_ent_state(&e, i, st, outer);
+	fgraph_ent_state(&e, state_off, st, outer);
 	if (!entry) {
 		/* g->entryfunc, any user's: it may read the return address
 		 * from fregs, so C comes after it. */
@@ -315,7 +346,7 @@ FGRAPH_INLINE uint64_t *fgraph_ent_of_top(struct fgraph_ent *e, struct cpu *c,
 	uint64_t *f = &st->w[st->top - FR_MIN];
 	fgraph_ent_init(e, c, f[FR_FUNC], f[FR_RET], ftrace_regs_of_stack_pointer(f[FR_SP]), f,
 			st->depth - 1, NULL, t->preempt_count);
-	fgraph_ent_state(e, (unsigned)g->idx, st, NULL);
+	fgraph_ent_state(e, g->state_off, st, NULL);
 	*stp = st;
 	return &f[FR_HEADER + FB_DATA];
 }

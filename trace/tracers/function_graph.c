@@ -58,7 +58,10 @@
  * max_graph_depth is set, so that a call with none of them (and no open
  * filtered call) tests one word. */
 static struct ftrace_hash *graph_funcs, *graph_notrace;
-static unsigned graph_filters;            /* FILTER_*: atomic or/and, read lock-free */
+/* FILTER_*: atomic or/and, read lock-free.  In a section of its own, so
+ * that arm64's GCC addresses it itself (adrp, ldr :lo12:) rather than from
+ * the file's section anchor (adrp, add, ldr): on every graph entry. */
+static unsigned graph_filters __attribute__((section(".bss.graph_filters")));
 #define FILTER_FUNCS    1u
 #define FILTER_NOTRACE  2u
 #define FILTER_DEPTH    4u               /* max_graph_depth is not 0 */
@@ -172,9 +175,10 @@ static inline __attribute__((always_inline)) bool graph_entry_event(struct cpu *
 	 * The guard and trace_ctx loaded again as a pair rather than kept
 	 * from the guard's test: x86-64 has no register for them across the
 	 * push. */
-	uint64_t head = trace_entry_word_on(c, c->current, TRACE_GRAPH_ENT, e->preempt);
+	uint64_t head = trace_entry_word_pinned(c, TRACE_GRAPH_ENT, e->preempt);
+	struct rb_cpu *cb = (struct rb_cpu *)arch_cpu_word(c, offsetof(struct cpu, trace_rb));
 	/* The event's time is the call's (one clock read for both). */
-	if (__builtin_expect(rb_reserve_fast_at(c->trace_rb, size, e->calltime, &r, &gate), 1)) {
+	if (__builtin_expect(rb_reserve_fast_at(cb, size, e->calltime, &r, &gate), 1)) {
 		graph_entry_fields(head, e, r.data, nargs);
 		rb_commit_fast(&r);
 		return true;

@@ -65,8 +65,13 @@ T notrace void hk_during(void) { during(); }
 T double hk_fp(double a, int k) { KEEP(); return a * 3.0 + k; }
 T double hk_outer(double a) { hk_during(); KEEP(); return a / 4.0 + 1.0; }
 
-/* Not FTRACE_HOT_NOFP text: register_fgraph must refuse it as a solo_return. */
+/* Not FTRACE_HOT_NOFP text: register_fgraph must refuse it as a solo_return
+ * (the exit sled's, with ftrace_sled_exit's arguments, under FGRAPH_TSTACK). */
+#if FGRAPH_TSTACK
+static uintptr_t hk_plain_return(struct fgraph_ret_regs *rr, uintptr_t sled, uintptr_t sp)
+#else
 static uintptr_t hk_plain_return(struct fgraph_ret_regs *rr)
+#endif
 {
 	return 0;
 }
@@ -215,5 +220,40 @@ TEST_CASE(fgraph_hook, two_users_reach_both_exits)
 	EXPECT_EQ(outer, 1);
 	stop_tracer();
 	EXPECT_TRUE(fgraph_hook_return == NULL);
+	hk_thread = NULL;
+}
+
+/* What u's exit does with FP/SIMD below: a double computed and returned,
+ * through the FP/SIMD return register (v0 / xmm0) as any C code may. */
+static volatile double hk_junk_in = 0.75, hk_junk_out;
+static __attribute__((noinline)) noclone double hk_junk(double x) { KEEP(); return x * -5.5 + 0.125; }
+
+static void hu_exit_fp(const struct fgraph_ret *r, struct fgraph_ops *g, uint64_t *data)
+{
+	hu_exit(r, g, data);
+	hk_junk_out = hk_junk(hk_junk_in);
+}
+
+/* u alone on hk_fp, with an exit that overwrites the FP/SIMD return
+ * register: u has no solo_return, so the pointer is NULL and the exit goes
+ * the general way, which keeps the return registers for the callbacks (the
+ * return hook's FP/SIMD saves; under INSTR=xray __fexit_fp's); the double
+ * comes back exact, three calls, each with its exit. */
+TEST_CASE(fgraph_hook, general_exit_keeps_the_fp_return)
+{
+	double want[3] = { hk_fp(0.5, 1), hk_fp(-2.75, 4), hk_fp(1e-3, -9) };
+	hu_init();
+	u.g.retfunc = hu_exit_fp;
+	hk_thread = current_thread();
+	ASSERT_EQ(ftrace_set_filter(&u.g.ops, "hk_fp", true), 0);
+	ASSERT_EQ(register_fgraph(&u.g), 0);
+	EXPECT_TRUE(fgraph_hook_return == NULL);
+	double got[3] = { hk_fp(0.5, 1), hk_fp(-2.75, 4), hk_fp(1e-3, -9) };
+	EXPECT_EQ(unregister_fgraph(&u.g), 0);
+	for (int i = 0; i < 3; i++)
+		EXPECT_TRUE(got[i] == want[i]);
+	EXPECT_EQ(u.entries, 3);
+	EXPECT_EQ(u.exits, 3);
+	EXPECT_TRUE(hk_junk_out == 0.75 * -5.5 + 0.125);
 	hk_thread = NULL;
 }

@@ -251,7 +251,7 @@ __ftail__:
 
 /* What an enabled XRay exit sled calls: the trace stack's exit through
  * fgraph_ts_exit (trace/core/fgraph.h), called with ftrace_sled_exit's
- * arguments (rr, sled, sp).  The sled is followed by the `ret`
+ * arguments (rr, at, sp; at: the sled, site.h ARCH_SLED_EXIT_AT).  The sled is followed by the `ret`
  * (arch_sled_init checks it), so what is live is what the return hook
  * keeps (fgraph.S): the return value, x0-x1 and q0-q3; and x9, the parent,
  * which the sled would move back into x30 after this returned to +8.
@@ -286,7 +286,7 @@ __fexit__:
 	mov	x29, sp
 	stp	x0, x1, [sp, #16]                // rr: x[0], x[1]
 	add	x0, sp, #16                      // rr
-	sub	x1, x30, #8                      // the sled
+	sub	x1, x30, #8                      // at: the sled (site.h ARCH_SLED_EXIT_AT)
 	add	x2, sp, #EXIT_FRAME              // the function's sp
 	blr	x16
 	fexit_leave

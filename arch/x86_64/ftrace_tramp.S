@@ -435,7 +435,8 @@ __ftail__:
 
 /* What an enabled XRay exit sled calls: the trace stack's exit through
  * fgraph_ts_exit (trace/core/fgraph.h), called with ftrace_sled_exit's
- * arguments (rr, sled, sp).  The sled's call returns to the `ret` at +5
+ * arguments (rr, at, sp; at: its own return address, site.h
+ * ARCH_SLED_EXIT_AT).  The sled's call returns to the `ret` at +5
  * (patch.c), so what is live is what the return hook keeps (fgraph.S):
  * the return value, rax, rdx, xmm0 and xmm1, here the first 48 bytes of
  * struct fgraph_ret_regs (rr, arch_defs.h; its fp and hook words, which
@@ -468,8 +469,7 @@ __fexit__:
 1:	subq	$EXIT_RR, %rsp
 	movq	%rax, 0x00(%rsp)
 	movq	%rdx, 0x08(%rsp)
-	movq	EXIT_RR(%rsp), %rsi              /* the sled */
-	subq	$5, %rsi
+	movq	EXIT_RR(%rsp), %rsi              /* at: the sled + 5 (ARCH_SLED_EXIT_AT) */
 	leaq	EXIT_RR + 8(%rsp), %rdx          /* the function's sp */
 	movq	%rsp, %rdi                       /* rr */
 	call	*%rcx

@@ -602,9 +602,9 @@ FTRACE_HOT void tstack_exit(uintptr_t func, uintptr_t sp, uint64_t retval)
 /* ftrace_sled_exit's way to the rules: a function of its own, tail-called,
  * so that the single-user path keeps no frame. */
 static FTRACE_HOT __attribute__((noinline)) uintptr_t
-sled_exit_rules(const struct fgraph_ret_regs *rr, uintptr_t func, uintptr_t sp)
+sled_exit_rules(const struct fgraph_ret_regs *rr, uintptr_t at, uintptr_t sp)
 {
-	tstack_exit(func, sp, fgraph_ret_regs_value(rr));
+	tstack_exit(arch_sled_exit_func(at), sp, fgraph_ret_regs_value(rr));
 	uintptr_t none = 0;
 	__asm__("" : "+r"(none));        /* not known to be 0: the caller tail-calls */
 	return none;
@@ -615,8 +615,8 @@ sled_exit_rules(const struct fgraph_ret_regs *rr, uintptr_t func, uintptr_t sp)
  * for the trace stack: the top frame of this context's stack is the one
  * registered user's (solo: its tag, so a one-block frame that this
  * registration took, and no other user is registered) and the running
- * entry of func at sp (fgraph_sled_frame_is; levels stay below
- * FR_TS_LEVEL_MASK).  Then tstack_exit would pop just that frame (pop_gone
+ * entry of the sled's function at sp (fgraph_sled_frame_is; levels stay
+ * below FR_TS_LEVEL_MASK).  Then tstack_exit would pop just that frame (pop_gone
  * finds the top at sp and of this level; no complete entry at sp lies
  * below), with the exit callbacks and no mark: its user's ret_handler does
  * it (the exit callback with rr's return value, then the release), as for
@@ -625,7 +625,7 @@ sled_exit_rules(const struct fgraph_ret_regs *rr, uintptr_t func, uintptr_t sp)
  * handler's, which __fexit__ drops).  Anything else: tstack_exit, through
  * tail calls too.  FTRACE_HOT: not preempted, so c stays this CPU.
  */
-FGRAPH_INLINE uintptr_t sled_exit_on(struct fgraph_ret_regs *rr, uintptr_t func, uintptr_t sp,
+FGRAPH_INLINE uintptr_t sled_exit_on(struct fgraph_ret_regs *rr, uintptr_t at, uintptr_t sp,
 				     struct fgraph_stack *st, struct fgraph_stack *outer,
 				     unsigned level)
 {
@@ -634,30 +634,29 @@ FGRAPH_INLINE uintptr_t sled_exit_on(struct fgraph_ret_regs *rr, uintptr_t func,
 	unsigned base = st->top - FR_MIN;
 	/* ACQUIRE: pairs with users_changed's RELEASE (g complete). */
 	struct fgraph_ops *g = __atomic_load_n(&solo, __ATOMIC_ACQUIRE);
-	if (fgraph_sled_frame_is(&st->w[base], g, func, sp, level))
+	if (fgraph_sled_frame_is(&st->w[base], g, at, sp, level))
 		return g->ret_handler(rr, st, outer, base, g);
-	return sled_exit_rules(rr, func, sp);
+	return sled_exit_rules(rr, at, sp);
 }
 
 /* ftrace_sled_exit in an interrupt (irq_depth, this CPU's, not 0). */
 static FTRACE_HOT __attribute__((noinline)) uintptr_t
-sled_exit_irq(struct fgraph_ret_regs *rr, uintptr_t func, uintptr_t sp, struct cpu *c,
+sled_exit_irq(struct fgraph_ret_regs *rr, uintptr_t at, uintptr_t sp, struct cpu *c,
 	      struct fgraph_stack *outer)
 {
 	/* as fgraph_context_stack says */
-	return sled_exit_on(rr, func, sp, outer ? irq_stacks[c->id] : NULL, outer, c->irq_depth);
+	return sled_exit_on(rr, at, sp, outer ? irq_stacks[c->id] : NULL, outer, c->irq_depth);
 }
 
-FTRACE_HOT uintptr_t ftrace_sled_exit(struct fgraph_ret_regs *rr, uintptr_t sled, uintptr_t sp)
+FTRACE_HOT uintptr_t ftrace_sled_exit(struct fgraph_ret_regs *rr, uintptr_t at, uintptr_t sp)
 {
-	uintptr_t func = arch_sled_func(sled);
 	struct cpu *c = arch_this_cpu();
 	struct thread *t = c->current;
 	if (__builtin_expect(!t, 0))
 		return 0;                    /* a CPU coming up: ts_begin ignores it */
 	if (__builtin_expect(c->irq_depth != 0, 0))
-		return sled_exit_irq(rr, func, sp, c, t->ret_stack);
-	return sled_exit_on(rr, func, sp, t->ret_stack, NULL, 0);
+		return sled_exit_irq(rr, at, sp, c, t->ret_stack);
+	return sled_exit_on(rr, at, sp, t->ret_stack, NULL, 0);
 }
 
 FTRACE_HOT void ftrace_sled_tail(uintptr_t sled, uintptr_t sp)
@@ -704,7 +703,7 @@ fgraph_solo_return_t fgraph_hook_return;
 #if FGRAPH_TSTACK
 /* The exit sled handler's own way into ftrace_sled_exit (arch/ARCH/
  * ftrace_tramp.S): what fgraph_ts_exit holds when no solo_return is. */
-uintptr_t __fexit_fp(struct fgraph_ret_regs *rr, uintptr_t sled, uintptr_t sp);
+uintptr_t __fexit_fp(struct fgraph_ret_regs *rr, uintptr_t at, uintptr_t sp);
 #define FEXIT_GENERAL __fexit_fp
 #else
 #define FEXIT_GENERAL NULL

@@ -122,7 +122,7 @@ typedef uintptr_t (*fgraph_return_t)(struct fgraph_ret_regs *rr, struct fgraph_s
  * stack (FGRAPH_TSTACK, below) the exit sled's, with ftrace_sled_exit's
  * arguments. */
 #ifdef BT_INSTR_XRAY
-typedef uintptr_t (*fgraph_solo_return_t)(struct fgraph_ret_regs *rr, uintptr_t sled, uintptr_t sp);
+typedef uintptr_t (*fgraph_solo_return_t)(struct fgraph_ret_regs *rr, uintptr_t at, uintptr_t sp);
 #else
 typedef uintptr_t (*fgraph_solo_return_t)(struct fgraph_ret_regs *rr);
 #endif
@@ -177,13 +177,14 @@ extern unsigned char fgraph_ts_active;
 /* What the XRay exit and tail sleds' handlers call (arch/ARCH/ftrace_tramp.S,
  * which keep every register the sled may have live): sled, the sled's
  * address (an exit or tail sled that boot initialised: its function from
- * arch_sled_func); sp, the function's stack pointer as its first instruction
+ * arch_sled_func), for an exit sled at, that address + ARCH_SLED_EXIT_AT
+ * (site.h: where the handler finds it at no cost); sp, the function's stack pointer as its first instruction
  * saw it; rr, the return registers as the exit sled found them (the
  * return value: fgraph_ret_regs_value; what the exit callbacks read, as
  * at a return hook), first so that it is where the user's ret_handler
  * takes it.  Any context.  ftrace_sled_exit's value is no one's (the
  * handler drops it): it lets its common path be a tail call. */
-uintptr_t ftrace_sled_exit(struct fgraph_ret_regs *rr, uintptr_t sled, uintptr_t sp);
+uintptr_t ftrace_sled_exit(struct fgraph_ret_regs *rr, uintptr_t at, uintptr_t sp);
 /* What the exit sled's handler calls (arch/ARCH/ftrace_tramp.S, __fexit__),
  * with ftrace_sled_exit's arguments: NULL while no graph user is registered
  * (it returns at once); while exactly one is and it brings a solo_return,

@@ -449,26 +449,27 @@ FGRAPH_INLINE uintptr_t fgraph_return_solo(struct cpu *c, struct fgraph_ret_regs
  * fgraph.S): it stores the FP/SIMD return registers into rr, where any
  * user's exit may read them, and puts them back after.  The one way from
  * FTRACE_HOT_NOFP code into the trace stack's general exit. */
-uintptr_t ftrace_sled_exit_fpsaving(struct fgraph_ret_regs *rr, uintptr_t sled, uintptr_t sp);
+uintptr_t ftrace_sled_exit_fpsaving(struct fgraph_ret_regs *rr, uintptr_t at, uintptr_t sp);
 
 /*
- * Whether the frame f, the top of its stack, is what an exit sled of func
- * at sp hands to g's ret_handler (ftrace_sled_exit): it ends in g's tag (a
- * one-block frame that this registration alone took), it is the running
- * entry of func at sp, pushed at interrupt level `level`, neither complete
+ * Whether the frame f, the top of its stack, is what an exit sled hands to
+ * g's ret_handler (ftrace_sled_exit; at as it says, sp the function's): it
+ * ends in g's tag (a one-block frame that this registration alone took),
+ * it is the running entry of the sled's function at sp, pushed at interrupt level `level`, neither complete
  * nor on top of a tail caller (the users word's high half exactly
  * fr_ts_entry_bits(level)'s, FR_TS_TAILED clear).  Then the trace stack's
  * rules would pop just that frame, with its exit and no mark.
  */
 FGRAPH_INLINE bool fgraph_sled_frame_is(const uint64_t *f, const struct fgraph_ops *g,
-					uintptr_t func, uintptr_t sp, unsigned level)
+					uintptr_t at, uintptr_t sp, unsigned level)
 {
 	/* The frame's three words in one test (`&`, not `&&`: the words are
-	 * all there; arm64 chains the compares with CCMP), then the users
-	 * word's high half (a 32-bit compare with a constant, which the chain
-	 * would widen). */
+	 * all there; arm64 chains the compares with CCMP), the function's as
+	 * func + back == at (x86-64: an ADD from memory, no copy of at to
+	 * subtract from), then the users word's high half (a 32-bit compare
+	 * with a constant, which the chain would widen). */
 	return __builtin_expect((f[FR_MIN - 1] == g->frame_tag) & (f[FR_SP] == sp) &
-				(f[FR_FUNC] == func), 1) &&
+				(f[FR_FUNC] + arch_sled_exit_back(at) == at), 1) &&
 	       __builtin_expect(f[FR_USERS] >> 32 == (FR_TS_ENTRY >> 32 | level), 1);
 }
 
@@ -486,7 +487,7 @@ FGRAPH_INLINE bool fgraph_sled_frame_is(const uint64_t *f, const struct fgraph_o
  * irq_depth is known to be 0 (!irq) or not (irq), as at the return hook.
  */
 FGRAPH_INLINE uintptr_t fgraph_sled_exit_solo(struct cpu *c, struct fgraph_ret_regs *rr,
-					      uintptr_t sled, uintptr_t sp, struct fgraph_ops *g,
+					      uintptr_t at, uintptr_t sp, struct fgraph_ops *g,
 					      fgraph_ret_t exitfn, bool irq)
 {
 	struct thread *t = c->current;
@@ -500,9 +501,9 @@ FGRAPH_INLINE uintptr_t fgraph_sled_exit_solo(struct cpu *c, struct fgraph_ret_r
 	if (__builtin_expect(!st || st->top < FR_MIN, 0))
 		return 0;                    /* no frame: the rules would do nothing */
 	unsigned base = st->top - FR_MIN;
-	if (fgraph_sled_frame_is(&st->w[base], g, arch_sled_func(sled), sp, irq ? c->irq_depth : 0))
+	if (fgraph_sled_frame_is(&st->w[base], g, at, sp, irq ? c->irq_depth : 0))
 		return fgraph_return_one_on(c, rr, st, outer, base, g, exitfn, true);
-	return ftrace_sled_exit_fpsaving(rr, sled, sp);
+	return ftrace_sled_exit_fpsaving(rr, at, sp);
 }
 
 #define FGRAPH_DEFINE_RETURN(name, exitfn)                                           \
@@ -531,18 +532,18 @@ FGRAPH_INLINE uintptr_t fgraph_sled_exit_solo(struct cpu *c, struct fgraph_ret_r
 #ifdef BT_INSTR_XRAY
 #define FGRAPH_DEFINE_SOLO(name, exitfn, user)                                       \
 	static FTRACE_HOT_NOFP uintptr_t name##_solo_irq(struct fgraph_ret_regs *rr,    \
-							 uintptr_t sled, uintptr_t sp)  \
+							 uintptr_t at, uintptr_t sp)  \
 	{                                                                            \
-		return fgraph_sled_exit_solo(arch_this_cpu(), rr, sled, sp, &(user),    \
+		return fgraph_sled_exit_solo(arch_this_cpu(), rr, at, sp, &(user),    \
 					     exitfn, true);                             \
 	}                                                                            \
 	static FTRACE_HOT_NOFP uintptr_t name##_solo(struct fgraph_ret_regs *rr,        \
-						     uintptr_t sled, uintptr_t sp)      \
+						     uintptr_t at, uintptr_t sp)      \
 	{                                                                            \
 		struct cpu *c = arch_this_cpu();                                     \
 		if (__builtin_expect(c->irq_depth != 0, 0))                          \
-			return name##_solo_irq(rr, sled, sp);                         \
-		return fgraph_sled_exit_solo(c, rr, sled, sp, &(user), exitfn, false);  \
+			return name##_solo_irq(rr, at, sp);                         \
+		return fgraph_sled_exit_solo(c, rr, at, sp, &(user), exitfn, false);  \
 	}
 #else
 #define FGRAPH_DEFINE_SOLO(name, exitfn, user)                                       \

@@ -130,6 +130,10 @@ static inline __attribute__((always_inline)) uintptr_t arch_sled_exit_func(uintp
 	return at - arch_sled_exit_back(at);
 }
 
+/* __fexit__ loads fgraph_ts_exit and tests it (NULL: no graph user), as
+ * cheap as a test of fgraph_ts_active (trace/core/fgraph.c). */
+#define ARCH_FEXIT_NEVER_NULL 0
+
 /* The target of the jump after the tail sled at addr: a `b imm26` at
  * addr + 32 (what arch_sled_init found there: no ret, no br x9). */
 static inline __attribute__((always_inline)) uintptr_t arch_sled_tail_target(uintptr_t addr)

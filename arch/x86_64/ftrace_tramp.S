@@ -443,9 +443,12 @@ __ftail__:
  * only the return hook's own path reads, are not written) for the exit
  * callbacks to read.  The other caller-saved registers are dead after a
  * return, the callee-saved ones kept by C.  rsp is 0 mod 16 here and at
- * the call (64 bytes of rr).  fgraph_ts_exit NULL (no graph user): a load,
- * a test and the return.  The one user's solo_return (FTRACE_HOT_NOFP)
- * gets rax and rdx saved in rr and nothing else, as at the return hook;
+ * the call (64 bytes of rr).  No graph user (fgraph_ts_active 0): a
+ * compare and the return; else the call through fgraph_ts_exit, which is
+ * never NULL here (site.h, ARCH_FEXIT_NEVER_NULL: read once, by the call;
+ * whichever value it reads is a handler that does the exit).  The one
+ * user's solo_return (FTRACE_HOT_NOFP) gets rax and rdx saved in rr and
+ * nothing else, as at the return hook;
  * otherwise fgraph_ts_exit is __fexit_fp, below, which saves xmm0-1 in rr
  * too and finishes the exit itself.  Either returns to the parent itself,
  * past the sled's `ret` at +5 (its own return address dropped), which is
@@ -462,17 +465,13 @@ __ftail__:
 	.type	__fexit__, @function
 	.balign	16
 __fexit__:
-	movq	fgraph_ts_exit(%rip), %rcx       /* once: it may change meanwhile */
-	testq	%rcx, %rcx
-	jnz	1f
-	ret
-1:	subq	$EXIT_RR, %rsp
+	SLED_ENTER EXIT_RR
 	movq	%rax, 0x00(%rsp)
 	movq	%rdx, 0x08(%rsp)
 	movq	EXIT_RR(%rsp), %rsi              /* at: the sled + 5 (ARCH_SLED_EXIT_AT) */
 	leaq	EXIT_RR + 8(%rsp), %rdx          /* the function's sp */
 	movq	%rsp, %rdi                       /* rr */
-	call	*%rcx
+	call	*fgraph_ts_exit(%rip)           /* once; never NULL (site.h) */
 	FEXIT_LEAVE 0
 	.size	__fexit__, . - __fexit__
 

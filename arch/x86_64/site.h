@@ -117,6 +117,12 @@ static inline __attribute__((always_inline)) uintptr_t arch_sled_func(uintptr_t 
 	return arch_sled_exit_func(addr + ARCH_SLED_EXIT_AT);
 }
 
+/* __fexit__ tests fgraph_ts_active and calls through fgraph_ts_exit in
+ * memory (a CMPB, and a CALL that loads: one instruction fewer than a load
+ * and a test of the pointer), so the pointer is never NULL here: with no
+ * graph user it is __fexit_fp (trace/core/fgraph.c). */
+#define ARCH_FEXIT_NEVER_NULL 1
+
 /* The target of the jump after the 11-byte tail sled at addr: a `jmp
  * rel8` (eb) or `jmp rel32` (e9) at addr + 11. */
 static inline __attribute__((always_inline)) uintptr_t arch_sled_tail_target(uintptr_t addr)

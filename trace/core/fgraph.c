@@ -702,13 +702,17 @@ fgraph_solo_return_t fgraph_hook_return;
 
 #if FGRAPH_TSTACK
 /* The exit sled handler's own way into ftrace_sled_exit (arch/ARCH/
- * ftrace_tramp.S): what fgraph_ts_exit holds when no solo_return is. */
+ * ftrace_tramp.S): what fgraph_ts_exit holds when no solo_return is, and
+ * with no graph user where the handler tests fgraph_ts_active instead of
+ * the pointer (site.h, ARCH_FEXIT_NEVER_NULL). */
 uintptr_t __fexit_fp(struct fgraph_ret_regs *rr, uintptr_t at, uintptr_t sp);
 #define FEXIT_GENERAL __fexit_fp
+#define FEXIT_NONE (ARCH_FEXIT_NEVER_NULL ? __fexit_fp : NULL)
 #else
 #define FEXIT_GENERAL NULL
+#define FEXIT_NONE NULL
 #endif
-fgraph_solo_return_t fgraph_ts_exit;
+fgraph_solo_return_t fgraph_ts_exit = FEXIT_NONE;
 
 /*
  * After a change of users[] (fgraph_mutex held), what the hot paths read
@@ -738,7 +742,7 @@ static void users_changed(void)
 			 n == 1 ? one->solo_return : NULL,
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&fgraph_ts_exit,
-			 !n ? NULL : n == 1 && one->solo_return ? one->solo_return : FEXIT_GENERAL,
+			 !n ? FEXIT_NONE : n == 1 && one->solo_return ? one->solo_return : FEXIT_GENERAL,
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&fgraph_ts_active, n != 0, __ATOMIC_RELAXED);
 }

@@ -95,29 +95,42 @@ TEST_CASE(fgraph_hook, solo_return_outside_nofp_text_is_refused)
 
 /* The tracer alone: its solo_return.  With a second user (without one):
  * NULL, and back when it leaves.  A double returned through either stays
- * exact. */
+ * exact.  What the exit sled's handler calls (fgraph_ts_exit, fgraph.h)
+ * follows the users alike: the tracer alone, its solo_return; a second
+ * user, __fexit_fp under FGRAPH_TSTACK (neither the solo_return nor NULL);
+ * none, NULL, or __fexit_fp where the handler tests fgraph_ts_active first
+ * and calls through the pointer unread (site.h, ARCH_FEXIT_NEVER_NULL:
+ * never NULL there, whenever a CPU reads it). */
 TEST_CASE(fgraph_hook, pointer_follows_the_users)
 {
 	double want = hk_fp(1.25, 7);
+	fgraph_solo_return_t none = fgraph_ts_exit;
 	EXPECT_TRUE(fgraph_hook_return == NULL);
+	EXPECT_TRUE(!FGRAPH_TSTACK || (ARCH_FEXIT_NEVER_NULL ? none != NULL : none == NULL));
 	ASSERT_TRUE(graph_fgraph_ops.solo_return != NULL);
 	ASSERT_EQ(trace_filter_set(false, "hk_fp", true), 0);
 	ASSERT_EQ(tracer_set("function_graph"), 0);
 	EXPECT_TRUE(fgraph_hook_return == graph_fgraph_ops.solo_return);
+	EXPECT_TRUE(fgraph_ts_exit == graph_fgraph_ops.solo_return);
 	EXPECT_TRUE(hk_fp(1.25, 7) == want);
 	hu_init();
 	hk_thread = current_thread();
 	ASSERT_EQ(ftrace_set_filter(&u.g.ops, "hk_fp", true), 0);
 	ASSERT_EQ(register_fgraph(&u.g), 0);
 	EXPECT_TRUE(fgraph_hook_return == NULL);
+	fgraph_solo_return_t general = fgraph_ts_exit;
+	EXPECT_TRUE(!FGRAPH_TSTACK || (general != NULL && general != graph_fgraph_ops.solo_return));
 	EXPECT_TRUE(hk_fp(1.25, 7) == want);
 	EXPECT_EQ(unregister_fgraph(&u.g), 0);
 	EXPECT_EQ(u.entries, 1);
 	EXPECT_EQ(u.exits, 1);
 	EXPECT_TRUE(fgraph_hook_return == graph_fgraph_ops.solo_return);
+	EXPECT_TRUE(fgraph_ts_exit == graph_fgraph_ops.solo_return);
 	EXPECT_TRUE(hk_fp(1.25, 7) == want);
 	stop_tracer();
 	EXPECT_TRUE(fgraph_hook_return == NULL);
+	EXPECT_TRUE(fgraph_ts_exit == none);
+	EXPECT_TRUE(!FGRAPH_TSTACK || !ARCH_FEXIT_NEVER_NULL || fgraph_ts_exit == general);
 	hk_thread = NULL;
 }
 
@@ -256,40 +269,5 @@ TEST_CASE(fgraph_hook, general_exit_keeps_the_fp_return)
 	EXPECT_EQ(u.entries, 3);
 	EXPECT_EQ(u.exits, 3);
 	EXPECT_TRUE(hk_junk_out == 0.75 * -5.5 + 0.125);
-	hk_thread = NULL;
-}
-
-/* What the exit sled's handler calls (fgraph_ts_exit, fgraph.h) follows the
- * users as the return hook's pointer does: the tracer alone, its
- * solo_return; a second user, __fexit_fp (not the solo_return, not NULL);
- * none, NULL, or __fexit_fp where the handler tests fgraph_ts_active first
- * and calls through the pointer unread (site.h, ARCH_FEXIT_NEVER_NULL:
- * never NULL there, whenever a CPU reads it).  A double returned through
- * each exit stays exact. */
-TEST_CASE(fgraph_hook, exit_sled_pointer_follows_the_users)
-{
-	if (!FGRAPH_TSTACK)
-		TEST_SKIP("no exit sleds (the default backend)");
-	fgraph_solo_return_t none = fgraph_ts_exit;
-	EXPECT_TRUE(!fgraph_ts_active);
-	EXPECT_TRUE(ARCH_FEXIT_NEVER_NULL ? none != NULL : none == NULL);
-	double want = hk_fp(1.25, 7);
-	ASSERT_EQ(trace_filter_set(false, "hk_fp", true), 0);
-	ASSERT_EQ(tracer_set("function_graph"), 0);
-	EXPECT_TRUE(fgraph_ts_exit == graph_fgraph_ops.solo_return);
-	EXPECT_TRUE(hk_fp(1.25, 7) == want);
-	hu_init();
-	hk_thread = current_thread();
-	ASSERT_EQ(ftrace_set_filter(&u.g.ops, "hk_fp", true), 0);
-	ASSERT_EQ(register_fgraph(&u.g), 0);
-	fgraph_solo_return_t general = fgraph_ts_exit;
-	EXPECT_TRUE(general != NULL && general != graph_fgraph_ops.solo_return);
-	EXPECT_TRUE(hk_fp(1.25, 7) == want);
-	EXPECT_EQ(unregister_fgraph(&u.g), 0);
-	EXPECT_EQ(u.exits, 1);
-	EXPECT_TRUE(fgraph_ts_exit == graph_fgraph_ops.solo_return);
-	stop_tracer();
-	EXPECT_TRUE(fgraph_ts_exit == none);
-	EXPECT_TRUE(!ARCH_FEXIT_NEVER_NULL || fgraph_ts_exit == general);
 	hk_thread = NULL;
 }

@@ -229,16 +229,30 @@
 	.type	__ftail__, %function
 	.balign	16
 __ftail__:
+	.cfi_startproc
+	/* For debuggers: this returns to x30 (the sled + 8), and the caller's
+	 * x30 is the parent the sled keeps in x9 (saved below with x8). */
+	.cfi_return_column 32
+	.cfi_register 32, 30
+	.cfi_register 30, 9
 	stp	x16, x17, [sp, #-16]!
+	.cfi_def_cfa_offset 16
 	adrp	x16, fgraph_ts_active
 	ldrb	w16, [x16, :lo12:fgraph_ts_active]
 	cbnz	w16, 1f
+	.cfi_remember_state
 	ldp	x16, x17, [sp], #16
+	.cfi_def_cfa_offset 0
 	ret
+	.cfi_restore_state
 1:	sub	sp, sp, #SLED_SAVE
+	.cfi_def_cfa_offset (SLED_SAVE + 16)
 	stp	x29, x30, [sp, #0]
+	.cfi_offset 29, -(SLED_SAVE + 16)
+	.cfi_offset 32, -(SLED_SAVE + 8)
 	mov	x29, sp
 	sled_regs stp, str
+	.cfi_offset 30, 88 - (SLED_SAVE + 16)
 	sub	x0, x30, #8                      // the sled
 	add	x1, sp, #(SLED_SAVE + 16)        // the function's sp
 	bl	ftrace_sled_tail
@@ -247,6 +261,7 @@ __ftail__:
 	add	sp, sp, #SLED_SAVE
 	ldp	x16, x17, [sp], #16
 	ret
+	.cfi_endproc
 	.size	__ftail__, . - __ftail__
 
 /* What an enabled XRay exit sled calls: the trace stack's exit through
@@ -272,17 +287,32 @@ __ftail__:
 .macro fexit_leave
 	ldp	x0, x1, [sp, #16]
 	ldp	x29, x9, [sp], #EXIT_FRAME
+	.cfi_def_cfa_offset 0
+	.cfi_restore 29
+	.cfi_register 32, 9
 	ret	x9
+.endm
+/* For debuggers (the return column 32, the pc): the handler returns to
+ * the parent, x9, saved with x29 as the frame record at sp, the frame
+ * EXIT_FRAME bytes (fexit_frame: from the record on). */
+.macro fexit_frame
+	.cfi_def_cfa_offset EXIT_FRAME
+	.cfi_offset 29, -EXIT_FRAME
+	.cfi_offset 32, 8 - EXIT_FRAME
 .endm
 	.globl	__fexit__
 	.type	__fexit__, %function
 	.balign	16
 __fexit__:
+	.cfi_startproc
+	.cfi_return_column 32
+	.cfi_register 32, 9
 	adrp	x16, fgraph_ts_exit
 	ldr	x16, [x16, :lo12:fgraph_ts_exit]
 	cbnz	x16, 1f
 	ret	x9
 1:	stp	x29, x9, [sp, #-EXIT_FRAME]!
+	fexit_frame
 	mov	x29, sp
 	stp	x0, x1, [sp, #16]                // rr: x[0], x[1]
 	add	x0, sp, #16                      // rr
@@ -290,6 +320,7 @@ __fexit__:
 	add	x2, sp, #EXIT_FRAME              // the function's sp
 	blr	x16
 	fexit_leave
+	.cfi_endproc
 	.size	__fexit__, . - __fexit__
 
 /* fgraph_ts_exit without a solo_return: called by __fexit__ with its frame
@@ -301,12 +332,16 @@ __fexit__:
 	.type	__fexit_fp, %function
 	.balign	16
 __fexit_fp:
+	.cfi_startproc
+	.cfi_return_column 32
+	fexit_frame                              // __fexit__'s, which this ends
 	stp	q0, q1, [sp, #32]                // rr: q[0] .. q[3]
 	stp	q2, q3, [sp, #64]
 	bl	ftrace_sled_exit
 	ldp	q0, q1, [sp, #32]
 	ldp	q2, q3, [sp, #64]
 	fexit_leave
+	.cfi_endproc
 	.size	__fexit_fp, . - __fexit_fp
 
 	.section .rodata.ftrace_tmpl, "a"

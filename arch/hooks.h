@@ -384,9 +384,17 @@ uintptr_t arch_site_data(uintptr_t func);
  *   uint64_t arch_sled_word(addr, target, kind)    as arch_site_word
  *   bool arch_sled_holds(addr, target, kind)       as arch_site_holds
  *   uintptr_t arch_sled_func(addr)                 an exit or tail sled's
- *                                                  function: addr less the 4 bytes
+ *                                                  function, from the 4 bytes
  *                                                  at addr + ARCH_SLED_FUNC_OFF
  *                                                  (arch_sled_init)
+ *   uintptr_t arch_sled_exit_func(at)              the same from what __fexit__
+ *                                                  hands on for its sled: at =
+ *                                                  addr + ARCH_SLED_EXIT_AT
+ *                                                  (arm64 0: the sled; x86-64 5:
+ *                                                  the call's return address,
+ *                                                  from which the 4 bytes count)
+ *   uint32_t arch_sled_exit_back(at)               those 4 bytes: the function
+ *                                                  is at less them
  *   uintptr_t arch_sled_tail_target(addr)          the target of the direct
  *                                                  jump after the tail sled
  *                                                  at addr (arm64 `b` at
@@ -402,7 +410,8 @@ enum arch_sled_kind { ARCH_SLED_ENTRY, ARCH_SLED_EXIT, ARCH_SLED_TAIL };
  * Boot-time, single CPU, before any other patching: check that the exit or
  * tail sled at addr holds what the compiler leaves (and, for an exit, that
  * a return follows it) and put it in its disabled state, with back (addr
- * less its function's address) in bytes it never executes, where
+ * less its function's address; x86-64 writes back + ARCH_SLED_EXIT_AT) in
+ * bytes it never executes, where
  * arch_sled_func(addr) (site.h, inline) reads it and the handlers find it
  * from their return address.  0, or -EILSEQ (the sled is left untouched).
  * The entry sled is arch_site_init's.

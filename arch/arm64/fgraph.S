@@ -62,17 +62,20 @@ arch_fgraph_return_hook:
 	b	1b
 	.size return_to_handler, . - return_to_handler
 
-/* fgraph_return's FP-saving thunk (trace/core/fgraph_inline.h): called (or
- * tail-called) with x0 = the hook's struct fgraph_ret_regs and v0-v3 as
- * the function returned them, it stores those there (exit callbacks may
- * read them) and calls fgraph_return, which may reach any user's code, and
- * puts them back.  q4-q7 are dead after a return; they are kept too, so
- * that tools/check-nofp.py's one rule for FP-saving thunks (every FP/SIMD
- * argument register stored) holds here.  Returns fgraph_return's x0. */
-	.globl	fgraph_return_fpsaving
-	.type	fgraph_return_fpsaving, %function
+/* An FP-saving thunk (trace/core/fgraph_inline.h) of `target`: called (or
+ * tail-called) with x0 = a struct fgraph_ret_regs (the return hook's, or
+ * the exit sled handler's: __fexit__, ftrace_tramp.S) and v0-v3 as the
+ * function returned them, it stores those there (exit callbacks may read
+ * them), calls target with x0 and whatever x1-x7 hold, which may reach
+ * any user's code, and puts them back.  q4-q7 are dead after a return;
+ * they are kept too, so that tools/check-nofp.py's one rule for FP-saving
+ * thunks (every FP/SIMD argument register stored) holds here.  Returns
+ * target's x0. */
+.macro rr_fpsaving name, target
+	.globl	\name
+	.type	\name, %function
 	.balign	16
-fgraph_return_fpsaving:
+\name:
 	stp	x29, x30, [sp, #-96]!
 	mov	x29, sp
 	stp	q0, q1, [x0, #FGR_Q0]
@@ -80,7 +83,7 @@ fgraph_return_fpsaving:
 	stp	q4, q5, [sp, #16]
 	stp	q6, q7, [sp, #48]
 	str	x0, [sp, #80]
-	bl	fgraph_return
+	bl	\target
 	ldr	x1, [sp, #80]
 	ldp	q0, q1, [x1, #FGR_Q0]
 	ldp	q2, q3, [x1, #FGR_Q0 + 32]
@@ -88,7 +91,18 @@ fgraph_return_fpsaving:
 	ldp	q6, q7, [sp, #48]
 	ldp	x29, x30, [sp], #96
 	ret
-	.size	fgraph_return_fpsaving, . - fgraph_return_fpsaving
+	.size	\name, . - \name
+.endm
+
+	/* fgraph_return's: the one way from a solo_return into the general
+	 * return (fgraph_return_solo). */
+	rr_fpsaving fgraph_return_fpsaving, fgraph_return
+#ifdef BT_INSTR_XRAY
+	/* ftrace_sled_exit's (x1 the sled, x2 the function's sp): the one way
+	 * from the exit sled's solo_return into the trace stack's general
+	 * exit (fgraph_sled_exit_solo). */
+	rr_fpsaving ftrace_sled_exit_fpsaving, ftrace_sled_exit
+#endif
 
 	/* No executable stack wanted (GNU ld warns without this note). */
 	.section .note.GNU-stack, "", %progbits

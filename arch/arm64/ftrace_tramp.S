@@ -229,16 +229,30 @@
 	.type	__ftail__, %function
 	.balign	16
 __ftail__:
+	.cfi_startproc
+	/* For debuggers: this returns to x30 (the sled + 8), and the caller's
+	 * x30 is the parent the sled keeps in x9 (saved below with x8). */
+	.cfi_return_column 32
+	.cfi_register 32, 30
+	.cfi_register 30, 9
 	stp	x16, x17, [sp, #-16]!
+	.cfi_def_cfa_offset 16
 	adrp	x16, fgraph_ts_active
 	ldrb	w16, [x16, :lo12:fgraph_ts_active]
 	cbnz	w16, 1f
+	.cfi_remember_state
 	ldp	x16, x17, [sp], #16
+	.cfi_def_cfa_offset 0
 	ret
+	.cfi_restore_state
 1:	sub	sp, sp, #SLED_SAVE
+	.cfi_def_cfa_offset (SLED_SAVE + 16)
 	stp	x29, x30, [sp, #0]
+	.cfi_offset 29, -(SLED_SAVE + 16)
+	.cfi_offset 32, -(SLED_SAVE + 8)
 	mov	x29, sp
 	sled_regs stp, str
+	.cfi_offset 30, 88 - (SLED_SAVE + 16)
 	sub	x0, x30, #8                      // the sled
 	add	x1, sp, #(SLED_SAVE + 16)        // the function's sp
 	bl	ftrace_sled_tail
@@ -247,47 +261,88 @@ __ftail__:
 	add	sp, sp, #SLED_SAVE
 	ldp	x16, x17, [sp], #16
 	ret
+	.cfi_endproc
 	.size	__ftail__, . - __ftail__
 
 /* What an enabled XRay exit sled calls: the trace stack's exit through
- * ftrace_sled_exit(rr, sled, sp) (trace/core/fgraph.c).  The sled is
- * followed by the `ret` (arch_sled_init checks it), so what is live is
- * what the return hook keeps (fgraph.S): the return value, x0-x1 and
- * q0-q3, here struct fgraph_ret_regs (rr, arch_defs.h) for the exit
- * callbacks to read; and x9, the parent, which the sled would move back
- * into x30 after this returned to +8.  x2-x8, x10-x18 are dead after a
- * return (AAPCS64), x19-x28 and the low halves of v8-v15 kept by C.
- * Frame, from sp down: rr (80 bytes), the frame record {x29, x9}: the
- * function has left (its frame is gone, x29 is the parent's), so the
- * record names the parent, and x30 is not needed again: this returns to
- * the parent itself, as the sled's `mov x30, x9`, `b`, `ret` would (x30
- * is left pointing into the sled: no caller reads the link register after
- * a call, AAPCS64).  No graph user (fgraph_ts_active 0): a load, a test
- * and that return (x16 is dead at a return too). */
+ * fgraph_ts_exit (trace/core/fgraph.h), called with ftrace_sled_exit's
+ * arguments (rr, at, sp; at: the sled, site.h ARCH_SLED_EXIT_AT).  The sled is followed by the `ret`
+ * (arch_sled_init checks it), so what is live is what the return hook
+ * keeps (fgraph.S): the return value, x0-x1 and q0-q3; and x9, the parent,
+ * which the sled would move back into x30 after this returned to +8.
+ * x2-x8, x10-x18 are dead after a return (AAPCS64), x19-x28 and the low
+ * halves of v8-v15 kept by C.  Frame, from sp down: struct fgraph_ret_regs
+ * (rr, 80 bytes, arch_defs.h), the frame record {x29, x9}: the function
+ * has left (its frame is gone, x29 is the parent's), so the record names
+ * the parent, and x30 is not needed again: this returns to the parent
+ * itself, as the sled's `mov x30, x9`, `b`, `ret` would (x30 is left
+ * pointing into the sled: no caller reads the link register after a call,
+ * AAPCS64).  fgraph_ts_exit NULL (no graph user): a load, a test and that
+ * return (x16 is dead at a return too).  The one user's solo_return
+ * (FTRACE_HOT_NOFP) gets x0-x1 saved in rr and nothing else, as at the
+ * return hook; otherwise fgraph_ts_exit is __fexit_fp, below, which saves
+ * q0-q3 in rr too and finishes the exit itself. */
 #define EXIT_FRAME (16 + 80)
+/* The exit's end: x0-x1 back from rr, the frame gone, to the parent. */
+.macro fexit_leave
+	ldp	x0, x1, [sp, #16]
+	ldp	x29, x9, [sp], #EXIT_FRAME
+	.cfi_def_cfa_offset 0
+	.cfi_restore 29
+	.cfi_register 32, 9
+	ret	x9
+.endm
+/* For debuggers (the return column 32, the pc): the handler returns to
+ * the parent, x9, saved with x29 as the frame record at sp, the frame
+ * EXIT_FRAME bytes (fexit_frame: from the record on). */
+.macro fexit_frame
+	.cfi_def_cfa_offset EXIT_FRAME
+	.cfi_offset 29, -EXIT_FRAME
+	.cfi_offset 32, 8 - EXIT_FRAME
+.endm
 	.globl	__fexit__
 	.type	__fexit__, %function
 	.balign	16
 __fexit__:
-	adrp	x16, fgraph_ts_active
-	ldrb	w16, [x16, :lo12:fgraph_ts_active]
-	cbnz	w16, 1f
+	.cfi_startproc
+	.cfi_return_column 32
+	.cfi_register 32, 9
+	adrp	x16, fgraph_ts_exit
+	ldr	x16, [x16, :lo12:fgraph_ts_exit]
+	cbnz	x16, 1f
 	ret	x9
 1:	stp	x29, x9, [sp, #-EXIT_FRAME]!
+	fexit_frame
 	mov	x29, sp
 	stp	x0, x1, [sp, #16]                // rr: x[0], x[1]
+	add	x0, sp, #16                      // rr
+	sub	x1, x30, #8                      // at: the sled (site.h ARCH_SLED_EXIT_AT)
+	add	x2, sp, #EXIT_FRAME              // the function's sp
+	blr	x16
+	fexit_leave
+	.cfi_endproc
+	.size	__fexit__, . - __fexit__
+
+/* fgraph_ts_exit without a solo_return: called by __fexit__ with its frame
+ * built and ftrace_sled_exit's arguments, it keeps q0-q3 in rr (rr: sp +
+ * 16, its q[] at +16; any user's exit may read them), calls
+ * ftrace_sled_exit, and ends the exit as __fexit__ would (its own return
+ * address into __fexit__ is not used). */
+	.globl	__fexit_fp
+	.type	__fexit_fp, %function
+	.balign	16
+__fexit_fp:
+	.cfi_startproc
+	.cfi_return_column 32
+	fexit_frame                              // __fexit__'s, which this ends
 	stp	q0, q1, [sp, #32]                // rr: q[0] .. q[3]
 	stp	q2, q3, [sp, #64]
-	add	x0, sp, #16                      // rr
-	sub	x1, x30, #8                      // the sled
-	add	x2, sp, #EXIT_FRAME              // the function's sp
 	bl	ftrace_sled_exit
-	ldp	x0, x1, [sp, #16]
 	ldp	q0, q1, [sp, #32]
 	ldp	q2, q3, [sp, #64]
-	ldp	x29, x9, [sp], #EXIT_FRAME
-	ret	x9
-	.size	__fexit__, . - __fexit__
+	fexit_leave
+	.cfi_endproc
+	.size	__fexit_fp, . - __fexit_fp
 
 	.section .rodata.ftrace_tmpl, "a"
 	template arm64_tramp_tmpl, 0

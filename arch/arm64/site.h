@@ -118,6 +118,22 @@ static inline __attribute__((always_inline)) uintptr_t arch_sled_func(uintptr_t 
 	return addr - *(const uint32_t *)(addr + ARCH_SLED_FUNC_OFF);
 }
 
+/* What __fexit__ hands ftrace_sled_exit for its sled (at): the sled itself
+ * (x30 - 8: one SUB, as many as a MOV of x30 would be). */
+#define ARCH_SLED_EXIT_AT 0
+static inline __attribute__((always_inline)) uint32_t arch_sled_exit_back(uintptr_t at)
+{
+	return *(const uint32_t *)(at + ARCH_SLED_FUNC_OFF);
+}
+static inline __attribute__((always_inline)) uintptr_t arch_sled_exit_func(uintptr_t at)
+{
+	return at - arch_sled_exit_back(at);
+}
+
+/* __fexit__ loads fgraph_ts_exit and tests it (NULL: no graph user), as
+ * cheap as a test of fgraph_ts_active (trace/core/fgraph.c). */
+#define ARCH_FEXIT_NEVER_NULL 0
+
 /* The target of the jump after the tail sled at addr: a `b imm26` at
  * addr + 32 (what arch_sled_init found there: no ret, no br x9). */
 static inline __attribute__((always_inline)) uintptr_t arch_sled_tail_target(uintptr_t addr)

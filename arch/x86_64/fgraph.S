@@ -67,18 +67,21 @@ arch_fgraph_return_hook:
 	jmp	1b
 	.size return_to_handler, . - return_to_handler
 
-/* fgraph_return's FP-saving thunk (trace/core/fgraph_inline.h): called (or
- * tail-called) with rdi = the hook's struct fgraph_ret_regs and xmm0-xmm1
- * as the function returned them, it stores those there (exit callbacks may
- * read them) and calls fgraph_return, which may reach any user's code, and
- * puts them back.  xmm2-xmm7 are dead after a return; they are kept too,
- * so that tools/check-nofp.py's one rule for FP-saving thunks (every
- * FP/SIMD argument register stored) holds here.  Entered as a function is
- * (rsp 8 mod 16); returns fgraph_return's rax. */
-	.globl	fgraph_return_fpsaving
-	.type	fgraph_return_fpsaving, @function
+/* An FP-saving thunk (trace/core/fgraph_inline.h) of `target`: called (or
+ * tail-called) with rdi = a struct fgraph_ret_regs (the return hook's, or
+ * the exit sled handler's: __fexit__, ftrace_tramp.S) and xmm0-xmm1 as the
+ * function returned them, it stores those there (exit callbacks may read
+ * them), calls target with rdi and whatever the other argument registers
+ * hold, which may reach any user's code, and puts them back.  xmm2-xmm7
+ * are dead after a return; they are kept too, so that
+ * tools/check-nofp.py's one rule for FP-saving thunks (every FP/SIMD
+ * argument register stored) holds here.  Entered as a function is (rsp 8
+ * mod 16); returns target's rax. */
+.macro RR_FPSAVING name, target
+	.globl	\name
+	.type	\name, @function
 	.balign	16
-fgraph_return_fpsaving:
+\name:
 	pushq	%rbp
 	movq	%rsp, %rbp
 	pushq	%rdi
@@ -88,7 +91,7 @@ fgraph_return_fpsaving:
 	.irp n, 2, 3, 4, 5, 6, 7
 	movups	%xmm\n, (\n - 2) * 16(%rsp)
 	.endr
-	call	fgraph_return
+	call	\target
 	movq	-8(%rbp), %rdi
 	movups	FGR_XMM0(%rdi), %xmm0
 	movups	FGR_XMM1(%rdi), %xmm1
@@ -97,7 +100,18 @@ fgraph_return_fpsaving:
 	.endr
 	leave
 	ret
-	.size	fgraph_return_fpsaving, . - fgraph_return_fpsaving
+	.size	\name, . - \name
+.endm
+
+	/* fgraph_return's: the one way from a solo_return into the general
+	 * return (fgraph_return_solo). */
+	RR_FPSAVING fgraph_return_fpsaving, fgraph_return
+#ifdef BT_INSTR_XRAY
+	/* ftrace_sled_exit's (rsi the sled, rdx the function's sp): the one
+	 * way from the exit sled's solo_return into the trace stack's general
+	 * exit (fgraph_sled_exit_solo). */
+	RR_FPSAVING ftrace_sled_exit_fpsaving, ftrace_sled_exit
+#endif
 
 	/* No executable stack wanted (GNU ld warns without this note). */
 	.section .note.GNU-stack, "", @progbits

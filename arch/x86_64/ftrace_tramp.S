@@ -440,18 +440,33 @@ __ftail__:
 	.size	__ftail__, . - __ftail__
 
 /* What an enabled XRay exit sled calls: the trace stack's exit through
- * ftrace_sled_exit(rr, sled, sp) (trace/core/fgraph.c).  The sled's call
- * returns to the `ret` at +5 (patch.c), so what is live is what the
- * return hook keeps (fgraph.S): the return value, rax, rdx, xmm0 and
- * xmm1, here the first 48 bytes of struct fgraph_ret_regs (rr,
- * arch_defs.h; its fp and hook words, which only the return hook's own
- * path reads, are not written) for the exit callbacks to read.  The
- * other caller-saved registers are dead after a return, the callee-saved
- * ones kept by C.  rsp is 0 mod 16 here and at the call (64 bytes of
- * rr).  No graph user (fgraph_ts_active 0): a compare and the return.
- * With a user it returns to the parent itself, past the sled's `ret` at
- * +5 (its own return address dropped), which is what that `ret` does. */
+ * fgraph_ts_exit (trace/core/fgraph.h), called with ftrace_sled_exit's
+ * arguments (rr, at, sp; at: its own return address, site.h
+ * ARCH_SLED_EXIT_AT).  The sled's call returns to the `ret` at +5
+ * (patch.c), so what is live is what the return hook keeps (fgraph.S):
+ * the return value, rax, rdx, xmm0 and xmm1, here the first 48 bytes of
+ * struct fgraph_ret_regs (rr, arch_defs.h; its fp and hook words, which
+ * only the return hook's own path reads, are not written) for the exit
+ * callbacks to read.  The other caller-saved registers are dead after a
+ * return, the callee-saved ones kept by C.  rsp is 0 mod 16 here and at
+ * the call (64 bytes of rr).  No graph user (fgraph_ts_active 0): a
+ * compare and the return; else the call through fgraph_ts_exit, which is
+ * never NULL here (site.h, ARCH_FEXIT_NEVER_NULL: read once, by the call;
+ * whichever value it reads is a handler that does the exit).  The one
+ * user's solo_return (FTRACE_HOT_NOFP) gets rax and rdx saved in rr and
+ * nothing else, as at the return hook;
+ * otherwise fgraph_ts_exit is __fexit_fp, below, which saves xmm0-1 in rr
+ * too and finishes the exit itself.  Either returns to the parent itself,
+ * past the sled's `ret` at +5 (its own return address dropped), which is
+ * what that `ret` does. */
 #define EXIT_RR 64
+/* The exit's end, rsp at rr + off: rax and rdx back from rr, to the parent. */
+.macro FEXIT_LEAVE off
+	movq	\off(%rsp), %rax
+	movq	\off + 8(%rsp), %rdx
+	addq	$\off + EXIT_RR + 8, %rsp       /* and the return into the sled */
+	ret
+.endm
 	.globl	__fexit__
 	.type	__fexit__, @function
 	.balign	16
@@ -459,20 +474,30 @@ __fexit__:
 	SLED_ENTER EXIT_RR
 	movq	%rax, 0x00(%rsp)
 	movq	%rdx, 0x08(%rsp)
-	movups	%xmm0, 0x10(%rsp)
-	movups	%xmm1, 0x20(%rsp)
-	movq	EXIT_RR(%rsp), %rsi              /* the sled */
-	subq	$5, %rsi
+	movq	EXIT_RR(%rsp), %rsi              /* at: the sled + 5 (ARCH_SLED_EXIT_AT) */
 	leaq	EXIT_RR + 8(%rsp), %rdx          /* the function's sp */
 	movq	%rsp, %rdi                       /* rr */
-	call	ftrace_sled_exit
-	movq	0x00(%rsp), %rax
-	movq	0x08(%rsp), %rdx
-	movups	0x10(%rsp), %xmm0
-	movups	0x20(%rsp), %xmm1
-	addq	$EXIT_RR + 8, %rsp               /* and the return into the sled */
-	ret
+	call	*fgraph_ts_exit(%rip)           /* once; never NULL (site.h) */
+	FEXIT_LEAVE 0
 	.size	__fexit__, . - __fexit__
+
+/* fgraph_ts_exit without a solo_return: called by __fexit__ with rr built
+ * (at rsp + 8, below its return address into __fexit__, which is not
+ * used) and ftrace_sled_exit's arguments, it keeps xmm0-1 in rr (any
+ * user's exit may read them), calls ftrace_sled_exit (rsp 0 mod 16 at the
+ * call), and ends the exit as __fexit__ would. */
+	.globl	__fexit_fp
+	.type	__fexit_fp, @function
+	.balign	16
+__fexit_fp:
+	subq	$8, %rsp
+	movups	%xmm0, 0x10 + 0x10(%rsp)
+	movups	%xmm1, 0x10 + 0x20(%rsp)
+	call	ftrace_sled_exit
+	movups	0x10 + 0x10(%rsp), %xmm0
+	movups	0x10 + 0x20(%rsp), %xmm1
+	FEXIT_LEAVE 0x10
+	.size	__fexit_fp, . - __fexit_fp
 
 /* ---- The pool: int3 until a slot is written (patch/tramp.c) ---- */
 	.section .tramp_pool, "ax", @progbits

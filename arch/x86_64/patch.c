@@ -65,9 +65,10 @@
  * into the code after the sled, or the ret at +5.  Enabled, the call
  * returns to +5: the same (__fexit__ drops that return and returns for the
  * ret at +5 itself).  An exit or tail sled's target is __fexit__ /
- * __ftail__; bytes 7-10 of one, never executed, hold the sled's distance
- * back to its function's entry (32 bits, little-endian), which the handler
- * reads at its return address + 2 (arch_sled_func): the function without
+ * __ftail__; bytes 7-10 of one, never executed, hold the distance back
+ * from the call's return address (sled + 5) to its function's entry (32
+ * bits, little-endian), which the handler reads at its return address + 2
+ * (arch_sled_exit_func, arch_sled_func; site.h): the function without
  * a search.
  * They are written at boot and never change.
  *
@@ -149,6 +150,7 @@ int arch_sled_init(uintptr_t addr, unsigned kind, uint32_t back)
 		memcpy(b, sled_jmp, ARCH_SITE_SIZE);
 		memcpy(b + ARCH_SITE_SIZE, sled_tail_jmp4, sizeof(sled_tail_jmp4));
 	}
+	back += ARCH_SLED_EXIT_AT;                   /* from the call's return address */
 	memcpy(b + ARCH_SLED_FUNC_OFF, &back, sizeof(back));
 	arch_text_poke((void *)addr, b, SLED_LEN);
 	return 0;

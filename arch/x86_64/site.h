@@ -94,16 +94,34 @@ static inline __attribute__((always_inline)) bool arch_sled_holds(uintptr_t addr
 	return arch_site_reaches(addr, target) && arch_site_read(addr) == arch_sled_word(addr, target, kind);
 }
 
-/* An exit or tail sled's function: its distance back from the sled is
- * bytes 7-10 (patch.c), which the handler finds at its return address
- * (sled + 5) + 2. */
+/* An exit or tail sled's function: bytes 7-10 (ARCH_SLED_FUNC_OFF,
+ * patch.c) hold its distance back from the sled's call's return address,
+ * sled + 5 (ARCH_SLED_EXIT_AT), which is what __fexit__ finds on its stack
+ * and hands ftrace_sled_exit as is (at): the function is at less the 4
+ * bytes at at + 2. */
 #define ARCH_SLED_FUNC_OFF 7
-static inline __attribute__((always_inline)) uintptr_t arch_sled_func(uintptr_t addr)
+#define ARCH_SLED_EXIT_AT 5
+static inline __attribute__((always_inline)) uint32_t arch_sled_exit_back(uintptr_t at)
 {
 	uint32_t back;
-	__builtin_memcpy(&back, (const void *)(addr + ARCH_SLED_FUNC_OFF), sizeof(back));
-	return addr - back;
+	__builtin_memcpy(&back, (const void *)(at + ARCH_SLED_FUNC_OFF - ARCH_SLED_EXIT_AT),
+			 sizeof(back));
+	return back;
 }
+static inline __attribute__((always_inline)) uintptr_t arch_sled_exit_func(uintptr_t at)
+{
+	return at - arch_sled_exit_back(at);
+}
+static inline __attribute__((always_inline)) uintptr_t arch_sled_func(uintptr_t addr)
+{
+	return arch_sled_exit_func(addr + ARCH_SLED_EXIT_AT);
+}
+
+/* __fexit__ tests fgraph_ts_active and calls through fgraph_ts_exit in
+ * memory (a CMPB, and a CALL that loads: one instruction fewer than a load
+ * and a test of the pointer), so the pointer is never NULL here: with no
+ * graph user it is __fexit_fp (trace/core/fgraph.c). */
+#define ARCH_FEXIT_NEVER_NULL 1
 
 /* The target of the jump after the 11-byte tail sled at addr: a `jmp
  * rel8` (eb) or `jmp rel32` (e9) at addr + 11. */

@@ -25,7 +25,10 @@ Checks, each reported as one report(ok, name, detail):
            stack, again after each of 40 switches under fire (no wrong
            value, no mispaired exit, no entry left); fgraph, fgraph_solo
            (users coming and going while calls are open: the exit sled's
-           single-user path takes a frame only by its user's tag), graph,
+           single-user path takes a frame only by its user's tag),
+           fgraph_hook (the exit sled's solo_return: the one NOFP user's
+           exit without FP/SIMD saves, the FP return value exact through
+           it and through the general exit, __fexit_fp), graph,
            graph_edges (func_cmd's traceoff / traceon under function_graph,
            the last graph user leaving while a thread is inside: no entry
            left), tstack, profile, fprobe as in the default build;
@@ -60,8 +63,8 @@ import checks_xapp  # noqa: E402
 import checks_xgraph  # noqa: E402
 
 INSTR = "INSTR=xray"
-SUITES = "boot,sched,ftrace,func_cmd,btf,dump,xray,xgraph,fgraph,fgraph_solo,graph,graph_edges,tstack,profile," \
-    "fprobe,arch_ftrace"
+SUITES = "boot,sched,ftrace,func_cmd,btf,dump,xray,xgraph,fgraph,fgraph_solo,fgraph_hook,graph,graph_edges," \
+    "tstack,profile,fprobe,arch_ftrace"
 # ftrace's live_switching_many_rounds runs only with bt.test_slow.
 SLOW_SKIP = {"live_switching_many_rounds"}
 # arch_ftrace's cases that patch patchable-entry sites, which this backend

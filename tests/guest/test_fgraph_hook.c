@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "arch/hooks.h"
 #include "boot/sched.h"
 #include "boot/test.h"
 #include "lib/compiler.h"
@@ -65,8 +66,13 @@ T notrace void hk_during(void) { during(); }
 T double hk_fp(double a, int k) { KEEP(); return a * 3.0 + k; }
 T double hk_outer(double a) { hk_during(); KEEP(); return a / 4.0 + 1.0; }
 
-/* Not FTRACE_HOT_NOFP text: register_fgraph must refuse it as a solo_return. */
+/* Not FTRACE_HOT_NOFP text: register_fgraph must refuse it as a solo_return
+ * (the exit sled's, with ftrace_sled_exit's arguments, under FGRAPH_TSTACK). */
+#if FGRAPH_TSTACK
+static uintptr_t hk_plain_return(struct fgraph_ret_regs *rr, uintptr_t sled, uintptr_t sp)
+#else
 static uintptr_t hk_plain_return(struct fgraph_ret_regs *rr)
+#endif
 {
 	return 0;
 }
@@ -89,29 +95,42 @@ TEST_CASE(fgraph_hook, solo_return_outside_nofp_text_is_refused)
 
 /* The tracer alone: its solo_return.  With a second user (without one):
  * NULL, and back when it leaves.  A double returned through either stays
- * exact. */
+ * exact.  What the exit sled's handler calls (fgraph_ts_exit, fgraph.h)
+ * follows the users alike: the tracer alone, its solo_return; a second
+ * user, __fexit_fp under FGRAPH_TSTACK (neither the solo_return nor NULL);
+ * none, NULL, or __fexit_fp where the handler tests fgraph_ts_active first
+ * and calls through the pointer unread (site.h, ARCH_FEXIT_NEVER_NULL:
+ * never NULL there, whenever a CPU reads it). */
 TEST_CASE(fgraph_hook, pointer_follows_the_users)
 {
 	double want = hk_fp(1.25, 7);
+	fgraph_solo_return_t none = fgraph_ts_exit;
 	EXPECT_TRUE(fgraph_hook_return == NULL);
+	EXPECT_TRUE(!FGRAPH_TSTACK || (ARCH_FEXIT_NEVER_NULL ? none != NULL : none == NULL));
 	ASSERT_TRUE(graph_fgraph_ops.solo_return != NULL);
 	ASSERT_EQ(trace_filter_set(false, "hk_fp", true), 0);
 	ASSERT_EQ(tracer_set("function_graph"), 0);
 	EXPECT_TRUE(fgraph_hook_return == graph_fgraph_ops.solo_return);
+	EXPECT_TRUE(fgraph_ts_exit == graph_fgraph_ops.solo_return);
 	EXPECT_TRUE(hk_fp(1.25, 7) == want);
 	hu_init();
 	hk_thread = current_thread();
 	ASSERT_EQ(ftrace_set_filter(&u.g.ops, "hk_fp", true), 0);
 	ASSERT_EQ(register_fgraph(&u.g), 0);
 	EXPECT_TRUE(fgraph_hook_return == NULL);
+	fgraph_solo_return_t general = fgraph_ts_exit;
+	EXPECT_TRUE(!FGRAPH_TSTACK || (general != NULL && general != graph_fgraph_ops.solo_return));
 	EXPECT_TRUE(hk_fp(1.25, 7) == want);
 	EXPECT_EQ(unregister_fgraph(&u.g), 0);
 	EXPECT_EQ(u.entries, 1);
 	EXPECT_EQ(u.exits, 1);
 	EXPECT_TRUE(fgraph_hook_return == graph_fgraph_ops.solo_return);
+	EXPECT_TRUE(fgraph_ts_exit == graph_fgraph_ops.solo_return);
 	EXPECT_TRUE(hk_fp(1.25, 7) == want);
 	stop_tracer();
 	EXPECT_TRUE(fgraph_hook_return == NULL);
+	EXPECT_TRUE(fgraph_ts_exit == none);
+	EXPECT_TRUE(!FGRAPH_TSTACK || !ARCH_FEXIT_NEVER_NULL || fgraph_ts_exit == general);
 	hk_thread = NULL;
 }
 
@@ -215,5 +234,40 @@ TEST_CASE(fgraph_hook, two_users_reach_both_exits)
 	EXPECT_EQ(outer, 1);
 	stop_tracer();
 	EXPECT_TRUE(fgraph_hook_return == NULL);
+	hk_thread = NULL;
+}
+
+/* What u's exit does with FP/SIMD below: a double computed and returned,
+ * through the FP/SIMD return register (v0 / xmm0) as any C code may. */
+static volatile double hk_junk_in = 0.75, hk_junk_out;
+static __attribute__((noinline)) noclone double hk_junk(double x) { KEEP(); return x * -5.5 + 0.125; }
+
+static void hu_exit_fp(const struct fgraph_ret *r, struct fgraph_ops *g, uint64_t *data)
+{
+	hu_exit(r, g, data);
+	hk_junk_out = hk_junk(hk_junk_in);
+}
+
+/* u alone on hk_fp, with an exit that overwrites the FP/SIMD return
+ * register: u has no solo_return, so the pointer is NULL and the exit goes
+ * the general way, which keeps the return registers for the callbacks (the
+ * return hook's FP/SIMD saves; under INSTR=xray __fexit_fp's); the double
+ * comes back exact, three calls, each with its exit. */
+TEST_CASE(fgraph_hook, general_exit_keeps_the_fp_return)
+{
+	double want[3] = { hk_fp(0.5, 1), hk_fp(-2.75, 4), hk_fp(1e-3, -9) };
+	hu_init();
+	u.g.retfunc = hu_exit_fp;
+	hk_thread = current_thread();
+	ASSERT_EQ(ftrace_set_filter(&u.g.ops, "hk_fp", true), 0);
+	ASSERT_EQ(register_fgraph(&u.g), 0);
+	EXPECT_TRUE(fgraph_hook_return == NULL);
+	double got[3] = { hk_fp(0.5, 1), hk_fp(-2.75, 4), hk_fp(1e-3, -9) };
+	EXPECT_EQ(unregister_fgraph(&u.g), 0);
+	for (int i = 0; i < 3; i++)
+		EXPECT_TRUE(got[i] == want[i]);
+	EXPECT_EQ(u.entries, 3);
+	EXPECT_EQ(u.exits, 3);
+	EXPECT_TRUE(hk_junk_out == 0.75 * -5.5 + 0.125);
 	hk_thread = NULL;
 }

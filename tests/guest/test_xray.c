@@ -299,7 +299,8 @@ TEST_CASE_FLAGS(xray_refuse_func, sled_function_word_is_refused, TEST_MANUAL)
 	const struct ftrace_rec *other = rec_find((uintptr_t)xt_refuse_other);
 	ASSERT_TRUE(s != 0 && other != NULL);
 	ASSERT_TRUE(arch_sled_func(s) == f);
-	uint32_t bad = (uint32_t)(s - rec_ip(other));
+	/* The distance back from the handler's at (site.h ARCH_SLED_EXIT_AT). */
+	uint32_t bad = (uint32_t)(s + ARCH_SLED_EXIT_AT - rec_ip(other));
 	arch_text_poke((void *)(s + ARCH_SLED_FUNC_OFF), &bad, sizeof(bad));
 	patch_sync_cores();
 	ASSERT_TRUE(arch_sled_func(s) == rec_ip(other));

@@ -602,9 +602,9 @@ FTRACE_HOT void tstack_exit(uintptr_t func, uintptr_t sp, uint64_t retval)
 /* ftrace_sled_exit's way to the rules: a function of its own, tail-called,
  * so that the single-user path keeps no frame. */
 static FTRACE_HOT __attribute__((noinline)) uintptr_t
-sled_exit_rules(const struct fgraph_ret_regs *rr, uintptr_t func, uintptr_t sp)
+sled_exit_rules(const struct fgraph_ret_regs *rr, uintptr_t at, uintptr_t sp)
 {
-	tstack_exit(func, sp, fgraph_ret_regs_value(rr));
+	tstack_exit(arch_sled_exit_func(at), sp, fgraph_ret_regs_value(rr));
 	uintptr_t none = 0;
 	__asm__("" : "+r"(none));        /* not known to be 0: the caller tail-calls */
 	return none;
@@ -612,61 +612,51 @@ sled_exit_rules(const struct fgraph_ret_regs *rr, uintptr_t func, uintptr_t sp)
 
 /*
  * The exit sled (fgraph.h).  The common case is the return hook's hand_on
- * for the trace stack: the top frame of this context's stack ends in the
- * tag of the one registered user (solo: FR_TAG of its serial, so a
- * one-block frame that this registration took, and no other user is
- * registered) and is the running entry of func at sp, pushed at this
- * interrupt level, not complete and not on top of a tail caller (the
- * users word's high half exactly fr_ts_entry_bits(level)'s, FR_TS_TAILED
- * clear; levels stay below FR_TS_LEVEL_MASK).  Then tstack_exit would pop
- * just that frame (pop_gone finds the top at sp and of this level; no
- * complete entry at sp lies below), with the exit callbacks and no mark:
- * its user's ret_handler does it (the exit callback with rr's return
- * value, then the release), as for a hooked frame, with its own recursion
- * test and preemption count; a tail call, so that this path keeps no
- * frame (the value is the handler's, which __fexit__ drops).  Anything
- * else: tstack_exit, through tail calls too.  FTRACE_HOT: not preempted,
- * so c stays this CPU.
+ * for the trace stack: the top frame of this context's stack is the one
+ * registered user's (solo: its tag, so a one-block frame that this
+ * registration took, and no other user is registered) and the running
+ * entry of the sled's function at sp (fgraph_sled_frame_is; levels stay
+ * below FR_TS_LEVEL_MASK).  Then tstack_exit would pop just that frame (pop_gone
+ * finds the top at sp and of this level; no complete entry at sp lies
+ * below), with the exit callbacks and no mark: its user's ret_handler does
+ * it (the exit callback with rr's return value, then the release), as for
+ * a hooked frame, with its own recursion test and preemption count; a
+ * tail call, so that this path keeps no frame (the value is the
+ * handler's, which __fexit__ drops).  Anything else: tstack_exit, through
+ * tail calls too.  FTRACE_HOT: not preempted, so c stays this CPU.
  */
-FGRAPH_INLINE uintptr_t sled_exit_on(struct fgraph_ret_regs *rr, uintptr_t func, uintptr_t sp,
+FGRAPH_INLINE uintptr_t sled_exit_on(struct fgraph_ret_regs *rr, uintptr_t at, uintptr_t sp,
 				     struct fgraph_stack *st, struct fgraph_stack *outer,
 				     unsigned level)
 {
 	if (__builtin_expect(!st || st->top < FR_MIN, 0))
 		return 0;                    /* no frame: the rules would do nothing */
 	unsigned base = st->top - FR_MIN;
-	const uint64_t *f = &st->w[base];
 	/* ACQUIRE: pairs with users_changed's RELEASE (g complete). */
 	struct fgraph_ops *g = __atomic_load_n(&solo, __ATOMIC_ACQUIRE);
-	/* The frame's three words in one test (`&`, not `&&`: the words are
-	 * all there, top >= FR_MIN; arm64 chains the compares with CCMP),
-	 * then the users word's high half (a 32-bit compare with a constant,
-	 * which the chain would widen). */
-	if (__builtin_expect((f[FR_MIN - 1] == g->frame_tag) & (f[FR_SP] == sp) & (f[FR_FUNC] == func), 1) &&
-	    __builtin_expect(f[FR_USERS] >> 32 == (FR_TS_ENTRY >> 32 | level), 1))
+	if (fgraph_sled_frame_is(&st->w[base], g, at, sp, level))
 		return g->ret_handler(rr, st, outer, base, g);
-	return sled_exit_rules(rr, func, sp);
+	return sled_exit_rules(rr, at, sp);
 }
 
 /* ftrace_sled_exit in an interrupt (irq_depth, this CPU's, not 0). */
 static FTRACE_HOT __attribute__((noinline)) uintptr_t
-sled_exit_irq(struct fgraph_ret_regs *rr, uintptr_t func, uintptr_t sp, struct cpu *c,
+sled_exit_irq(struct fgraph_ret_regs *rr, uintptr_t at, uintptr_t sp, struct cpu *c,
 	      struct fgraph_stack *outer)
 {
 	/* as fgraph_context_stack says */
-	return sled_exit_on(rr, func, sp, outer ? irq_stacks[c->id] : NULL, outer, c->irq_depth);
+	return sled_exit_on(rr, at, sp, outer ? irq_stacks[c->id] : NULL, outer, c->irq_depth);
 }
 
-FTRACE_HOT uintptr_t ftrace_sled_exit(struct fgraph_ret_regs *rr, uintptr_t sled, uintptr_t sp)
+FTRACE_HOT uintptr_t ftrace_sled_exit(struct fgraph_ret_regs *rr, uintptr_t at, uintptr_t sp)
 {
-	uintptr_t func = arch_sled_func(sled);
 	struct cpu *c = arch_this_cpu();
 	struct thread *t = c->current;
 	if (__builtin_expect(!t, 0))
 		return 0;                    /* a CPU coming up: ts_begin ignores it */
 	if (__builtin_expect(c->irq_depth != 0, 0))
-		return sled_exit_irq(rr, func, sp, c, t->ret_stack);
-	return sled_exit_on(rr, func, sp, t->ret_stack, NULL, 0);
+		return sled_exit_irq(rr, at, sp, c, t->ret_stack);
+	return sled_exit_on(rr, at, sp, t->ret_stack, NULL, 0);
 }
 
 FTRACE_HOT void ftrace_sled_tail(uintptr_t sled, uintptr_t sp)
@@ -710,6 +700,20 @@ unsigned char fgraph_ts_active;
  * solo_return, or NULL.  fgraph_mutex; read lock-free by the hook. */
 fgraph_solo_return_t fgraph_hook_return;
 
+#if FGRAPH_TSTACK
+/* The exit sled handler's own way into ftrace_sled_exit (arch/ARCH/
+ * ftrace_tramp.S): what fgraph_ts_exit holds when no solo_return is, and
+ * with no graph user where the handler tests fgraph_ts_active instead of
+ * the pointer (site.h, ARCH_FEXIT_NEVER_NULL). */
+uintptr_t __fexit_fp(struct fgraph_ret_regs *rr, uintptr_t at, uintptr_t sp);
+#define FEXIT_GENERAL __fexit_fp
+#define FEXIT_NONE (ARCH_FEXIT_NEVER_NULL ? __fexit_fp : NULL)
+#else
+#define FEXIT_GENERAL NULL
+#define FEXIT_NONE NULL
+#endif
+fgraph_solo_return_t fgraph_ts_exit = FEXIT_NONE;
+
 /*
  * After a change of users[] (fgraph_mutex held), what the hot paths read
  * of it.  solo: the one user, or solo_none; the RELEASE store publishes it
@@ -736,6 +740,9 @@ static void users_changed(void)
 	 * grace period, the hook being trampoline text). */
 	__atomic_store_n(&fgraph_hook_return,
 			 n == 1 ? one->solo_return : NULL,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&fgraph_ts_exit,
+			 !n ? FEXIT_NONE : n == 1 && one->solo_return ? one->solo_return : FEXIT_GENERAL,
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&fgraph_ts_active, n != 0, __ATOMIC_RELAXED);
 }

@@ -118,8 +118,14 @@ typedef void (*fgraph_ret_t)(const struct fgraph_ret *r, struct fgraph_ops *g, u
 typedef uintptr_t (*fgraph_return_t)(struct fgraph_ret_regs *rr, struct fgraph_stack *st,
 				     struct fgraph_stack *outer, unsigned base, struct fgraph_ops *g);
 /* The return hook's whole C half for one user, made with
- * FGRAPH_DEFINE_RETURN_NOFP (trace/core/fgraph_inline.h). */
+ * FGRAPH_DEFINE_RETURN_NOFP (trace/core/fgraph_inline.h); under the trace
+ * stack (FGRAPH_TSTACK, below) the exit sled's, with ftrace_sled_exit's
+ * arguments. */
+#ifdef BT_INSTR_XRAY
+typedef uintptr_t (*fgraph_solo_return_t)(struct fgraph_ret_regs *rr, uintptr_t at, uintptr_t sp);
+#else
 typedef uintptr_t (*fgraph_solo_return_t)(struct fgraph_ret_regs *rr);
+#endif
 
 struct fgraph_ops {
 	struct ftrace_ops ops;           /* filter/notrace: ftrace_set_filter(&g->ops, ...);
@@ -135,8 +141,9 @@ struct fgraph_ops {
 	fgraph_solo_return_t solo_return;  /* NULL, or made with FGRAPH_DEFINE_RETURN_NOFP
 					  * (FTRACE_HOT_NOFP, else register_fgraph
 					  * refuses the user): while this user is the
-					  * only one registered, the return hook calls
-					  * it and saves no FP/SIMD register for it */
+					  * only one registered, the return hook (the
+					  * exit sled's handler under FGRAPH_TSTACK)
+					  * calls it and saves no FP/SIMD register for it */
 	void *private;
 	int idx;                         /* core: slot while registered, else -1 */
 	uint64_t ts_users;               /* core: the users word of this user's single-user
@@ -175,13 +182,25 @@ extern unsigned char fgraph_ts_active;
 /* What the XRay exit and tail sleds' handlers call (arch/ARCH/ftrace_tramp.S,
  * which keep every register the sled may have live): sled, the sled's
  * address (an exit or tail sled that boot initialised: its function from
- * arch_sled_func); sp, the function's stack pointer as its first instruction
+ * arch_sled_func), for an exit sled at, that address + ARCH_SLED_EXIT_AT
+ * (site.h: where the handler finds it at no cost); sp, the function's stack pointer as its first instruction
  * saw it; rr, the return registers as the exit sled found them (the
  * return value: fgraph_ret_regs_value; what the exit callbacks read, as
  * at a return hook), first so that it is where the user's ret_handler
  * takes it.  Any context.  ftrace_sled_exit's value is no one's (the
  * handler drops it): it lets its common path be a tail call. */
-uintptr_t ftrace_sled_exit(struct fgraph_ret_regs *rr, uintptr_t sled, uintptr_t sp);
+uintptr_t ftrace_sled_exit(struct fgraph_ret_regs *rr, uintptr_t at, uintptr_t sp);
+/* What the exit sled's handler calls (arch/ARCH/ftrace_tramp.S, __fexit__),
+ * with ftrace_sled_exit's arguments: NULL while no graph user is registered
+ * (it returns at once; where the handler tests fgraph_ts_active instead,
+ * site.h ARCH_FEXIT_NEVER_NULL, __fexit_fp, so that any value it reads
+ * is one to call); while exactly one is and it brings a solo_return,
+ * that, for which the handler saves no FP/SIMD register (fgraph_inline.h,
+ * fgraph_sled_exit_solo: anything else goes to ftrace_sled_exit_fpsaving);
+ * otherwise __fexit_fp, the handler's own way into ftrace_sled_exit, which
+ * keeps the FP/SIMD return registers in rr.  Written under the fgraph
+ * mutex (users_changed), read once an exit, lock-free. */
+extern fgraph_solo_return_t fgraph_ts_exit;
 void ftrace_sled_tail(uintptr_t sled, uintptr_t sp);
 
 /* 0, -EINVAL (no entryfunc, a ret_handler of the user's own without a

@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include "trace/core/fgraph.h"
+
 struct fgraph_ret_regs;
 struct ftrace_regs;
 
@@ -22,8 +24,10 @@ uintptr_t fgraph_return(struct fgraph_ret_regs *r);
  * user is registered, its solo_return (FTRACE_HOT_NOFP, fgraph.h), for
  * which the hook saves no FP/SIMD register (fgraph_return_solo goes
  * anywhere else through fgraph_return_fpsaving, fgraph_inline.h); NULL
- * otherwise (the hook saves them and calls fgraph_return). */
-extern uintptr_t (*fgraph_hook_return)(struct fgraph_ret_regs *r);
+ * otherwise (the hook saves them and calls fgraph_return).  Under
+ * FGRAPH_TSTACK there is no return hook: the pointer is kept all the same
+ * (the exit sled's handler reads fgraph_ts_exit, fgraph.h). */
+extern fgraph_solo_return_t fgraph_hook_return;
 /* Called by the list functions (ftrace.c) for the graph users in `mask`
  * (bit N: slot N) attached to ip, with the recursion bit held and
  * preemption off. */

@@ -476,6 +476,67 @@ FGRAPH_INLINE uintptr_t fgraph_return_solo(struct cpu *c, struct fgraph_ret_regs
 	return fgraph_return_one_on(c, rr, st, outer, base, g, exitfn, true);
 }
 
+/* ftrace_sled_exit (fgraph.h) through its FP-saving thunk (arch/ARCH/
+ * fgraph.S): it stores the FP/SIMD return registers into rr, where any
+ * user's exit may read them, and puts them back after.  The one way from
+ * FTRACE_HOT_NOFP code into the trace stack's general exit. */
+uintptr_t ftrace_sled_exit_fpsaving(struct fgraph_ret_regs *rr, uintptr_t at, uintptr_t sp);
+
+/*
+ * Whether the frame f, the top of its stack, is what an exit sled hands to
+ * g's ret_handler (ftrace_sled_exit; at as it says, sp the function's): it
+ * ends in g's tag (a one-block frame that this registration alone took),
+ * it is the running entry of the sled's function at sp, pushed at interrupt level `level`, neither complete
+ * nor on top of a tail caller (the users word's high half exactly
+ * fr_ts_entry_bits(level)'s, FR_TS_TAILED clear).  Then the trace stack's
+ * rules would pop just that frame, with its exit and no mark.
+ */
+FGRAPH_INLINE bool fgraph_sled_frame_is(const uint64_t *f, const struct fgraph_ops *g,
+					uintptr_t at, uintptr_t sp, unsigned level)
+{
+	/* The frame's three words in one test (`&`, not `&&`: the words are
+	 * all there; arm64 chains the compares with CCMP), the function's as
+	 * func + back == at (x86-64: an ADD from memory, no copy of at to
+	 * subtract from), then the users word's high half (a 32-bit compare
+	 * with a constant, which the chain would widen). */
+	return __builtin_expect((f[FR_MIN - 1] == g->frame_tag) & (f[FR_SP] == sp) &
+				(f[FR_FUNC] + arch_sled_exit_back(at) == at), 1) &&
+	       __builtin_expect(f[FR_USERS] >> 32 == (FR_TS_ENTRY >> 32 | level), 1);
+}
+
+/*
+ * The exit sled's whole C half for user g alone (FGRAPH_DEFINE_RETURN_NOFP
+ * under FGRAPH_TSTACK, fgraph_ops.solo_return): what ftrace_sled_exit and
+ * g's ret_handler do, in one function.  The exit sled's handler calls it
+ * only while g is the one registered user (fgraph.c, users_changed;
+ * unregister_fgraph's grace period waits for a handler that read the
+ * pointer before it changed), so the top frame being g's
+ * (fgraph_sled_frame_is) is all it needs.  Anything else (a frame of
+ * another user or of the rules, a tail caller's, a CPU coming up) goes to
+ * ftrace_sled_exit through its FP-saving thunk: the handler saved no
+ * FP/SIMD register.  c: this CPU (FTRACE_HOT_NOFP: not preempted), whose
+ * irq_depth is known to be 0 (!irq) or not (irq), as at the return hook.
+ */
+FGRAPH_INLINE uintptr_t fgraph_sled_exit_solo(struct cpu *c, struct fgraph_ret_regs *rr,
+					      uintptr_t at, uintptr_t sp, struct fgraph_ops *g,
+					      fgraph_ret_t exitfn, bool irq)
+{
+	struct thread *t = c->current;
+	if (__builtin_expect(!t, 0))
+		return 0;                    /* a CPU coming up: ftrace_sled_exit ignores it */
+	struct fgraph_stack *outer = NULL, *st = t->ret_stack;
+	if (irq) {
+		outer = st;                  /* as fgraph_context_stack says */
+		st = outer ? CALL_PRESERVING(struct fgraph_stack *, fgraph_irq_stack, c) : NULL;
+	}
+	if (__builtin_expect(!st || st->top < FR_MIN, 0))
+		return 0;                    /* no frame: the rules would do nothing */
+	unsigned base = st->top - FR_MIN;
+	if (fgraph_sled_frame_is(&st->w[base], g, at, sp, irq ? c->irq_depth : 0))
+		return fgraph_return_one_on(c, rr, st, outer, base, g, exitfn, true);
+	return ftrace_sled_exit_fpsaving(rr, at, sp);
+}
+
 #define FGRAPH_DEFINE_RETURN(name, exitfn)                                           \
 	static FTRACE_HOT uintptr_t name(struct fgraph_ret_regs *rr, struct fgraph_stack *st, \
 					 struct fgraph_stack *outer, unsigned base,     \
@@ -486,7 +547,9 @@ FGRAPH_INLINE uintptr_t fgraph_return_solo(struct cpu *c, struct fgraph_ret_regs
 
 /* name, the ret_handler, and name_solo, the solo_return (which tail-calls
  * name_solo_irq in interrupt context), of `user` (a struct fgraph_ops
- * declared before): its fgraph_ops.ret_handler and .solo_return. */
+ * declared before): its fgraph_ops.ret_handler and .solo_return, the
+ * return hook's (fgraph_return_solo) or under FGRAPH_TSTACK the exit
+ * sled's (fgraph_sled_exit_solo). */
 #define FGRAPH_DEFINE_RETURN_NOFP(name, exitfn, user)                                \
 	static FTRACE_HOT_NOFP uintptr_t name(struct fgraph_ret_regs *rr,               \
 					      struct fgraph_stack *st,                  \
@@ -495,6 +558,26 @@ FGRAPH_INLINE uintptr_t fgraph_return_solo(struct cpu *c, struct fgraph_ret_regs
 	{                                                                            \
 		return fgraph_return_one(rr, st, outer, base, g, exitfn, true);         \
 	}                                                                            \
+	FGRAPH_DEFINE_SOLO(name, exitfn, user)
+
+#ifdef BT_INSTR_XRAY
+#define FGRAPH_DEFINE_SOLO(name, exitfn, user)                                       \
+	static FTRACE_HOT_NOFP uintptr_t name##_solo_irq(struct fgraph_ret_regs *rr,    \
+							 uintptr_t at, uintptr_t sp)  \
+	{                                                                            \
+		return fgraph_sled_exit_solo(arch_this_cpu(), rr, at, sp, &(user),    \
+					     exitfn, true);                             \
+	}                                                                            \
+	static FTRACE_HOT_NOFP uintptr_t name##_solo(struct fgraph_ret_regs *rr,        \
+						     uintptr_t at, uintptr_t sp)      \
+	{                                                                            \
+		struct cpu *c = arch_this_cpu();                                     \
+		if (__builtin_expect(c->irq_depth != 0, 0))                          \
+			return name##_solo_irq(rr, at, sp);                         \
+		return fgraph_sled_exit_solo(c, rr, at, sp, &(user), exitfn, false);  \
+	}
+#else
+#define FGRAPH_DEFINE_SOLO(name, exitfn, user)                                       \
 	static FTRACE_HOT_NOFP uintptr_t name##_solo_irq(struct fgraph_ret_regs *rr)     \
 	{                                                                            \
 		return fgraph_return_solo(arch_this_cpu(), rr, &(user), exitfn, true);  \
@@ -506,6 +589,7 @@ FGRAPH_INLINE uintptr_t fgraph_return_solo(struct cpu *c, struct fgraph_ret_regs
 			return name##_solo_irq(rr);                                   \
 		return fgraph_return_solo(c, rr, &(user), exitfn, false);             \
 	}
+#endif
 
 /* name, and name_irq for interrupt context, which name tail-calls. */
 #define FGRAPH_DEFINE_ENTRY_AS(attr, name, entry, nofp)                              \

@@ -155,6 +155,8 @@ TEST_SRCS := tests/guest/test_boot.c tests/guest/test_sched.c tests/guest/test_m
 	tests/bench/bench_ring_buffer.c
 # What the function-graph return hook calls (trace/core/fgraph_hooks.h) and its suite.
 TEST_SRCS  += tests/guest/test_fgraph_hook.c
+# function_graph's exit event header (issue 23) and its suite.
+TEST_SRCS  += tests/guest/test_graph_exit.c
 # Function signatures from BTF (trace/btf/btf.h, trace/btf/fsig.h) and their suite.
 TRACE_SRCS += trace/btf/btf.c trace/btf/fsig.c
 TEST_SRCS  += tests/guest/test_btf.c tests/guest/btf_twin.c

@@ -1,7 +1,8 @@
 /*
  * ftrace_harness.c — the helpers the ftrace suite's files share
  * (ftrace_harness.h): the traced target ft_leaf, a counting callback ops,
- * and the function tracers' events counted in the trace buffer.  Test
+ * the function tracers' events counted in the trace buffer, and the
+ * event-header states' calls and checks.  Test
  * context only (thread, no lock held); count_cb runs in any context its
  * functions are called in and only adds with atomics (last_ip and
  * last_parent: plain stores, read once the calls are over).
@@ -9,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boot/cpu.h"
+#include "boot/sched.h"
 #include "boot/test.h"
 #include "lib/noipa.h"
 #include "patch/tramp.h"
@@ -79,6 +82,55 @@ unsigned events_of(uint16_t type, uintptr_t func)
 unsigned fn_events(uintptr_t func)
 {
 	return events_of(TRACE_FN, func);
+}
+
+void call_irqs_off(void (*fn)(int), bool nr)
+{
+	unsigned long f = arch_irq_save();
+	struct cpu *c = this_cpu();
+	bool was = __atomic_exchange_n(&c->need_resched, nr ? CPU_NEED_RESCHED : 0, __ATOMIC_RELAXED);
+	fn(1);
+	if (was)
+		__atomic_store_n(&c->need_resched, CPU_NEED_RESCHED, __ATOMIC_RELAXED);
+	else if (nr)
+		__atomic_store_n(&c->need_resched, 0, __ATOMIC_RELAXED);
+	arch_irq_restore(f);
+}
+
+void header_state_calls(void (*fn)(int))
+{
+	call_irqs_off(fn, false);                       /* 0: irqs off */
+	call_irqs_off(fn, true);                        /* 1: and need-resched */
+	preempt_disable();
+	preempt_disable();
+	preempt_disable();
+	call_irqs_off(fn, false);                       /* 2: count + 3 */
+	for (int i = 0; i < 14; i++)
+		preempt_disable();
+	call_irqs_off(fn, false);                       /* 3: count + 17, shown 15 */
+	for (int i = 0; i < 17; i++)
+		preempt_enable();
+	fn(1);                                          /* 4: irqs on */
+}
+
+void header_state_check(const struct trace_entry *h, unsigned k, unsigned pc0, int pid)
+{
+	const uint8_t off = TRACE_FLAG_IRQS_OFF, nr = TRACE_FLAG_NEED_RESCHED;
+	const struct { uint8_t flags, pc; } want[HEADER_STATES] = {
+		{ off, pc0 }, { off | nr, pc0 }, { off, pc0 + 3 },
+		{ off, pc0 + 17 > 15 ? 15 : pc0 + 17 }, { 0, pc0 },
+	};
+	ASSERT_TRUE(k < HEADER_STATES);
+	EXPECT_EQ(k == 4 ? h->flags & ~nr : h->flags, want[k].flags);
+	EXPECT_EQ(h->preempt_count, want[k].pc);
+	EXPECT_EQ(h->pid, pid);
+}
+
+void header_hardirq_check(const struct trace_entry *q, unsigned m, int pid)
+{
+	ASSERT_EQ(m, 1u);
+	EXPECT_EQ(q[0].flags & ~TRACE_FLAG_NEED_RESCHED, TRACE_FLAG_HARDIRQ | TRACE_FLAG_IRQS_OFF);
+	EXPECT_EQ(q[0].pid, pid);
 }
 
 static void fill_cb(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,

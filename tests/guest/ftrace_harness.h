@@ -8,12 +8,14 @@
  * the live migrant call it), a counting callback ops (the core's and
  * test_ftrace_recl.c's), and the function tracers' events counted in the
  * trace buffer (the core's and test_ftrace_regs.c's), and the trampoline
- * pool filled up (the core's and fixtures/gdb_states.c's).  Each file's other
- * ft_* functions are its own.
+ * pool filled up (the core's and fixtures/gdb_states.c's); also the calls
+ * made in each event-header state and their headers checked (suites
+ * fn_entry and graph_exit).  Each file's other ft_* functions are its own.
  */
 #ifndef TESTS_GUEST_FTRACE_HARNESS_H
 #define TESTS_GUEST_FTRACE_HARNESS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "trace/core/ftrace.h"
@@ -48,6 +50,26 @@ unsigned fn_events(uintptr_t func);
  * out in buffer order (out may be NULL when max is 0). */
 struct trace_entry;
 unsigned events_headers(uint16_t type, uintptr_t func, struct trace_entry *out, unsigned max);
+
+/* The calls of fn(1) whose event headers header_state_check knows, in
+ * this order: 0 interrupts off, 1 and need-resched set on this CPU (put
+ * back as it was after), 2 the preemption count raised by 3, 3 raised by
+ * 17 (shown 15), 4 interrupts on (suites fn_entry and graph_exit). */
+#define HEADER_STATES 5
+void header_state_calls(void (*fn)(int));
+/* fn(1) with interrupts off and this CPU's need_resched as nr (put back
+ * as it was, or set if another CPU set it meanwhile). */
+void call_irqs_off(void (*fn)(int), bool nr);
+/* EXPECT that h, the header of call k of header_state_calls (a call in
+ * the state of call k), is exactly what Linux's format says for it: pc0
+ * the thread's count before the calls, pid its pid.  With interrupts on
+ * (call 4) a tick may leave need-resched set: not compared there. */
+struct trace_entry;
+void header_state_check(const struct trace_entry *h, unsigned k, unsigned pc0, int pid);
+/* EXPECT that q[0..m) is one header, of a call the timer interrupt made
+ * while thread pid ran: hardirq and irqs-off (need-resched as the tick
+ * left it). */
+void header_hardirq_check(const struct trace_entry *q, unsigned m, int pid);
 
 /* Take every slot of the trampoline pool with empty ops filtered on
  * `filter`, so that the next ops finds none: *fill_out holds the *n_out

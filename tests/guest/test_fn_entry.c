@@ -31,21 +31,6 @@ T void fe_leaf(int x) { fe_sink = x; }
 
 #define MAXE 16
 
-/* fe_leaf with interrupts off and need_resched as `nr` on this CPU (put
- * back as it was, or set if another CPU set it meanwhile). */
-static void call_off(bool nr)
-{
-	unsigned long f = arch_irq_save();
-	struct cpu *c = this_cpu();
-	bool was = __atomic_exchange_n(&c->need_resched, nr ? CPU_NEED_RESCHED : 0, __ATOMIC_RELAXED);
-	fe_leaf(1);
-	if (was)
-		__atomic_store_n(&c->need_resched, CPU_NEED_RESCHED, __ATOMIC_RELAXED);
-	else if (nr)
-		__atomic_store_n(&c->need_resched, 0, __ATOMIC_RELAXED);
-	arch_irq_restore(f);
-}
-
 TEST_CASE(fn_entry, header_flags_exact)
 {
 	thread_migrate(current_thread(), 0);
@@ -53,18 +38,7 @@ TEST_CASE(fn_entry, header_flags_exact)
 	EXPECT_EQ(tracer_set("function"), 0);          /* clears the buffer */
 	unsigned pc0 = current_thread()->preempt_count;
 
-	call_off(false);                                /* 0: irqs off */
-	call_off(true);                                 /* 1: and need-resched */
-	preempt_disable();
-	preempt_disable();
-	preempt_disable();
-	call_off(false);                                /* 2: count + 3 */
-	for (int i = 0; i < 14; i++)
-		preempt_disable();
-	call_off(false);                                /* 3: count + 17, shown 15 */
-	for (int i = 0; i < 17; i++)
-		preempt_enable();
-	fe_leaf(1);                                     /* 4: irqs on */
+	header_state_calls(fe_leaf);                    /* 0-4 (ftrace_harness.h) */
 
 	/* No event while this CPU's dead byte is set (the guard word's
 	 * second byte) nor while the callbacks' bit of this context is
@@ -91,22 +65,9 @@ TEST_CASE(fn_entry, header_flags_exact)
 	thread_migrate(current_thread(), -1);
 
 	int pid = (int)current_thread()->tid;
-	const uint8_t off = TRACE_FLAG_IRQS_OFF, nr = TRACE_FLAG_NEED_RESCHED;
-	const struct { uint8_t flags, pc; } want[] = {
-		{ off, pc0 }, { off | nr, pc0 }, { off, pc0 + 3 },
-		{ off, pc0 + 17 > 15 ? 15 : pc0 + 17 }, { 0, pc0 }, { off, pc0 },
-	};
-	ASSERT_EQ(n, 6u);
-	for (unsigned i = 0; i < n; i++) {
-		/* With interrupts on (4) a tick may leave need-resched set. */
-		uint8_t flags = i == 4 ? h[i].flags & ~nr : h[i].flags;
-		EXPECT_EQ(flags, want[i].flags);
-		EXPECT_EQ(h[i].preempt_count, want[i].pc);
-		EXPECT_EQ(h[i].pid, pid);
-	}
-	/* From the timer interrupt: hardirq and irqs-off (need-resched as
-	 * the tick left it). */
-	ASSERT_EQ(m, 1u);
-	EXPECT_EQ(q[0].flags & ~nr, TRACE_FLAG_HARDIRQ | TRACE_FLAG_IRQS_OFF);
-	EXPECT_EQ(q[0].pid, pid);
+	ASSERT_EQ(n, HEADER_STATES + 1u);
+	for (unsigned i = 0; i < HEADER_STATES; i++)
+		header_state_check(&h[i], i, pc0, pid);
+	header_state_check(&h[5], 0, pc0, pid);         /* 5: irqs off, as 0 */
+	header_hardirq_check(q, m, pid);                /* from the timer interrupt */
 }

@@ -315,15 +315,15 @@ static FTRACE_HOT __attribute__((noinline)) unsigned frame_of_slow(struct fgraph
 }
 
 /* D: the exit callbacks of the frame at base, each user's that took the
- * call (recursion bit held, tracing alive); preempt: the traced code's
- * preemption count. */
+ * call (recursion bit held, the preemption count raised by one, tracing
+ * alive). */
 static FTRACE_HOT void frame_exits(struct cpu *c, struct fgraph_stack *st, struct fgraph_stack *outer,
-				   unsigned base, uint64_t retval, unsigned mark, unsigned preempt)
+				   unsigned base, uint64_t retval, unsigned mark)
 {
 	uint64_t *f = &st->w[base];
 	unsigned word = (unsigned)f[FR_USERS], taken = word & 0xffff, asked = word >> 16;
 	struct fgraph_ret r;
-	fgraph_ret_init(&r, c, f, st, outer, retval, preempt);
+	fgraph_ret_init(&r, c, f, st, outer, retval, 1, 0);
 	r.mark = mark;
 	const uint64_t *blk = &f[FR_HEADER];    /* as at entry: each user asked */
 	for (unsigned m = asked; m; m &= m - 1, blk += FB_WORDS) {
@@ -347,7 +347,7 @@ return_several(struct fgraph_ret_regs *rr, struct cpu *c, struct fgraph_stack *s
 	ftrace_preempt_disable_on(t);          /* for the callbacks (fgraph.h) */
 	unsigned bit = ftrace_recursion_take_on(c, 0);
 	if (bit && !ftrace_is_dead_on(c))
-		frame_exits(c, st, outer, base, fgraph_ret_regs_value(rr), 0, t->preempt_count - 1);
+		frame_exits(c, st, outer, base, fgraph_ret_regs_value(rr), 0);
 	if (bit)
 		ftrace_recursion_exit_on(c, bit);
 	return fgraph_frame_pop(c, st, base, true);
@@ -516,7 +516,7 @@ uint64_t *fgraph_ts_push(const struct tstack_ctx *x, uintptr_t func, uintptr_t p
 void fgraph_ts_pop(const struct tstack_ctx *x, unsigned base, uint64_t retval, unsigned mark)
 {
 	/* The tstack_ call raised the count by one, as for the push. */
-	frame_exits(x->cpu, x->st, x->outer, base, retval, mark, x->cpu->current->preempt_count - 1);
+	frame_exits(x->cpu, x->st, x->outer, base, retval, mark);
 	fgraph_frame_release(x->st, base);
 }
 

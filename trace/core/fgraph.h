@@ -80,6 +80,12 @@ struct fgraph_ret {
 	uint32_t *state;
 	struct cpu *cpu;                 /* the CPU running the callback (preemption is off) */
 	unsigned preempt;                /* the traced code's preemption count */
+	unsigned raised;                 /* 1: the core raised the running thread's
+					  * count for the callback, else 0 (preempt is the
+					  * count less raised: fgraph_inline.h's
+					  * fgraph_ret_preempt reads it so) */
+	uint32_t cx;                     /* raised 0: the guard pair's OR
+					  * (fgraph_ret_cx) */
 	/* Where func, calltime, depth and overrun come from, for the readers
 	 * below: the same values, read where they are used.  An exit inlined
 	 * into its return path (FGRAPH_DEFINE_RETURN) that reads them after its

@@ -353,14 +353,33 @@ FGRAPH_INLINE uint64_t *fgraph_ent_of_top(struct fgraph_ent *e, struct cpu *c,
 
 /* ---- the return (fgraph.c's fgraph_return finds the frame first) ---- */
 
-/* What an exit callback is told about the frame at f; preempt: the traced
- * code's preemption count. */
+/* Where the top frame on st starts if it is a single-user frame (FR_MIN
+ * words; st->top >= FR_MIN): every word of it from one pointer, st plus
+ * top words, made in one add.  (An index top - FR_MIN in 32 bits makes
+ * GCC keep a second pointer, for its wrap-around; &st->w[top] makes it
+ * fold w's offset into the sum, two more instructions, unless the sum is
+ * opaque to it.) */
+FGRAPH_INLINE uint64_t *fgraph_top_min(struct fgraph_stack *st)
+{
+	char *end = (char *)st + (uintptr_t)st->top * 8;
+	__asm__("" : "+r"(end));
+	return (uint64_t *)(end + __builtin_offsetof(struct fgraph_stack, w)) - FR_MIN;
+}
+
+/* What an exit callback is told about the frame at f; raised: 1 if the
+ * return path raised the running thread's preemption count for the
+ * callback, else 0 (the traced code's count is the thread's less that);
+ * cx: with raised 0, the guard pair's OR as the path loaded it
+ * (ftrace_callback_free_on), else unread. */
 FGRAPH_INLINE void fgraph_ret_init(struct fgraph_ret *r, struct cpu *c, const uint64_t *f,
 				   struct fgraph_stack *st, struct fgraph_stack *outer,
-				   uint64_t retval, unsigned preempt)
+				   uint64_t retval, unsigned raised, uint32_t cx)
 {
 	r->cpu = c;
-	r->preempt = preempt;
+	r->raised = raised;
+	if (!raised)
+		r->cx = cx;
+	r->preempt = c->current->preempt_count - raised;
 	r->func = f[FR_FUNC];
 	r->parent = f[FR_RET];
 	r->retval = retval;
@@ -373,6 +392,39 @@ FGRAPH_INLINE void fgraph_ret_init(struct fgraph_ret *r, struct cpu *c, const ui
 	r->overrun = fgraph_ret_overrun(r);
 	r->depth = fgraph_ret_depth(r);
 	r->state = NULL;
+}
+
+/* r->preempt, read from the running thread where it is used: an exit
+ * inlined into its return path that reads it after its ring-buffer
+ * reservation keeps no count live across it (the header reads the thread
+ * there anyway). */
+FGRAPH_INLINE unsigned fgraph_ret_preempt(const struct fgraph_ret *r)
+{
+	return r->cpu->current->preempt_count - r->raised;
+}
+
+/* r->state for g, the user whose exit callback r is for (the word of g's
+ * slot on r's stack, which is what r->state points at), computed where it
+ * is read: an exit inlined into its return path that reads it on a rare
+ * path only loads g->idx there.  (r->stack is const for the exit's reads
+ * of the frame; the state words are the user's to write.) */
+FGRAPH_INLINE uint32_t *fgraph_ret_state(const struct fgraph_ret *r, const struct fgraph_ops *g)
+{
+	/* A relaxed load, which GCC does not move out of its branch (a plain
+	 * one it hoists onto the common path). */
+	unsigned idx = arch_load_relaxed32((const uint32_t *)&g->idx);
+	return (uint32_t *)&r->stack->state[idx];
+}
+
+/* c->trace_guard | c->trace_ctx for the exit's event header
+ * (trace_entry_word_ctx): as the NOFP return path loaded it, else loaded
+ * now. */
+FGRAPH_INLINE uint32_t fgraph_ret_cx(const struct fgraph_ret *r)
+{
+	if (!r->raised)
+		return r->cx;
+	uint32_t ctx, guard = arch_load_pair32(&r->cpu->trace_guard, &ctx);
+	return guard | ctx;
 }
 
 /* E: release the frame at base, the top one (D is done: nested pushes
@@ -397,17 +449,34 @@ FGRAPH_INLINE uintptr_t fgraph_frame_pop(struct cpu *c, struct fgraph_stack *st,
 	return ret;
 }
 
+/* The same for the top frame f on st when it is a single-user frame
+ * (FR_MIN words): its return address read through f, and top lowered by
+ * the frame's size in place, so that neither its index nor its base lives
+ * until here (x86-64: a SUB from memory). */
+FGRAPH_INLINE uintptr_t fgraph_frame_pop_min(struct cpu *c, struct fgraph_stack *st,
+					     const uint64_t *f, bool raised)
+{
+	uintptr_t ret = f[FR_RET];
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	st->depth--;
+	st->top -= FR_MIN;                                           /* E */
+	if (raised)
+		ftrace_preempt_enable_on(c->current);
+	return ret;
+}
+
 /*
  * D and E for a frame that user g alone took, g still being the
  * registration that took it (fgraph_return checked its serial): its exit
- * callback `exitfn`, then the pop.  c: this CPU; the frame is at base on
- * st, in trampoline text (not preempted); raises the preemption count for
- * exitfn unless nofp (fgraph.h).
+ * callback `exitfn`, then the pop.  c: this CPU; the frame is f, at base
+ * on st (min: a single-user frame of FR_MIN words, popped by its size,
+ * and base is not read), in trampoline text (not preempted); raises the
+ * preemption count for exitfn unless nofp (fgraph.h).
  */
 FGRAPH_INLINE uintptr_t fgraph_return_one_on(struct cpu *c, struct fgraph_ret_regs *rr,
 					     struct fgraph_stack *st, struct fgraph_stack *outer,
-					     unsigned base, struct fgraph_ops *g, fgraph_ret_t exitfn,
-					     bool nofp)
+					     uint64_t *f, unsigned base, struct fgraph_ops *g,
+					     fgraph_ret_t exitfn, bool nofp, bool min)
 {
 	if (!nofp)
 		ftrace_preempt_disable_on(c->current);
@@ -415,15 +484,16 @@ FGRAPH_INLINE uintptr_t fgraph_return_one_on(struct cpu *c, struct fgraph_ret_re
 	uint32_t ctx;
 	/* nofp: the bit free and tracing alive in one test. */
 	if (nofp ? ftrace_callback_free_on(c, &ctx) : bit && !ftrace_is_dead_on(c)) {
-		uint64_t *f = &st->w[base];
 		struct fgraph_ret r;
-		fgraph_ret_init(&r, c, f, st, outer, fgraph_ret_regs_value(rr),
-				c->current->preempt_count - !nofp);
+		fgraph_ret_init(&r, c, f, st, outer, fgraph_ret_regs_value(rr), !nofp,
+				nofp ? ctx : 0);
 		r.state = &st->state[g->idx];
 		exitfn(&r, g, &f[FR_HEADER + FB_DATA]);               /* D */
 	}
 	if (bit)
 		ftrace_recursion_exit_on(c, bit);
+	if (min)
+		return fgraph_frame_pop_min(c, st, f, !nofp);
 	return fgraph_frame_pop(c, st, base, !nofp);
 }
 
@@ -435,7 +505,8 @@ FGRAPH_INLINE uintptr_t fgraph_return_one(struct fgraph_ret_regs *rr, struct fgr
 					  struct fgraph_ops *g, fgraph_ret_t exitfn, bool nofp)
 {
 	/* FTRACE_HOT: not preempted, so this CPU stays ours. */
-	return fgraph_return_one_on(arch_this_cpu(), rr, st, outer, base, g, exitfn, nofp);
+	return fgraph_return_one_on(arch_this_cpu(), rr, st, outer, &st->w[base], base, g, exitfn,
+				    nofp, false);
 }
 
 /* fgraph_return (trace/core/fgraph_hooks.h) through its FP-saving thunk
@@ -469,11 +540,10 @@ FGRAPH_INLINE uintptr_t fgraph_return_solo(struct cpu *c, struct fgraph_ret_regs
 	}
 	if (__builtin_expect(!st || st->top < FR_MIN, 0))
 		return fgraph_return_fpsaving(rr);
-	unsigned base = st->top - FR_MIN;
-	const uint64_t *f = &st->w[base];
+	uint64_t *f = fgraph_top_min(st);
 	if (__builtin_expect(f[FR_MIN - 1] != g->frame_tag || f[FR_SP] != fgraph_ret_regs_sp(rr), 0))
 		return fgraph_return_fpsaving(rr);
-	return fgraph_return_one_on(c, rr, st, outer, base, g, exitfn, true);
+	return fgraph_return_one_on(c, rr, st, outer, f, 0, g, exitfn, true, true);
 }
 
 /* ftrace_sled_exit (fgraph.h) through its FP-saving thunk (arch/ARCH/

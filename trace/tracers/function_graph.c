@@ -370,12 +370,12 @@ thread:
 FGRAPH_DEFINE_ENTRY_NOFP(graph_ops_func, graph_entry_site)
 #define GRAPH_OPS_FLAGS (FTRACE_OPS_FL_NOFP | FTRACE_OPS_FL_ARGS_ONLY)
 
-/* The exit event's fields. */
+/* The exit event's fields; head: its header word (trace_entry_word_on). */
 static inline __attribute__((always_inline)) void graph_exit_fields(const struct fgraph_ret *ret,
-								   void *data)
+								   uint64_t head, void *data)
 {
 	struct fgraph_ret_entry *ev = data;
-	graph_header(ret->cpu, &ev->ent, TRACE_GRAPH_RET, ret->preempt);
+	__builtin_memcpy(&ev->ent, &head, 8);
 	/* From the frame, after the reservation (fgraph.h: fewer values live
 	 * across it). */
 	ev->func = fgraph_ret_func(ret);
@@ -396,23 +396,28 @@ static inline __attribute__((always_inline)) void graph_return_inline(const stru
 {
 	if (__builtin_expect(data[0] != 0, 0)) {
 		if (data[0] & CALL_NOTRACE) {
-			*ret->state -= 1u << 16;
+			*fgraph_ret_state(ret, g) -= 1u << 16;
 			return;
 		}
-		*ret->state -= 1;                /* CALL_ROOT */
+		*fgraph_ret_state(ret, g) -= 1;  /* CALL_ROOT */
 		if (data[0] & CALL_NOENT)
 			return;
 	}
+	/* The header word made before the reservation, as the function
+	 * tracer's (function.c): it, not the CPU, lives across it. */
+	struct cpu *c = ret->cpu;
+	uint64_t head = trace_entry_word_ctx(fgraph_ret_cx(ret), c->current, TRACE_GRAPH_RET,
+					     fgraph_ret_preempt(ret));
 	/* The fast path's event and the rest's apart (ring_buffer.h,
 	 * rb_reserve_fast), so that the compiler does not join them. */
 	struct rb_resv r;
 	uint64_t gate;
-	if (__builtin_expect(rb_reserve_fast_at(ret->cpu->trace_rb, sizeof(struct fgraph_ret_entry),
+	if (__builtin_expect(rb_reserve_fast_at(c->trace_rb, sizeof(struct fgraph_ret_entry),
 						ret->rettime, &r, &gate), 1)) {
-		graph_exit_fields(ret, r.data);
+		graph_exit_fields(ret, head, r.data);
 		rb_commit_fast(&r);
 	} else if (rb_reserve_rest(sizeof(struct fgraph_ret_entry), gate, &r) == 0) {
-		graph_exit_fields(ret, r.data);
+		graph_exit_fields(ret, head, r.data);
 		rb_commit_nopreempt(&r);
 	}
 }

@@ -601,9 +601,9 @@ FGRAPH_INLINE uintptr_t fgraph_sled_exit_solo(struct cpu *c, struct fgraph_ret_r
 	}
 	if (__builtin_expect(!st || st->top < FR_MIN, 0))
 		return 0;                    /* no frame: the rules would do nothing */
-	unsigned base = st->top - FR_MIN;
-	if (fgraph_sled_frame_is(&st->w[base], g, at, sp, irq ? c->irq_depth : 0))
-		return fgraph_return_one_on(c, rr, st, outer, base, g, exitfn, true);
+	uint64_t *f = fgraph_top_min(st);
+	if (fgraph_sled_frame_is(f, g, at, sp, irq ? c->irq_depth : 0))
+		return fgraph_return_one_on(c, rr, st, outer, f, 0, g, exitfn, true, true);
 	return ftrace_sled_exit_fpsaving(rr, at, sp);
 }
 

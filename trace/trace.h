@@ -204,11 +204,13 @@ trace_entry_word_ctx(uint32_t cx, const struct thread *t, uint16_t type, unsigne
 	 * irqs-off flag comes in place from the arch, joined to the type
 	 * there (x86-64 folds it into its flip of RFLAGS.IF).  The 32-bit
 	 * ones are joined in 32 bits, so that the word is widened once (each
-	 * widened alone costs arm64 a UBFIZ). */
+	 * widened alone costs arm64 a UBFIZ), and then to the pid word, into
+	 * which the count goes last (arm64's BFI writes the register the OR
+	 * made: no copy of the pid word). */
 	_Static_assert(TRACE_FLAG_IRQS_OFF == 1, "bit 16 of the word");
 	uint32_t flags = (cx & (TRACE_CTX_HARDIRQ | CPU_NEED_RESCHED << 16)) |
 			 arch_irqs_disabled_or(16, type);
-	uint64_t w = (uint64_t)flags | arch_min15_or(t->entry_pid, 24, preempt_depth);
+	uint64_t w = arch_min15_or((uint64_t)flags | t->entry_pid, 24, preempt_depth);
 	return w;
 }
 

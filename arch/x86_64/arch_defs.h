@@ -57,6 +57,7 @@
  * values at even registers, a split aggregate ends register use }). */
 #define ARCH_FSIG_ABI       { ARCH_FTRACE_NARGS, 8, false, false, false }  /* SysV x86-64 */
 #define ARCH_CALL_PUSH      8       /* a call pushes the return address */
+#define ARCH_ADDR_INDEX_DISP 1      /* disp(base, index): arch/hooks.h */
 #define ARCH_TRAMP_SIZE     512
 #define X86_TRAMP_POOL_SIZE 0x10000    /* 64 KiB: 128 slots */
 

@@ -58,6 +58,16 @@
  *                                       sub (worth it where local RMWs are
  *                                       cheaper: ARCH_LOCAL_RMW); 0: one word,
  *                                       one atomic add at A learns both
+ *   RB_PORT_ADDR_INDEX_DISP             1: a load or store takes base +
+ *                                       index + displacement (x86-64), and
+ *                                       the fast path addresses level 0's
+ *                                       time stamp slots as lts + a byte
+ *                                       index; 0: base + index or base +
+ *                                       displacement (arm64), and it adds
+ *                                       the index to the buffer's address
+ *                                       (one shifted add) and reaches the
+ *                                       other slot by flipping bit 3 of the
+ *                                       sum (ARCH_ADDR_INDEX_DISP)
  *   bool rb_port_above_bits(uint64_t v, unsigned bits)
  *                                       v >= 2^bits (bits a constant), in the
  *                                       form the CPU tests cheapest: the

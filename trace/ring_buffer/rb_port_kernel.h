@@ -40,6 +40,9 @@ RB_PORT_INLINE bool rb_port_cas64(uint64_t *p, uint64_t *expected, uint64_t desi
 	return arch_cas_relaxed64(p, expected, desired);
 }
 
+/* The time stamp slots' address form (arch/hooks.h). */
+#define RB_PORT_ADDR_INDEX_DISP ARCH_ADDR_INDEX_DISP
+
 /* Split the gate where local RMWs are cheaper (arch/local.h). */
 #define RB_PORT_LOCAL_GATE ARCH_LOCAL_RMW
 

@@ -154,11 +154,24 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r
 	uint64_t ts = given ? given_ts : rb_port_clock();
 	/* Level 0's slot gen is lts[RB_LTS(0, gen)] = lts[gen], gb bytes into
 	 * lts: t >> 60 is 8 * gen, as dp (bits 41..62) never reaches bit 60
-	 * (T_DP_MAX).  A byte offset, so that x86-64 addresses the load and
-	 * the store below as lts + index (no scaled index to keep apart). */
+	 * (T_DP_MAX).  A byte offset, in the address form the CPU takes
+	 * (RB_PORT_ADDR_INDEX_DISP): x86-64 addresses the load and the store
+	 * below as lts + index (no scaled index to keep apart); arm64 adds it
+	 * to cb in one shifted add and finds the other slot by flipping bit 3
+	 * of that sum (cb and lts are 16-aligned), lts's offset the
+	 * displacement of both. */
+	_Static_assert(_Alignof(struct rb_cpu) % 16 == 0 && offsetof(struct rb_cpu, lts) % 16 == 0,
+		       "bit 3 of cb + gb is gen's");
 	uintptr_t gb = (uintptr_t)(t >> T_GEN8_SHIFT);
-	uint8_t *lts = (uint8_t *)cb->lts;
-	uint64_t delta = rb_port_sub_load64(ts, (const uint64_t *)(lts + gb));
+#if RB_PORT_ADDR_INDEX_DISP
+	uint64_t *slot = (uint64_t *)((uint8_t *)cb->lts + gb);
+	uint64_t *other = (uint64_t *)((uint8_t *)cb->lts + (gb ^ sizeof(uint64_t)));
+#else
+	uintptr_t at = (uintptr_t)cb + gb;
+	uint64_t *slot = (uint64_t *)(at + offsetof(struct rb_cpu, lts));
+	uint64_t *other = (uint64_t *)((at ^ sizeof(uint64_t)) + offsetof(struct rb_cpu, lts));
+#endif
+	uint64_t delta = rb_port_sub_load64(ts, slot);
 	if (rb_port_above_bits(delta, RB_TS_SHIFT))      /* > RB_DELTA_MAX */
 		return NULL;
 	/* C: the new tail says level 0 (as t does), one more event, esz more
@@ -166,9 +179,9 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r
 	 * 4096 and nev + 1 below 512 (checked above: off + esz <= 4080, and a
 	 * page holds at most 510 events), so no field carries into the next,
 	 * and adding bit 63 flips it.  Our time goes to the slot nt points
-	 * at, level 0's other one, lts[1 - gen]: gb with bit 3 flipped. */
+	 * at, level 0's other one, lts[1 - gen] (other, above). */
 	uint64_t nt = t + (T_GEN_BIT + T_NEV_ONE + esz);
-	rb_port_store64((uint64_t *)(lts + (gb ^ sizeof(uint64_t))), ts);
+	rb_port_store64(other, ts);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	/* After a successful CAS t is still the snapshot: tp is the same
 	 * value, but in the register the snapshot was loaded into, so that

@@ -68,6 +68,16 @@
  *                                       (one shifted add) and reaches the
  *                                       other slot by flipping bit 3 of the
  *                                       sum (ARCH_ADDR_INDEX_DISP)
+ *   RB_PORT_WIDE_IMM                    1: the fast path's tail step
+ *                                       (T_GEN_BIT + T_NEV_ONE) is a
+ *                                       constant (x86-64: one movabs); 0: it
+ *                                       is loaded with the tail from the word
+ *                                       beside it (rb_cpu.tail_step), by
+ *                                       rb_port_load_pair64 (ARCH_WIDE_IMM)
+ *   uint64_t rb_port_load_pair64(const uint64_t *p, uint64_t *second)
+ *                                       p[0] and *second = p[1], each a
+ *                                       relaxed atomic load (arm64 one LDP;
+ *                                       used where RB_PORT_WIDE_IMM is 0)
  *   bool rb_port_above_bits(uint64_t v, unsigned bits)
  *                                       v >= 2^bits (bits a constant), in the
  *                                       form the CPU tests cheapest: the

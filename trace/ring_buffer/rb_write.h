@@ -142,7 +142,18 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r
 	 * ours fits, and the last event is from level 0 (so its time is in
 	 * lts[gen]): off <= RB_DATA_SIZE - esz with full and lvl clear, and
 	 * then off > 0 (T_FRESH, the one tail with off 0, has lvl 7). */
+#if RB_PORT_WIDE_IMM
+	uint64_t step = T_GEN_BIT + T_NEV_ONE;
 	uint64_t t = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
+#else
+	/* The step from beside the tail (rb_cpu.tail_step): one load pair,
+	 * where the constant would take two instructions. */
+	_Static_assert(offsetof(struct rb_cpu, tail_step) == offsetof(struct rb_cpu, tail) + 8 &&
+			       offsetof(struct rb_cpu, tail) % 16 == 0,
+		       "a load pair");
+	uint64_t step;
+	uint64_t t = rb_port_load_pair64(&cb->tail, &step);
+#endif
 	if ((t & T_ROOM_MASK) > (uint64_t)(RB_DATA_SIZE - esz))
 		return NULL;
 	/* The clock after the snapshot (DESIGN: time stamps follow buffer
@@ -180,7 +191,7 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r
 	 * page holds at most 510 events), so no field carries into the next,
 	 * and adding bit 63 flips it.  Our time goes to the slot nt points
 	 * at, level 0's other one, lts[1 - gen] (other, above). */
-	uint64_t nt = t + (T_GEN_BIT + T_NEV_ONE + esz);
+	uint64_t nt = t + step + esz;
 	rb_port_store64(other, ts);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	/* After a successful CAS t is still the snapshot: tp is the same

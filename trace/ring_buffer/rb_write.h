@@ -123,6 +123,11 @@ RB_INLINE void *rb_put_data_fast(uint8_t *p, uint32_t delta, uint32_t len)
 	}
 	if (len & 3u || !len)
 		rb_put32(p + a - 4u, 0);
+	/* The header's stores before the payload's (a compiler barrier):
+	 * then arm64's write-back store of the payload's first word may
+	 * move the event's address on, where GCC otherwise interleaved the
+	 * header's store and kept a copy of the address for it. */
+	__asm__("" ::: "memory");
 	return p;
 }
 

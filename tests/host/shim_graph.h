@@ -32,7 +32,7 @@
 struct thread {
 	unsigned tid;
 	unsigned preempt_count;
-	uint64_t entry_pid;             /* boot/sched.h: tid << 32 */
+	uint64_t entry_pid;             /* boot/sched.h: tid << 32 | THREAD_ENTRY_TYPE */
 };
 
 struct cpu {

@@ -29,6 +29,8 @@
 #define TRACE_FGRAPH_H
 #define MAX_CPUS 16
 
+#define THREAD_ENTRY_TYPE 1u             /* boot/sched.h */
+
 struct thread {
 	unsigned tid;
 	unsigned preempt_count;

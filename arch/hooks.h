@@ -124,6 +124,22 @@ struct arch_words2 {
  *                                          constant), in the form this CPU
  *                                          tests cheapest (the ring buffer's
  *                                          delta check, once per event)
+ * ARCH_ADDR_INDEX_DISP                     1 if one load or store takes
+ *                                          base + index + displacement (x86-64),
+ *                                          0 if base + index or base +
+ *                                          displacement (arm64): the form of an
+ *                                          address the compiler should be given
+ *                                          (the ring buffer's time stamp slots)
+ * ARCH_WIDE_IMM                            1 if one instruction loads any
+ *                                          64-bit constant (x86-64: movabs), 0
+ *                                          if it takes one per halfword (arm64:
+ *                                          MOV and MOVKs), where a word loaded
+ *                                          beside one the code loads anyway is
+ *                                          cheaper (the ring buffer's tail step)
+ * uint64_t arch_load_pair64(const uint64_t *p, uint64_t *second);  p[0],
+ *                                          *second = p[1] (p 16-aligned), each
+ *                                          loaded as by arch_load_relaxed64
+ *                                          (arm64: one LDP)
  * uintptr_t arch_frame_address(void);      caller-visible frame pointer
  * uint32_t arch_load_relaxed8(const uint8_t *p);  __atomic_load_n(p,
  * uint32_t arch_load_relaxed32(const uint32_t *p);  __ATOMIC_RELAXED), but

@@ -240,7 +240,7 @@ struct thread *thread_create(const char *name, int (*fn)(void *), void *arg, int
 	if (cpu >= (int)ncpus)
 		panic("thread_create(%s): no CPU %d", name, cpu);
 	t->tid = __atomic_fetch_add(&next_tid, 1, __ATOMIC_RELAXED);
-	t->entry_pid = (uint64_t)t->tid << 32;
+	t->entry_pid = (uint64_t)t->tid << 32 | THREAD_ENTRY_TYPE;
 	strncpy(t->name, name, sizeof(t->name) - 1);
 	t->state = THREAD_RUNNABLE;
 	t->pinned = cpu;
@@ -439,6 +439,7 @@ void sched_init_cpu(void)
 	idle->cpu = c->id;
 	idle->pinned = (int)c->id;
 	idle->cpus_seen = 1u << c->id;
+	idle->entry_pid = THREAD_ENTRY_TYPE;      /* tid 0 */
 	c->idle = idle;
 	arch_set_current(c, idle);
 	/* After current is set: the heap's lock uses it. */

@@ -38,12 +38,17 @@ struct waitq {
 };
 #define WAITQ_INIT { SPINLOCK_INIT, 0 }
 
+/* The common_type in every thread's entry_pid: TRACE_FN (trace/trace.h checks). */
+#define THREAD_ENTRY_TYPE 1u
+
 struct thread {
 	void *sp;                        /* saved stack pointer; owner CPU, in switch */
 	unsigned tid;                    /* written once */
-	/* tid << 32: where the pid sits in a trace event's header word
-	 * (trace_entry_fill_on), kept so a tracer ORs it in as loaded.
-	 * Written once, with tid; 0 for the idle threads, as their tid. */
+	/* tid << 32 | THREAD_ENTRY_TYPE: a trace event's header word with
+	 * the pid where it sits and the most frequent event's type, the
+	 * function tracer's (trace_entry_word_ctx), kept so that a tracer
+	 * ORs it in as loaded and only other types flip the type's bits.
+	 * Written once, with tid (the idle threads' tid is 0). */
 	uint64_t entry_pid;
 	char name[24];                   /* written once */
 	int state;                       /* enum thread_state; atomic */

@@ -183,7 +183,7 @@ void tracer_flags_changed(void);
  * (this one, stable: preemption off) by thread t (c's current), as one
  * little-endian 8-byte word: type, flags, preempt count (the traced
  * code's, capped at 15 as Linux does), pid (idle threads have tid 0; the
- * thread keeps it shifted into place: entry_pid).  cx is
+ * thread keeps it shifted into place, with TRACE_FN's type: entry_pid).  cx is
  * c->trace_guard | c->trace_ctx (a caller that has loaded the pair
  * passes it: ftrace_callback_free_on).  trace_entry_word_on loads it;
  * trace_entry_fill_on stores the word at e in one store.  Inline: they
@@ -204,11 +204,17 @@ trace_entry_word_ctx(uint32_t cx, const struct thread *t, uint16_t type, unsigne
 	 * irqs-off flag comes in place from the arch, joined to the type
 	 * there (x86-64 folds it into its flip of RFLAGS.IF).  The 32-bit
 	 * ones are joined in 32 bits, so that the word is widened once (each
-	 * widened alone costs arm64 a UBFIZ). */
+	 * widened alone costs arm64 a UBFIZ), and then to the pid word, into
+	 * which the count goes last (arm64's BFI writes the register the
+	 * join made: no copy of the pid word).  The pid word carries
+	 * TRACE_FN's type already (boot/sched.h, THREAD_ENTRY_TYPE): the
+	 * join is an XOR, which flips it into `type` (nothing for TRACE_FN)
+	 * and is an OR everywhere else (the flags' bits are 0 in the word). */
 	_Static_assert(TRACE_FLAG_IRQS_OFF == 1, "bit 16 of the word");
+	_Static_assert(THREAD_ENTRY_TYPE == TRACE_FN, "boot/sched.h");
 	uint32_t flags = (cx & (TRACE_CTX_HARDIRQ | CPU_NEED_RESCHED << 16)) |
-			 arch_irqs_disabled_or(16, type);
-	uint64_t w = (uint64_t)flags | arch_min15_or(t->entry_pid, 24, preempt_depth);
+			 arch_irqs_disabled_or(16, type ^ THREAD_ENTRY_TYPE);
+	uint64_t w = arch_min15_or(t->entry_pid ^ flags, 24, preempt_depth);
 	return w;
 }
 

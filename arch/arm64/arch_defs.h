@@ -64,6 +64,8 @@ _Static_assert(TF_SIZE % 16 == 0 && TF_Q0 % 16 == 0, "trap frame alignment");
 #define ARCH_SITE_HAS_DATA  1
 #define ARCH_INSN_ALIGN     4       /* every instruction, so every call target */
 #define ARCH_FTRACE_NARGS   8
+#define ARCH_ADDR_INDEX_DISP 0      /* [base, index] or [base, #disp]: arch/hooks.h */
+#define ARCH_WIDE_IMM       0       /* MOV and MOVKs: arch/hooks.h */
 /* The calling convention's facts trace/btf/fsig.c maps arguments by (struct
  * fsig_abi: { integer regs, FP regs, big aggregates by reference, 16-byte
  * values at even registers, a split aggregate ends register use }). */
@@ -358,6 +360,15 @@ ARM64_INLINE uint32_t arch_load_pair32(const uint32_t *p, uint32_t *second)
 {
 	uint32_t a, b;
 	__asm__ volatile("ldp %w0, %w1, %2" : "=r"(a), "=r"(b) : ARM64_LDP_MEM(*(const uint64_t *)p));
+	*second = b;
+	return a;
+}
+/* p[0] and p[1] (arch/hooks.h): one LDP, each word single-copy atomic as
+ * an aligned LDR's. */
+ARM64_INLINE uint64_t arch_load_pair64(const uint64_t *p, uint64_t *second)
+{
+	uint64_t a, b;
+	__asm__ volatile("ldp %x0, %x1, %2" : "=r"(a), "=r"(b) : ARM64_LDP_MEM(*(const __int128 *)p));
 	*second = b;
 	return a;
 }

@@ -57,6 +57,8 @@
  * values at even registers, a split aggregate ends register use }). */
 #define ARCH_FSIG_ABI       { ARCH_FTRACE_NARGS, 8, false, false, false }  /* SysV x86-64 */
 #define ARCH_CALL_PUSH      8       /* a call pushes the return address */
+#define ARCH_ADDR_INDEX_DISP 1      /* disp(base, index): arch/hooks.h */
+#define ARCH_WIDE_IMM       1       /* movabs: arch/hooks.h */
 #define ARCH_TRAMP_SIZE     512
 #define X86_TRAMP_POOL_SIZE 0x10000    /* 64 KiB: 128 slots */
 
@@ -379,6 +381,13 @@ ARCH_INLINE uint32_t arch_load_relaxed32(const uint32_t *p) { return __atomic_lo
 /* p[0] and p[1] (arch/hooks.h): two loads (p[1] is this CPU's own word,
  * read plainly so that GCC may fold it into what uses it). */
 ARCH_INLINE uint32_t arch_load_pair32(const uint32_t *p, uint32_t *second)
+{
+	*second = p[1];
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+/* p[0] and p[1] (arch/hooks.h): two loads, the second plain, so that GCC
+ * may fold it into what uses it. */
+ARCH_INLINE uint64_t arch_load_pair64(const uint64_t *p, uint64_t *second)
 {
 	*second = p[1];
 	return __atomic_load_n(p, __ATOMIC_RELAXED);

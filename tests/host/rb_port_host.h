@@ -76,6 +76,9 @@ static inline void rb_port_local_sub64_release(uint64_t *p, uint64_t v)
 	arch_local_sub64_release(p, v);
 }
 
+#define RB_PORT_ADDR_INDEX_DISP 1         /* the host is x86-64 */
+#define RB_PORT_WIDE_IMM 1
+
 static inline bool rb_port_above_bits(uint64_t v, unsigned bits)
 {
 	return v > (UINT64_C(1) << bits) - 1;     /* the host is x86-64: arch_above_bits' form */

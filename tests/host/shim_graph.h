@@ -29,10 +29,12 @@
 #define TRACE_FGRAPH_H
 #define MAX_CPUS 16
 
+#define THREAD_ENTRY_TYPE 1u             /* boot/sched.h */
+
 struct thread {
 	unsigned tid;
 	unsigned preempt_count;
-	uint64_t entry_pid;             /* boot/sched.h: tid << 32 */
+	uint64_t entry_pid;             /* boot/sched.h: tid << 32 | THREAD_ENTRY_TYPE */
 };
 
 struct cpu {

@@ -154,6 +154,11 @@ struct rb_cpu {
 						   (RB_PORT_LOCAL_GATE 1; else unused) */
 	uint64_t tail;                          /* this CPU's writers only (local
 						   CAS), see T_* */
+	uint64_t tail_step;                     /* T_GEN_BIT + T_NEV_ONE, what C adds
+						   to the tail besides the event's size:
+						   beside it, so that the fast path loads
+						   both at once (arm64: one LDP, not a
+						   MOV and a MOVK of the constant) */
 	uint64_t lts[RB_MAX_NEST * 2]           /* atomic: per level, time of its last
 						   event, double-buffered: [RB_LTS(lvl, gen)]
 						   (the fast path finds level 0's other

@@ -58,6 +58,26 @@
  *                                       sub (worth it where local RMWs are
  *                                       cheaper: ARCH_LOCAL_RMW); 0: one word,
  *                                       one atomic add at A learns both
+ *   RB_PORT_ADDR_INDEX_DISP             1: a load or store takes base +
+ *                                       index + displacement (x86-64), and
+ *                                       the fast path addresses level 0's
+ *                                       time stamp slots as lts + a byte
+ *                                       index; 0: base + index or base +
+ *                                       displacement (arm64), and it adds
+ *                                       the index to the buffer's address
+ *                                       (one shifted add) and reaches the
+ *                                       other slot by flipping bit 3 of the
+ *                                       sum (ARCH_ADDR_INDEX_DISP)
+ *   RB_PORT_WIDE_IMM                    1: the fast path's tail step
+ *                                       (T_GEN_BIT + T_NEV_ONE) is a
+ *                                       constant (x86-64: one movabs); 0: it
+ *                                       is loaded with the tail from the word
+ *                                       beside it (rb_cpu.tail_step), by
+ *                                       rb_port_load_pair64 (ARCH_WIDE_IMM)
+ *   uint64_t rb_port_load_pair64(const uint64_t *p, uint64_t *second)
+ *                                       p[0] and *second = p[1], each a
+ *                                       relaxed atomic load (arm64 one LDP;
+ *                                       used where RB_PORT_WIDE_IMM is 0)
  *   bool rb_port_above_bits(uint64_t v, unsigned bits)
  *                                       v >= 2^bits (bits a constant), in the
  *                                       form the CPU tests cheapest: the

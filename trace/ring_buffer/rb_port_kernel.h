@@ -35,10 +35,19 @@ RB_PORT_INLINE void rb_port_relax(void) { arch_cpu_relax(); }
 RB_PORT_INLINE void rb_port_race(void) {}
 RB_PORT_INLINE uint64_t rb_port_load64(const uint64_t *p) { return arch_load_relaxed64(p); }
 RB_PORT_INLINE void rb_port_store64(uint64_t *p, uint64_t v) { arch_store_relaxed64(p, v); }
+RB_PORT_INLINE uint64_t rb_port_load_pair64(const uint64_t *p, uint64_t *second)
+{
+	return arch_load_pair64(p, second);
+}
 RB_PORT_INLINE bool rb_port_cas64(uint64_t *p, uint64_t *expected, uint64_t desired)
 {
 	return arch_cas_relaxed64(p, expected, desired);
 }
+
+/* The time stamp slots' address form (arch/hooks.h). */
+#define RB_PORT_ADDR_INDEX_DISP ARCH_ADDR_INDEX_DISP
+/* How the tail's step is had (arch/hooks.h, ARCH_WIDE_IMM). */
+#define RB_PORT_WIDE_IMM ARCH_WIDE_IMM
 
 /* Split the gate where local RMWs are cheaper (arch/local.h). */
 #define RB_PORT_LOCAL_GATE ARCH_LOCAL_RMW

@@ -104,6 +104,7 @@ static void rb_cpu_clear(struct rb_cpu *cb)
 		__atomic_store_n(&cb->pages[i]->commit, 0, __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&cb->tail, T_FRESH, __ATOMIC_RELAXED);
+	cb->tail_step = T_GEN_BIT + T_NEV_ONE;
 	__atomic_store_n(&cb->commit, C_MAKE(0, 0), __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < RB_MAX_NEST * 2; i++)
 		__atomic_store_n(&cb->lts[i], 0, __ATOMIC_RELAXED);

@@ -40,20 +40,25 @@ void rb_end_again(struct rb_cpu *cb);
  * G_OFF the recording switch as we saw it; true if both are 0.  A
  * quiescer's "off" comes before our look at it (we see it) or after our add
  * (it sees us inside).  ACQUIRE: a quiescer that turned recording back on
- * is done with the buffer before we touch it.
+ * is done with the buffer before we touch it.  one: 1 (rb_gate_one).
  */
-RB_INLINE bool rb_gate_enter(struct rb_cpu *cb, uint64_t *g)
+RB_INLINE bool rb_gate_enter_by(struct rb_cpu *cb, uint64_t *g, uint64_t one)
 {
 #if RB_PORT_LOCAL_GATE
 	/* Two words: SEQ_CST both, as the quiescer's add to off and its
 	 * load of the gate (DESIGN, "Local atomics"); the load is the ACQUIRE. */
-	*g = __atomic_fetch_add(&cb->gate, 1u, __ATOMIC_SEQ_CST);
+	*g = __atomic_fetch_add(&cb->gate, one, __ATOMIC_SEQ_CST);
 	return rb_port_or_load64_seq_cst(g, &cb->off);
 #else
 	/* One word: its own modification order orders us and the quiescer. */
-	*g = __atomic_fetch_add(&cb->gate, 1u, __ATOMIC_ACQUIRE);
+	*g = __atomic_fetch_add(&cb->gate, one, __ATOMIC_ACQUIRE);
 	return *g == 0;
 #endif
+}
+
+RB_INLINE bool rb_gate_enter(struct rb_cpu *cb, uint64_t *g)
+{
+	return rb_gate_enter_by(cb, g, 1u);
 }
 
 /* E: leave.  RELEASE: our event is written before a quiescer sees the gate
@@ -64,6 +69,33 @@ RB_INLINE void rb_gate_leave(struct rb_cpu *cb)
 	rb_port_local_sub64_release(&cb->gate, 1u);
 #else
 	__atomic_fetch_sub(&cb->gate, 1u, __ATOMIC_RELEASE);
+#endif
+}
+
+/*
+ * The fast path's 1 for A and E: the same register both times, which the
+ * compiler is not to make again from the constant (arm64: one `mov` fewer,
+ * as E clears the bit it added instead of adding -1).
+ */
+RB_INLINE uint64_t rb_gate_one(void)
+{
+	uint64_t one = 1;
+#if !RB_PORT_LOCAL_GATE
+	__asm__("" : "+r"(one));
+#endif
+	return one;
+}
+
+/* E for a writer that is inside alone (G_INSIDE 1: the fast path's
+ * outermost writer, its nested ones gone), `one` what its A added.  One
+ * word: the bit cleared (LDCLR with A's register; a quiescer's off, in the
+ * high half, is left as it is), which is the sub of 1 when inside is 1. */
+RB_INLINE void rb_gate_leave_alone(struct rb_cpu *cb, uint64_t one)
+{
+#if RB_PORT_LOCAL_GATE
+	rb_port_local_sub64_release(&cb->gate, one);
+#else
+	__atomic_fetch_and(&cb->gate, ~one, __ATOMIC_RELEASE);
 #endif
 }
 
@@ -91,6 +123,11 @@ RB_INLINE void *rb_put_data_fast(uint8_t *p, uint32_t delta, uint32_t len)
 	}
 	if (len & 3u || !len)
 		rb_put32(p + a - 4u, 0);
+	/* The header's stores before the payload's (a compiler barrier):
+	 * then arm64's write-back store of the payload's first word may
+	 * move the event's address on, where GCC otherwise interleaved the
+	 * header's store and kept a copy of the address for it. */
+	__asm__("" ::: "memory");
 	return p;
 }
 
@@ -110,7 +147,18 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r
 	 * ours fits, and the last event is from level 0 (so its time is in
 	 * lts[gen]): off <= RB_DATA_SIZE - esz with full and lvl clear, and
 	 * then off > 0 (T_FRESH, the one tail with off 0, has lvl 7). */
+#if RB_PORT_WIDE_IMM
+	uint64_t step = T_GEN_BIT + T_NEV_ONE;
 	uint64_t t = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
+#else
+	/* The step from beside the tail (rb_cpu.tail_step): one load pair,
+	 * where the constant would take two instructions. */
+	_Static_assert(offsetof(struct rb_cpu, tail_step) == offsetof(struct rb_cpu, tail) + 8 &&
+			       offsetof(struct rb_cpu, tail) % 16 == 0,
+		       "a load pair");
+	uint64_t step;
+	uint64_t t = rb_port_load_pair64(&cb->tail, &step);
+#endif
 	if ((t & T_ROOM_MASK) > (uint64_t)(RB_DATA_SIZE - esz))
 		return NULL;
 	/* The clock after the snapshot (DESIGN: time stamps follow buffer
@@ -122,11 +170,24 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r
 	uint64_t ts = given ? given_ts : rb_port_clock();
 	/* Level 0's slot gen is lts[RB_LTS(0, gen)] = lts[gen], gb bytes into
 	 * lts: t >> 60 is 8 * gen, as dp (bits 41..62) never reaches bit 60
-	 * (T_DP_MAX).  A byte offset, so that x86-64 addresses the load and
-	 * the store below as lts + index (no scaled index to keep apart). */
+	 * (T_DP_MAX).  A byte offset, in the address form the CPU takes
+	 * (RB_PORT_ADDR_INDEX_DISP): x86-64 addresses the load and the store
+	 * below as lts + index (no scaled index to keep apart); arm64 adds it
+	 * to cb in one shifted add and finds the other slot by flipping bit 3
+	 * of that sum (cb and lts are 16-aligned), lts's offset the
+	 * displacement of both. */
+	_Static_assert(_Alignof(struct rb_cpu) % 16 == 0 && offsetof(struct rb_cpu, lts) % 16 == 0,
+		       "bit 3 of cb + gb is gen's");
 	uintptr_t gb = (uintptr_t)(t >> T_GEN8_SHIFT);
-	uint8_t *lts = (uint8_t *)cb->lts;
-	uint64_t delta = rb_port_sub_load64(ts, (const uint64_t *)(lts + gb));
+#if RB_PORT_ADDR_INDEX_DISP
+	uint64_t *slot = (uint64_t *)((uint8_t *)cb->lts + gb);
+	uint64_t *other = (uint64_t *)((uint8_t *)cb->lts + (gb ^ sizeof(uint64_t)));
+#else
+	uintptr_t at = (uintptr_t)cb + gb;
+	uint64_t *slot = (uint64_t *)(at + offsetof(struct rb_cpu, lts));
+	uint64_t *other = (uint64_t *)((at ^ sizeof(uint64_t)) + offsetof(struct rb_cpu, lts));
+#endif
+	uint64_t delta = rb_port_sub_load64(ts, slot);
 	if (rb_port_above_bits(delta, RB_TS_SHIFT))      /* > RB_DELTA_MAX */
 		return NULL;
 	/* C: the new tail says level 0 (as t does), one more event, esz more
@@ -134,9 +195,9 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r
 	 * 4096 and nev + 1 below 512 (checked above: off + esz <= 4080, and a
 	 * page holds at most 510 events), so no field carries into the next,
 	 * and adding bit 63 flips it.  Our time goes to the slot nt points
-	 * at, level 0's other one, lts[1 - gen]: gb with bit 3 flipped. */
-	uint64_t nt = t + (T_GEN_BIT + T_NEV_ONE + esz);
-	rb_port_store64((uint64_t *)(lts + (gb ^ sizeof(uint64_t))), ts);
+	 * at, level 0's other one, lts[1 - gen] (other, above). */
+	uint64_t nt = t + step + esz;
+	rb_port_store64(other, ts);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	/* After a successful CAS t is still the snapshot: tp is the same
 	 * value, but in the register the snapshot was loaded into, so that
@@ -179,13 +240,13 @@ RB_INLINE void *rb_claim_fast(struct rb_cpu *cb, uint32_t len, struct rb_resv *r
  * after nt are caught by the re-check, as in rb_end_outer().  (A
  * quiescer's "off" meanwhile does not stop a publish: DESIGN, E.)
  */
-RB_INLINE void rb_end_fast(struct rb_cpu *cb, uint64_t nt, uint64_t c)
+RB_INLINE void rb_end_fast(struct rb_cpu *cb, uint64_t nt, uint64_t c, uint64_t one)
 {
 	/* RELEASE: the events up to nt (and the movers' bookkeeping before
 	 * them) happen before a reader's ACQUIRE load that sees c. */
 	__atomic_store_n(&cb->commit, c, __ATOMIC_RELEASE);
 	/* RELEASE: our event is written before a quiescer sees 0. */
-	rb_gate_leave(cb);
+	rb_gate_leave_alone(cb, one);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (__builtin_expect(rb_port_ne_load64(nt, &cb->tail), 0))
 		RB_PORT_COLD_VOID(rb_end_again, cb);
@@ -203,7 +264,7 @@ RB_INLINE void rb_end(struct rb_cpu *cb)
 		return;
 	}
 	uint64_t w = __atomic_load_n(&cb->tail, __ATOMIC_RELAXED);
-	rb_end_fast(cb, w, rb_commit_word(cb, w));
+	rb_end_fast(cb, w, rb_commit_word(cb, w), rb_gate_one());
 }
 
 /* See ring_buffer.h for the contract of rb_reserve_fast, rb_reserve_fast_at,
@@ -220,8 +281,9 @@ RB_INLINE bool rb_reserve_fast_ts(struct rb_cpu *cb, uint32_t len, struct rb_res
 	*g = 0;
 	if (len > RB_MAX_PAYLOAD)    /* before A: rb_reserve_rest() says so */
 		return false;
+	r->one = rb_gate_one();
 	/* A (rb_gate_enter) */
-	if (!__builtin_expect(rb_gate_enter(cb, g), 1))
+	if (!__builtin_expect(rb_gate_enter_by(cb, g, r->one), 1))
 		return false;
 	/* Entered at level 0: the gate word is 0.  Said again as a constant
 	 * for rb_reserve_fast's callers, so that none keeps a register for it
@@ -258,7 +320,7 @@ RB_INLINE int rb_reserve_rest(uint32_t len, uint64_t g, struct rb_resv *r)
 
 RB_INLINE void rb_commit_fast(const struct rb_resv *r)
 {
-	rb_end_fast(r->cb, r->tail, r->commit);
+	rb_end_fast(r->cb, r->tail, r->commit, r->one);
 }
 
 RB_INLINE int rb_reserve_cb(struct rb_cpu *cb, uint32_t len, struct rb_resv *r)
@@ -284,7 +346,7 @@ RB_INLINE int rb_reserve_nopreempt(struct rb_buffer *b, uint32_t len, struct rb_
 RB_INLINE void rb_commit_nopreempt(struct rb_resv *r)
 {
 	if (__builtin_expect(r->tail != 0, 1))     /* never 0: it counts our event */
-		rb_end_fast(r->cb, r->tail, r->commit);
+		rb_end_fast(r->cb, r->tail, r->commit, r->one);
 	else
 		rb_end(r->cb);
 }

@@ -154,6 +154,7 @@ struct rb_resv {
 	uintptr_t preempt;     /* port token, given back by rb_commit() */
 	uint64_t tail;         /* internal: the tail word the fast path left, or 0 */
 	uint64_t commit;       /* internal: the commit word that publishes it */
+	uint64_t one;          /* internal: 1, what A added to the gate (rb_gate_one) */
 };
 
 /*

@@ -69,6 +69,14 @@ static inline uint32_t arch_load_pair32(const uint32_t *p, uint32_t *second)
 	*second = p[1];
 	return p[0];
 }
+static inline uintptr_t arch_cpu_word(struct cpu *c, size_t off)
+{
+	return *(const uintptr_t *)(const void *)((const char *)c + off);
+}
+static inline uint32_t arch_cpu_pair32(struct cpu *c, size_t off, uint32_t *second)
+{
+	return arch_load_pair32((const uint32_t *)(const void *)((const char *)c + off), second);
+}
 
 /* ---- What the test controls and reads ---- */
 extern char shim_out[1 << 16];          /* everything kprintf wrote, NUL-terminated */

@@ -1470,6 +1470,78 @@ static void test_owner_publishes_what_writers_left(void **state)
 	rb_destroy(b);
 }
 
+/*
+ * E's entering again (the outer writer published its own event and left,
+ * then found the tail moved by a writer nested in it) meets recording off
+ * with nobody owning the buffer: it publishes all the same (recording off
+ * freezes the tail and moves nothing; only an owner stops it).
+ */
+static void test_reentry_publishes_under_recording_off(void **state)
+{
+	(void)state;
+	struct rb_buffer *b = mk(1, 4 * RB_DATA_SIZE, 0);
+	struct rb_cpu *cb = b->cpu[0];
+	struct rb_resv outer;
+	struct rb_event ev;
+	uint32_t seq = 1, len = 8;
+	assert_int_equal(put(b, 0, 8), 0);        /* so that the outer writer takes the fast path */
+	must_reserve(b, 8, &outer);
+	assert_true(outer.tail != 0);
+	memcpy(outer.data, &seq, 4);
+	memcpy((uint8_t *)outer.data + 4, &len, 4);
+	assert_int_equal(put(b, 2, 8), 0);                       /* nested: level 1 */
+	__atomic_store_n(&cb->commit, outer.commit, __ATOMIC_RELEASE);   /* rb_end_fast */
+	rb_gate_leave(cb);
+	rb_record_off(b);
+	rb_end_again(cb);
+	rb_port_preempt_enable(outer.preempt);
+	for (uint32_t want = 0; want <= 2; want++) {
+		assert_int_equal(rb_consume(b, 0, &ev), 0);
+		check_body(&ev, &seq);
+		assert_int_equal(seq, want);
+	}
+	assert_int_equal(G_INSIDE(__atomic_load_n(&cb->gate, __ATOMIC_RELAXED)), 0);
+	rb_record_on(b);
+	rb_destroy(b);
+}
+
+/*
+ * Two owners of one CPU: the reader lock decides, and the one that loses
+ * writes nothing while the other works.  White box: owner 1 holds the mark
+ * and the lock with the commit word as its move or clear left it so far;
+ * owner 2's reset comes back -RB_EBUSY, its let-go sees owner 1's mark and
+ * does not publish.  Owner 1's let-go then publishes.
+ */
+static void test_second_owner_writes_nothing(void **state)
+{
+	(void)state;
+	struct rb_buffer *b = mk(1, 4 * RB_DATA_SIZE, 0);
+	struct rb_cpu *cb = b->cpu[0];
+	struct rb_event ev;
+	uint32_t seq;
+	assert_int_equal(put(b, 1, 8), 0);
+	assert_int_equal(put(b, 2, 8), 0);
+	rb_record_off(b);
+	uint64_t off = __atomic_load_n(RB_OFF_WORD(cb), __ATOMIC_RELAXED);
+	uint64_t cm = __atomic_load_n(&cb->commit, __ATOMIC_RELAXED);
+	__atomic_fetch_add(RB_OFF_WORD(cb), (uint64_t)RB_OFF_QUIESCE << 32, __ATOMIC_SEQ_CST);
+	assert_true(rb_reader_trylock(cb));                       /* owner 1 */
+	__atomic_store_n(&cb->commit, C_MAKE(0, 0), __ATOMIC_RELAXED);   /* mid-work */
+	assert_int_equal(rb_reset(b, 0), -RB_EBUSY);              /* owner 2 */
+	assert_int_equal(__atomic_load_n(&cb->commit, __ATOMIC_RELAXED), C_MAKE(0, 0));
+	__atomic_store_n(&cb->commit, cm, __ATOMIC_RELAXED);      /* owner 1's work done */
+	rb_let_go(cb);
+	rb_reader_unlock(cb);
+	assert_int_equal(__atomic_load_n(RB_OFF_WORD(cb), __ATOMIC_RELAXED), off);
+	rb_record_on(b);
+	for (uint32_t want = 1; want <= 2; want++) {
+		assert_int_equal(rb_consume(b, 0, &ev), 0);
+		check_body(&ev, &seq);
+		assert_int_equal(seq, want);
+	}
+	rb_destroy(b);
+}
+
 /* An allocator that fails its allocation number `fail_at` (counting from 0)
  * and hands out memory full of garbage, so that a cleanup reading a pointer
  * it never wrote frees garbage (ASan reports it). */
@@ -1828,6 +1900,8 @@ int main(void)
 		cmocka_unit_test_setup(test_failed_resize_publishes, setup),
 		cmocka_unit_test_setup(test_off_writer_publishes_nested, setup),
 		cmocka_unit_test_setup(test_owner_publishes_what_writers_left, setup),
+		cmocka_unit_test_setup(test_reentry_publishes_under_recording_off, setup),
+		cmocka_unit_test_setup(test_second_owner_writes_nothing, setup),
 		cmocka_unit_test_setup(test_alloc_failure, setup),
 		cmocka_unit_test_setup(test_reset, setup),
 		cmocka_unit_test_setup(test_iterators, setup),

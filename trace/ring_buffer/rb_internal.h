@@ -264,7 +264,8 @@ static inline __attribute__((always_inline)) void rb_publish(struct rb_cpu *cb, 
 	__atomic_store_n(&cb->commit, c, __ATOMIC_RELEASE);
 }
 
-/* rb_setup.c: recording off + no writer inside + everything reserved published */
+/* rb_setup.c: recording off + no writer inside + the reader lock + everything
+ * reserved published */
 int rb_quiesce(struct rb_buffer *b, unsigned cpu);
 /* An owner (rb_own) gives cb up: its mark off, then a publish if no writer
  * is inside (rb_setup.c). */

@@ -365,11 +365,7 @@ int rb_iter_start(struct rb_iter *it, struct rb_buffer *b, int cpu)
 	it->cpu = cpu;
 	for (unsigned i = lo; i < hi; i++) {
 		struct rb_cpu *cb = b->cpu[i];
-		int err = rb_quiesce(b, i);
-		if (!err && !rb_reader_trylock(cb)) {
-			rb_record_cpu_on(b, i);
-			err = -RB_EBUSY;
-		}
+		int err = rb_quiesce(b, i);       /* with the reader lock */
 		if (err) {
 			rb_iter_release(it, lo, i);
 			return err;

@@ -266,16 +266,18 @@ static bool rb_writers_out(struct rb_cpu *cb)
 	return false;
 }
 
-/* Recording off for `cpu` and no writer inside; undone on -RB_EBUSY.  Then
- * nothing is reserved until recording is back on, and the quiescer publishes
- * what writers left (DESIGN, point E), so readers and iterators see the
- * buffer as it stays (an outermost writer that enters meanwhile publishes
- * the same commit word, or nothing). */
+/* Recording off for `cpu`, no writer inside, and the reader lock ours;
+ * undone on -RB_EBUSY.  Then nothing is reserved until recording is back
+ * on, and the quiescer publishes what writers left (DESIGN, point E), so
+ * iterators see the buffer as it stays (an outermost writer that enters
+ * meanwhile publishes the same commit word, or nothing).  The publish comes
+ * after the lock: an owner (rb_own) moves or clears the buffer only while
+ * it holds the lock. */
 int rb_quiesce(struct rb_buffer *b, unsigned cpu)
 {
+	struct rb_cpu *cb = b->cpu[cpu];
 	rb_record_cpu_off(b, cpu);
-	if (rb_writers_out(b->cpu[cpu])) {
-		struct rb_cpu *cb = b->cpu[cpu];
+	if (rb_writers_out(cb) && rb_reader_trylock(cb)) {
 		rb_publish(cb, __atomic_load_n(&cb->tail, __ATOMIC_RELAXED));
 		return 0;
 	}
@@ -283,33 +285,40 @@ int rb_quiesce(struct rb_buffer *b, unsigned cpu)
 	return -RB_EBUSY;
 }
 
-/* Give up ownership of cb (the owned mark of rb_own), then publish if no
- * writer is inside.  A writer that met the mark left what was reserved to
- * us; if it left after our last look at the gate, either it sees the mark
- * gone and publishes itself, or we see it out here (SEQ_CST on both sides:
- * rb_gate_leave_owned).  Recording is still off (the caller's), so the
- * tail does not move and a writer publishing too writes the same word. */
+/* Give up ownership of cb (the owned mark of rb_own), then, if no other
+ * owner's mark is left and no writer is inside, publish.  A writer that
+ * met the mark left what was reserved to the owners; if it left after the
+ * last owner's look at the gate, either it sees the last mark gone and
+ * publishes itself, or the last owner sees it out here (SEQ_CST on both
+ * sides: rb_gate_leave_owned).  Another owner may still hold the reader
+ * lock and be moving or clearing the buffer: its mark keeps us from
+ * writing.  Recording is still off (the caller's), so the tail does not
+ * move and a writer publishing too writes the same word.  A lock holder
+ * lets go before it unlocks. */
 void rb_let_go(struct rb_cpu *cb)
 {
-	__atomic_fetch_sub(RB_OFF_WORD(cb), (uint64_t)RB_OFF_QUIESCE << 32, __ATOMIC_SEQ_CST);
-	if (G_INSIDE(__atomic_load_n(&cb->gate, __ATOMIC_SEQ_CST)) == 0)
+	uint64_t left = __atomic_sub_fetch(RB_OFF_WORD(cb), (uint64_t)RB_OFF_QUIESCE << 32,
+					   __ATOMIC_SEQ_CST);
+	if (!G_OWNED(left) && G_INSIDE(__atomic_load_n(&cb->gate, __ATOMIC_SEQ_CST)) == 0)
 		rb_publish(cb, __atomic_load_n(&cb->tail, __ATOMIC_RELAXED));
 }
 
 static void rb_let_go_all(struct rb_buffer *b, unsigned lo, unsigned hi, bool unlock)
 {
 	for (unsigned i = lo; i < hi; i++) {
+		rb_let_go(b->cpu[i]);
 		if (unlock)
 			rb_reader_unlock(b->cpu[i]);
-		rb_let_go(b->cpu[i]);
 	}
 }
 
 /* Own cpus [lo, hi) for a resize or reset: recording must be off (the
  * caller's); each CPU is marked owned (RB_OFF_QUIESCE: writers that enter
- * touch nothing but the gate), its writers out, its reader lock ours, and
- * what writers left published.  On error nothing is held: each CPU marked
- * is let go (rb_let_go: published if its writers are out by then). */
+ * touch nothing but the gate), its writers out, its reader lock ours (two
+ * owners of one CPU: the lock decides), and then what writers left
+ * published.  On error nothing is held: each CPU marked is let go
+ * (rb_let_go: published if its writers are out by then and no other owner
+ * is at work). */
 static int rb_own(struct rb_buffer *b, unsigned lo, unsigned hi)
 {
 	for (unsigned i = lo; i < hi; i++) {
@@ -320,13 +329,10 @@ static int rb_own(struct rb_buffer *b, unsigned lo, unsigned hi)
 		}
 		__atomic_fetch_add(RB_OFF_WORD(cb), (uint64_t)RB_OFF_QUIESCE << 32, __ATOMIC_SEQ_CST);
 		int err = 0;
-		if (!rb_writers_out(cb)) {
+		if (!rb_writers_out(cb) || !rb_reader_trylock(cb))
 			err = -RB_EBUSY;
-		} else {
+		else
 			rb_publish(cb, __atomic_load_n(&cb->tail, __ATOMIC_RELAXED));
-			if (!rb_reader_trylock(cb))
-				err = -RB_EBUSY;
-		}
 		if (err) {
 			rb_let_go(cb);
 			rb_let_go_all(b, lo, i, true);
@@ -352,13 +358,14 @@ static int rb_cpu_range(const struct rb_buffer *b, int cpu, unsigned *lo, unsign
 
 /* ---- Resize: the events move into the new pages --------------------------------
  *
- * A quiescer (recording off on the CPU, no writer inside, the reader lock
- * held), so nothing here races: writers that come later see recording off
- * at A and touch only the gate word; the reader and iterators get -RB_EBUSY.
- * The new memory reaches writers through the off word: the ACQUIRE of
- * their A step's load pairs with the RELEASE of the "recording on" that ends the
- * quiescence, so a writer that enters after it reads the new n, slots and
- * pages (it reads none of them before A).  What is unread moves, oldest
+ * An owner (recording off on the CPU, the buffer marked owned, no writer
+ * inside, the reader lock held), so nothing here races: writers that come
+ * later see the mark at A and touch only the gate word; the reader,
+ * iterators and other owners get -RB_EBUSY.  The new memory reaches
+ * writers through the off word: the ACQUIRE of their A step's load pairs
+ * with the RELEASE of the let-go (rb_let_go) and of the "recording on"
+ * that end the quiescence, so a writer that enters after either reads the
+ * new n, slots and pages (it reads none of them before A).  What is unread moves, oldest
  * first, as Linux's ring_buffer_resize keeps it:
  *   - the reader's page, if it holds unread bytes or is the tail page (the
  *     writer still fills it), stays the reader's, cursor and all;

@@ -16,7 +16,9 @@
  * buffer fills up.  A resizer thread resizes one CPU's buffer or all of
  * them every few milliseconds (2 to 2*pages+2 pages, so it grows and
  * shrinks with events in), recording off on them meanwhile, as tracefs
- * does: writes refused then (-RB_EOFF) are not events written.  Every event
+ * does: writes refused then (-RB_EOFF) are not events written.  Now and
+ * then the reader iterates over every CPU without consuming (as `cat
+ * trace`), holding their reader locks a while, so some resizes give up.  Every event
  * carries (writer id, sequence number, checksum).  At the end, with
  * everything drained:
  *   - every event read was intact, each writer's sequence numbers strictly

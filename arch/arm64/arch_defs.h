@@ -225,9 +225,23 @@ ARM64_INLINE uintptr_t arch_cpu_word(struct cpu *c, size_t off)
 }
 
 ARM64_INLINE uint32_t arch_load_pair32(const uint32_t *p, uint32_t *second);
+/* Under clang the LDP at [c, #off] written out, c a register operand and
+ * off an immediate: clang's LDP memory operand ("Q") is a bare base
+ * register, an ADD before each pair (a 64-bit relaxed load instead
+ * costs a LSR, as clang does not fold the shift into TST and ORR).  The
+ * asm reads memory it names no operand for, so it clobbers "memory"
+ * (volatile: one load each call, as arch_load_pair32).  GCC keeps
+ * arch_load_pair32 ("Ump": an LDP at an offset). */
 ARM64_INLINE uint32_t arch_cpu_pair32(struct cpu *c, size_t off, uint32_t *second)
 {
+#ifdef __clang__
+	uint32_t a, b;
+	__asm__ volatile("ldp %w0, %w1, [%2, %3]" : "=r"(a), "=r"(b) : "r"(c), "i"(off) : "memory");
+	*second = b;
+	return a;
+#else
 	return arch_load_pair32((const uint32_t *)((const char *)c + off), second);
+#endif
 }
 
 /* TPIDRRO_EL0 holds the running thread (nothing runs at EL0 here). */

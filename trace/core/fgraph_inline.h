@@ -484,6 +484,13 @@ FGRAPH_INLINE uintptr_t fgraph_return_one_on(struct cpu *c, struct fgraph_ret_re
 	uint32_t ctx;
 	/* nofp: the bit free and tracing alive in one test. */
 	if (nofp ? ftrace_callback_free_on(c, &ctx) : bit && !ftrace_is_dead_on(c)) {
+#ifdef __clang__
+		/* The guard pair's OR made here, where the pair dies: clang kept
+		 * both words to the header (x86-64: one callee-saved register
+		 * more).  GCC makes it here already (arm64 +1 with the asm). */
+		if (nofp)
+			__asm__("" : "+r"(ctx));
+#endif
 		struct fgraph_ret r;
 		fgraph_ret_init(&r, c, f, st, outer, fgraph_ret_regs_value(rr), !nofp,
 				nofp ? ctx : 0);

@@ -1426,6 +1426,26 @@ static void test_off_writer_publishes_nested(void **state)
 }
 
 /*
+ * Events 0, 1 (an outer writer on the fast path) and 2 (a writer nested in
+ * it, level 1, which leaves its publish to the outer one), then the outer
+ * writer's E as far as its leave (rb_end_fast): event 1 published, event 2
+ * not, the tail moved past the outer writer's.
+ */
+static void outer_left_with_nested(struct rb_buffer *b, struct rb_resv *outer)
+{
+	struct rb_cpu *cb = b->cpu[0];
+	uint32_t seq = 1, len = 8;
+	assert_int_equal(put(b, 0, 8), 0);        /* so that the outer writer takes the fast path */
+	must_reserve(b, 8, outer);
+	assert_true(outer->tail != 0);
+	memcpy(outer->data, &seq, 4);
+	memcpy((uint8_t *)outer->data + 4, &len, 4);
+	assert_int_equal(put(b, 2, 8), 0);
+	__atomic_store_n(&cb->commit, outer->commit, __ATOMIC_RELEASE);
+	rb_gate_leave(cb);
+}
+
+/*
  * The same, with a quiescer owning the buffer (its mark, RB_OFF_QUIESCE):
  * the outer writer published its own event and left, found the tail moved
  * by a writer nested in it, and entering again found the buffer owned, so
@@ -1440,16 +1460,8 @@ static void test_owner_publishes_what_writers_left(void **state)
 	struct rb_cpu *cb = b->cpu[0];
 	struct rb_resv outer;
 	struct rb_event ev;
-	uint32_t seq = 1, len = 8;
-	assert_int_equal(put(b, 0, 8), 0);        /* so that the outer writer takes the fast path */
-	must_reserve(b, 8, &outer);
-	assert_true(outer.tail != 0);
-	memcpy(outer.data, &seq, 4);
-	memcpy((uint8_t *)outer.data + 4, &len, 4);
-	assert_int_equal(put(b, 2, 8), 0);                       /* nested: level 1 */
-	/* The outer writer's E as far as its leave (rb_end_fast). */
-	__atomic_store_n(&cb->commit, outer.commit, __ATOMIC_RELEASE);
-	rb_gate_leave(cb);
+	uint32_t seq;
+	outer_left_with_nested(b, &outer);
 	rb_record_off(b);
 	__atomic_fetch_add(RB_OFF_WORD(cb), (uint64_t)RB_OFF_QUIESCE << 32, __ATOMIC_SEQ_CST);
 	rb_end_again(cb);                 /* the tail moved: enter again, find it owned */
@@ -1483,15 +1495,8 @@ static void test_reentry_publishes_under_recording_off(void **state)
 	struct rb_cpu *cb = b->cpu[0];
 	struct rb_resv outer;
 	struct rb_event ev;
-	uint32_t seq = 1, len = 8;
-	assert_int_equal(put(b, 0, 8), 0);        /* so that the outer writer takes the fast path */
-	must_reserve(b, 8, &outer);
-	assert_true(outer.tail != 0);
-	memcpy(outer.data, &seq, 4);
-	memcpy((uint8_t *)outer.data + 4, &len, 4);
-	assert_int_equal(put(b, 2, 8), 0);                       /* nested: level 1 */
-	__atomic_store_n(&cb->commit, outer.commit, __ATOMIC_RELEASE);   /* rb_end_fast */
-	rb_gate_leave(cb);
+	uint32_t seq;
+	outer_left_with_nested(b, &outer);
 	rb_record_off(b);
 	rb_end_again(cb);
 	rb_port_preempt_enable(outer.preempt);

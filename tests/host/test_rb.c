@@ -1391,6 +1391,19 @@ static void test_failed_resize_publishes(void **state)
 	rb_destroy(b);
 }
 
+/* Consume CPU 0's events with sequence numbers first..last, in order,
+ * each whole. */
+static void consume_seqs(struct rb_buffer *b, uint32_t first, uint32_t last)
+{
+	struct rb_event ev;
+	uint32_t seq;
+	for (uint32_t want = first; want <= last; want++) {
+		assert_int_equal(rb_consume(b, 0, &ev), 0);
+		check_body(&ev, &seq);
+		assert_int_equal(seq, want);
+	}
+}
+
 /*
  * A writer that enters while recording is off reserves nothing, but it is
  * inside: writers nested in it after recording came back on are not the
@@ -1407,20 +1420,15 @@ static void test_off_writer_publishes_nested(void **state)
 	struct rb_resv outer;
 	struct rb_event ev;
 	uint64_t g;
-	uint32_t seq;
 	assert_int_equal(put(b, 1, 8), 0);
 	rb_record_off(b);
 	assert_false(rb_reserve_fast(cb, 8, &outer, &g));       /* A: off, inside */
 	rb_record_on(b);
 	assert_int_equal(put(b, 2, 8), 0);                       /* nested: level 1 */
-	assert_int_equal(rb_consume(b, 0, &ev), 0);
-	check_body(&ev, &seq);
-	assert_int_equal(seq, 1);
+	consume_seqs(b, 1, 1);
 	assert_int_equal(rb_consume(b, 0, &ev), -RB_EAGAIN);    /* left to the outer writer */
 	assert_int_equal(rb_reserve_rest(8, g, &outer), -RB_EOFF);
-	assert_int_equal(rb_consume(b, 0, &ev), 0);
-	check_body(&ev, &seq);
-	assert_int_equal(seq, 2);
+	consume_seqs(b, 2, 2);
 	assert_int_equal(G_INSIDE(__atomic_load_n(&cb->gate, __ATOMIC_RELAXED)), 0);
 	rb_destroy(b);
 }
@@ -1460,24 +1468,16 @@ static void test_owner_publishes_what_writers_left(void **state)
 	struct rb_cpu *cb = b->cpu[0];
 	struct rb_resv outer;
 	struct rb_event ev;
-	uint32_t seq;
 	outer_left_with_nested(b, &outer);
 	rb_record_off(b);
 	__atomic_fetch_add(RB_OFF_WORD(cb), (uint64_t)RB_OFF_QUIESCE << 32, __ATOMIC_SEQ_CST);
 	rb_end_again(cb);                 /* the tail moved: enter again, find it owned */
 	assert_int_equal(G_INSIDE(__atomic_load_n(&cb->gate, __ATOMIC_RELAXED)), 0);
-	assert_int_equal(rb_consume(b, 0, &ev), 0);
-	check_body(&ev, &seq);
-	assert_int_equal(seq, 0);
-	assert_int_equal(rb_consume(b, 0, &ev), 0);
-	check_body(&ev, &seq);
-	assert_int_equal(seq, 1);
+	consume_seqs(b, 0, 1);
 	assert_int_equal(rb_consume(b, 0, &ev), -RB_EAGAIN);
 	rb_let_go(cb);
 	rb_record_on(b);
-	assert_int_equal(rb_consume(b, 0, &ev), 0);
-	check_body(&ev, &seq);
-	assert_int_equal(seq, 2);
+	consume_seqs(b, 2, 2);
 	rb_port_preempt_enable(outer.preempt);      /* what rb_commit would end with */
 	rb_destroy(b);
 }
@@ -1494,17 +1494,11 @@ static void test_reentry_publishes_under_recording_off(void **state)
 	struct rb_buffer *b = mk(1, 4 * RB_DATA_SIZE, 0);
 	struct rb_cpu *cb = b->cpu[0];
 	struct rb_resv outer;
-	struct rb_event ev;
-	uint32_t seq;
 	outer_left_with_nested(b, &outer);
 	rb_record_off(b);
 	rb_end_again(cb);
 	rb_port_preempt_enable(outer.preempt);
-	for (uint32_t want = 0; want <= 2; want++) {
-		assert_int_equal(rb_consume(b, 0, &ev), 0);
-		check_body(&ev, &seq);
-		assert_int_equal(seq, want);
-	}
+	consume_seqs(b, 0, 2);
 	assert_int_equal(G_INSIDE(__atomic_load_n(&cb->gate, __ATOMIC_RELAXED)), 0);
 	rb_record_on(b);
 	rb_destroy(b);
@@ -1522,8 +1516,6 @@ static void test_second_owner_writes_nothing(void **state)
 	(void)state;
 	struct rb_buffer *b = mk(1, 4 * RB_DATA_SIZE, 0);
 	struct rb_cpu *cb = b->cpu[0];
-	struct rb_event ev;
-	uint32_t seq;
 	assert_int_equal(put(b, 1, 8), 0);
 	assert_int_equal(put(b, 2, 8), 0);
 	rb_record_off(b);
@@ -1539,11 +1531,33 @@ static void test_second_owner_writes_nothing(void **state)
 	rb_reader_unlock(cb);
 	assert_int_equal(__atomic_load_n(RB_OFF_WORD(cb), __ATOMIC_RELAXED), off);
 	rb_record_on(b);
-	for (uint32_t want = 1; want <= 2; want++) {
-		assert_int_equal(rb_consume(b, 0, &ev), 0);
-		check_body(&ev, &seq);
-		assert_int_equal(seq, want);
+	consume_seqs(b, 1, 2);
+	rb_destroy(b);
+}
+
+/*
+ * The panic path (rb_iter_start_force: other CPUs stopped anywhere) owes
+ * a CPU's publish only where no writer is inside and no resize or reset
+ * owns the buffer: one stopped mid-move may have left the commit word
+ * half-made, and writing it would point readers past what they can read.
+ */
+static void test_forced_iterator_publishes_unless_owned(void **state)
+{
+	(void)state;
+	struct rb_buffer *b = mk(2, 4 * RB_DATA_SIZE, 0);
+	struct rb_iter it;
+	for (unsigned cpu = 0; cpu < 2; cpu++) {
+		rb_host_cpu = cpu;
+		assert_int_equal(put(b, 1, 8), 0);
+		__atomic_store_n(&b->cpu[cpu]->commit, C_MAKE(0, 0), __ATOMIC_RELAXED);  /* left */
 	}
+	rb_host_cpu = 0;
+	struct rb_cpu *owned = b->cpu[1];
+	__atomic_fetch_add(RB_OFF_WORD(owned), (uint64_t)RB_OFF_QUIESCE << 32, __ATOMIC_SEQ_CST);
+	rb_iter_start_force(&it, b);
+	assert_int_equal(__atomic_load_n(&b->cpu[0]->commit, __ATOMIC_RELAXED),
+			 rb_commit_word(b->cpu[0], b->cpu[0]->tail));
+	assert_int_equal(__atomic_load_n(&owned->commit, __ATOMIC_RELAXED), C_MAKE(0, 0));
 	rb_destroy(b);
 }
 
@@ -1907,6 +1921,7 @@ int main(void)
 		cmocka_unit_test_setup(test_owner_publishes_what_writers_left, setup),
 		cmocka_unit_test_setup(test_reentry_publishes_under_recording_off, setup),
 		cmocka_unit_test_setup(test_second_owner_writes_nothing, setup),
+		cmocka_unit_test_setup(test_forced_iterator_publishes_unless_owned, setup),
 		cmocka_unit_test_setup(test_alloc_failure, setup),
 		cmocka_unit_test_setup(test_reset, setup),
 		cmocka_unit_test_setup(test_iterators, setup),

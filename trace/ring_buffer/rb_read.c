@@ -448,10 +448,13 @@ void rb_iter_start_force(struct rb_iter *it, struct rb_buffer *b)
 	for (unsigned i = 0; i < b->ncpus; i++) {
 		struct rb_cpu *cb = b->cpu[i];
 		rb_record_cpu_off(b, i);
-		/* Nobody inside: publish what a writer may have left (a
-		 * quiescer's E step).  Someone inside (stopped mid-write, or
-		 * this CPU's own writer): read up to the commit word only. */
-		if (G_INSIDE(__atomic_load_n(&cb->gate, __ATOMIC_SEQ_CST)) == 0)
+		/* Nobody inside and no owner: publish what a writer may have
+		 * left (a quiescer's E step).  Someone inside (stopped
+		 * mid-write, or this CPU's own writer), or a resize or reset
+		 * stopped mid-work (its mark, RB_OFF_QUIESCE): read up to the
+		 * commit word only. */
+		if (G_INSIDE(__atomic_load_n(&cb->gate, __ATOMIC_SEQ_CST)) == 0 &&
+		    !G_OWNED(__atomic_load_n(RB_OFF_WORD(cb), __ATOMIC_SEQ_CST)))
 			rb_publish(cb, __atomic_load_n(&cb->tail, __ATOMIC_RELAXED));
 		(void)rb_reader_trylock(cb);   /* held or not: the holder is stopped */
 		it->cur[i] = cb->rd;

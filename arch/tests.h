@@ -64,7 +64,9 @@ void arch_test_trash_caller_saved(void);
  * and x18, x86-64 rcx, rsi, rdi, r8-r11) with a distinct value, call
  * `thunk` (made by ARCH_PRESERVING_THUNK), and return a mask of those that
  * changed: bit n for register n (arm64 xn; x86-64 by its encoding: rcx 1,
- * rsi 6, rdi 7, r8-r11 8-11).  0: the thunk kept them all.
+ * rsi 6, rdi 7, r8-r11 8-11).  arm64 also hands the thunk an x30 in x17
+ * (ARCH_CALL_THUNK) and sets bit 30 if x30 does not come back as that.
+ * 0: the thunk kept them all.
  */
 uint64_t arch_test_preserving_call(void (*thunk)(void));
 

@@ -429,10 +429,24 @@ ARM64_INLINE uintptr_t arch_frame_address(void)
  * Register-preserving calls (arch/hooks.h: ARCH_PRESERVING_THUNK,
  * ARCH_CALL_PRESERVING).  The thunk saves x2-x15 and x18, the registers a C
  * call may change that are not fn's return (x0, x1); fn keeps x19-x28 as
- * any C function does.  x16/x17 (a veneer's) and x30 (the bl's) are the
- * call site's clobbers; declaring x30 also makes the compiler set up the
- * caller's frame before the call.  The thunk's frame is a real one (x29,
- * x30 first, with CFI), so a backtrace from inside fn walks through it.
+ * any C function does.  It gives the caller's x30 back too, which the call
+ * site hands over in x17 (`mov x17, x30; bl`): x16/x17 are the call site's
+ * only clobbers, so a caller whose other calls are all such thunks or tail
+ * calls stays a leaf that never saves x30 (no `str x30` / `ldr x30` on its
+ * hot path).  (A linker veneer on the bl would take x16 only; the image is
+ * far below the bl's 128 MB anyway.)  The backtrace: the thunk's frame is
+ * a real one (x29 and the bl's x30 first, with CFI), so a backtrace from
+ * inside fn walks through it into the caller; from there on, the call
+ * site's CFI says the caller's x30 is in x17 (`.cfi_register 30, 17`) and
+ * the thunk's CFI where it saved x17, so the walk goes on to the caller's
+ * caller (gdb's arm64 unwinder takes a frame's pc from the x30 unwound
+ * into it, not from the CFI's return column).  That is true in a caller
+ * that never saves x30, whose x30 is its return address all along: the
+ * callbacks this is for (FTRACE_HOT_NOFP, which call out only through
+ * thunks and tail calls).  A caller that saved x30 and has since called
+ * something else may show a wrong frame above it in such a backtrace
+ * (execution is the same either way; tell the CFI apart by caller would
+ * cost a copy of x30 on every path: __builtin_return_address kept one).
  */
 #define ARCH_PRESERVING_THUNK(fn) \
 	ARM64_THUNK_(fn, #fn "_preserving", ".text." #fn "_preserving", "144", "", "")
@@ -453,7 +467,8 @@ ARM64_INLINE uintptr_t arch_frame_address(void)
 	"	" #op " q4, q5, [sp, #208]\n"                                             \
 	"	" #op " q6, q7, [sp, #240]\n"
 /* Both thunks: name (a string) in section, calling fn, with a frame of
- * `frame` bytes (a string), x2-x15 and x18 at its 144 first, then what
+ * `frame` bytes (a string), x2-x15, the caller's x30 (x17) and x18 at its
+ * 144 first, then what
  * fpsave stores before the call and fpload loads back after it. */
 #define ARM64_THUNK_(fn, name, section, frame, fpsave, fpload)                           \
 	__asm__(".pushsection " section ", \"ax\", %progbits\n"                          \
@@ -475,7 +490,8 @@ ARM64_INLINE uintptr_t arch_frame_address(void)
 		"	stp x10, x11, [sp, #80]\n"                                        \
 		"	stp x12, x13, [sp, #96]\n"                                        \
 		"	stp x14, x15, [sp, #112]\n"                                       \
-		"	str x18, [sp, #128]\n"                                            \
+		"	stp x17, x18, [sp, #128]\n"                                       \
+		"	.cfi_offset 17, 128 - " frame "\n"                                \
 		fpsave                                                                   \
 		"	bl " #fn "\n"                                                     \
 		fpload                                                                   \
@@ -486,12 +502,13 @@ ARM64_INLINE uintptr_t arch_frame_address(void)
 		"	ldp x10, x11, [sp, #80]\n"                                        \
 		"	ldp x12, x13, [sp, #96]\n"                                        \
 		"	ldp x14, x15, [sp, #112]\n"                                       \
-		"	ldr x18, [sp, #128]\n"                                            \
-		"	ldp x29, x30, [sp], #" frame "\n"                                 \
+		"	ldp x30, x18, [sp, #128]\n"                                       \
+		"	ldp x29, x17, [sp], #" frame "\n"                                 \
 		"	.cfi_def_cfa sp, 0\n"                                             \
 		"	.cfi_restore 29\n"                                                \
 		"	.cfi_restore 30\n"                                                \
-		"	ret\n"                                                            \
+		"	.cfi_restore 17\n"                                                \
+		"	ret x17\n"                                                        \
 		"	.cfi_endproc\n"                                                   \
 		".size " name ", . - " name "\n"                                         \
 		".popsection\n")
@@ -509,10 +526,14 @@ ARM64_INLINE uintptr_t arch_frame_address(void)
 	register uintptr_t acp_x2_ __asm__("x2") = acp_v2_;                                   \
 	register uintptr_t acp_x3_ __asm__("x3") = acp_v3_;                                   \
 	register uintptr_t acp_x4_ __asm__("x4") = acp_v4_;                                   \
-	__asm__ volatile("bl " thunk                                              \
+	__asm__ volatile("mov x17, x30\n\t"                                                   \
+			 ".cfi_remember_state\n\t"                                          \
+			 ".cfi_register 30, 17\n\t"                                          \
+			 "bl " thunk "\n\t"                                                   \
+			 ".cfi_restore_state"                                                 \
 			 : "+r"(acp_x0_), "+r"(acp_x1_)                                       \
 			 : "r"(acp_x2_), "r"(acp_x3_), "r"(acp_x4_)                           \
-			 : "x16", "x17", "x30", "cc", "memory");                              \
+			 : "x16", "x17", "cc", "memory");                                     \
 	(struct arch_words2){ acp_x0_, acp_x1_ };                                             \
 })
 

@@ -215,7 +215,8 @@ arm64_st_clobber_fp:
 	end_fn	arm64_st_clobber_fp
 
 /* uint64_t arch_test_preserving_call(void (*thunk)(void)): arch/tests.h.
- * x18 is saved around the test (the thunk's callee is C, which may use it). */
+ * x18 is saved around the test (the thunk's callee is C, which may use it).
+ * x17 holds the x30 the thunk must give back (ARCH_CALL_THUNK's handover). */
 	.globl	arch_test_preserving_call
 	.type	arch_test_preserving_call, %function
 arch_test_preserving_call:
@@ -238,6 +239,7 @@ arch_test_preserving_call:
 	mov	x14, #0x10e
 	mov	x15, #0x10f
 	mov	x18, #0x112
+	mov	x17, #0x11e
 	blr	x16
 	mov	x0, #0
 	cmp	x2, #0x102
@@ -285,6 +287,9 @@ arch_test_preserving_call:
 	cmp	x18, #0x112
 	cset	x1, ne
 	orr	x0, x0, x1, lsl #18
+	cmp	x30, #0x11e
+	cset	x1, ne
+	orr	x0, x0, x1, lsl #30
 	ldr	x18, [sp, #16]
 	ldp	x29, x30, [sp], #32
 	ret

@@ -65,6 +65,10 @@ struct fgraph_ent {
 	struct cpu *cpu;                 /* the CPU running the callback (preemption is off) */
 	unsigned preempt;                /* the traced code's preemption count */
 	bool in_irq;                     /* the call is in an interrupt handler */
+	uint32_t cx;                     /* an _NOFP inlined entry's only
+					  * (FGRAPH_DEFINE_ENTRY_NOFP): this CPU's
+					  * trace_guard | trace_ctx as its guard test
+					  * loaded them, for trace_entry_word_ctx */
 };
 
 struct fgraph_ret {

@@ -299,6 +299,8 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 	fgraph_ent_init(&e, c, ip, parent, fregs, f, below, outer,
 			nofp ? t->preempt_count : depth);
 	fgraph_ent_state(&e, state_off, st, outer);
+	if (nofp)
+		e.cx = ctx;              /* for an _NOFP inlined entry's header */
 	if (!entry) {
 		/* g->entryfunc, any user's: it may read the return address
 		 * from fregs, so C comes after it. */

@@ -165,17 +165,21 @@ GRAPH_UNROLL(ARCH_FTRACE_NARGS)
 static inline __attribute__((always_inline)) bool graph_entry_event(struct cpu *c,
 								    const struct fgraph_ent *e,
 								    uint64_t *data, unsigned nargs,
-								    bool opened)
+								    bool opened, bool has_cx)
 {
 	uint32_t size = sizeof(struct fgraph_ent_entry) + 8 * nargs;
 	struct rb_resv r;
 	uint64_t gate;
 	/* The header before the reservation (as the function tracer's): only
 	 * the word, not the CPU, its thread and the count, lives across it.
-	 * The guard and trace_ctx loaded again as a pair rather than kept
-	 * from the guard's test: x86-64 has no register for them across the
-	 * push. */
-	uint64_t head = trace_entry_word_pinned(c, TRACE_GRAPH_ENT, e->preempt);
+	 * has_cx: the guard and trace_ctx as the _NOFP entry's guard test
+	 * loaded them (e->cx), not loaded again after the push's fence
+	 * (where the arch has registers to spare: ARCH_SPARE_REGS; x86-64
+	 * kept them in a callee-saved register, +1 a call). */
+	uint64_t head = has_cx ? trace_entry_word_ctx(e->cx,
+			(const struct thread *)arch_cpu_word(c, offsetof(struct cpu, current)),
+			TRACE_GRAPH_ENT, e->preempt)
+			       : trace_entry_word_pinned(c, TRACE_GRAPH_ENT, e->preempt);
 	struct rb_cpu *cb = (struct rb_cpu *)arch_cpu_word(c, offsetof(struct cpu, trace_rb));
 	/* The event's time is the call's (one clock read for both). */
 	if (__builtin_expect(rb_reserve_fast_at(cb, size, e->calltime, &r, &gate), 1)) {
@@ -226,7 +230,7 @@ static FTRACE_HOT __attribute__((used)) noipa bool graph_entry_full(uintptr_t fu
 	const struct fsig_capture *cap = fsig_capture_find(func);
 	bool strings = trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR);
 	if (!cap || !(cap->nstack || cap->nref || (strings && cap->strs)))
-		return graph_entry_event(c, e, data, ARCH_FTRACE_NARGS, true);
+		return graph_entry_event(c, e, data, ARCH_FTRACE_NARGS, true, false);
 	uint64_t words[FSIG_MAX_WORDS];
 	uint8_t strs[FSIG_STRS_SIZE(FSIG_MAX_STRS)];
 	for (unsigned i = 0; i < ARCH_FTRACE_NARGS; i++)
@@ -279,9 +283,9 @@ static inline __attribute__((always_inline)) bool graph_entry_record(const struc
 		if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR) || fsig_capture_maybe(e->func))
 			return FTRACE_CALL_COLD(bool, graph_entry_full, e->func, e->fregs, e->calltime,
 					       e->depth | (uint64_t)e->preempt << 32, data);
-		return graph_entry_event(c, e, data, ARCH_FTRACE_NARGS, opened);
+		return graph_entry_event(c, e, data, ARCH_FTRACE_NARGS, opened, false);
 	}
-	return graph_entry_event(c, e, data, 0, opened);
+	return graph_entry_event(c, e, data, 0, opened, false);
 }
 
 /* The entry callback, inlined into the tracer's site callback (below) and
@@ -351,9 +355,10 @@ static inline __attribute__((always_inline)) bool graph_entry_site(const struct 
 		if (inside || filters != FILTER_ARGS || trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR) ||
 		    fsig_capture_maybe(e->func))
 			goto thread;
-		return graph_entry_event(e->cpu, e, data, ARCH_FTRACE_NARGS, false);
+		return graph_entry_event(e->cpu, e, data, ARCH_FTRACE_NARGS, false,
+					 ARCH_SPARE_REGS);
 	}
-	return graph_entry_event(e->cpu, e, data, 0, false);
+	return graph_entry_event(e->cpu, e, data, 0, false, ARCH_SPARE_REGS);
 thread:
 	graph_entry_thread();
 	return true;

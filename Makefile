@@ -157,6 +157,9 @@ TEST_SRCS := tests/guest/test_boot.c tests/guest/test_sched.c tests/guest/test_m
 TEST_SRCS  += tests/guest/test_fgraph_hook.c
 # function_graph's exit event header (issue 23) and its suite.
 TEST_SRCS  += tests/guest/test_graph_exit.c
+# function_graph's site callback after the tracer stopped, and its entry
+# event header (issue 23): their suites.
+TEST_SRCS  += tests/guest/test_graph_stop.c tests/guest/test_graph_entry.c
 # Function signatures from BTF (trace/btf/btf.h, trace/btf/fsig.h) and their suite.
 TRACE_SRCS += trace/btf/btf.c trace/btf/fsig.c
 TEST_SRCS  += tests/guest/test_btf.c tests/guest/btf_twin.c

@@ -231,7 +231,9 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 	unsigned bit = nofp ? 0 : ftrace_recursion_take_on(c, 0);
 	if (nofp ? !ftrace_callback_free_on(c, &ctx) : !bit || ftrace_is_dead_on(c))
 		goto out;
-	if (!(op->flags & FTRACE_OPS_FL_ENABLED))
+	/* An _NOFP inlined entry refuses the calls of a user being
+	 * unregistered itself (FGRAPH_DEFINE_ENTRY_NOFP). */
+	if (!(nofp && entry) && !(op->flags & FTRACE_OPS_FL_ENABLED))
 		goto out;
 	struct fgraph_ops *g = (struct fgraph_ops *)((char *)op -
 						     __builtin_offsetof(struct fgraph_ops, ops));
@@ -692,7 +694,10 @@ FGRAPH_INLINE uintptr_t fgraph_sled_exit_solo(struct cpu *c, struct fgraph_ret_r
 /* The same as FTRACE_HOT_NOFP (trace/core/ftrace.h): for an entry callback that
  * touches no FP/SIMD register and calls no traced function, whose user sets
  * FTRACE_OPS_FL_NOFP in ops.flags; tools/check-nofp.py proves it at build
- * time. */
+ * time.  The callback does not test the ops' FTRACE_OPS_FL_ENABLED: `entry`
+ * must refuse (return false) the calls that reach it from the moment its
+ * user starts to unregister (function_graph.c: FILTER_OFF, a bit of a word
+ * it tests anyway). */
 #define FGRAPH_DEFINE_ENTRY_NOFP(name, entry)                                        \
 	FGRAPH_DEFINE_ENTRY_AS(FTRACE_HOT_NOFP, name, entry, true)
 

@@ -66,6 +66,10 @@ static unsigned graph_filters __attribute__((section(".bss.graph_filters")));
 #define FILTER_NOTRACE  2u
 #define FILTER_DEPTH    4u               /* max_graph_depth is not 0 */
 #define FILTER_ARGS     8u               /* funcgraph-args is on (graph_flag_changed) */
+#define FILTER_OFF      16u              /* the tracer is stopping or stopped
+					  * (graph_stop, graph_start): the entry
+					  * refuses every call; its site callback
+					  * tests no ops flag (FGRAPH_DEFINE_ENTRY_NOFP) */
 static struct mutex graph_mutex = MUTEX_INIT;
 unsigned max_graph_depth;                 /* 0: no limit; graph_set_max_depth */
 
@@ -304,6 +308,8 @@ static inline __attribute__((always_inline)) bool graph_entry_inline(const struc
 	data[0] = 0;
 	unsigned filters = arch_load_relaxed32(&graph_filters);
 	if (__builtin_expect(inside | filters, 0)) {
+		if (filters & FILTER_OFF)
+			return false;
 		unsigned max = __atomic_load_n(&max_graph_depth, __ATOMIC_RELAXED);
 		if (max && e->depth >= max)
 			return false;
@@ -365,7 +371,9 @@ thread:
 }
 
 /* What a site whose only graph user is the tracer calls (its trampoline
- * saves no FP/SIMD register: nothing on this path touches one).  Under
+ * saves no FP/SIMD register: nothing on this path touches one).  It tests
+ * no ops flag: FILTER_OFF, one bit of the word the entry tests anyway,
+ * refuses the calls that reach it while the tracer stops.  Under
  * INSTR=xray the entry may need the trace stack's rules, which ask the
  * users through their entryfunc pointers (frame_enter): fgraph_enter_one
  * reaches them through tstack_entry's FP-saving thunk (CALL_FPSAVING_VOID),
@@ -524,11 +532,17 @@ static int graph_start(void)
 			trace_boot_globs_apply(k ? "ftrace_graph_notrace" : "ftrace_graph_filter",
 					       boot_graph[k], k == 1, graph_set_hash);
 	boot_graph[0] = boot_graph[1] = NULL;
+	/* Before the sites reach the entry, as the ops' ENABLED flag is set
+	 * before its sites are patched. */
+	__atomic_fetch_and(&graph_filters, ~FILTER_OFF, __ATOMIC_RELAXED);
 	return register_fgraph(&graph_fgraph_ops);
 }
 
 static void graph_stop(void)
 {
+	/* Before the sites are moved away, as the ops' ENABLED flag is
+	 * cleared before: calls meanwhile are refused (graph_entry_inline). */
+	__atomic_fetch_or(&graph_filters, FILTER_OFF, __ATOMIC_RELAXED);
 	unregister_fgraph(&graph_fgraph_ops);
 }
 

@@ -152,9 +152,12 @@ static inline __attribute__((always_inline)) void graph_entry_fields(uint64_t he
 	struct fgraph_ent_entry *ev = data;
 	__builtin_memcpy(&ev->ent, &head, 8);
 	ev->func = e->func;
-	/* depth, nargs and strs (0): one little-endian word, one store. */
-	uint64_t dn = e->depth | (uint64_t)nargs << 32;
-	__builtin_memcpy(&ev->depth, &dn, 8);
+	/* depth, then nargs and strs (0) as one 32-bit store: GCC made the
+	 * 64-bit word of the two a zero-extension and a store (arm64: the
+	 * args event's copy came out 4 instructions longer). */
+	ev->depth = e->depth;
+	uint32_t ns = nargs;
+	__builtin_memcpy(&ev->nargs, &ns, 4);
 GRAPH_UNROLL(ARCH_FTRACE_NARGS)
 	for (unsigned i = 0; i < nargs; i++)
 		ev->args[i] = ftrace_regs_get_argument(e->fregs, i);

@@ -17,6 +17,10 @@
 #include "patch/tramp.h"
 
 #include "tests/guest/ftrace_harness.h"
+#include "tests/guest/irq_probe.h"
+#include "trace/core/fgraph.h"
+#include "trace/global_ops.h"
+#include "trace/options.h"
 #include "trace/ring_buffer/ring_buffer.h"
 #include "trace/trace.h"
 
@@ -164,4 +168,51 @@ void pool_release(struct ftrace_ops *fill, unsigned n)
 	for (unsigned i = 0; i < n; i++)
 		EXPECT_EQ(unregister_ftrace_function(&fill[i]), 0);
 	free(fill);
+}
+
+static bool graph_other_entry(const struct fgraph_ent *e, struct fgraph_ops *g, uint64_t *data)
+{
+	return true;
+}
+
+static void graph_other_exit(const struct fgraph_ret *r, struct fgraph_ops *g, uint64_t *data) { }
+
+#define GRAPH_HEADERS_MAX 16
+
+void graph_headers_exact(uint16_t type, void (*leaf)(int), const char *name)
+{
+	static struct fgraph_ops other = { .entryfunc = graph_other_entry,
+					   .retfunc = graph_other_exit, .idx = -1 };
+	char filter[96];
+	size_t len = strlen(name);
+	ASSERT_TRUE(len < 48);
+	memcpy(filter, name, len);
+	strcpy(filter + len, " irq_probe_work irq_probe_spin");
+	thread_migrate(current_thread(), 0);
+	/* EXPECT only: every path ends in the cleanup below. */
+	EXPECT_EQ(trace_filter_set(false, filter, true), 0);
+	EXPECT_EQ(trace_opt_set("funcgraph-irqs"), 0);
+	EXPECT_EQ(tracer_set("function_graph"), 0);    /* clears the buffer */
+	unsigned pc0 = current_thread()->preempt_count;
+	header_state_calls(leaf);                       /* the tracer's own paths */
+	EXPECT_EQ(ftrace_set_filter(&other.ops, name, true), 0);
+	bool listed = register_fgraph(&other) == 0;
+	EXPECT_TRUE(listed);
+	header_state_calls(leaf);                       /* the several users' paths */
+	if (listed)
+		EXPECT_EQ(unregister_fgraph(&other), 0);
+	EXPECT_EQ(irq_probe_run(current_thread()), 1);  /* irq_probe_work in the tick */
+
+	struct trace_entry h[GRAPH_HEADERS_MAX], q[GRAPH_HEADERS_MAX];
+	unsigned n = events_headers(type, (uintptr_t)leaf, h, GRAPH_HEADERS_MAX);
+	unsigned m = events_headers(type, (uintptr_t)irq_probe_work, q, GRAPH_HEADERS_MAX);
+	tracer_set("nop");
+	trace_filter_set(false, "", true);
+	thread_migrate(current_thread(), -1);
+
+	int pid = (int)current_thread()->tid;
+	ASSERT_EQ(n, 2u * HEADER_STATES);
+	for (unsigned i = 0; i < n; i++)
+		header_state_check(&h[i], i % HEADER_STATES, pc0, pid);
+	header_hardirq_check(q, m, pid);                /* from the timer interrupt */
 }

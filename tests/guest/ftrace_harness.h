@@ -71,6 +71,16 @@ void header_state_check(const struct trace_entry *h, unsigned k, unsigned pc0, i
  * left it). */
 void header_hardirq_check(const struct trace_entry *q, unsigned m, int pid);
 
+/* The graph suites' whole-header check (graph_entry, graph_exit): with
+ * function_graph on `leaf` (named `name`) and the timer's irq_probe_work,
+ * header_state_calls(leaf) through the tracer's own site callback and
+ * return, again with a second graph user on leaf (the several users'
+ * entry and return), and one irq_probe_work in the tick; then every
+ * header of `type` (TRACE_GRAPH_ENT or TRACE_GRAPH_RET) written for leaf
+ * checked by header_state_check, and irq_probe_work's by
+ * header_hardirq_check.  On CPU 0; leaves the tracer nop, no filter. */
+void graph_headers_exact(uint16_t type, void (*leaf)(int), const char *name);
+
 /* Take every slot of the trampoline pool with empty ops filtered on
  * `filter`, so that the next ops finds none: *fill_out holds the *n_out
  * registered ones (the one that found the pool empty is unregistered

@@ -52,6 +52,7 @@ TEST_CASE(graph_stop, stopped_callback_refuses_the_call)
 	ASSERT_EQ(rb_iter_start(&it, trace_buffer, RB_ALL_CPUS), 0);
 	while (rb_iter_next(&it, &ev) == 0)
 		events++;
+	rb_iter_end(&it);
 	rb_record_on(trace_buffer);
 	EXPECT_EQ(*ftrace_regs_return_slot(&fr), GS_PARENT);
 	EXPECT_EQ(top_after, top);

@@ -199,6 +199,13 @@ ARM64_INLINE uintptr_t fgraph_ret_regs_sp(const struct fgraph_ret_regs *r)
 	return (uintptr_t)(r + 1);
 }
 
+/* The struct the return hook saved for a function entered at sp
+ * (fgraph_ret_regs_sp's inverse): it ends there. */
+ARM64_INLINE struct fgraph_ret_regs *fgraph_ret_regs_of_sp(uintptr_t sp)
+{
+	return (struct fgraph_ret_regs *)sp - 1;
+}
+
 #define ARM64_DAIF_I (1ul << 7)    /* PSTATE.I: IRQs masked */
 
 ARM64_INLINE struct cpu *arch_this_cpu(void)

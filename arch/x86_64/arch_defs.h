@@ -245,6 +245,13 @@ ARCH_INLINE uintptr_t fgraph_ret_regs_sp(const struct fgraph_ret_regs *r)
 	return (uintptr_t)&r->hook;
 }
 
+/* The struct the return hook saved for a function entered at sp
+ * (fgraph_ret_regs_sp's inverse): its hook word is at sp. */
+ARCH_INLINE struct fgraph_ret_regs *fgraph_ret_regs_of_sp(uintptr_t sp)
+{
+	return (struct fgraph_ret_regs *)(sp - __builtin_offsetof(struct fgraph_ret_regs, hook));
+}
+
 /* struct cpu's first field is a self pointer (boot/cpu.h), so %gs:0 is it. */
 ARCH_INLINE struct cpu *arch_this_cpu(void)
 {

@@ -130,7 +130,11 @@ typedef uintptr_t (*fgraph_return_t)(struct fgraph_ret_regs *rr, struct fgraph_s
 #ifdef BT_INSTR_XRAY
 typedef uintptr_t (*fgraph_solo_return_t)(struct fgraph_ret_regs *rr, uintptr_t at, uintptr_t sp);
 #else
-typedef uintptr_t (*fgraph_solo_return_t)(struct fgraph_ret_regs *rr);
+/* retval: the function's return value (x0 / rax); sp: the SP it was
+ * entered with, where the hook's struct fgraph_ret_regs ends
+ * (fgraph_ret_regs_of_sp, arch_defs.h): in registers, so that the common
+ * path neither loads the one nor computes the other from the struct. */
+typedef uintptr_t (*fgraph_solo_return_t)(uint64_t retval, uintptr_t sp);
 #endif
 
 struct fgraph_ops {

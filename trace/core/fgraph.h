@@ -63,6 +63,7 @@ struct fgraph_ent {
 	const uint32_t *task_state;      /* in an interrupt: the thread's word (read only);
 					  * else = state */
 	struct cpu *cpu;                 /* the CPU running the callback (preemption is off) */
+	struct thread *thread;           /* its current thread (cpu->current) */
 	unsigned preempt;                /* the traced code's preemption count */
 	bool in_irq;                     /* the call is in an interrupt handler */
 };
@@ -79,6 +80,7 @@ struct fgraph_ret {
 					  * (at most FGRAPH_OVERRUN_MAX) */
 	uint32_t *state;
 	struct cpu *cpu;                 /* the CPU running the callback (preemption is off) */
+	struct thread *thread;           /* its current thread (cpu->current) */
 	unsigned preempt;                /* the traced code's preemption count */
 	unsigned raised;                 /* 1: the core raised the running thread's
 					  * count for the callback, else 0 (preempt is the

@@ -370,16 +370,20 @@ FGRAPH_INLINE uint64_t *fgraph_top_min(struct fgraph_stack *st)
  * return path raised the running thread's preemption count for the
  * callback, else 0 (the traced code's count is the thread's less that);
  * cx: with raised 0, the guard pair's OR as the path loaded it
- * (ftrace_callback_free_on), else unread. */
-FGRAPH_INLINE void fgraph_ret_init(struct fgraph_ret *r, struct cpu *c, const uint64_t *f,
-				   struct fgraph_stack *st, struct fgraph_stack *outer,
-				   uint64_t retval, unsigned raised, uint32_t cx)
+ * (ftrace_callback_free_on), else unread; t: c's current thread, as the
+ * path loaded it for the stack (kept, not loaded again after the barriers
+ * in between). */
+FGRAPH_INLINE void fgraph_ret_init(struct fgraph_ret *r, struct cpu *c, struct thread *t,
+				   const uint64_t *f, struct fgraph_stack *st,
+				   struct fgraph_stack *outer, uint64_t retval, unsigned raised,
+				   uint32_t cx)
 {
 	r->cpu = c;
+	r->thread = t;
 	r->raised = raised;
 	if (!raised)
 		r->cx = cx;
-	r->preempt = c->current->preempt_count - raised;
+	r->preempt = t->preempt_count - raised;
 	r->func = f[FR_FUNC];
 	r->parent = f[FR_RET];
 	r->retval = retval;
@@ -400,7 +404,7 @@ FGRAPH_INLINE void fgraph_ret_init(struct fgraph_ret *r, struct cpu *c, const ui
  * there anyway). */
 FGRAPH_INLINE unsigned fgraph_ret_preempt(const struct fgraph_ret *r)
 {
-	return r->cpu->current->preempt_count - r->raised;
+	return r->thread->preempt_count - r->raised;
 }
 
 /* r->state for g, the user whose exit callback r is for (the word of g's
@@ -474,7 +478,7 @@ FGRAPH_INLINE uintptr_t fgraph_frame_pop_min(struct cpu *c, struct fgraph_stack 
  * and base is not read), in trampoline text (not preempted); raises the
  * preemption count for exitfn unless nofp (fgraph.h).
  */
-FGRAPH_INLINE uintptr_t fgraph_return_one_on(struct cpu *c, uint64_t retval,
+FGRAPH_INLINE uintptr_t fgraph_return_one_on(struct cpu *c, struct thread *t, uint64_t retval,
 					     struct fgraph_stack *st, struct fgraph_stack *outer,
 					     uint64_t *f, unsigned base, struct fgraph_ops *g,
 					     fgraph_ret_t exitfn, bool nofp, bool min)
@@ -493,7 +497,7 @@ FGRAPH_INLINE uintptr_t fgraph_return_one_on(struct cpu *c, uint64_t retval,
 			__asm__("" : "+r"(ctx));
 #endif
 		struct fgraph_ret r;
-		fgraph_ret_init(&r, c, f, st, outer, retval, !nofp,
+		fgraph_ret_init(&r, c, t, f, st, outer, retval, !nofp,
 				nofp ? ctx : 0);
 		r.state = &st->state[g->idx];
 		exitfn(&r, g, &f[FR_HEADER + FB_DATA]);               /* D */
@@ -513,7 +517,8 @@ FGRAPH_INLINE uintptr_t fgraph_return_one(struct fgraph_ret_regs *rr, struct fgr
 					  struct fgraph_ops *g, fgraph_ret_t exitfn, bool nofp)
 {
 	/* FTRACE_HOT: not preempted, so this CPU stays ours. */
-	return fgraph_return_one_on(arch_this_cpu(), fgraph_ret_regs_value(rr), st, outer,
+	struct cpu *c = arch_this_cpu();
+	return fgraph_return_one_on(c, c->current, fgraph_ret_regs_value(rr), st, outer,
 				    &st->w[base], base, g, exitfn, nofp, false);
 }
 
@@ -543,7 +548,8 @@ FGRAPH_INLINE uintptr_t fgraph_return_solo(struct cpu *c, uint64_t retval, uintp
 					   struct fgraph_ops *g, fgraph_ret_t exitfn, bool irq)
 {
 	/* current is set: a frame was pushed (fgraph_enter_one). */
-	struct fgraph_stack *outer = NULL, *st = c->current->ret_stack;
+	struct thread *t = c->current;
+	struct fgraph_stack *outer = NULL, *st = t->ret_stack;
 	if (irq) {
 		outer = st;                  /* as fgraph_context_stack says */
 		st = outer ? CALL_PRESERVING(struct fgraph_stack *, fgraph_irq_stack, c) : NULL;
@@ -553,7 +559,7 @@ FGRAPH_INLINE uintptr_t fgraph_return_solo(struct cpu *c, uint64_t retval, uintp
 	uint64_t *f = fgraph_top_min(st);
 	if (__builtin_expect(f[FR_MIN - 1] != g->frame_tag || f[FR_SP] != sp, 0))
 		return fgraph_return_fpsaving(fgraph_ret_regs_of_sp(sp));
-	return fgraph_return_one_on(c, retval, st, outer, f, 0, g, exitfn, true, true);
+	return fgraph_return_one_on(c, t, retval, st, outer, f, 0, g, exitfn, true, true);
 }
 
 /* ftrace_sled_exit (fgraph.h) through its FP-saving thunk (arch/ARCH/
@@ -613,7 +619,7 @@ FGRAPH_INLINE uintptr_t fgraph_sled_exit_solo(struct cpu *c, struct fgraph_ret_r
 		return 0;                    /* no frame: the rules would do nothing */
 	uint64_t *f = fgraph_top_min(st);
 	if (fgraph_sled_frame_is(f, g, at, sp, irq ? c->irq_depth : 0))
-		return fgraph_return_one_on(c, fgraph_ret_regs_value(rr), st, outer, f, 0, g,
+		return fgraph_return_one_on(c, t, fgraph_ret_regs_value(rr), st, outer, f, 0, g,
 					    exitfn, true, true);
 	return ftrace_sled_exit_fpsaving(rr, at, sp);
 }

@@ -360,10 +360,14 @@ ARCH_INLINE uint32_t arch_irqs_disabled_or(unsigned shift, uint32_t k)
 	return (shift >= 9 ? i << (shift - 9) : i >> (9 - shift)) ^ (1u << shift | k);
 }
 
-/* GCC's select (cmp, cmova with the 15 in a register) is what x86-64 has. */
+/* v above 15 made 15 by a branch around a MOV: on the common path (a
+ * count up to 15) a compare and a taken branch, where GCC's select takes
+ * three (the 15 moved into a register, cmp, cmova). */
 ARCH_INLINE uint64_t arch_min15_or(uint64_t w, unsigned shift, uint32_t v)
 {
-	return w | (uint64_t)(v > 15 ? 15 : v) << shift;
+	uint64_t x = v;              /* widened where it is loaded (movl) */
+	__asm__("cmpq $15, %0\n\tjbe 1f\n\tmovl $15, %k0\n1:" : "+r"(x) : : "cc");
+	return w | x << shift;
 }
 
 ARCH_INLINE void arch_cpu_relax(void)

@@ -86,6 +86,8 @@ struct arch_words2 {
  *                                          of c (from arch_cpu_pinned), one load
  *                                          (x86-64: GS-relative, so no register
  *                                          holds c); a word only this CPU writes
+ * uint32_t arch_cpu_u32(struct cpu *c, size_t off);  the same for a 32-bit
+ *                                          word (4-aligned)
  * uint32_t arch_cpu_pair32(struct cpu *c, size_t off, uint32_t *second);
  *                                          arch_load_pair32 of the words at
  *                                          offset off (8-aligned) of c

@@ -231,6 +231,11 @@ ARM64_INLINE uintptr_t arch_cpu_word(struct cpu *c, size_t off)
 	return *(const uintptr_t *)((const char *)c + off);
 }
 
+ARM64_INLINE uint32_t arch_cpu_u32(struct cpu *c, size_t off)
+{
+	return *(const uint32_t *)((const char *)c + off);
+}
+
 ARM64_INLINE uint32_t arch_load_pair32(const uint32_t *p, uint32_t *second);
 /* Under clang the LDP at [c, #off] written out, c a register operand and
  * off an immediate: clang's LDP memory operand ("Q") is a bare base

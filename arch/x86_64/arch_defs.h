@@ -278,6 +278,14 @@ ARCH_INLINE uintptr_t arch_cpu_word(struct cpu *c, size_t off)
 	return v;
 }
 
+ARCH_INLINE uint32_t arch_cpu_u32(struct cpu *c, size_t off)
+{
+	uint32_t v;
+	(void)c;
+	__asm__("movl %%gs:%c1, %0" : "=r"(v) : "i"(off));
+	return v;
+}
+
 /* The first word volatile (read where the caller reads it), the second
  * plain, as arch_load_pair32.  Under clang the second is volatile too:
  * clang kept it from a callback's first pair to its header in a

@@ -547,8 +547,10 @@ uintptr_t fgraph_return_fpsaving(struct fgraph_ret_regs *rr);
 FGRAPH_INLINE uintptr_t fgraph_return_solo(struct cpu *c, uint64_t retval, uintptr_t sp,
 					   struct fgraph_ops *g, fgraph_ret_t exitfn, bool irq)
 {
-	/* current is set: a frame was pushed (fgraph_enter_one). */
-	struct thread *t = c->current;
+	/* current is set: a frame was pushed (fgraph_enter_one).  c from
+	 * arch_cpu_pinned: x86-64 reads its words GS-relative, no register
+	 * holds it. */
+	struct thread *t = (struct thread *)arch_cpu_word(c, offsetof(struct cpu, current));
 	struct fgraph_stack *outer = NULL, *st = t->ret_stack;
 	if (irq) {
 		outer = st;                  /* as fgraph_context_stack says */
@@ -671,8 +673,8 @@ FGRAPH_INLINE uintptr_t fgraph_sled_exit_solo(struct cpu *c, struct fgraph_ret_r
 	}                                                                            \
 	static FTRACE_HOT_NOFP uintptr_t name##_solo(uint64_t retval, uintptr_t sp)      \
 	{                                                                            \
-		struct cpu *c = arch_this_cpu();                                     \
-		if (__builtin_expect(c->irq_depth != 0, 0))                          \
+		struct cpu *c = arch_cpu_pinned();                                   \
+		if (__builtin_expect(arch_cpu_u32(c, offsetof(struct cpu, irq_depth)) != 0, 0)) \
 			return name##_solo_irq(retval, sp);                           \
 		return fgraph_return_solo(c, retval, sp, &(user), exitfn, false);     \
 	}

@@ -412,7 +412,9 @@ static inline __attribute__((always_inline)) void graph_return_inline(const stru
 	 * rb_reserve_fast), so that the compiler does not join them. */
 	struct rb_resv r;
 	uint64_t gate;
-	if (__builtin_expect(rb_reserve_fast_at(c->trace_rb, sizeof(struct fgraph_ret_entry),
+	/* GS-relative on x86-64 (c from arch_cpu_pinned on the solo return). */
+	struct rb_cpu *cb = (struct rb_cpu *)arch_cpu_word(c, offsetof(struct cpu, trace_rb));
+	if (__builtin_expect(rb_reserve_fast_at(cb, sizeof(struct fgraph_ret_entry),
 						ret->rettime, &r, &gate), 1)) {
 		graph_exit_fields(ret, head, r.data);
 		rb_commit_fast(&r);

@@ -86,6 +86,8 @@ struct arch_words2 {
  *                                          of c (from arch_cpu_pinned), one load
  *                                          (x86-64: GS-relative, so no register
  *                                          holds c); a word only this CPU writes
+ * uint32_t arch_cpu_u32(struct cpu *c, size_t off);  the same for a 32-bit
+ *                                          word (4-aligned)
  * uint32_t arch_cpu_pair32(struct cpu *c, size_t off, uint32_t *second);
  *                                          arch_load_pair32 of the words at
  *                                          offset off (8-aligned) of c
@@ -536,9 +538,10 @@ void arch_ftrace_regs_list_caller(void);
  * struct fgraph_ret_regs (arch_defs.h: the return registers) placed so that
  * its end is the SP the function was entered with, as
  * ftrace_regs_get_stack_pointer() gave it at entry (fgraph_ret_regs_sp()
- * computes it from the struct's address), calls fgraph_hook_return(&regs)
- * when it is set (the one user's FTRACE_HOT_NOFP solo_return: then the
- * FP/SIMD return registers need no saving) or else fgraph_return(&regs)
+ * computes it from the struct's address, fgraph_ret_regs_of_sp() the
+ * struct from it), calls fgraph_hook_return(return value, entry SP) when
+ * it is set (the one user's FTRACE_HOT_NOFP solo_return: then the FP/SIMD
+ * return registers need no saving) or else fgraph_return(&regs)
  * (trace/core/fgraph_hooks.h), either of which returns the
  * original return address, restores the return-value registers and jumps
  * there.  Registers the caller may expect preserved across a call are never

@@ -241,6 +241,7 @@ struct thread *thread_create(const char *name, int (*fn)(void *), void *arg, int
 		panic("thread_create(%s): no CPU %d", name, cpu);
 	t->tid = __atomic_fetch_add(&next_tid, 1, __ATOMIC_RELAXED);
 	t->entry_pid = (uint64_t)t->tid << 32 | THREAD_ENTRY_TYPE;
+	t->ret_pid = (uint64_t)t->tid << 32 | THREAD_RET_TYPE;
 	strncpy(t->name, name, sizeof(t->name) - 1);
 	t->state = THREAD_RUNNABLE;
 	t->pinned = cpu;
@@ -440,6 +441,7 @@ void sched_init_cpu(void)
 	idle->pinned = (int)c->id;
 	idle->cpus_seen = 1u << c->id;
 	idle->entry_pid = THREAD_ENTRY_TYPE;      /* tid 0 */
+	idle->ret_pid = THREAD_RET_TYPE;
 	c->idle = idle;
 	arch_set_current(c, idle);
 	/* After current is set: the heap's lock uses it. */

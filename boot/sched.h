@@ -40,6 +40,8 @@ struct waitq {
 
 /* The common_type in every thread's entry_pid: TRACE_FN (trace/trace.h checks). */
 #define THREAD_ENTRY_TYPE 1u
+/* The common_type in every thread's ret_pid: TRACE_GRAPH_RET (trace/trace.h checks). */
+#define THREAD_RET_TYPE 10u
 
 struct thread {
 	void *sp;                        /* saved stack pointer; owner CPU, in switch */
@@ -50,6 +52,10 @@ struct thread {
 	 * ORs it in as loaded and only other types flip the type's bits.
 	 * Written once, with tid (the idle threads' tid is 0). */
 	uint64_t entry_pid;
+	/* tid << 32 | THREAD_RET_TYPE: the same with function_graph's exit
+	 * event's type (trace_entry_word_ret), whose type no single-instruction
+	 * immediate of arm64's joins.  Written once, with tid. */
+	uint64_t ret_pid;
 	char name[24];                   /* written once */
 	int state;                       /* enum thread_state; atomic */
 	int on_cpu;                      /* 1 while its stack is in use by a CPU; atomic */

@@ -183,14 +183,15 @@ void tracer_flags_changed(void);
  * (this one, stable: preemption off) by thread t (c's current), as one
  * little-endian 8-byte word: type, flags, preempt count (the traced
  * code's, capped at 15 as Linux does), pid (idle threads have tid 0; the
- * thread keeps it shifted into place, with TRACE_FN's type: entry_pid).  cx is
+ * thread keeps it shifted into place, with TRACE_FN's type: entry_pid;
+ * trace_entry_word_ret: ret_pid, with TRACE_GRAPH_RET's).  cx is
  * c->trace_guard | c->trace_ctx (a caller that has loaded the pair
  * passes it: ftrace_callback_free_on).  trace_entry_word_on loads it;
  * trace_entry_fill_on stores the word at e in one store.  Inline: they
  * are on every traced call's path.  The layout is Linux's struct
  * trace_entry (include/linux/trace_events.h). */
 static inline __attribute__((always_inline)) uint64_t
-trace_entry_word_ctx(uint32_t cx, const struct thread *t, uint16_t type, unsigned preempt_depth)
+trace_entry_word_pidw(uint32_t cx, const uint64_t *pidw, uint16_t flip, unsigned preempt_depth)
 {
 	_Static_assert(sizeof(struct trace_entry) == 8 && offsetof(struct trace_entry, pid) == 4,
 		       "one little-endian word");
@@ -206,16 +207,32 @@ trace_entry_word_ctx(uint32_t cx, const struct thread *t, uint16_t type, unsigne
 	 * ones are joined in 32 bits, so that the word is widened once (each
 	 * widened alone costs arm64 a UBFIZ), and then to the pid word, into
 	 * which the count goes last (arm64's BFI writes the register the
-	 * join made: no copy of the pid word).  The pid word carries
-	 * TRACE_FN's type already (boot/sched.h, THREAD_ENTRY_TYPE): the
-	 * join is an XOR, which flips it into `type` (nothing for TRACE_FN)
-	 * and is an OR everywhere else (the flags' bits are 0 in the word). */
+	 * join made: no copy of the pid word).  The pid word *pidw carries a
+	 * type already (boot/sched.h: entry_pid TRACE_FN's, ret_pid
+	 * TRACE_GRAPH_RET's): the join is an XOR, which flips it by `flip`
+	 * into the event's (nothing when it is the word's) and is an OR
+	 * everywhere else (the flags' bits are 0 in the word). */
 	_Static_assert(TRACE_FLAG_IRQS_OFF == 1, "bit 16 of the word");
-	_Static_assert(THREAD_ENTRY_TYPE == TRACE_FN, "boot/sched.h");
 	uint32_t flags = (cx & (TRACE_CTX_HARDIRQ | CPU_NEED_RESCHED << 16)) |
-			 arch_irqs_disabled_or(16, type ^ THREAD_ENTRY_TYPE);
-	uint64_t w = arch_min15_or(t->entry_pid ^ flags, 24, preempt_depth);
+			 arch_irqs_disabled_or(16, flip);
+	uint64_t w = arch_min15_or(*pidw ^ flags, 24, preempt_depth);
 	return w;
+}
+
+static inline __attribute__((always_inline)) uint64_t
+trace_entry_word_ctx(uint32_t cx, const struct thread *t, uint16_t type, unsigned preempt_depth)
+{
+	_Static_assert(THREAD_ENTRY_TYPE == TRACE_FN, "boot/sched.h");
+	return trace_entry_word_pidw(cx, &t->entry_pid, type ^ THREAD_ENTRY_TYPE, preempt_depth);
+}
+
+/* The same for TRACE_GRAPH_RET, from the thread's ret_pid: no type to
+ * join (arm64: 10 ^ 1 is no logical immediate, a MOV and an ORR). */
+static inline __attribute__((always_inline)) uint64_t
+trace_entry_word_ret(uint32_t cx, const struct thread *t, unsigned preempt_depth)
+{
+	_Static_assert(THREAD_RET_TYPE == TRACE_GRAPH_RET, "boot/sched.h");
+	return trace_entry_word_pidw(cx, &t->ret_pid, 0, preempt_depth);
 }
 
 static inline __attribute__((always_inline)) uint64_t

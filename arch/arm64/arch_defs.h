@@ -200,6 +200,13 @@ ARM64_INLINE uintptr_t fgraph_ret_regs_sp(const struct fgraph_ret_regs *r)
 	return (uintptr_t)(r + 1);
 }
 
+/* The struct the return hook saved for a function entered at sp
+ * (fgraph_ret_regs_sp's inverse): it ends there. */
+ARM64_INLINE struct fgraph_ret_regs *fgraph_ret_regs_of_sp(uintptr_t sp)
+{
+	return (struct fgraph_ret_regs *)sp - 1;
+}
+
 #define ARM64_DAIF_I (1ul << 7)    /* PSTATE.I: IRQs masked */
 
 ARM64_INLINE struct cpu *arch_this_cpu(void)
@@ -223,6 +230,11 @@ ARM64_INLINE struct cpu *arch_cpu_pinned(void)
 ARM64_INLINE uintptr_t arch_cpu_word(struct cpu *c, size_t off)
 {
 	return *(const uintptr_t *)((const char *)c + off);
+}
+
+ARM64_INLINE uint32_t arch_cpu_u32(struct cpu *c, size_t off)
+{
+	return *(const uint32_t *)((const char *)c + off);
 }
 
 ARM64_INLINE uint32_t arch_load_pair32(const uint32_t *p, uint32_t *second);

@@ -12,7 +12,8 @@
  * (trace/core/fgraph_hooks.h), the one user's FTRACE_HOT_NOFP
  * solo_return, which touches no FP/SIMD register (anything but its own
  * frame it hands to fgraph_return_fpsaving, below): then x0-x1 are all the
- * hook saves.  Without one (NULL) v0-v3 are saved too and fgraph_return
+ * hook saves, and it is called with the return value where it is (x0) and
+ * the entry SP in x1 (fgraph_solo_return_t).  Without one (NULL) v0-v3 are saved too and fgraph_return
  * is called.
  * The original return address comes back in x0 and goes to x30, which the
  * caller does not expect preserved either.
@@ -47,14 +48,15 @@ arch_fgraph_return_hook:
 	ldr	x16, [x16, :lo12:fgraph_hook_return]
 	stp	x0, x1, [sp, #16 + FGR_X0]
 	mov	x29, sp
-	add	x0, sp, #16
 	cbz	x16, 2f
-	blr	x16                             /* the one user's solo_return */
+	add	x1, sp, #FRAME                  /* the entry SP */
+	blr	x16                             /* the one user's solo_return(x0, sp) */
 1:	mov	x30, x0
 	ldp	x0, x1, [sp, #16 + FGR_X0]
 	ldr	x29, [sp], #FRAME
 	ret
-2:	stp	q0, q1, [sp, #16 + FGR_Q0]      /* any user's exit may read them */
+2:	add	x0, sp, #16                     /* fgraph_return(rr) */
+	stp	q0, q1, [sp, #16 + FGR_Q0]      /* any user's exit may read them */
 	stp	q2, q3, [sp, #16 + FGR_Q0 + 32]
 	bl	fgraph_return
 	ldp	q0, q1, [sp, #16 + FGR_Q0]

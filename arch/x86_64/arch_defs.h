@@ -246,6 +246,13 @@ ARCH_INLINE uintptr_t fgraph_ret_regs_sp(const struct fgraph_ret_regs *r)
 	return (uintptr_t)&r->hook;
 }
 
+/* The struct the return hook saved for a function entered at sp
+ * (fgraph_ret_regs_sp's inverse): its hook word is at sp. */
+ARCH_INLINE struct fgraph_ret_regs *fgraph_ret_regs_of_sp(uintptr_t sp)
+{
+	return (struct fgraph_ret_regs *)(sp - __builtin_offsetof(struct fgraph_ret_regs, hook));
+}
+
 /* struct cpu's first field is a self pointer (boot/cpu.h), so %gs:0 is it. */
 ARCH_INLINE struct cpu *arch_this_cpu(void)
 {
@@ -269,6 +276,14 @@ ARCH_INLINE uintptr_t arch_cpu_word(struct cpu *c, size_t off)
 	uintptr_t v;
 	(void)c;
 	__asm__("movq %%gs:%c1, %0" : "=r"(v) : "i"(off));
+	return v;
+}
+
+ARCH_INLINE uint32_t arch_cpu_u32(struct cpu *c, size_t off)
+{
+	uint32_t v;
+	(void)c;
+	__asm__("movl %%gs:%c1, %0" : "=r"(v) : "i"(off));
 	return v;
 }
 
@@ -354,10 +369,14 @@ ARCH_INLINE uint32_t arch_irqs_disabled_or(unsigned shift, uint32_t k)
 	return (shift >= 9 ? i << (shift - 9) : i >> (9 - shift)) ^ (1u << shift | k);
 }
 
-/* GCC's select (cmp, cmova with the 15 in a register) is what x86-64 has. */
+/* v above 15 made 15 by a branch around a MOV: on the common path (a
+ * count up to 15) a compare and a taken branch, where GCC's select takes
+ * three (the 15 moved into a register, cmp, cmova). */
 ARCH_INLINE uint64_t arch_min15_or(uint64_t w, unsigned shift, uint32_t v)
 {
-	return w | (uint64_t)(v > 15 ? 15 : v) << shift;
+	uint64_t x = v;              /* widened where it is loaded (movl) */
+	__asm__("cmpq $15, %0\n\tjbe 1f\n\tmovl $15, %k0\n1:" : "+r"(x) : : "cc");
+	return w | x << shift;
 }
 
 ARCH_INLINE void arch_cpu_relax(void)

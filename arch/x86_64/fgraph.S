@@ -9,7 +9,8 @@
  * fgraph_hook_return (trace/core/fgraph_hooks.h), the one user's
  * FTRACE_HOT_NOFP solo_return, which touches no FP/SIMD register (anything
  * but its own frame it hands to fgraph_return_fpsaving, below): then rax
- * and rdx are all the hook saves.  Without one (NULL) xmm0-1 are saved too
+ * and rdx are all the hook saves, and it is called with the return value
+ * (rax) in rdi and the entry SP in rsi (fgraph_solo_return_t).  Without one (NULL) xmm0-1 are saved too
  * and fgraph_return is called.
  *
  * Frame: the hook's address goes back into the function's return slot
@@ -50,16 +51,18 @@ arch_fgraph_return_hook:
 	movq	%rax, FGR_RAX(%rsp)
 	movq	%rdx, FGR_RDX(%rsp)
 	movq	fgraph_hook_return(%rip), %rcx  /* once: it may change meanwhile */
-	movq	%rsp, %rdi
 	testq	%rcx, %rcx
 	jz	2f
-	call	*%rcx                           /* the one user's solo_return */
+	movq	%rax, %rdi
+	leaq	8(%rbp), %rsi                   /* the entry SP: the return slot */
+	call	*%rcx                           /* the one user's solo_return(rax, sp) */
 1:	movq	%rax, 8(%rbp)                   /* the return slot: where to go */
 	movq	FGR_RAX(%rsp), %rax
 	movq	FGR_RDX(%rsp), %rdx
 	leave
 	ret
-2:	movups	%xmm0, FGR_XMM0(%rsp)           /* any user's exit may read them */
+2:	movq	%rsp, %rdi                      /* fgraph_return(rr) */
+	movups	%xmm0, FGR_XMM0(%rsp)           /* any user's exit may read them */
 	movups	%xmm1, FGR_XMM1(%rsp)
 	call	fgraph_return
 	movups	FGR_XMM0(%rsp), %xmm0

@@ -71,7 +71,7 @@ T double hk_outer(double a) { hk_during(); KEEP(); return a / 4.0 + 1.0; }
 #if FGRAPH_TSTACK
 static uintptr_t hk_plain_return(struct fgraph_ret_regs *rr, uintptr_t sled, uintptr_t sp)
 #else
-static uintptr_t hk_plain_return(struct fgraph_ret_regs *rr)
+static uintptr_t hk_plain_return(uint64_t retval, uintptr_t sp)
 #endif
 {
 	return 0;

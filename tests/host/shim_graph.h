@@ -30,11 +30,13 @@
 #define MAX_CPUS 16
 
 #define THREAD_ENTRY_TYPE 1u             /* boot/sched.h */
+#define THREAD_RET_TYPE 10u              /* boot/sched.h */
 
 struct thread {
 	unsigned tid;
 	unsigned preempt_count;
 	uint64_t entry_pid;             /* boot/sched.h: tid << 32 | THREAD_ENTRY_TYPE */
+	uint64_t ret_pid;               /* boot/sched.h: tid << 32 | THREAD_RET_TYPE */
 };
 
 struct cpu {

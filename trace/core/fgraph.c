@@ -323,7 +323,7 @@ static FTRACE_HOT void frame_exits(struct cpu *c, struct fgraph_stack *st, struc
 	uint64_t *f = &st->w[base];
 	unsigned word = (unsigned)f[FR_USERS], taken = word & 0xffff, asked = word >> 16;
 	struct fgraph_ret r;
-	fgraph_ret_init(&r, c, f, st, outer, retval, 1, 0);
+	fgraph_ret_init(&r, c, c->current, f, st, outer, retval, 1, 0);
 	r.mark = mark;
 	const uint64_t *blk = &f[FR_HEADER];    /* as at entry: each user asked */
 	for (unsigned m = asked; m; m &= m - 1, blk += FB_WORDS) {

@@ -63,6 +63,7 @@ struct fgraph_ent {
 	const uint32_t *task_state;      /* in an interrupt: the thread's word (read only);
 					  * else = state */
 	struct cpu *cpu;                 /* the CPU running the callback (preemption is off) */
+	struct thread *thread;           /* its current thread (cpu->current) */
 	unsigned preempt;                /* the traced code's preemption count */
 	bool in_irq;                     /* the call is in an interrupt handler */
 	uint32_t cx;                     /* an _NOFP inlined entry's only
@@ -83,6 +84,7 @@ struct fgraph_ret {
 					  * (at most FGRAPH_OVERRUN_MAX) */
 	uint32_t *state;
 	struct cpu *cpu;                 /* the CPU running the callback (preemption is off) */
+	struct thread *thread;           /* its current thread (cpu->current) */
 	unsigned preempt;                /* the traced code's preemption count */
 	unsigned raised;                 /* 1: the core raised the running thread's
 					  * count for the callback, else 0 (preempt is the
@@ -134,7 +136,11 @@ typedef uintptr_t (*fgraph_return_t)(struct fgraph_ret_regs *rr, struct fgraph_s
 #ifdef BT_INSTR_XRAY
 typedef uintptr_t (*fgraph_solo_return_t)(struct fgraph_ret_regs *rr, uintptr_t at, uintptr_t sp);
 #else
-typedef uintptr_t (*fgraph_solo_return_t)(struct fgraph_ret_regs *rr);
+/* retval: the function's return value (x0 / rax); sp: the SP it was
+ * entered with, where the hook's struct fgraph_ret_regs ends
+ * (fgraph_ret_regs_of_sp, arch_defs.h): in registers, so that the common
+ * path neither loads the one nor computes the other from the struct. */
+typedef uintptr_t (*fgraph_solo_return_t)(uint64_t retval, uintptr_t sp);
 #endif
 
 struct fgraph_ops {

@@ -20,7 +20,8 @@ struct ftrace_regs;
  * original return address).  Any context, preemption as the traced
  * function left it. */
 uintptr_t fgraph_return(struct fgraph_ret_regs *r);
-/* What the return hook calls instead, with the same contract: while one
+/* What the return hook calls instead, with the same contract (but for its
+ * arguments: the return value and the entry SP, fgraph.h): while one
  * user is registered, its solo_return (FTRACE_HOT_NOFP, fgraph.h), for
  * which the hook saves no FP/SIMD register (fgraph_return_solo goes
  * anywhere else through fgraph_return_fpsaving, fgraph_inline.h); NULL

@@ -374,16 +374,20 @@ FGRAPH_INLINE uint64_t *fgraph_top_min(struct fgraph_stack *st)
  * return path raised the running thread's preemption count for the
  * callback, else 0 (the traced code's count is the thread's less that);
  * cx: with raised 0, the guard pair's OR as the path loaded it
- * (ftrace_callback_free_on), else unread. */
-FGRAPH_INLINE void fgraph_ret_init(struct fgraph_ret *r, struct cpu *c, const uint64_t *f,
-				   struct fgraph_stack *st, struct fgraph_stack *outer,
-				   uint64_t retval, unsigned raised, uint32_t cx)
+ * (ftrace_callback_free_on), else unread; t: c's current thread, as the
+ * path loaded it for the stack (kept, not loaded again after the barriers
+ * in between). */
+FGRAPH_INLINE void fgraph_ret_init(struct fgraph_ret *r, struct cpu *c, struct thread *t,
+				   const uint64_t *f, struct fgraph_stack *st,
+				   struct fgraph_stack *outer, uint64_t retval, unsigned raised,
+				   uint32_t cx)
 {
 	r->cpu = c;
+	r->thread = t;
 	r->raised = raised;
 	if (!raised)
 		r->cx = cx;
-	r->preempt = c->current->preempt_count - raised;
+	r->preempt = t->preempt_count - raised;
 	r->func = f[FR_FUNC];
 	r->parent = f[FR_RET];
 	r->retval = retval;
@@ -404,7 +408,7 @@ FGRAPH_INLINE void fgraph_ret_init(struct fgraph_ret *r, struct cpu *c, const ui
  * there anyway). */
 FGRAPH_INLINE unsigned fgraph_ret_preempt(const struct fgraph_ret *r)
 {
-	return r->cpu->current->preempt_count - r->raised;
+	return r->thread->preempt_count - r->raised;
 }
 
 /* r->state for g, the user whose exit callback r is for (the word of g's
@@ -472,12 +476,13 @@ FGRAPH_INLINE uintptr_t fgraph_frame_pop_min(struct cpu *c, struct fgraph_stack 
 /*
  * D and E for a frame that user g alone took, g still being the
  * registration that took it (fgraph_return checked its serial): its exit
- * callback `exitfn`, then the pop.  c: this CPU; the frame is f, at base
+ * callback `exitfn`, then the pop.  c: this CPU; retval: the function's
+ * return value (fgraph_ret_regs_value); the frame is f, at base
  * on st (min: a single-user frame of FR_MIN words, popped by its size,
  * and base is not read), in trampoline text (not preempted); raises the
  * preemption count for exitfn unless nofp (fgraph.h).
  */
-FGRAPH_INLINE uintptr_t fgraph_return_one_on(struct cpu *c, struct fgraph_ret_regs *rr,
+FGRAPH_INLINE uintptr_t fgraph_return_one_on(struct cpu *c, struct thread *t, uint64_t retval,
 					     struct fgraph_stack *st, struct fgraph_stack *outer,
 					     uint64_t *f, unsigned base, struct fgraph_ops *g,
 					     fgraph_ret_t exitfn, bool nofp, bool min)
@@ -496,7 +501,7 @@ FGRAPH_INLINE uintptr_t fgraph_return_one_on(struct cpu *c, struct fgraph_ret_re
 			__asm__("" : "+r"(ctx));
 #endif
 		struct fgraph_ret r;
-		fgraph_ret_init(&r, c, f, st, outer, fgraph_ret_regs_value(rr), !nofp,
+		fgraph_ret_init(&r, c, t, f, st, outer, retval, !nofp,
 				nofp ? ctx : 0);
 		r.state = &st->state[g->idx];
 		exitfn(&r, g, &f[FR_HEADER + FB_DATA]);               /* D */
@@ -516,8 +521,9 @@ FGRAPH_INLINE uintptr_t fgraph_return_one(struct fgraph_ret_regs *rr, struct fgr
 					  struct fgraph_ops *g, fgraph_ret_t exitfn, bool nofp)
 {
 	/* FTRACE_HOT: not preempted, so this CPU stays ours. */
-	return fgraph_return_one_on(arch_this_cpu(), rr, st, outer, &st->w[base], base, g, exitfn,
-				    nofp, false);
+	struct cpu *c = arch_this_cpu();
+	return fgraph_return_one_on(c, c->current, fgraph_ret_regs_value(rr), st, outer,
+				    &st->w[base], base, g, exitfn, nofp, false);
 }
 
 /* fgraph_return (trace/core/fgraph_hooks.h) through its FP-saving thunk
@@ -538,23 +544,28 @@ uintptr_t fgraph_return_fpsaving(struct fgraph_ret_regs *rr);
  * FP-saving thunk: the hook saved no FP/SIMD register.  c: this CPU
  * (FTRACE_HOT_NOFP: not preempted), whose irq_depth is known to be 0
  * (!irq) or not (irq): each context is an instance of its own, as at
- * entry (FGRAPH_DEFINE_RETURN_NOFP).
+ * entry (FGRAPH_DEFINE_RETURN_NOFP).  retval and sp as the hook passes them
+ * (fgraph_solo_return_t): the hook's struct fgraph_ret_regs is found from
+ * sp on the rare paths only.
  */
-FGRAPH_INLINE uintptr_t fgraph_return_solo(struct cpu *c, struct fgraph_ret_regs *rr,
+FGRAPH_INLINE uintptr_t fgraph_return_solo(struct cpu *c, uint64_t retval, uintptr_t sp,
 					   struct fgraph_ops *g, fgraph_ret_t exitfn, bool irq)
 {
-	/* current is set: a frame was pushed (fgraph_enter_one). */
-	struct fgraph_stack *outer = NULL, *st = c->current->ret_stack;
+	/* current is set: a frame was pushed (fgraph_enter_one).  c from
+	 * arch_cpu_pinned: x86-64 reads its words GS-relative, no register
+	 * holds it. */
+	struct thread *t = (struct thread *)arch_cpu_word(c, offsetof(struct cpu, current));
+	struct fgraph_stack *outer = NULL, *st = t->ret_stack;
 	if (irq) {
 		outer = st;                  /* as fgraph_context_stack says */
 		st = outer ? CALL_PRESERVING(struct fgraph_stack *, fgraph_irq_stack, c) : NULL;
 	}
 	if (__builtin_expect(!st || st->top < FR_MIN, 0))
-		return fgraph_return_fpsaving(rr);
+		return fgraph_return_fpsaving(fgraph_ret_regs_of_sp(sp));
 	uint64_t *f = fgraph_top_min(st);
-	if (__builtin_expect(f[FR_MIN - 1] != g->frame_tag || f[FR_SP] != fgraph_ret_regs_sp(rr), 0))
-		return fgraph_return_fpsaving(rr);
-	return fgraph_return_one_on(c, rr, st, outer, f, 0, g, exitfn, true, true);
+	if (__builtin_expect(f[FR_MIN - 1] != g->frame_tag || f[FR_SP] != sp, 0))
+		return fgraph_return_fpsaving(fgraph_ret_regs_of_sp(sp));
+	return fgraph_return_one_on(c, t, retval, st, outer, f, 0, g, exitfn, true, true);
 }
 
 /* ftrace_sled_exit (fgraph.h) through its FP-saving thunk (arch/ARCH/
@@ -614,7 +625,8 @@ FGRAPH_INLINE uintptr_t fgraph_sled_exit_solo(struct cpu *c, struct fgraph_ret_r
 		return 0;                    /* no frame: the rules would do nothing */
 	uint64_t *f = fgraph_top_min(st);
 	if (fgraph_sled_frame_is(f, g, at, sp, irq ? c->irq_depth : 0))
-		return fgraph_return_one_on(c, rr, st, outer, f, 0, g, exitfn, true, true);
+		return fgraph_return_one_on(c, t, fgraph_ret_regs_value(rr), st, outer, f, 0, g,
+					    exitfn, true, true);
 	return ftrace_sled_exit_fpsaving(rr, at, sp);
 }
 
@@ -659,16 +671,16 @@ FGRAPH_INLINE uintptr_t fgraph_sled_exit_solo(struct cpu *c, struct fgraph_ret_r
 	}
 #else
 #define FGRAPH_DEFINE_SOLO(name, exitfn, user)                                       \
-	static FTRACE_HOT_NOFP uintptr_t name##_solo_irq(struct fgraph_ret_regs *rr)     \
+	static FTRACE_HOT_NOFP uintptr_t name##_solo_irq(uint64_t retval, uintptr_t sp)  \
 	{                                                                            \
-		return fgraph_return_solo(arch_this_cpu(), rr, &(user), exitfn, true);  \
+		return fgraph_return_solo(arch_this_cpu(), retval, sp, &(user), exitfn, true); \
 	}                                                                            \
-	static FTRACE_HOT_NOFP uintptr_t name##_solo(struct fgraph_ret_regs *rr)         \
+	static FTRACE_HOT_NOFP uintptr_t name##_solo(uint64_t retval, uintptr_t sp)      \
 	{                                                                            \
-		struct cpu *c = arch_this_cpu();                                     \
-		if (__builtin_expect(c->irq_depth != 0, 0))                          \
-			return name##_solo_irq(rr);                                   \
-		return fgraph_return_solo(c, rr, &(user), exitfn, false);             \
+		struct cpu *c = arch_cpu_pinned();                                   \
+		if (__builtin_expect(arch_cpu_u32(c, offsetof(struct cpu, irq_depth)) != 0, 0)) \
+			return name##_solo_irq(retval, sp);                           \
+		return fgraph_return_solo(c, retval, sp, &(user), exitfn, false);     \
 	}
 #endif
 

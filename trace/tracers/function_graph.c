@@ -422,13 +422,15 @@ static inline __attribute__((always_inline)) void graph_return_inline(const stru
 	/* The header word made before the reservation, as the function
 	 * tracer's (function.c): it, not the CPU, lives across it. */
 	struct cpu *c = ret->cpu;
-	uint64_t head = trace_entry_word_ctx(fgraph_ret_cx(ret), c->current, TRACE_GRAPH_RET,
+	uint64_t head = trace_entry_word_ret(fgraph_ret_cx(ret), ret->thread,
 					     fgraph_ret_preempt(ret));
 	/* The fast path's event and the rest's apart (ring_buffer.h,
 	 * rb_reserve_fast), so that the compiler does not join them. */
 	struct rb_resv r;
 	uint64_t gate;
-	if (__builtin_expect(rb_reserve_fast_at(c->trace_rb, sizeof(struct fgraph_ret_entry),
+	/* GS-relative on x86-64 (c from arch_cpu_pinned on the solo return). */
+	struct rb_cpu *cb = (struct rb_cpu *)arch_cpu_word(c, offsetof(struct cpu, trace_rb));
+	if (__builtin_expect(rb_reserve_fast_at(cb, sizeof(struct fgraph_ret_entry),
 						ret->rettime, &r, &gate), 1)) {
 		graph_exit_fields(ret, head, r.data);
 		rb_commit_fast(&r);

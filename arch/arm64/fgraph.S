@@ -13,8 +13,8 @@
  * solo_return, which touches no FP/SIMD register (anything but its own
  * frame it hands to fgraph_return_fpsaving, below): then x0-x1 are all the
  * hook saves, and it is called with the return value where it is (x0) and
- * the entry SP in x1 (fgraph_solo_return_t).  Without one (NULL) v0-v3 are saved too and fgraph_return
- * is called.
+ * the entry SP in x1 (fgraph_solo_return_t).  Without one (NULL) v0-v3
+ * are saved too and fgraph_return is called.
  * The original return address comes back in x0 and goes to x30, which the
  * caller does not expect preserved either.
  *

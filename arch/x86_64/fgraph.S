@@ -10,8 +10,8 @@
  * FTRACE_HOT_NOFP solo_return, which touches no FP/SIMD register (anything
  * but its own frame it hands to fgraph_return_fpsaving, below): then rax
  * and rdx are all the hook saves, and it is called with the return value
- * (rax) in rdi and the entry SP in rsi (fgraph_solo_return_t).  Without one (NULL) xmm0-1 are saved too
- * and fgraph_return is called.
+ * (rax) in rdi and the entry SP in rsi (fgraph_solo_return_t).  Without
+ * one (NULL) xmm0-1 are saved too and fgraph_return is called.
  *
  * Frame: the hook's address goes back into the function's return slot
  * (dead since its `ret`: the slot's address is the entry SP), rbp below

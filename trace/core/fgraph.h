@@ -63,7 +63,6 @@ struct fgraph_ent {
 	const uint32_t *task_state;      /* in an interrupt: the thread's word (read only);
 					  * else = state */
 	struct cpu *cpu;                 /* the CPU running the callback (preemption is off) */
-	struct thread *thread;           /* its current thread (cpu->current) */
 	unsigned preempt;                /* the traced code's preemption count */
 	bool in_irq;                     /* the call is in an interrupt handler */
 	uint32_t cx;                     /* an _NOFP inlined entry's only

@@ -65,7 +65,13 @@ static unsigned graph_filters __attribute__((section(".bss.graph_filters")));
 #define FILTER_FUNCS    1u
 #define FILTER_NOTRACE  2u
 #define FILTER_DEPTH    4u               /* max_graph_depth is not 0 */
-#define FILTER_ARGS     8u               /* funcgraph-args is on (graph_flag_changed) */
+#define FILTER_ARGS_STR 8u               /* funcgraph-args-string, with funcgraph-args */
+/* funcgraph-args is on (graph_flag_changed): a bit no thread's state word
+ * has (each of its counts is at most the frames of one stack, bit 15 and
+ * bit 31 clear), so that graph_entry_site tests the state word or'd with
+ * the filters against it, once. */
+#define FILTER_ARGS     (1u << 15)
+_Static_assert(FGRAPH_STACK_WORDS / FR_MIN < FILTER_ARGS, "FILTER_ARGS above the state's counts");
 static struct mutex graph_mutex = MUTEX_INIT;
 unsigned max_graph_depth;                 /* 0: no limit; graph_set_max_depth */
 
@@ -81,13 +87,28 @@ void graph_set_max_depth(unsigned depth)
 }
 
 /* The tracer's flag_changed: after every change of trace_opts
- * (trace_opt_set, trace_opts_restore), funcgraph-args into FILTER_ARGS. */
+ * (trace_opt_set, trace_opts_restore), funcgraph-args into FILTER_ARGS,
+ * and funcgraph-args-string, while funcgraph-args is on, into
+ * FILTER_ARGS_STR (the entry's args path then tests one word). */
 static void graph_flag_changed(void)
 {
-	if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS))
+	bool args = trace_opt(TRACE_OPT_FUNCGRAPH_ARGS);
+	bool str = args && trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR);
+	if (args)
 		__atomic_fetch_or(&graph_filters, FILTER_ARGS, __ATOMIC_RELAXED);
 	else
 		__atomic_fetch_and(&graph_filters, ~FILTER_ARGS, __ATOMIC_RELAXED);
+	if (str)
+		__atomic_fetch_or(&graph_filters, FILTER_ARGS_STR, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_and(&graph_filters, ~FILTER_ARGS_STR, __ATOMIC_RELAXED);
+}
+
+/* Whether the function at ip may have words beyond its registers to
+ * copy (fsig.h, fsig_filter; false: it has none), for the args event. */
+static inline __attribute__((always_inline)) bool graph_capture_maybe(uintptr_t ip)
+{
+	return arch_load_relaxed8(&fsig_filter[fsig_filter_slot(ip)]) != 0;
 }
 
 /* Fill an event's header on CPU c (fgraph's callbacks are not preempted,
@@ -204,7 +225,7 @@ static inline __attribute__((always_inline)) bool graph_entry_event(struct cpu *
  * entry's stack pointer and from RAM, and with funcgraph-args-string the
  * strings of its `char *` arguments as they are now (a buffer reused after
  * the call must not change the trace).  Called through its thunk, off the
- * plain args path, for a function fsig_capture_maybe() names or with
+ * plain args path, for a function graph_capture_maybe() names or with
  * funcgraph-args-string on; one with nothing more to copy gets the plain
  * event.  Everything is copied first into this frame (bounded, never
  * faulting: fsig_capture_words, fsig_capture_strs), so the event is sized
@@ -276,7 +297,7 @@ static inline __attribute__((always_inline)) bool graph_entry_record(const struc
 {
 	struct cpu *c = e->cpu;
 	if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS)) {
-		if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR) || fsig_capture_maybe(e->func))
+		if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR) || graph_capture_maybe(e->func))
 			return FTRACE_CALL_COLD(bool, graph_entry_full, e->func, e->fregs, e->calltime,
 					       e->depth | (uint64_t)e->preempt << 32, data);
 		return graph_entry_event(c, e, data, ARCH_FTRACE_NARGS, opened);
@@ -343,13 +364,13 @@ static inline __attribute__((always_inline)) bool graph_entry_site(const struct 
 	if (e->in_irq)                   /* a constant in each instance */
 		return graph_entry_inline(e, g, data);
 	data[0] = 0;
-	/* One test for the plain event: funcgraph-args is a bit of
-	 * graph_filters (FILTER_ARGS). */
-	uint32_t inside = *e->state;
-	unsigned filters = arch_load_relaxed32(&graph_filters);
-	if (__builtin_expect(inside | filters, 0)) {
-		if (inside || filters != FILTER_ARGS || trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR) ||
-		    fsig_capture_maybe(e->func))
+	/* One test for the plain event, the state word or'd with
+	 * graph_filters, and one more for the args event: that word is
+	 * FILTER_ARGS alone (funcgraph-args-string, a filter, a depth limit or
+	 * an open filtered call adds a bit). */
+	unsigned any = *e->state | arch_load_relaxed32(&graph_filters);
+	if (__builtin_expect(any, 0)) {
+		if (any != FILTER_ARGS || graph_capture_maybe(e->func))
 			goto thread;
 		return graph_entry_event(e->cpu, e, data, ARCH_FTRACE_NARGS, false);
 	}

@@ -167,15 +167,31 @@ static inline __attribute__((always_inline)) void graph_entry_fields(uint64_t he
 								     void *data, unsigned nargs)
 {
 	struct fgraph_ent_entry *ev = data;
+	/* In pairs where the arch copies two words at once (ARCH_PAIR_COPY:
+	 * arm64 LDP and STP, 8 where singles took 15), from the event's data
+	 * as the base (the compiler would address the page's event header,
+	 * whose offset to the words, 4 mod 8, no STP encodes). */
+	if (ARCH_PAIR_COPY)
+		__asm__("" : "+r"(ev));
 	__builtin_memcpy(&ev->ent, &head, 8);
 	ev->func = e->func;
 	/* depth, nargs and strs (0): one little-endian word, one store. */
 	uint64_t dn = e->depth | (uint64_t)nargs << 32;
 	__builtin_memcpy(&ev->depth, &dn, 8);
+	if (ARCH_PAIR_COPY) {
+GRAPH_UNROLL(ARCH_FTRACE_NARGS)
+		for (unsigned i = 0; i < nargs; i += 2) {
+			uint64_t p[2] = { ftrace_regs_get_argument(e->fregs, i),
+					  ftrace_regs_get_argument(e->fregs, i + 1) };
+			__builtin_memcpy(&ev->args[i], p, 16);
+		}
+		return;
+	}
 GRAPH_UNROLL(ARCH_FTRACE_NARGS)
 	for (unsigned i = 0; i < nargs; i++)
 		ev->args[i] = ftrace_regs_get_argument(e->fregs, i);
 }
+_Static_assert(ARCH_FTRACE_NARGS % 2 == 0, "graph_entry_fields copies the registers in pairs");
 
 /* The entry event, with nargs argument words (a constant: each caller
  * below gets its own copy, sized at build time).  The fast path's event

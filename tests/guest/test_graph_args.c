@@ -9,10 +9,12 @@
  *        passes the seventh on, arm64 the ninth on, on the stack) records
  *        all eleven words, exactly; a call with two records the argument
  *        registers (ARCH_FTRACE_NARGS words), no strings either way;
- *   filter_exact_for_the_image    every traced function of the image has a
- *        byte of its own in fsig_filter, set exactly when its capture has
- *        stack or by-reference words (so a plain call never looks one up,
- *        whatever the link puts where).
+ *   filter_exact_for_the_image    every function of the image's sites
+ *        (__sites: the patchable entries; under INSTR=xray the sites the
+ *        build records there) has a byte of its own in fsig_filter, set
+ *        exactly when its capture has stack or by-reference words (so a
+ *        plain call never looks one up, whatever the link puts where); the
+ *        two targets' bytes, by their addresses, on both backends.
  *
  * The ga_* functions are the targets (this file is traced).
  */
@@ -110,8 +112,7 @@ TEST_CASE(graph_args, filter_exact_for_the_image)
 	static uint8_t seen[FSIG_FILTER_SLOTS / 8];
 	ASSERT_TRUE(fsig_loaded());
 	memset(seen, 0, sizeof(seen));
-	unsigned n = (unsigned)(__sites_end - __sites_start), shared = 0, wrong = 0, set = 0;
-	bool eleven = false, two = false;
+	unsigned n = (unsigned)(__sites_end - __sites_start), shared = 0, wrong = 0;
 	for (unsigned i = 0; i < n; i++) {
 		uintptr_t ip = arch_site_func(__sites_start[i]);
 		unsigned s = fsig_filter_slot(ip);
@@ -119,15 +120,12 @@ TEST_CASE(graph_args, filter_exact_for_the_image)
 		seen[s / 8] |= (uint8_t)(1u << (s % 8));
 		const struct fsig_capture *c = fsig_capture_find(ip);
 		bool want = c && (c->nstack || c->nref);
-		set += want;
 		wrong += (__atomic_load_n(&fsig_filter[s], __ATOMIC_RELAXED) != 0) != want;
-		eleven |= ip == (uintptr_t)ga_eleven && want;
-		two |= ip == (uintptr_t)ga_two && !want;
 	}
-	EXPECT_TRUE(n > 100);
 	EXPECT_EQ(shared, 0);
 	EXPECT_EQ(wrong, 0);
-	EXPECT_TRUE(set > 0);
-	EXPECT_TRUE(eleven);
-	EXPECT_TRUE(two);
+	/* The two targets by their own addresses (INSTR=xray's sites are
+	 * its sleds). */
+	EXPECT_TRUE(fsig_filter[fsig_filter_slot((uintptr_t)ga_eleven)] != 0);
+	EXPECT_TRUE(fsig_filter[fsig_filter_slot((uintptr_t)ga_two)] == 0);
 }

@@ -159,6 +159,12 @@ ARCH_PRESERVING_THUNK(graph_filter);
  * is 5 instructions a word. */
 #define GRAPH_PRAGMA(x) _Pragma(#x)
 #define GRAPH_UNROLL(n) GRAPH_PRAGMA(GCC unroll n)
+/* Half the count, as a number the pragma takes (the pairs of an even
+ * ARCH_FTRACE_NARGS: clang 14 leaves a loop of 4 rolled under `unroll 8`). */
+#define GRAPH_HALF(n)   GRAPH_HALF_(n)
+#define GRAPH_HALF_(n)  GRAPH_HALF_##n
+#define GRAPH_HALF_6    3
+#define GRAPH_HALF_8    4
 
 /* The entry event's fields, with nargs argument words; head: its header
  * word (trace_entry_word_on). */
@@ -179,7 +185,7 @@ static inline __attribute__((always_inline)) void graph_entry_fields(uint64_t he
 	uint64_t dn = e->depth | (uint64_t)nargs << 32;
 	__builtin_memcpy(&ev->depth, &dn, 8);
 	if (ARCH_PAIR_COPY) {
-GRAPH_UNROLL(ARCH_FTRACE_NARGS)
+GRAPH_UNROLL(GRAPH_HALF(ARCH_FTRACE_NARGS))
 		for (unsigned i = 0; i < nargs; i += 2) {
 			uint64_t p[2] = { ftrace_regs_get_argument(e->fregs, i),
 					  ftrace_regs_get_argument(e->fregs, i + 1) };

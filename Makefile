@@ -195,6 +195,9 @@ TEST_SRCS  += tests/guest/test_arch_ftrace.c
 # function_graph with set_ftrace_filter's commands, and its last user
 # leaving while a thread is inside: one exact outcome for both backends.
 TEST_SRCS  += tests/guest/test_graph_edges.c
+# funcgraph-args without funcgraph-args-string: the stack words by
+# fsig_filter alone, and that filter exact for the image.
+TEST_SRCS  += tests/guest/test_graph_args.c
 # Fixtures (TEST_FIXTURE, boot/test.h): cases the host judges — deliberate
 # crashes and stack overflows (the crash group), every site state at once
 # stopped for gdb (tests/checks/gdb_checks.py).

@@ -141,6 +141,14 @@ struct arch_words2 {
  *                                          costs one (x86-64: 9, and GS-relative
  *                                          loads of the CPU's words; the graph
  *                                          entry's guard pair)
+ * ARCH_PAIR_COPY                           1 if one instruction loads or
+ *                                          stores two words at base + a
+ *                                          multiple of 8 (arm64: LDP, STP,
+ *                                          unaligned allowed: SCTLR_EL1.A
+ *                                          clear), 0 if not (x86-64): whether
+ *                                          a copy of words should be written
+ *                                          in pairs from the destination's own
+ *                                          base (the graph's argument words)
  * ARCH_WIDE_IMM                            1 if one instruction loads any
  *                                          64-bit constant (x86-64: movabs), 0
  *                                          if it takes one per halfword (arm64:

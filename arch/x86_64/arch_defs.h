@@ -60,6 +60,7 @@
 #define ARCH_ADDR_INDEX_DISP 1      /* disp(base, index): arch/hooks.h */
 #define ARCH_SPARE_REGS     0       /* nine caller-saved: arch/hooks.h */
 #define ARCH_WIDE_IMM       1       /* movabs: arch/hooks.h */
+#define ARCH_PAIR_COPY      0       /* no pair moves: arch/hooks.h */
 #define ARCH_TRAMP_SIZE     512
 #define X86_TRAMP_POOL_SIZE 0x10000    /* 64 KiB: 128 slots */
 

@@ -68,7 +68,7 @@ struct fsig_table {
 	uint32_t ntypes;
 	unsigned ambiguous, by_addr;
 	char source[24];
-	uint64_t filter[FSIG_FILTER_BITS / 64];   /* fsig_capture_maybe's bits */
+	uint8_t mark;                   /* its bytes' value in fsig_filter (1..255) */
 	struct fsig sigs[];
 	/* then the params, then caps, then the names */
 };
@@ -78,7 +78,8 @@ struct fsig_table {
  * (fsig_port_retire). */
 static struct fsig_table *cur;
 
-uint64_t fsig_filter[FSIG_FILTER_BITS / 64];    /* fsig.h: fsig_capture_maybe */
+uint8_t fsig_filter[FSIG_FILTER_SLOTS];    /* fsig.h: fsig_capture_maybe */
+static uint8_t filter_mark;                /* the last table's mark, under fsig_lock() */
 
 /* ---- BTF type -> fsig_type ---- */
 
@@ -441,11 +442,30 @@ static struct fsig_table *build_table(const struct btf *b, const struct btf_func
 		capture_of(fsig_find_in(t, caps[r].ip), &caps[r]);
 	t->caps = caps;
 	t->ncap = w;
-	for (size_t r = 0; r < w; r++)
-		if (caps[r].nstack || caps[r].nref)
-			t->filter[fsig_filter_bit(caps[r].ip) / 64] |=
-				1ull << (fsig_filter_bit(caps[r].ip) % 64);
 	return t;
+}
+
+/* Under fsig_lock(): t's functions with stack or by-reference words get
+ * their bytes in fsig_filter (a new mark, 1..255: the bytes of older
+ * tables keep theirs until filter_sweep), before t is published. */
+static void filter_mark_table(struct fsig_table *t)
+{
+	filter_mark = (uint8_t)(filter_mark % 255 + 1);
+	t->mark = filter_mark;
+	for (size_t r = 0; r < t->ncap; r++)
+		if (t->caps[r].nstack || t->caps[r].nref)
+			__atomic_store_n(&fsig_filter[fsig_filter_slot(t->caps[r].ip)], t->mark,
+					 __ATOMIC_RELAXED);
+}
+
+/* Under fsig_lock(), once no reader can hold an older table: clear every
+ * byte but mark's (0: every byte; a byte of an older table that bears
+ * the same mark after 255 loads stays, a look-up for nothing). */
+static void filter_sweep(uint8_t mark)
+{
+	for (size_t i = 0; i < FSIG_FILTER_SLOTS; i++)
+		if (fsig_filter[i] && fsig_filter[i] != mark)
+			__atomic_store_n(&fsig_filter[i], 0, __ATOMIC_RELAXED);
 }
 
 /* ---- load / unload / status ---- */
@@ -504,15 +524,13 @@ int btf_load_addrs(const void *blob, size_t size, const char *source,
 
 	fsig_lock();
 	struct fsig_table *old = cur;
-	for (unsigned i = 0; i < FSIG_FILTER_BITS / 64; i++)    /* old's and t's, then t's */
-		__atomic_fetch_or(&fsig_filter[i], t->filter[i], __ATOMIC_RELAXED);
+	filter_mark_table(t);              /* old's bytes and t's, then t's */
 	__atomic_store_n(&cur, t, __ATOMIC_RELEASE);
 	fsig_unlock();
 	fsig_port_retire(old);
 	fsig_lock();
 	if (cur == t)
-		for (unsigned i = 0; i < FSIG_FILTER_BITS / 64; i++)
-			__atomic_store_n(&fsig_filter[i], t->filter[i], __ATOMIC_RELAXED);
+		filter_sweep(t->mark);
 	fsig_unlock();
 	return 0;
 }
@@ -522,8 +540,7 @@ void btf_unload(void)
 	fsig_lock();
 	struct fsig_table *old = cur;
 	__atomic_store_n(&cur, NULL, __ATOMIC_RELEASE);
-	for (unsigned i = 0; i < FSIG_FILTER_BITS / 64; i++)
-		__atomic_store_n(&fsig_filter[i], 0, __ATOMIC_RELAXED);
+	filter_sweep(0);
 	fsig_unlock();
 	fsig_port_retire(old);
 }

@@ -157,18 +157,23 @@ unsigned fsig_capture_words(const struct fsig_capture *c, uint64_t *words, uintp
 
 /* A filter for the tracing callbacks: false means the function at ip has
  * no stack or by-reference words to copy (true: look, fsig_capture_find).
- * Bits of the loaded table, read without a lock (a stale bit costs a
- * look-up, never a miss: new bits are set before the table is published). */
-#define FSIG_FILTER_BITS  256
-extern uint64_t fsig_filter[FSIG_FILTER_BITS / 64];
-static inline unsigned fsig_filter_bit(uintptr_t ip)
+ * One byte per FSIG_FILTER_GRAIN bytes of text, direct-mapped by the
+ * address bits above the grain: the entries of two traced functions are
+ * 8 bytes apart or more (arm64: two NOPs, the entry's two and an
+ * instruction at the least; x86-64: GCC aligns functions to 8 or 16), so
+ * within any FSIG_FILTER_SLOTS * FSIG_FILTER_GRAIN bytes (2 MiB: the
+ * image's text, 0.6 MiB, with room) no two share a byte, and a function's
+ * byte is set only by itself.  Read without a lock, one relaxed byte load
+ * (function_graph.c, graph_capture_maybe: arch_load_relaxed8, which GCC
+ * addresses by a register offset, where its atomic builtin takes a bare
+ * base); a stale byte costs a look-up, never a miss: new bytes are set
+ * before the table is published (fsig.c, btf_load_addrs). */
+#define FSIG_FILTER_GRAIN  8
+#define FSIG_FILTER_SLOTS  (1u << 18)
+extern uint8_t fsig_filter[FSIG_FILTER_SLOTS];
+static inline unsigned fsig_filter_slot(uintptr_t ip)
 {
-	return (unsigned)((ip >> 3) ^ (ip >> 11)) % FSIG_FILTER_BITS;
-}
-static inline bool fsig_capture_maybe(uintptr_t ip)
-{
-	unsigned b = fsig_filter_bit(ip);
-	return (__atomic_load_n(&fsig_filter[b / 64], __ATOMIC_RELAXED) >> (b % 64)) & 1;
+	return (unsigned)(ip / FSIG_FILTER_GRAIN) % FSIG_FILTER_SLOTS;
 }
 /* Copy the strings of the words in mask (words[0..nwords)), the first
  * FSIG_MAX_STRS of them, into dst, which holds FSIG_STRS_SIZE(min(nwords,

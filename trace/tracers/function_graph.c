@@ -65,11 +65,17 @@ static unsigned graph_filters __attribute__((section(".bss.graph_filters")));
 #define FILTER_FUNCS    1u
 #define FILTER_NOTRACE  2u
 #define FILTER_DEPTH    4u               /* max_graph_depth is not 0 */
-#define FILTER_ARGS     8u               /* funcgraph-args is on (graph_flag_changed) */
+#define FILTER_ARGS_STR 8u               /* funcgraph-args-string, with funcgraph-args */
 #define FILTER_OFF      16u              /* the tracer is stopping or stopped
 					  * (graph_stop, graph_start): the entry
 					  * refuses every call; its site callback
 					  * tests no ops flag (FGRAPH_DEFINE_ENTRY_NOFP) */
+/* funcgraph-args is on (graph_flag_changed): a bit no thread's state word
+ * has (each of its counts is at most the frames of one stack, bit 15 and
+ * bit 31 clear), so that graph_entry_site tests the state word or'd with
+ * the filters against it, once. */
+#define FILTER_ARGS     (1u << 15)
+_Static_assert(FGRAPH_STACK_WORDS / FR_MIN < FILTER_ARGS, "FILTER_ARGS above the state's counts");
 static struct mutex graph_mutex = MUTEX_INIT;
 unsigned max_graph_depth;                 /* 0: no limit; graph_set_max_depth */
 
@@ -85,13 +91,28 @@ void graph_set_max_depth(unsigned depth)
 }
 
 /* The tracer's flag_changed: after every change of trace_opts
- * (trace_opt_set, trace_opts_restore), funcgraph-args into FILTER_ARGS. */
+ * (trace_opt_set, trace_opts_restore), funcgraph-args into FILTER_ARGS,
+ * and funcgraph-args-string, while funcgraph-args is on, into
+ * FILTER_ARGS_STR (the entry's args path then tests one word). */
 static void graph_flag_changed(void)
 {
-	if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS))
+	bool args = trace_opt(TRACE_OPT_FUNCGRAPH_ARGS);
+	bool str = args && trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR);
+	if (args)
 		__atomic_fetch_or(&graph_filters, FILTER_ARGS, __ATOMIC_RELAXED);
 	else
 		__atomic_fetch_and(&graph_filters, ~FILTER_ARGS, __ATOMIC_RELAXED);
+	if (str)
+		__atomic_fetch_or(&graph_filters, FILTER_ARGS_STR, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_and(&graph_filters, ~FILTER_ARGS_STR, __ATOMIC_RELAXED);
+}
+
+/* Whether the function at ip may have words beyond its registers to
+ * copy (fsig.h, fsig_filter; false: it has none), for the args event. */
+static inline __attribute__((always_inline)) bool graph_capture_maybe(uintptr_t ip)
+{
+	return arch_load_relaxed8(&fsig_filter[fsig_filter_slot(ip)]) != 0;
 }
 
 /* Fill an event's header on CPU c (fgraph's callbacks are not preempted,
@@ -142,6 +163,12 @@ ARCH_PRESERVING_THUNK(graph_filter);
  * is 5 instructions a word. */
 #define GRAPH_PRAGMA(x) _Pragma(#x)
 #define GRAPH_UNROLL(n) GRAPH_PRAGMA(GCC unroll n)
+/* Half the count, as a number the pragma takes (the pairs of an even
+ * ARCH_FTRACE_NARGS: clang 14 leaves a loop of 4 rolled under `unroll 8`). */
+#define GRAPH_HALF(n)   GRAPH_HALF_(n)
+#define GRAPH_HALF_(n)  GRAPH_HALF_##n
+#define GRAPH_HALF_6    3
+#define GRAPH_HALF_8    4
 
 /* The entry event's fields, with nargs argument words; head: its header
  * word (trace_entry_word_on). */
@@ -150,6 +177,12 @@ static inline __attribute__((always_inline)) void graph_entry_fields(uint64_t he
 								     void *data, unsigned nargs)
 {
 	struct fgraph_ent_entry *ev = data;
+	/* In pairs where the arch copies two words at once (ARCH_PAIR_COPY:
+	 * arm64 LDP and STP, 8 where singles took 15), from the event's data
+	 * as the base (the compiler would address the page's event header,
+	 * whose offset to the words, 4 mod 8, no STP encodes). */
+	if (ARCH_PAIR_COPY)
+		__asm__("" : "+r"(ev));
 	__builtin_memcpy(&ev->ent, &head, 8);
 	ev->func = e->func;
 	/* depth, then nargs and strs (0) as one 32-bit store: GCC made the
@@ -158,10 +191,20 @@ static inline __attribute__((always_inline)) void graph_entry_fields(uint64_t he
 	ev->depth = e->depth;
 	uint32_t ns = nargs;
 	__builtin_memcpy(&ev->nargs, &ns, 4);
+	if (ARCH_PAIR_COPY) {
+GRAPH_UNROLL(GRAPH_HALF(ARCH_FTRACE_NARGS))
+		for (unsigned i = 0; i < nargs; i += 2) {
+			uint64_t p[2] = { ftrace_regs_get_argument(e->fregs, i),
+					  ftrace_regs_get_argument(e->fregs, i + 1) };
+			__builtin_memcpy(&ev->args[i], p, 16);
+		}
+		return;
+	}
 GRAPH_UNROLL(ARCH_FTRACE_NARGS)
 	for (unsigned i = 0; i < nargs; i++)
 		ev->args[i] = ftrace_regs_get_argument(e->fregs, i);
 }
+_Static_assert(ARCH_FTRACE_NARGS % 2 == 0, "graph_entry_fields copies the registers in pairs");
 
 /* The entry event, with nargs argument words (a constant: each caller
  * below gets its own copy, sized at build time).  The fast path's event
@@ -215,7 +258,7 @@ static inline __attribute__((always_inline)) bool graph_entry_event(struct cpu *
  * entry's stack pointer and from RAM, and with funcgraph-args-string the
  * strings of its `char *` arguments as they are now (a buffer reused after
  * the call must not change the trace).  Called through its thunk, off the
- * plain args path, for a function fsig_capture_maybe() names or with
+ * plain args path, for a function graph_capture_maybe() names or with
  * funcgraph-args-string on; one with nothing more to copy gets the plain
  * event.  Everything is copied first into this frame (bounded, never
  * faulting: fsig_capture_words, fsig_capture_strs), so the event is sized
@@ -287,7 +330,7 @@ static inline __attribute__((always_inline)) bool graph_entry_record(const struc
 {
 	struct cpu *c = e->cpu;
 	if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS)) {
-		if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR) || fsig_capture_maybe(e->func))
+		if (trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR) || graph_capture_maybe(e->func))
 			return FTRACE_CALL_COLD(bool, graph_entry_full, e->func, e->fregs, e->calltime,
 					       e->depth | (uint64_t)e->preempt << 32, data);
 		return graph_entry_event(c, e, data, ARCH_FTRACE_NARGS, opened, false);
@@ -356,13 +399,13 @@ static inline __attribute__((always_inline)) bool graph_entry_site(const struct 
 	if (e->in_irq)                   /* a constant in each instance */
 		return graph_entry_inline(e, g, data);
 	data[0] = 0;
-	/* One test for the plain event: funcgraph-args is a bit of
-	 * graph_filters (FILTER_ARGS). */
-	uint32_t inside = *e->state;
-	unsigned filters = arch_load_relaxed32(&graph_filters);
-	if (__builtin_expect(inside | filters, 0)) {
-		if (inside || filters != FILTER_ARGS || trace_opt(TRACE_OPT_FUNCGRAPH_ARGS_STR) ||
-		    fsig_capture_maybe(e->func))
+	/* One test for the plain event, the state word or'd with
+	 * graph_filters, and one more for the args event: that word is
+	 * FILTER_ARGS alone (funcgraph-args-string, a filter, a depth limit or
+	 * an open filtered call adds a bit). */
+	unsigned any = *e->state | arch_load_relaxed32(&graph_filters);
+	if (__builtin_expect(any, 0)) {
+		if (any != FILTER_ARGS || graph_capture_maybe(e->func))
 			goto thread;
 		return graph_entry_event(e->cpu, e, data, ARCH_FTRACE_NARGS, false,
 					 ARCH_SPARE_REGS);

@@ -51,6 +51,21 @@ FGRAPH_INLINE struct fgraph_stack *fgraph_thread_stack(struct cpu *c)
 	return c->current ? c->current->ret_stack : NULL;   /* NULL: a CPU coming up */
 }
 
+/* c->current as the CPU's word (x86-64 GS-relative: c need not be kept). */
+FGRAPH_INLINE struct thread *fgraph_cpu_current(struct cpu *c)
+{
+	return (struct thread *)arch_cpu_word(c, __builtin_offsetof(struct cpu, current));
+}
+
+/* The trace stack's way to the running thread's stack on CPU c, for the
+ * sleds' single-user paths: the CPU's own copy (boot/cpu.h, ret_stack:
+ * one load, x86-64 GS-relative, no thread pointer and no test of it), NULL
+ * as fgraph_thread_stack's.  Not preempted (FTRACE_HOT), so c stays ours. */
+FGRAPH_INLINE struct fgraph_stack *fgraph_cpu_stack(struct cpu *c)
+{
+	return (struct fgraph_stack *)arch_cpu_word(c, __builtin_offsetof(struct cpu, ret_stack));
+}
+
 /* The stack of the running context on CPU c, whose current thread is t
  * (NULL: a CPU coming up), and the interrupted thread's when that is a
  * different one (for depth and task_state).  So a context with a stack
@@ -217,8 +232,11 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 				    struct ftrace_ops *op, struct ftrace_regs *fregs,
 				    fgraph_entry_t entry, bool nofp, bool irq)
 {
-	struct thread *t = c->current;
-	if (__builtin_expect(!t, 0))
+	/* The trace stack's NOFP entry reads the thread only for the event
+	 * (below): its stack is the CPU's word, NULL while there is no thread. */
+	bool cpu_stack = FGRAPH_TSTACK && nofp;
+	struct thread *t = cpu_stack ? NULL : c->current;
+	if (!cpu_stack && __builtin_expect(!t, 0))
 		return;                    /* a CPU still booting */
 	/* The traced code's count: nofp leaves it alone, so it is read where
 	 * the entry wants it (below), not kept from here. */
@@ -236,7 +254,7 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 	struct fgraph_ops *g = (struct fgraph_ops *)((char *)op -
 						     __builtin_offsetof(struct fgraph_ops, ops));
 	/* As fgraph_context_stack_of, with irq_depth known. */
-	struct fgraph_stack *outer = NULL, *st = t->ret_stack;
+	struct fgraph_stack *outer = NULL, *st = cpu_stack ? fgraph_cpu_stack(c) : t->ret_stack;
 	if (irq) {
 		outer = st;
 		st = outer ? CALL_PRESERVING(struct fgraph_stack *, fgraph_irq_stack, c) : NULL;
@@ -297,7 +315,7 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 	}
 	struct fgraph_ent e;
 	fgraph_ent_init(&e, c, ip, parent, fregs, f, below, outer,
-			nofp ? t->preempt_count : depth);
+			nofp ? (cpu_stack ? fgraph_cpu_current(c) : t)->preempt_count : depth);
 	fgraph_ent_state(&e, state_off, st, outer);
 	if (!entry) {
 		/* g->entryfunc, any user's: it may read the return address
@@ -598,10 +616,8 @@ FGRAPH_INLINE uintptr_t fgraph_sled_exit_solo(struct cpu *c, struct fgraph_ret_r
 					      uintptr_t at, uintptr_t sp, struct fgraph_ops *g,
 					      fgraph_ret_t exitfn, bool irq)
 {
-	struct thread *t = c->current;
-	if (__builtin_expect(!t, 0))
-		return 0;                    /* a CPU coming up: ftrace_sled_exit ignores it */
-	struct fgraph_stack *outer = NULL, *st = t->ret_stack;
+	/* NULL: a CPU coming up (ftrace_sled_exit ignores it), or no stack. */
+	struct fgraph_stack *outer = NULL, *st = fgraph_cpu_stack(c);
 	if (irq) {
 		outer = st;                  /* as fgraph_context_stack says */
 		st = outer ? CALL_PRESERVING(struct fgraph_stack *, fgraph_irq_stack, c) : NULL;

@@ -95,22 +95,18 @@ static inline __attribute__((always_inline)) bool arch_sled_holds(uintptr_t addr
 }
 
 /* An exit or tail sled's function: bytes 7-10 (ARCH_SLED_FUNC_OFF,
- * patch.c) hold its distance back from the sled's call's return address,
- * sled + 5 (ARCH_SLED_EXIT_AT), which is what __fexit__ finds on its stack
- * and hands ftrace_sled_exit as is (at): the function is at less the 4
- * bytes at at + 2. */
+ * patch.c) hold its address (the kernel's text lies below 4 GiB), which
+ * __fexit__ finds from the sled's call's return address, sled + 5
+ * (ARCH_SLED_EXIT_AT), as it hands it on (at): the 4 bytes at at + 2,
+ * zero-extended by the load. */
 #define ARCH_SLED_FUNC_OFF 7
 #define ARCH_SLED_EXIT_AT 5
-static inline __attribute__((always_inline)) uint32_t arch_sled_exit_back(uintptr_t at)
-{
-	uint32_t back;
-	__builtin_memcpy(&back, (const void *)(at + ARCH_SLED_FUNC_OFF - ARCH_SLED_EXIT_AT),
-			 sizeof(back));
-	return back;
-}
 static inline __attribute__((always_inline)) uintptr_t arch_sled_exit_func(uintptr_t at)
 {
-	return at - arch_sled_exit_back(at);
+	uint32_t func;
+	__builtin_memcpy(&func, (const void *)(at + ARCH_SLED_FUNC_OFF - ARCH_SLED_EXIT_AT),
+			 sizeof(func));
+	return func;
 }
 static inline __attribute__((always_inline)) uintptr_t arch_sled_func(uintptr_t addr)
 {

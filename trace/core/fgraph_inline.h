@@ -590,12 +590,12 @@ FGRAPH_INLINE bool fgraph_sled_frame_is(const uint64_t *f, const struct fgraph_o
 					uintptr_t at, uintptr_t sp, unsigned level)
 {
 	/* The frame's three words in one test (`&`, not `&&`: the words are
-	 * all there; arm64 chains the compares with CCMP), the function's as
-	 * func + back == at (x86-64: an ADD from memory, no copy of at to
-	 * subtract from), then the users word's high half (a 32-bit compare
-	 * with a constant, which the chain would widen). */
+	 * all there; arm64 chains the compares with CCMP), the function's
+	 * against the sled's word (one load and the compare), then the users
+	 * word's high half (a 32-bit compare with a constant, which the chain
+	 * would widen). */
 	return __builtin_expect((f[FR_MIN - 1] == g->frame_tag) & (f[FR_SP] == sp) &
-				(f[FR_FUNC] + arch_sled_exit_back(at) == at), 1) &&
+				(f[FR_FUNC] == arch_sled_exit_func(at)), 1) &&
 	       __builtin_expect(f[FR_USERS] >> 32 == (FR_TS_ENTRY >> 32 | level), 1);
 }
 

@@ -408,6 +408,16 @@ uintptr_t arch_site_data(uintptr_t func);
  *                                                  addr + ARCH_SLED_EXIT_AT
  *                                                  (arm64 0: the sled; x86-64 5:
  *                                                  the call's return address)
+ *   void arch_fexit_set(on, exitfn)                after fgraph_ts_exit and
+ *                                                  fgraph_ts_active are set
+ *                                                  (fgraph.c, users_changed;
+ *                                                  on: a graph user, exitfn:
+ *                                                  fgraph_ts_exit's value):
+ *                                                  what __fexit__ reads of its
+ *                                                  own instead (x86-64: the
+ *                                                  word it jumps through;
+ *                                                  arm64: nothing, it reads
+ *                                                  fgraph_ts_exit)
  *   uintptr_t arch_sled_tail_target(addr)          the target of the direct
  *                                                  jump after the tail sled
  *                                                  at addr (arm64 `b` at

@@ -129,6 +129,12 @@ static inline __attribute__((always_inline)) uintptr_t arch_sled_exit_func(uintp
 /* __fexit__ loads fgraph_ts_exit and tests it (NULL: no graph user), as
  * cheap as a test of fgraph_ts_active (trace/core/fgraph.c). */
 #define ARCH_FEXIT_NEVER_NULL 0
+/* So it needs nothing of its own (x86-64's __fexit__ jumps through a word). */
+static inline __attribute__((always_inline)) void arch_fexit_set(bool on, uintptr_t exitfn)
+{
+	(void)on;
+	(void)exitfn;
+}
 
 /* The target of the jump after the tail sled at addr: a `b imm26` at
  * addr + 32 (what arch_sled_init found there: no ret, no br x9). */

@@ -113,11 +113,27 @@ static inline __attribute__((always_inline)) uintptr_t arch_sled_func(uintptr_t 
 	return arch_sled_exit_func(addr + ARCH_SLED_EXIT_AT);
 }
 
-/* __fexit__ tests fgraph_ts_active and calls through fgraph_ts_exit in
- * memory (a CMPB, and a CALL that loads: one instruction fewer than a load
- * and a test of the pointer), so the pointer is never NULL here: with no
- * graph user it is __fexit_fp (trace/core/fgraph.c). */
+/* __fexit__ calls through fgraph_ts_exit in memory (a CALL that loads:
+ * one instruction fewer than a load and a test of the pointer), so the
+ * pointer is never NULL here: with no graph user it is __fexit_fp
+ * (trace/core/fgraph.c). */
 #define ARCH_FEXIT_NEVER_NULL 1
+
+/* __fexit__'s first instruction jumps through x86_fexit_to
+ * (ftrace_tramp.S): to its `ret` (__fexit_off) while no graph user is
+ * registered, to its exit (__fexit_on) while one is: one indirect jump
+ * where a CMPB of fgraph_ts_active and a branch were, for the graph and
+ * for the function tracer alone.  Set with fgraph_ts_active, under the
+ * fgraph mutex (users_changed); whichever value a CPU reads is a way
+ * that works, as the byte's. */
+extern void *x86_fexit_to;
+extern char __fexit_on[], __fexit_off[];
+static inline __attribute__((always_inline)) void arch_fexit_set(bool on, uintptr_t exitfn)
+{
+	(void)exitfn;
+	__atomic_store_n(&x86_fexit_to, on ? (void *)__fexit_on : (void *)__fexit_off,
+			 __ATOMIC_RELAXED);
+}
 
 /* The target of the jump after the 11-byte tail sled at addr: a `jmp
  * rel8` (eb) or `jmp rel32` (e9) at addr + 11. */

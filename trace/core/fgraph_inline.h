@@ -622,7 +622,14 @@ FGRAPH_INLINE uintptr_t fgraph_sled_exit_solo(struct cpu *c, struct fgraph_ret_r
 		outer = st;                  /* as fgraph_context_stack says */
 		st = outer ? CALL_PRESERVING(struct fgraph_stack *, fgraph_irq_stack, c) : NULL;
 	}
-	if (__builtin_expect(!st || st->top < FR_MIN, 0))
+	/* top is 0 or at least FR_MIN (no frame is shorter): a test of 0
+	 * (arm64 one CBZ, where `< FR_MIN` was a CMP and a branch).  Were it
+	 * ever 1 .. FR_MIN - 1, f would reach into the stack's header, inside
+	 * the struct (fgraph_frame.h: 8 words before w), and the words
+	 * compared below send any such frame to ftrace_sled_exit. */
+	_Static_assert(__builtin_offsetof(struct fgraph_stack, w) >= (FR_MIN - 1) * 8,
+		       "f stays inside the stack");
+	if (__builtin_expect(!st || st->top == 0, 0))
 		return 0;                    /* no frame: the rules would do nothing */
 	uint64_t *f = fgraph_top_min(st);
 	if (fgraph_sled_frame_is(f, g, at, sp, irq ? c->irq_depth : 0))

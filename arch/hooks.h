@@ -426,10 +426,17 @@ uintptr_t arch_site_data(uintptr_t func);
  *                                                  hands on for its sled: at =
  *                                                  addr + ARCH_SLED_EXIT_AT
  *                                                  (arm64 0: the sled; x86-64 5:
- *                                                  the call's return address,
- *                                                  from which the 4 bytes count)
- *   uint32_t arch_sled_exit_back(at)               those 4 bytes: the function
- *                                                  is at less them
+ *                                                  the call's return address)
+ *   void arch_fexit_set(on, exitfn)                after fgraph_ts_exit and
+ *                                                  fgraph_ts_active are set
+ *                                                  (fgraph.c, users_changed;
+ *                                                  on: a graph user, exitfn:
+ *                                                  fgraph_ts_exit's value):
+ *                                                  what __fexit__ reads of its
+ *                                                  own instead (x86-64: the
+ *                                                  word it jumps through;
+ *                                                  arm64: nothing, it reads
+ *                                                  fgraph_ts_exit)
  *   uintptr_t arch_sled_tail_target(addr)          the target of the direct
  *                                                  jump after the tail sled
  *                                                  at addr (arm64 `b` at
@@ -444,14 +451,14 @@ enum arch_sled_kind { ARCH_SLED_ENTRY, ARCH_SLED_EXIT, ARCH_SLED_TAIL };
 /*
  * Boot-time, single CPU, before any other patching: check that the exit or
  * tail sled at addr holds what the compiler leaves (and, for an exit, that
- * a return follows it) and put it in its disabled state, with back (addr
- * less its function's address; x86-64 writes back + ARCH_SLED_EXIT_AT) in
- * bytes it never executes, where
+ * a return follows it) and put it in its disabled state, with func (its
+ * function's address, 32 bits) in 4 bytes it never executes, where
  * arch_sled_func(addr) (site.h, inline) reads it and the handlers find it
- * from their return address.  0, or -EILSEQ (the sled is left untouched).
+ * from their return address.  0, or -EILSEQ (the sled is left untouched;
+ * also for a function at or above 4 GiB, which the word cannot hold).
  * The entry sled is arch_site_init's.
  */
-int arch_sled_init(uintptr_t addr, unsigned kind, uint32_t back);
+int arch_sled_init(uintptr_t addr, unsigned kind, uintptr_t func);
 
 /* What an enabled exit / tail sled calls (arch/<arch>/ftrace_tramp.S, in
  * .text.tramp): they return to the sled with every register as it was. */

@@ -81,6 +81,11 @@ struct cpu {
 					   TRACE_CTX_TASK before (smp.c's initializer) */
 	struct rb_cpu *trace_rb;        /* written once (trace_init, before any tracer
 					   runs): this CPU's buffer in trace_buffer */
+	struct fgraph_stack *ret_stack; /* owner: current->ret_stack (NULL while current
+					   is NULL or has none, as on a CPU coming up),
+					   written with current (sched.c, set_current):
+					   the trace stack's sleds reach it in one load
+					   (trace/core/fgraph_inline.h, FGRAPH_TSTACK) */
 	uint64_t qs_count;              /* owner (atomic): quiescent states passed (patch/tramp.c) */
 
 	uint32_t ipi_pending;           /* atomic bit set of IPI_* */

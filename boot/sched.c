@@ -108,6 +108,16 @@ static void enqueue(struct thread *t, unsigned cpu)
 /* ---- switching ---- */
 
 /* Second half of a switch, run by the thread switched to, interrupts off. */
+/* c->current and c->ret_stack (boot/cpu.h) to t's, on this CPU with
+ * interrupts off; inlined, so no traced function runs between the two
+ * stores but arch_set_current's own (ret_stack first: its entry and exit
+ * find the same stack). */
+static inline __attribute__((always_inline)) void set_current(struct cpu *c, struct thread *t)
+{
+	c->ret_stack = t->ret_stack;
+	arch_set_current(c, t);
+}
+
 static void sched_finish(void)
 {
 	struct cpu *c = this_cpu();
@@ -160,7 +170,7 @@ void schedule(void)
 	next->cpu = c->id;
 	next->cpus_seen |= 1u << c->id;
 	next->switches_in++;
-	arch_set_current(c, next);
+	set_current(c, next);
 	/* The task context's recursion bits are the running thread's: held
 	 * by a callback they never cross a switch (callbacks do not sleep),
 	 * so here they are prev's own, and next brings its own. */
@@ -443,9 +453,10 @@ void sched_init_cpu(void)
 	idle->entry_pid = THREAD_ENTRY_TYPE;      /* tid 0 */
 	idle->ret_pid = THREAD_RET_TYPE;
 	c->idle = idle;
-	arch_set_current(c, idle);
+	set_current(c, idle);
 	/* After current is set: the heap's lock uses it. */
 	idle->ret_stack = fgraph_stack_alloc();
+	c->ret_stack = idle->ret_stack;           /* set_current's, now there is one */
 	fgraph_init_cpu(c->id);
 	if (!idle->ret_stack)
 		panic("no memory for CPU %u's idle shadow stack", c->id);

@@ -33,8 +33,8 @@
  *   compiled       b #32         nop             nop           nop       nop; nop       nop; nop
  *   entry, off     mov x9, x30   b #28 (to +32)  b #24 (+32)   nop       literal        nop; nop
  *   entry, on      mov x9, x30   bl target       b #24 (+32)   nop       literal        nop; nop
- *   exit/tail, off mov x9, x30   b #28 (to +32)  mov x30, x9   b #20     back; nop      nop; nop
- *   exit/tail, on  mov x9, x30   bl handler      mov x30, x9   b #20     back; nop      nop; nop
+ *   exit/tail, off mov x9, x30   b #28 (to +32)  mov x30, x9   b #20     func; nop      nop; nop
+ *   exit/tail, on  mov x9, x30   bl handler      mov x30, x9   b #20     func; nop      nop; nop
  *
  * An enabled entry sled looks to its target exactly as a patchable entry
  * does (x9 the parent, x30 = func + 8, where the function goes on); its
@@ -45,9 +45,9 @@
  * and the `ret` at +32 would do.  x9 is dead there too (a temporary; the branch of an
  * indirect tail call must not be through it: arch_sled_init refuses that).
  * The word at +16 of an exit or tail sled, never executed (the `b #20`
- * at +12 jumps over it), holds the sled's distance from its function's
- * entry, which the handler reads from its return address + 8
- * (arch_sled_func): the function without a search.  It is written at
+ * at +12 jumps over it), holds its function's address (32 bits: the
+ * kernel's text lies below 4 GiB), which the handler reads from its
+ * return address + 8 (arch_sled_func): the function without a search.  It is written at
  * boot and never changes.
  * Disabled, a sled costs a mov and a taken branch.
  */
@@ -85,16 +85,16 @@ static bool sled_compiled(uintptr_t addr)
 }
 
 /* The sled at addr in the shape of the table (header): data in an entry's
- * literal, an exit or tail sled's distance back to its function at +16.
+ * literal, an exit or tail sled's function's address at +16.
  * Boot, one CPU. */
-static void sled_write(uintptr_t addr, unsigned kind, uintptr_t data, uint32_t back)
+static void sled_write(uintptr_t addr, unsigned kind, uintptr_t data, uint32_t func)
 {
 	uint32_t w[8] = { INSN_MOV_X9_X30, ARM64_SITE_OFF_INSN, INSN_B | 6, INSN_NOP,
 			  INSN_NOP, INSN_NOP, INSN_NOP, INSN_NOP };
 	if (kind != ARCH_SLED_ENTRY) {
 		w[2] = INSN_MOV_X30_X9;
 		w[3] = INSN_B | 5;
-		w[ARCH_SLED_FUNC_OFF / 4] = back;
+		w[ARCH_SLED_FUNC_OFF / 4] = func;
 	}
 	for (unsigned i = 0; i < 8; i++)
 		if (kind != ARCH_SLED_ENTRY || (i != 4 && i != 5))
@@ -104,15 +104,16 @@ static void sled_write(uintptr_t addr, unsigned kind, uintptr_t data, uint32_t b
 	text_poke_sync_icache(addr, 32);
 }
 
-int arch_sled_init(uintptr_t addr, unsigned kind, uint32_t back)
+int arch_sled_init(uintptr_t addr, unsigned kind, uintptr_t func)
 {
-	if (kind == ARCH_SLED_ENTRY || !arch_sled_placed(addr) || !sled_compiled(addr))
+	if (kind == ARCH_SLED_ENTRY || !arch_sled_placed(addr) || !sled_compiled(addr) ||
+	    func > UINT32_MAX)
 		return -EILSEQ;
 	uint32_t next = *(const uint32_t *)(addr + 32);
 	if ((kind == ARCH_SLED_EXIT && next != INSN_RET) ||
 	    (kind == ARCH_SLED_TAIL && (next == INSN_RET || next == INSN_BR_X9)))
 		return -EILSEQ;
-	sled_write(addr, kind, 0, back);
+	sled_write(addr, kind, 0, (uint32_t)func);
 	return 0;
 }
 

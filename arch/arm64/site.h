@@ -109,30 +109,32 @@ static inline __attribute__((always_inline)) bool arch_sled_holds(uintptr_t addr
 	return arch_site_holds(addr, target);
 }
 
-/* An exit or tail sled's function: its distance back from the sled is the
- * word at +16 (patch.c), which the handler finds at its return address
- * (sled + 8) + 8. */
+/* An exit or tail sled's function: its address (the kernel's text lies
+ * below 4 GiB) is the word at +16 (patch.c), which the handler finds at
+ * its return address (sled + 8) + 8. */
 #define ARCH_SLED_FUNC_OFF 16
 static inline __attribute__((always_inline)) uintptr_t arch_sled_func(uintptr_t addr)
 {
-	return addr - *(const uint32_t *)(addr + ARCH_SLED_FUNC_OFF);
+	return *(const uint32_t *)(addr + ARCH_SLED_FUNC_OFF);
 }
 
 /* What __fexit__ hands ftrace_sled_exit for its sled (at): the sled itself
  * (x30 - 8: one SUB, as many as a MOV of x30 would be). */
 #define ARCH_SLED_EXIT_AT 0
-static inline __attribute__((always_inline)) uint32_t arch_sled_exit_back(uintptr_t at)
-{
-	return *(const uint32_t *)(at + ARCH_SLED_FUNC_OFF);
-}
 static inline __attribute__((always_inline)) uintptr_t arch_sled_exit_func(uintptr_t at)
 {
-	return at - arch_sled_exit_back(at);
+	return arch_sled_func(at);
 }
 
 /* __fexit__ loads fgraph_ts_exit and tests it (NULL: no graph user), as
  * cheap as a test of fgraph_ts_active (trace/core/fgraph.c). */
 #define ARCH_FEXIT_NEVER_NULL 0
+/* So it needs nothing of its own (x86-64's __fexit__ jumps through a word). */
+static inline __attribute__((always_inline)) void arch_fexit_set(bool on, uintptr_t exitfn)
+{
+	(void)on;
+	(void)exitfn;
+}
 
 /* The target of the jump after the tail sled at addr: a `b imm26` at
  * addr + 32 (what arch_sled_init found there: no ret, no br x9). */

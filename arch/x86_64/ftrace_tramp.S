@@ -449,8 +449,10 @@ __ftail__:
  * only the return hook's own path reads, are not written) for the exit
  * callbacks to read.  The other caller-saved registers are dead after a
  * return, the callee-saved ones kept by C.  rsp is 0 mod 16 here and at
- * the call (64 bytes of rr).  No graph user (fgraph_ts_active 0): a
- * compare and the return; else the call through fgraph_ts_exit, which is
+ * the call (64 bytes of rr).  Its first instruction jumps through
+ * x86_fexit_to (site.h, arch_fexit_set): with no graph user to
+ * __fexit_off, the return; else to __fexit_on, the call through
+ * fgraph_ts_exit, which is
  * never NULL here (site.h, ARCH_FEXIT_NEVER_NULL: read once, by the call;
  * whichever value it reads is a handler that does the exit).  The one
  * user's solo_return (FTRACE_HOT_NOFP) gets rax and rdx saved in rr and
@@ -471,7 +473,13 @@ __ftail__:
 	.type	__fexit__, @function
 	.balign	16
 __fexit__:
-	SLED_ENTER EXIT_RR
+	jmp	*x86_fexit_to(%rip)             /* __fexit_on or __fexit_off */
+	.globl	__fexit_off
+__fexit_off:
+	ret
+	.globl	__fexit_on
+__fexit_on:
+	subq	$EXIT_RR, %rsp
 	movq	%rax, 0x00(%rsp)
 	movq	%rdx, 0x08(%rsp)
 	movq	EXIT_RR(%rsp), %rsi              /* at: the sled + 5 (ARCH_SLED_EXIT_AT) */
@@ -498,6 +506,14 @@ __fexit_fp:
 	movups	0x10 + 0x20(%rsp), %xmm1
 	FEXIT_LEAVE 0x10
 	.size	__fexit_fp, . - __fexit_fp
+
+/* Where __fexit__ goes (site.h, arch_fexit_set): __fexit_off until a
+ * graph user registers. */
+	.section .data, "aw"
+	.balign	8
+	.globl	x86_fexit_to
+x86_fexit_to:
+	.quad	__fexit_off
 
 /* ---- The pool: int3 until a slot is written (patch/tramp.c) ---- */
 	.section .tramp_pool, "ax", @progbits

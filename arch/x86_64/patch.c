@@ -57,19 +57,18 @@
  *
  *     kind       compiled                            disabled / enabled (bytes 0-4)   bytes 5-10
  *     entry      eb 09 + 66 0f 1f 84 00 00 02 00 00  eb 09 0f 1f 00 / e8 <rel32>     66 0f 1f 44 00 00 (nop6)
- *     tail       the same, before the tail jmp       the same                         eb 04 (jmp +4) <back>
- *     exit       c3 + 2e 66 0f 1f 84 00 00 02 00 00  c3 cc cc cc cc / e8 <rel32>     c3 cc <back>
+ *     tail       the same, before the tail jmp       the same                         eb 04 (jmp +4) <func>
+ *     exit       c3 + 2e 66 0f 1f 84 00 00 02 00 00  c3 cc cc cc cc / e8 <rel32>     c3 cc <func>
  *
  * Disabled, an entry or tail sled jumps over itself and an exit sled
  * returns, as compiled; resuming at +5 runs the nop6 (the tail's jmp +4)
  * into the code after the sled, or the ret at +5.  Enabled, the call
  * returns to +5: the same (__fexit__ drops that return and returns for the
  * ret at +5 itself).  An exit or tail sled's target is __fexit__ /
- * __ftail__; bytes 7-10 of one, never executed, hold the distance back
- * from the call's return address (sled + 5) to its function's entry (32
- * bits, little-endian), which the handler reads at its return address + 2
- * (arch_sled_exit_func, arch_sled_func; site.h): the function without
- * a search.
+ * __ftail__; bytes 7-10 of one, never executed, hold its function's
+ * address (32 bits, little-endian: the kernel's text lies below 4 GiB),
+ * which the handler reads at its return address + 2 (arch_sled_exit_func,
+ * arch_sled_func; site.h): the function without a search.
  * They are written at boot and never change.
  *
  * QEMU's TCG (checked with the hypervisor CPUID leaf) needs one more
@@ -131,16 +130,16 @@ static const uint8_t sled_ret_compiled[SLED_LEN] = { 0xC3, 0x2E, 0x66, 0x0F, 0x1
 						     0x02, 0x00, 0x00 };
 static const uint8_t sled_jmp[SLED_LEN] = { 0xEB, 0x09, 0x0F, 0x1F, 0x00, 0x66, 0x0F, 0x1F, 0x44,
 					    0x00, 0x00 };
-/* An exit sled but its distance back (bytes 7-10); a tail sled's bytes
- * 5-6 (its first 5 are an entry sled's). */
+/* An exit sled but its function (bytes 7-10); a tail sled's bytes 5-6
+ * (its first 5 are an entry sled's). */
 static const uint8_t sled_ret[ARCH_SLED_FUNC_OFF] = { 0xC3, 0xCC, 0xCC, 0xCC, 0xCC, 0xC3, 0xCC };
 static const uint8_t sled_tail_jmp4[2] = { 0xEB, 0x04 };
-_Static_assert(ARCH_SLED_FUNC_OFF + 4 == SLED_LEN, "the distance back ends the sled");
+_Static_assert(ARCH_SLED_FUNC_OFF + 4 == SLED_LEN, "the function ends the sled");
 
-int arch_sled_init(uintptr_t addr, unsigned kind, uint32_t back)
+int arch_sled_init(uintptr_t addr, unsigned kind, uintptr_t func)
 {
 	bool exit = kind == ARCH_SLED_EXIT;
-	if (kind == ARCH_SLED_ENTRY || !arch_sled_placed(addr) ||
+	if (kind == ARCH_SLED_ENTRY || !arch_sled_placed(addr) || func > UINT32_MAX ||
 	    memcmp((const void *)addr, exit ? sled_ret_compiled : sled_jmp_compiled, SLED_LEN) != 0)
 		return -EILSEQ;
 	uint8_t b[SLED_LEN];
@@ -150,8 +149,8 @@ int arch_sled_init(uintptr_t addr, unsigned kind, uint32_t back)
 		memcpy(b, sled_jmp, ARCH_SITE_SIZE);
 		memcpy(b + ARCH_SITE_SIZE, sled_tail_jmp4, sizeof(sled_tail_jmp4));
 	}
-	back += ARCH_SLED_EXIT_AT;                   /* from the call's return address */
-	memcpy(b + ARCH_SLED_FUNC_OFF, &back, sizeof(back));
+	uint32_t word = (uint32_t)func;
+	memcpy(b + ARCH_SLED_FUNC_OFF, &word, sizeof(word));
 	arch_text_poke((void *)addr, b, SLED_LEN);
 	return 0;
 }

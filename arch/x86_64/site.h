@@ -95,33 +95,45 @@ static inline __attribute__((always_inline)) bool arch_sled_holds(uintptr_t addr
 }
 
 /* An exit or tail sled's function: bytes 7-10 (ARCH_SLED_FUNC_OFF,
- * patch.c) hold its distance back from the sled's call's return address,
- * sled + 5 (ARCH_SLED_EXIT_AT), which is what __fexit__ finds on its stack
- * and hands ftrace_sled_exit as is (at): the function is at less the 4
- * bytes at at + 2. */
+ * patch.c) hold its address (the kernel's text lies below 4 GiB), which
+ * __fexit__ finds from the sled's call's return address, sled + 5
+ * (ARCH_SLED_EXIT_AT), as it hands it on (at): the 4 bytes at at + 2,
+ * zero-extended by the load. */
 #define ARCH_SLED_FUNC_OFF 7
 #define ARCH_SLED_EXIT_AT 5
-static inline __attribute__((always_inline)) uint32_t arch_sled_exit_back(uintptr_t at)
-{
-	uint32_t back;
-	__builtin_memcpy(&back, (const void *)(at + ARCH_SLED_FUNC_OFF - ARCH_SLED_EXIT_AT),
-			 sizeof(back));
-	return back;
-}
 static inline __attribute__((always_inline)) uintptr_t arch_sled_exit_func(uintptr_t at)
 {
-	return at - arch_sled_exit_back(at);
+	uint32_t func;
+	__builtin_memcpy(&func, (const void *)(at + ARCH_SLED_FUNC_OFF - ARCH_SLED_EXIT_AT),
+			 sizeof(func));
+	return func;
 }
 static inline __attribute__((always_inline)) uintptr_t arch_sled_func(uintptr_t addr)
 {
 	return arch_sled_exit_func(addr + ARCH_SLED_EXIT_AT);
 }
 
-/* __fexit__ tests fgraph_ts_active and calls through fgraph_ts_exit in
- * memory (a CMPB, and a CALL that loads: one instruction fewer than a load
- * and a test of the pointer), so the pointer is never NULL here: with no
- * graph user it is __fexit_fp (trace/core/fgraph.c). */
+/* __fexit__ calls through fgraph_ts_exit in memory (a CALL that loads:
+ * one instruction fewer than a load and a test of the pointer), so the
+ * pointer is never NULL here: with no graph user it is __fexit_fp
+ * (trace/core/fgraph.c). */
 #define ARCH_FEXIT_NEVER_NULL 1
+
+/* __fexit__'s first instruction jumps through x86_fexit_to
+ * (ftrace_tramp.S): to its `ret` (__fexit_off) while no graph user is
+ * registered, to its exit (__fexit_on) while one is: one indirect jump
+ * where a CMPB of fgraph_ts_active and a branch were, for the graph and
+ * for the function tracer alone.  Set with fgraph_ts_active, under the
+ * fgraph mutex (users_changed); whichever value a CPU reads is a way
+ * that works, as the byte's. */
+extern void *x86_fexit_to;
+extern char __fexit_on[], __fexit_off[];
+static inline __attribute__((always_inline)) void arch_fexit_set(bool on, uintptr_t exitfn)
+{
+	(void)exitfn;
+	__atomic_store_n(&x86_fexit_to, on ? (void *)__fexit_on : (void *)__fexit_off,
+			 __ATOMIC_RELAXED);
+}
 
 /* The target of the jump after the 11-byte tail sled at addr: a `jmp
  * rel8` (eb) or `jmp rel32` (e9) at addr + 11. */

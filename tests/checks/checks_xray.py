@@ -38,7 +38,7 @@ Checks, each reported as one report(ok, name, detail):
   refuse   bt.test=xray_refuse: an exit sled holding other bytes than its
            record says is refused (patch_apply and the update), tracing
            killed with the sled named, nothing written; bt.test=
-           xray_refuse_func: the same for an exit sled whose distance back
+           xray_refuse_func: the same for an exit sled whose function word
            to its function (what its handler finds it by) leads to another
   demo     `make qemu-ARCH INSTR=xray` with the function tracer on the
            demo's vfs_stat and path_walk: the trace in Linux's function

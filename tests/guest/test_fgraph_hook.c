@@ -98,9 +98,10 @@ TEST_CASE(fgraph_hook, solo_return_outside_nofp_text_is_refused)
  * exact.  What the exit sled's handler calls (fgraph_ts_exit, fgraph.h)
  * follows the users alike: the tracer alone, its solo_return; a second
  * user, __fexit_fp under FGRAPH_TSTACK (neither the solo_return nor NULL);
- * none, NULL, or __fexit_fp where the handler tests fgraph_ts_active first
- * and calls through the pointer unread (site.h, ARCH_FEXIT_NEVER_NULL:
- * never NULL there, whenever a CPU reads it). */
+ * none, NULL, or __fexit_fp where the handler learns that there is none
+ * otherwise and calls through the pointer unread (site.h,
+ * ARCH_FEXIT_NEVER_NULL and arch_fexit_set: never NULL there, whenever a
+ * CPU reads it). */
 TEST_CASE(fgraph_hook, pointer_follows_the_users)
 {
 	double want = hk_fp(1.25, 7);

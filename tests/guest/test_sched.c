@@ -62,6 +62,52 @@ TEST_CASE(sched, preemption_shares_a_cpu)
 	EXPECT_TRUE(cb > 0);
 }
 
+/* Whether this CPU's copy of the running thread's stack is its own, read
+ * with interrupts off (no switch between the two reads). */
+static bool cpu_stack_is_current(void)
+{
+	unsigned long f = arch_irq_save();
+	struct cpu *c = this_cpu();
+	bool same = c->ret_stack == c->current->ret_stack && c->ret_stack != NULL;
+	arch_irq_restore(f);
+	return same;
+}
+
+struct stack_checker {
+	unsigned checks, wrong;
+};
+
+static int check_cpu_stack(void *arg)
+{
+	struct stack_checker *k = arg;
+	for (unsigned i = 0; i < 200; i++) {
+		thread_yield();
+		k->wrong += !cpu_stack_is_current();
+		k->checks++;
+	}
+	return 0;
+}
+
+/* struct cpu's ret_stack (the trace stack's sleds read the running
+ * thread's stack there) follows every switch: three threads on one CPU
+ * that yield to each other each find their own after every switch. */
+TEST_CASE(sched, cpu_ret_stack_follows_current)
+{
+	struct stack_checker k[3] = { { 0, 0 }, { 0, 0 }, { 0, 0 } };
+	struct thread *t[3];
+	unsigned cpu = ncpus - 1;
+	for (unsigned i = 0; i < 3; i++) {
+		t[i] = thread_create("stack-check", check_cpu_stack, &k[i], (int)cpu);
+		ASSERT_TRUE(t[i] != NULL);
+	}
+	for (unsigned i = 0; i < 3; i++) {
+		EXPECT_EQ(thread_join(t[i]), 0);
+		EXPECT_EQ(k[i].checks, 200u);
+		EXPECT_EQ(k[i].wrong, 0u);
+	}
+	EXPECT_TRUE(cpu_stack_is_current());
+}
+
 static struct waitq wq = WAITQ_INIT;
 static volatile int flag;
 

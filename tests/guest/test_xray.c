@@ -133,8 +133,8 @@ TEST_CASE(xray, table_covers_every_sled)
 }
 
 /*
- * The handlers' O(1) lookup (arch_sled_func: the distance back to the
- * function that boot wrote into each exit and tail sled) gives, for every
+ * The handlers' O(1) lookup (arch_sled_func: the function's address that
+ * boot wrote into each exit and tail sled) gives, for every
  * sled of the image whose function boot initialised, the function of the
  * record that the two binary searches give, and that record is the one
  * whose sleds hold it.
@@ -299,8 +299,8 @@ TEST_CASE_FLAGS(xray_refuse_func, sled_function_word_is_refused, TEST_MANUAL)
 	const struct ftrace_rec *other = rec_find((uintptr_t)xt_refuse_other);
 	ASSERT_TRUE(s != 0 && other != NULL);
 	ASSERT_TRUE(arch_sled_func(s) == f);
-	/* The distance back from the handler's at (site.h ARCH_SLED_EXIT_AT). */
-	uint32_t bad = (uint32_t)(s + ARCH_SLED_EXIT_AT - rec_ip(other));
+	/* The other function's address, as boot writes a sled's (patch.c). */
+	uint32_t bad = (uint32_t)rec_ip(other);
 	arch_text_poke((void *)(s + ARCH_SLED_FUNC_OFF), &bad, sizeof(bad));
 	patch_sync_cores();
 	ASSERT_TRUE(arch_sled_func(s) == rec_ip(other));

@@ -703,8 +703,8 @@ fgraph_solo_return_t fgraph_hook_return;
 #if FGRAPH_TSTACK
 /* The exit sled handler's own way into ftrace_sled_exit (arch/ARCH/
  * ftrace_tramp.S): what fgraph_ts_exit holds when no solo_return is, and
- * with no graph user where the handler tests fgraph_ts_active instead of
- * the pointer (site.h, ARCH_FEXIT_NEVER_NULL). */
+ * with no graph user where the handler learns that otherwise than by the
+ * pointer (site.h, ARCH_FEXIT_NEVER_NULL and arch_fexit_set). */
 uintptr_t __fexit_fp(struct fgraph_ret_regs *rr, uintptr_t at, uintptr_t sp);
 #define FEXIT_GENERAL __fexit_fp
 #define FEXIT_NONE (ARCH_FEXIT_NEVER_NULL ? __fexit_fp : NULL)
@@ -745,6 +745,8 @@ static void users_changed(void)
 			 !n ? FEXIT_NONE : n == 1 && one->solo_return ? one->solo_return : FEXIT_GENERAL,
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&fgraph_ts_active, n != 0, __ATOMIC_RELAXED);
+	if (FGRAPH_TSTACK)
+		arch_fexit_set(n != 0, (uintptr_t)fgraph_ts_exit);
 }
 
 int register_fgraph(struct fgraph_ops *g)

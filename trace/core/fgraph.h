@@ -207,8 +207,8 @@ extern unsigned char fgraph_ts_active;
 uintptr_t ftrace_sled_exit(struct fgraph_ret_regs *rr, uintptr_t at, uintptr_t sp);
 /* What the exit sled's handler calls (arch/ARCH/ftrace_tramp.S, __fexit__),
  * with ftrace_sled_exit's arguments: NULL while no graph user is registered
- * (it returns at once; where the handler tests fgraph_ts_active instead,
- * site.h ARCH_FEXIT_NEVER_NULL, __fexit_fp, so that any value it reads
+ * (it returns at once; where the handler learns that otherwise, site.h
+ * ARCH_FEXIT_NEVER_NULL and arch_fexit_set, __fexit_fp, so that any value it reads
  * is one to call); while exactly one is and it brings a solo_return,
  * that, for which the handler saves no FP/SIMD register (fgraph_inline.h,
  * fgraph_sled_exit_solo: anything else goes to ftrace_sled_exit_fpsaving);

@@ -51,6 +51,21 @@ FGRAPH_INLINE struct fgraph_stack *fgraph_thread_stack(struct cpu *c)
 	return c->current ? c->current->ret_stack : NULL;   /* NULL: a CPU coming up */
 }
 
+/* c->current as the CPU's word (x86-64 GS-relative: c need not be kept). */
+FGRAPH_INLINE struct thread *fgraph_cpu_current(struct cpu *c)
+{
+	return (struct thread *)arch_cpu_word(c, __builtin_offsetof(struct cpu, current));
+}
+
+/* The trace stack's way to the running thread's stack on CPU c, for the
+ * sleds' single-user paths: the CPU's own copy (boot/cpu.h, ret_stack:
+ * one load, x86-64 GS-relative, no thread pointer and no test of it), NULL
+ * as fgraph_thread_stack's.  Not preempted (FTRACE_HOT), so c stays ours. */
+FGRAPH_INLINE struct fgraph_stack *fgraph_cpu_stack(struct cpu *c)
+{
+	return (struct fgraph_stack *)arch_cpu_word(c, __builtin_offsetof(struct cpu, ret_stack));
+}
+
 /* The stack of the running context on CPU c, whose current thread is t
  * (NULL: a CPU coming up), and the interrupted thread's when that is a
  * different one (for depth and task_state).  So a context with a stack
@@ -217,8 +232,11 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 				    struct ftrace_ops *op, struct ftrace_regs *fregs,
 				    fgraph_entry_t entry, bool nofp, bool irq)
 {
-	struct thread *t = c->current;
-	if (__builtin_expect(!t, 0))
+	/* The trace stack's NOFP entry reads the thread only for the event
+	 * (below): its stack is the CPU's word, NULL while there is no thread. */
+	bool cpu_stack = FGRAPH_TSTACK && nofp;
+	struct thread *t = cpu_stack ? NULL : c->current;
+	if (!cpu_stack && __builtin_expect(!t, 0))
 		return;                    /* a CPU still booting */
 	/* The traced code's count: nofp leaves it alone, so it is read where
 	 * the entry wants it (below), not kept from here. */
@@ -238,7 +256,7 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 	struct fgraph_ops *g = (struct fgraph_ops *)((char *)op -
 						     __builtin_offsetof(struct fgraph_ops, ops));
 	/* As fgraph_context_stack_of, with irq_depth known. */
-	struct fgraph_stack *outer = NULL, *st = t->ret_stack;
+	struct fgraph_stack *outer = NULL, *st = cpu_stack ? fgraph_cpu_stack(c) : t->ret_stack;
 	if (irq) {
 		outer = st;
 		st = outer ? CALL_PRESERVING(struct fgraph_stack *, fgraph_irq_stack, c) : NULL;
@@ -299,7 +317,7 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 	}
 	struct fgraph_ent e;
 	fgraph_ent_init(&e, c, ip, parent, fregs, f, below, outer,
-			nofp ? t->preempt_count : depth);
+			nofp ? (cpu_stack ? fgraph_cpu_current(c) : t)->preempt_count : depth);
 	fgraph_ent_state(&e, state_off, st, outer);
 	if (nofp)
 		e.cx = ctx;              /* for an _NOFP inlined entry's header */
@@ -587,12 +605,12 @@ FGRAPH_INLINE bool fgraph_sled_frame_is(const uint64_t *f, const struct fgraph_o
 					uintptr_t at, uintptr_t sp, unsigned level)
 {
 	/* The frame's three words in one test (`&`, not `&&`: the words are
-	 * all there; arm64 chains the compares with CCMP), the function's as
-	 * func + back == at (x86-64: an ADD from memory, no copy of at to
-	 * subtract from), then the users word's high half (a 32-bit compare
-	 * with a constant, which the chain would widen). */
+	 * all there; arm64 chains the compares with CCMP), the function's
+	 * against the sled's word (one load and the compare), then the users
+	 * word's high half (a 32-bit compare with a constant, which the chain
+	 * would widen). */
 	return __builtin_expect((f[FR_MIN - 1] == g->frame_tag) & (f[FR_SP] == sp) &
-				(f[FR_FUNC] + arch_sled_exit_back(at) == at), 1) &&
+				(f[FR_FUNC] == arch_sled_exit_func(at)), 1) &&
 	       __builtin_expect(f[FR_USERS] >> 32 == (FR_TS_ENTRY >> 32 | level), 1);
 }
 
@@ -613,15 +631,20 @@ FGRAPH_INLINE uintptr_t fgraph_sled_exit_solo(struct cpu *c, struct fgraph_ret_r
 					      uintptr_t at, uintptr_t sp, struct fgraph_ops *g,
 					      fgraph_ret_t exitfn, bool irq)
 {
-	struct thread *t = c->current;
-	if (__builtin_expect(!t, 0))
-		return 0;                    /* a CPU coming up: ftrace_sled_exit ignores it */
-	struct fgraph_stack *outer = NULL, *st = t->ret_stack;
+	/* NULL: a CPU coming up (ftrace_sled_exit ignores it), or no stack. */
+	struct fgraph_stack *outer = NULL, *st = fgraph_cpu_stack(c);
 	if (irq) {
 		outer = st;                  /* as fgraph_context_stack says */
 		st = outer ? CALL_PRESERVING(struct fgraph_stack *, fgraph_irq_stack, c) : NULL;
 	}
-	if (__builtin_expect(!st || st->top < FR_MIN, 0))
+	/* top is 0 or at least FR_MIN (no frame is shorter): a test of 0
+	 * (arm64 one CBZ, where `< FR_MIN` was a CMP and a branch).  Were it
+	 * ever 1 .. FR_MIN - 1, f would reach into the stack's header, inside
+	 * the struct (fgraph_frame.h: 8 words before w), and the words
+	 * compared below send any such frame to ftrace_sled_exit. */
+	_Static_assert(__builtin_offsetof(struct fgraph_stack, w) >= (FR_MIN - 1) * 8,
+		       "f stays inside the stack");
+	if (__builtin_expect(!st || st->top == 0, 0))
 		return 0;                    /* no frame: the rules would do nothing */
 	uint64_t *f = fgraph_top_min(st);
 	if (fgraph_sled_frame_is(f, g, at, sp, irq ? c->irq_depth : 0))

@@ -192,7 +192,7 @@ static bool xray_take(const struct xray_entry *e, uintptr_t prev, unsigned *bad)
 	s->kind = e->kind;
 	/* A function is traced with all its sleds or not at all. */
 	if (!(r->flags & FREC_DISABLED) &&
-	    arch_sled_init(e->sled, e->kind, (uint32_t)(e->sled - e->func)) != 0) {
+	    arch_sled_init(e->sled, e->kind, e->func) != 0) {
 		r->flags = FREC_DISABLED;
 		if ((*bad)++ < 5)
 			kprintf("ftrace: %s sled of %s at %lx is not as compiled; not traced\n",

@@ -97,8 +97,8 @@ bool rec_sled_at(uintptr_t ip, unsigned *kind);
 struct ftrace_rec *rec_of_sled_search(uintptr_t ip);
 /* What __fexit__ / __ftail__ learn their function by: arch_sled_func(ip)
  * (arch/hooks.h), for an exit or tail sled that boot initialised (its
- * function not DISABLED then), one load — the distance back to the
- * function that boot wrote into the sled.  The update checks it before
+ * function not DISABLED then), one load — the function's address that
+ * boot wrote into the sled.  The update checks it before
  * enabling a sled; suite xray checks it against rec_of_sled_search for
  * every sled. */
 /* Bytes of the record and sled tables, for each record (make bench's

@@ -648,7 +648,9 @@ FGRAPH_INLINE uintptr_t fgraph_sled_exit_solo(struct cpu *c, struct fgraph_ret_r
 		return 0;                    /* no frame: the rules would do nothing */
 	uint64_t *f = fgraph_top_min(st);
 	if (fgraph_sled_frame_is(f, g, at, sp, irq ? c->irq_depth : 0))
-		return fgraph_return_one_on(c, t, fgraph_ret_regs_value(rr), st, outer, f, 0, g,
+		return fgraph_return_one_on(c, (struct thread *)arch_cpu_word(c,
+							offsetof(struct cpu, current)),
+					    fgraph_ret_regs_value(rr), st, outer, f, 0, g,
 					    exitfn, true, true);
 	return ftrace_sled_exit_fpsaving(rr, at, sp);
 }

@@ -179,6 +179,17 @@ static void graph_other_exit(const struct fgraph_ret *r, struct fgraph_ops *g, u
 
 #define GRAPH_HEADERS_MAX 16
 
+unsigned headers_collect(uint16_t type, uintptr_t leaf, struct trace_entry *h,
+			 struct trace_entry *q, unsigned max, unsigned *m)
+{
+	unsigned n = events_headers(type, leaf, h, max);
+	*m = events_headers(type, (uintptr_t)irq_probe_work, q, max);
+	tracer_set("nop");
+	trace_filter_set(false, "", true);
+	thread_migrate(current_thread(), -1);
+	return n;
+}
+
 void graph_headers_exact(uint16_t type, void (*leaf)(int), const char *name)
 {
 	static struct fgraph_ops other = { .entryfunc = graph_other_entry,
@@ -204,11 +215,7 @@ void graph_headers_exact(uint16_t type, void (*leaf)(int), const char *name)
 	EXPECT_EQ(irq_probe_run(current_thread()), 1);  /* irq_probe_work in the tick */
 
 	struct trace_entry h[GRAPH_HEADERS_MAX], q[GRAPH_HEADERS_MAX];
-	unsigned n = events_headers(type, (uintptr_t)leaf, h, GRAPH_HEADERS_MAX);
-	unsigned m = events_headers(type, (uintptr_t)irq_probe_work, q, GRAPH_HEADERS_MAX);
-	tracer_set("nop");
-	trace_filter_set(false, "", true);
-	thread_migrate(current_thread(), -1);
+	unsigned m, n = headers_collect(type, (uintptr_t)leaf, h, q, GRAPH_HEADERS_MAX, &m);
 
 	int pid = (int)current_thread()->tid;
 	ASSERT_EQ(n, 2u * HEADER_STATES);

@@ -71,6 +71,13 @@ void header_state_check(const struct trace_entry *h, unsigned k, unsigned pc0, i
  * left it). */
 void header_hardirq_check(const struct trace_entry *q, unsigned m, int pid);
 
+/* The end of a header case: the headers of type's events of leaf into
+ * h and of the timer's irq_probe_work into q (at most max each; *m: q's
+ * count), then the tracer nop, no filter, this thread free to migrate
+ * again; returns h's count. */
+unsigned headers_collect(uint16_t type, uintptr_t leaf, struct trace_entry *h,
+			 struct trace_entry *q, unsigned max, unsigned *m);
+
 /* The graph suites' whole-header check (graph_entry, graph_exit): with
  * function_graph on `leaf` (named `name`) and the timer's irq_probe_work,
  * header_state_calls(leaf) through the tracer's own site callback and

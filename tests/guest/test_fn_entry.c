@@ -58,11 +58,7 @@ TEST_CASE(fn_entry, header_flags_exact)
 	EXPECT_EQ(irq_probe_run(current_thread()), 1);  /* irq_probe_work in the tick */
 
 	struct trace_entry h[MAXE], q[MAXE];
-	unsigned n = events_headers(TRACE_FN, (uintptr_t)fe_leaf, h, MAXE);
-	unsigned m = events_headers(TRACE_FN, (uintptr_t)irq_probe_work, q, MAXE);
-	tracer_set("nop");
-	trace_filter_set(false, "", true);
-	thread_migrate(current_thread(), -1);
+	unsigned m, n = headers_collect(TRACE_FN, (uintptr_t)fe_leaf, h, q, MAXE, &m);
 
 	int pid = (int)current_thread()->tid;
 	ASSERT_EQ(n, HEADER_STATES + 1u);

@@ -266,8 +266,9 @@ __ftail__:
 
 /* What an enabled XRay exit sled calls: the trace stack's exit through
  * fgraph_ts_exit (trace/core/fgraph.h), called with ftrace_sled_exit's
- * arguments (rr, at, sp; at: the sled, site.h ARCH_SLED_EXIT_AT).  The sled is followed by the `ret`
- * (arch_sled_init checks it), so what is live is what the return hook
+ * arguments (rr, at, sp; at: the sled's function, site.h
+ * arch_sled_exit_func).  The sled is followed by the `ret` (arch_sled_init
+ * checks it), so what is live is what the return hook
  * keeps (fgraph.S): the return value, x0-x1 and q0-q3; and x9, the parent,
  * which the sled would move back into x30 after this returned to +8.
  * x2-x8, x10-x18 are dead after a return (AAPCS64), x19-x28 and the low
@@ -316,7 +317,7 @@ __fexit__:
 	mov	x29, sp
 	stp	x0, x1, [sp, #16]                // rr: x[0], x[1]
 	add	x0, sp, #16                      // rr
-	sub	x1, x30, #8                      // at: the sled (site.h ARCH_SLED_EXIT_AT)
+	ldr	w1, [x30, #8]                    // at: the function (sled + 16: site.h ARCH_SLED_FUNC_OFF)
 	add	x2, sp, #EXIT_FRAME              // the function's sp
 	blr	x16
 	fexit_leave

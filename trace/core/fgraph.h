@@ -197,8 +197,9 @@ extern unsigned char fgraph_ts_active;
 /* What the XRay exit and tail sleds' handlers call (arch/ARCH/ftrace_tramp.S,
  * which keep every register the sled may have live): sled, the sled's
  * address (an exit or tail sled that boot initialised: its function from
- * arch_sled_func), for an exit sled at, that address + ARCH_SLED_EXIT_AT
- * (site.h: where the handler finds it at no cost); sp, the function's stack pointer as its first instruction
+ * arch_sled_func), for an exit sled at, what the handler finds at no
+ * cost (site.h arch_sled_exit_func: arm64 the function itself, x86-64 the
+ * sled + ARCH_SLED_EXIT_AT); sp, the function's stack pointer as its first instruction
  * saw it; rr, the return registers as the exit sled found them (the
  * return value: fgraph_ret_regs_value; what the exit callbacks read, as
  * at a return hook), first so that it is where the user's ret_handler

@@ -428,6 +428,8 @@ uintptr_t arch_site_data(uintptr_t func);
  *                                                  (the word __fexit__ loads);
  *                                                  x86-64 addr + ARCH_SLED_EXIT_AT
  *                                                  (5: the call's return address)
+ *   uintptr_t arch_sled_exit_at(addr)              that at for the exit sled at
+ *                                                  addr
  *   void arch_fexit_set(on, exitfn)                after fgraph_ts_exit and
  *                                                  fgraph_ts_active are set
  *                                                  (fgraph.c, users_changed;

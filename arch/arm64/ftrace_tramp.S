@@ -315,8 +315,7 @@ __fexit__:
 1:	stp	x29, x9, [sp, #-EXIT_FRAME]!
 	fexit_frame
 	mov	x29, sp
-	stp	x0, x1, [sp, #16]                // rr: x[0], x[1]
-	add	x0, sp, #16                      // rr
+	stp	x0, x1, [sp, #16]                // rr: x[0], x[1]; x0 the retval
 	ldr	w1, [x30, #8]                    // at: the function (sled + 16: site.h ARCH_SLED_FUNC_OFF)
 	add	x2, sp, #EXIT_FRAME              // the function's sp
 	blr	x16
@@ -338,7 +337,7 @@ __fexit_fp:
 	fexit_frame                              // __fexit__'s, which this ends
 	stp	q0, q1, [sp, #32]                // rr: q[0] .. q[3]
 	stp	q2, q3, [sp, #64]
-	bl	ftrace_sled_exit
+	bl	ftrace_sled_exit                 // x0 the return value, not read
 	ldp	q0, q1, [sp, #32]
 	ldp	q2, q3, [sp, #64]
 	fexit_leave

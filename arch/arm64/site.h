@@ -126,6 +126,11 @@ static inline __attribute__((always_inline)) uintptr_t arch_sled_exit_func(uintp
 {
 	return at;
 }
+/* What __fexit__ hands on (at) for the exit sled at addr. */
+static inline __attribute__((always_inline)) uintptr_t arch_sled_exit_at(uintptr_t addr)
+{
+	return arch_sled_func(addr);
+}
 
 /* __fexit__ loads fgraph_ts_exit and tests it (NULL: no graph user), as
  * cheap as a test of fgraph_ts_active (trace/core/fgraph.c). */

@@ -265,8 +265,9 @@ __ftail__:
 	.size	__ftail__, . - __ftail__
 
 /* What an enabled XRay exit sled calls: the trace stack's exit through
- * fgraph_ts_exit (trace/core/fgraph.h), called with ftrace_sled_exit's
- * arguments (rr, at, sp; at: the sled's function, site.h
+ * fgraph_ts_exit (trace/core/fgraph.h), called with fgraph_solo_return_t's
+ * arguments (x0, at, sp; x0: the return value, left where it is, rr found
+ * from sp, arch_defs.h fgraph_fexit_regs; at: the sled's function, site.h
  * arch_sled_exit_func).  The sled is followed by the `ret` (arch_sled_init
  * checks it), so what is live is what the return hook
  * keeps (fgraph.S): the return value, x0-x1 and q0-q3; and x9, the parent,

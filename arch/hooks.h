@@ -423,10 +423,13 @@ uintptr_t arch_site_data(uintptr_t func);
  *                                                  at addr + ARCH_SLED_FUNC_OFF
  *                                                  (arch_sled_init)
  *   uintptr_t arch_sled_exit_func(at)              the same from what __fexit__
- *                                                  hands on for its sled: at =
- *                                                  addr + ARCH_SLED_EXIT_AT
- *                                                  (arm64 0: the sled; x86-64 5:
- *                                                  the call's return address)
+ *                                                  hands on for its sled (at):
+ *                                                  arm64 the function itself
+ *                                                  (the word __fexit__ loads);
+ *                                                  x86-64 addr + ARCH_SLED_EXIT_AT
+ *                                                  (5: the call's return address)
+ *   uintptr_t arch_sled_exit_at(addr)              that at for the exit sled at
+ *                                                  addr
  *   void arch_fexit_set(on, exitfn)                after fgraph_ts_exit and
  *                                                  fgraph_ts_active are set
  *                                                  (fgraph.c, users_changed;

@@ -208,6 +208,20 @@ ARM64_INLINE struct fgraph_ret_regs *fgraph_ret_regs_of_sp(uintptr_t sp)
 	return (struct fgraph_ret_regs *)sp - 1;
 }
 
+/* An XRay exit sled's handler (__fexit__, ftrace_tramp.S) passes the
+ * return value first (x0, fgraph_solo_return_t): no load for it; the
+ * struct fgraph_ret_regs it saved for a function whose SP is sp ends at sp,
+ * as the return hook's. */
+ARM64_INLINE uint64_t fgraph_fexit_value(uint64_t x0)
+{
+	return x0;
+}
+ARM64_INLINE struct fgraph_ret_regs *fgraph_fexit_regs(uint64_t x0, uintptr_t sp)
+{
+	(void)x0;
+	return fgraph_ret_regs_of_sp(sp);
+}
+
 #define ARM64_DAIF_I (1ul << 7)    /* PSTATE.I: IRQs masked */
 
 ARM64_INLINE struct cpu *arch_this_cpu(void)

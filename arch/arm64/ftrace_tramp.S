@@ -265,9 +265,11 @@ __ftail__:
 	.size	__ftail__, . - __ftail__
 
 /* What an enabled XRay exit sled calls: the trace stack's exit through
- * fgraph_ts_exit (trace/core/fgraph.h), called with ftrace_sled_exit's
- * arguments (rr, at, sp; at: the sled, site.h ARCH_SLED_EXIT_AT).  The sled is followed by the `ret`
- * (arch_sled_init checks it), so what is live is what the return hook
+ * fgraph_ts_exit (trace/core/fgraph.h), called with fgraph_solo_return_t's
+ * arguments (x0, at, sp; x0: the return value, left where it is, rr found
+ * from sp, arch_defs.h fgraph_fexit_regs; at: the sled's function, site.h
+ * arch_sled_exit_func).  The sled is followed by the `ret` (arch_sled_init
+ * checks it), so what is live is what the return hook
  * keeps (fgraph.S): the return value, x0-x1 and q0-q3; and x9, the parent,
  * which the sled would move back into x30 after this returned to +8.
  * x2-x8, x10-x18 are dead after a return (AAPCS64), x19-x28 and the low
@@ -314,9 +316,8 @@ __fexit__:
 1:	stp	x29, x9, [sp, #-EXIT_FRAME]!
 	fexit_frame
 	mov	x29, sp
-	stp	x0, x1, [sp, #16]                // rr: x[0], x[1]
-	add	x0, sp, #16                      // rr
-	sub	x1, x30, #8                      // at: the sled (site.h ARCH_SLED_EXIT_AT)
+	stp	x0, x1, [sp, #16]                // rr: x[0], x[1]; x0 the retval
+	ldr	w1, [x30, #8]                    // at: the function (sled + 16: site.h ARCH_SLED_FUNC_OFF)
 	add	x2, sp, #EXIT_FRAME              // the function's sp
 	blr	x16
 	fexit_leave
@@ -337,7 +338,7 @@ __fexit_fp:
 	fexit_frame                              // __fexit__'s, which this ends
 	stp	q0, q1, [sp, #32]                // rr: q[0] .. q[3]
 	stp	q2, q3, [sp, #64]
-	bl	ftrace_sled_exit
+	bl	ftrace_sled_exit                 // x0 the return value, not read
 	ldp	q0, q1, [sp, #32]
 	ldp	q2, q3, [sp, #64]
 	fexit_leave

@@ -118,12 +118,18 @@ static inline __attribute__((always_inline)) uintptr_t arch_sled_func(uintptr_t 
 	return *(const uint32_t *)(addr + ARCH_SLED_FUNC_OFF);
 }
 
-/* What __fexit__ hands ftrace_sled_exit for its sled (at): the sled itself
- * (x30 - 8: one SUB, as many as a MOV of x30 would be). */
-#define ARCH_SLED_EXIT_AT 0
+/* What __fexit__ hands ftrace_sled_exit for its sled (at): the sled's
+ * function itself, the word at its return address (sled + 8) + 8, which
+ * __fexit__ loads (one LDR where handing on the sled took a SUB), so the
+ * exit's test of the frame's function loads nothing. */
 static inline __attribute__((always_inline)) uintptr_t arch_sled_exit_func(uintptr_t at)
 {
-	return arch_sled_func(at);
+	return at;
+}
+/* What __fexit__ hands on (at) for the exit sled at addr. */
+static inline __attribute__((always_inline)) uintptr_t arch_sled_exit_at(uintptr_t addr)
+{
+	return arch_sled_func(addr);
 }
 
 /* __fexit__ loads fgraph_ts_exit and tests it (NULL: no graph user), as

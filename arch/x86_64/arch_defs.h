@@ -254,6 +254,19 @@ ARCH_INLINE struct fgraph_ret_regs *fgraph_ret_regs_of_sp(uintptr_t sp)
 	return (struct fgraph_ret_regs *)(sp - __builtin_offsetof(struct fgraph_ret_regs, hook));
 }
 
+/* An XRay exit sled's handler (__fexit__, ftrace_tramp.S) passes the
+ * struct fgraph_ret_regs it saved first (rdi, fgraph_solo_return_t): its
+ * rsp, one MOV as the return value's would be. */
+ARCH_INLINE uint64_t fgraph_fexit_value(uint64_t x0)
+{
+	return fgraph_ret_regs_value((const struct fgraph_ret_regs *)(uintptr_t)x0);
+}
+ARCH_INLINE struct fgraph_ret_regs *fgraph_fexit_regs(uint64_t x0, uintptr_t sp)
+{
+	(void)sp;
+	return (struct fgraph_ret_regs *)(uintptr_t)x0;
+}
+
 /* struct cpu's first field is a self pointer (boot/cpu.h), so %gs:0 is it. */
 ARCH_INLINE struct cpu *arch_this_cpu(void)
 {

@@ -112,6 +112,11 @@ static inline __attribute__((always_inline)) uintptr_t arch_sled_func(uintptr_t 
 {
 	return arch_sled_exit_func(addr + ARCH_SLED_EXIT_AT);
 }
+/* What __fexit__ hands on (at) for the exit sled at addr. */
+static inline __attribute__((always_inline)) uintptr_t arch_sled_exit_at(uintptr_t addr)
+{
+	return addr + ARCH_SLED_EXIT_AT;
+}
 
 /* __fexit__ calls through fgraph_ts_exit in memory (a CALL that loads:
  * one instruction fewer than a load and a test of the pointer), so the

@@ -69,7 +69,7 @@ T double hk_outer(double a) { hk_during(); KEEP(); return a / 4.0 + 1.0; }
 /* Not FTRACE_HOT_NOFP text: register_fgraph must refuse it as a solo_return
  * (the exit sled's, with ftrace_sled_exit's arguments, under FGRAPH_TSTACK). */
 #if FGRAPH_TSTACK
-static uintptr_t hk_plain_return(struct fgraph_ret_regs *rr, uintptr_t sled, uintptr_t sp)
+static uintptr_t hk_plain_return(uint64_t x0, uintptr_t at, uintptr_t sp)
 #else
 static uintptr_t hk_plain_return(uint64_t retval, uintptr_t sp)
 #endif

@@ -274,7 +274,7 @@ static void other_exit_at_outer_sp(void)
 	struct fgraph_ret_regs rr;
 	memset(&rr, 0, sizeof(rr));
 	preempt_disable();
-	ftrace_sled_exit(&rr, sled, (uintptr_t)f[FR_SP]);
+	ftrace_sled_exit((uintptr_t)&rr, arch_sled_exit_at(sled), (uintptr_t)f[FR_SP]);
 	preempt_enable();
 	EXPECT_EQ(a.exits, 0);
 	EXPECT_EQ(st->top, top);

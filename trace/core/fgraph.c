@@ -648,8 +648,9 @@ sled_exit_irq(struct fgraph_ret_regs *rr, uintptr_t at, uintptr_t sp, struct cpu
 	return sled_exit_on(rr, at, sp, outer ? irq_stacks[c->id] : NULL, outer, c->irq_depth);
 }
 
-FTRACE_HOT uintptr_t ftrace_sled_exit(struct fgraph_ret_regs *rr, uintptr_t at, uintptr_t sp)
+FTRACE_HOT uintptr_t ftrace_sled_exit(uint64_t x0, uintptr_t at, uintptr_t sp)
 {
+	struct fgraph_ret_regs *rr = fgraph_fexit_regs(x0, sp);
 	struct cpu *c = arch_this_cpu();
 	struct thread *t = c->current;
 	if (__builtin_expect(!t, 0))
@@ -705,7 +706,7 @@ fgraph_solo_return_t fgraph_hook_return;
  * ftrace_tramp.S): what fgraph_ts_exit holds when no solo_return is, and
  * with no graph user where the handler learns that otherwise than by the
  * pointer (site.h, ARCH_FEXIT_NEVER_NULL and arch_fexit_set). */
-uintptr_t __fexit_fp(struct fgraph_ret_regs *rr, uintptr_t at, uintptr_t sp);
+uintptr_t __fexit_fp(uint64_t x0, uintptr_t at, uintptr_t sp);
 #define FEXIT_GENERAL __fexit_fp
 #define FEXIT_NONE (ARCH_FEXIT_NEVER_NULL ? __fexit_fp : NULL)
 #else

@@ -133,7 +133,12 @@ typedef uintptr_t (*fgraph_return_t)(struct fgraph_ret_regs *rr, struct fgraph_s
  * stack (FGRAPH_TSTACK, below) the exit sled's, with ftrace_sled_exit's
  * arguments. */
 #ifdef BT_INSTR_XRAY
-typedef uintptr_t (*fgraph_solo_return_t)(struct fgraph_ret_regs *rr, uintptr_t at, uintptr_t sp);
+/* x0: what the handler has at hand for the return registers, arch_defs.h:
+ * the return value (fgraph_fexit_value) and the handler's struct
+ * fgraph_ret_regs (fgraph_fexit_regs) come from it and sp (arm64: the
+ * value itself, no load; x86-64: the struct); at and sp as
+ * ftrace_sled_exit's. */
+typedef uintptr_t (*fgraph_solo_return_t)(uint64_t x0, uintptr_t at, uintptr_t sp);
 #else
 /* retval: the function's return value (x0 / rax); sp: the SP it was
  * entered with, where the hook's struct fgraph_ret_regs ends
@@ -197,16 +202,20 @@ extern unsigned char fgraph_ts_active;
 /* What the XRay exit and tail sleds' handlers call (arch/ARCH/ftrace_tramp.S,
  * which keep every register the sled may have live): sled, the sled's
  * address (an exit or tail sled that boot initialised: its function from
- * arch_sled_func), for an exit sled at, that address + ARCH_SLED_EXIT_AT
- * (site.h: where the handler finds it at no cost); sp, the function's stack pointer as its first instruction
- * saw it; rr, the return registers as the exit sled found them (the
- * return value: fgraph_ret_regs_value; what the exit callbacks read, as
- * at a return hook), first so that it is where the user's ret_handler
- * takes it.  Any context.  ftrace_sled_exit's value is no one's (the
- * handler drops it): it lets its common path be a tail call. */
-uintptr_t ftrace_sled_exit(struct fgraph_ret_regs *rr, uintptr_t at, uintptr_t sp);
+ * arch_sled_func), for an exit sled at, what the handler finds at no
+ * cost (site.h arch_sled_exit_func: arm64 the function itself, x86-64 the
+ * sled + ARCH_SLED_EXIT_AT); sp, the function's stack pointer as its first instruction
+ * saw it; x0, the return registers as the exit sled found them, as the
+ * handler passes them (fgraph_solo_return_t; struct fgraph_ret_regs:
+ * fgraph_fexit_regs(x0, sp), arch_defs.h; the return value:
+ * fgraph_ret_regs_value; what the exit callbacks read, as at a return
+ * hook); ftrace_sled_exit_fpsaving passes the struct itself, which
+ * fgraph_fexit_regs gives back as it is or finds from sp again.
+ * Any context.  ftrace_sled_exit's value is no one's (the handler drops
+ * it): it lets its common path be a tail call. */
+uintptr_t ftrace_sled_exit(uint64_t x0, uintptr_t at, uintptr_t sp);
 /* What the exit sled's handler calls (arch/ARCH/ftrace_tramp.S, __fexit__),
- * with ftrace_sled_exit's arguments: NULL while no graph user is registered
+ * with fgraph_solo_return_t's arguments: NULL while no graph user is registered
  * (it returns at once; where the handler learns that otherwise, site.h
  * ARCH_FEXIT_NEVER_NULL and arch_fexit_set, __fexit_fp, so that any value it reads
  * is one to call); while exactly one is and it brings a solo_return,

@@ -626,8 +626,11 @@ FGRAPH_INLINE bool fgraph_sled_frame_is(const uint64_t *f, const struct fgraph_o
  * ftrace_sled_exit through its FP-saving thunk: the handler saved no
  * FP/SIMD register.  c: this CPU (FTRACE_HOT_NOFP: not preempted), whose
  * irq_depth is known to be 0 (!irq) or not (irq), as at the return hook.
+ * x0, at, sp as the handler passes them (fgraph_solo_return_t): arm64's
+ * x0 is the return value, its struct fgraph_ret_regs found from sp on
+ * the rare path only.
  */
-FGRAPH_INLINE uintptr_t fgraph_sled_exit_solo(struct cpu *c, struct fgraph_ret_regs *rr,
+FGRAPH_INLINE uintptr_t fgraph_sled_exit_solo(struct cpu *c, uint64_t x0,
 					      uintptr_t at, uintptr_t sp, struct fgraph_ops *g,
 					      fgraph_ret_t exitfn, bool irq)
 {
@@ -650,9 +653,9 @@ FGRAPH_INLINE uintptr_t fgraph_sled_exit_solo(struct cpu *c, struct fgraph_ret_r
 	if (fgraph_sled_frame_is(f, g, at, sp, irq ? c->irq_depth : 0))
 		return fgraph_return_one_on(c, (struct thread *)arch_cpu_word(c,
 							offsetof(struct cpu, current)),
-					    fgraph_ret_regs_value(rr), st, outer, f, 0, g,
+					    fgraph_fexit_value(x0), st, outer, f, 0, g,
 					    exitfn, true, true);
-	return ftrace_sled_exit_fpsaving(rr, at, sp);
+	return ftrace_sled_exit_fpsaving(fgraph_fexit_regs(x0, sp), at, sp);
 }
 
 #define FGRAPH_DEFINE_RETURN(name, exitfn)                                           \
@@ -680,19 +683,19 @@ FGRAPH_INLINE uintptr_t fgraph_sled_exit_solo(struct cpu *c, struct fgraph_ret_r
 
 #ifdef BT_INSTR_XRAY
 #define FGRAPH_DEFINE_SOLO(name, exitfn, user)                                       \
-	static FTRACE_HOT_NOFP uintptr_t name##_solo_irq(struct fgraph_ret_regs *rr,    \
-							 uintptr_t at, uintptr_t sp)  \
+	static FTRACE_HOT_NOFP uintptr_t name##_solo_irq(uint64_t x0,                \
+							 uintptr_t at, uintptr_t sp) \
 	{                                                                            \
-		return fgraph_sled_exit_solo(arch_this_cpu(), rr, at, sp, &(user),    \
-					     exitfn, true);                             \
+		return fgraph_sled_exit_solo(arch_this_cpu(), x0, at, sp, &(user),   \
+					     exitfn, true);                          \
 	}                                                                            \
-	static FTRACE_HOT_NOFP uintptr_t name##_solo(struct fgraph_ret_regs *rr,        \
-						     uintptr_t at, uintptr_t sp)      \
+	static FTRACE_HOT_NOFP uintptr_t name##_solo(uint64_t x0,                    \
+						     uintptr_t at, uintptr_t sp)     \
 	{                                                                            \
 		struct cpu *c = arch_this_cpu();                                     \
 		if (__builtin_expect(c->irq_depth != 0, 0))                          \
-			return name##_solo_irq(rr, at, sp);                         \
-		return fgraph_sled_exit_solo(c, rr, at, sp, &(user), exitfn, false);  \
+			return name##_solo_irq(x0, at, sp);                          \
+		return fgraph_sled_exit_solo(c, x0, at, sp, &(user), exitfn, false); \
 	}
 #else
 #define FGRAPH_DEFINE_SOLO(name, exitfn, user)                                       \

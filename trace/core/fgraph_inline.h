@@ -232,9 +232,12 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 				    struct ftrace_ops *op, struct ftrace_regs *fregs,
 				    fgraph_entry_t entry, bool nofp, bool irq)
 {
-	/* The trace stack's NOFP entry reads the thread only for the event
-	 * (below): its stack is the CPU's word, NULL while there is no thread. */
-	bool cpu_stack = FGRAPH_TSTACK && nofp;
+	/* A NOFP entry (both backends) reads the thread only for the event
+	 * (below): its stack is the CPU's word (boot/cpu.h, ret_stack: set
+	 * before current, so that a function traced between the two pushes
+	 * and pops on the same stack), NULL while there is no thread.  x86-64:
+	 * no register keeps the thread across the push (graph_call -2). */
+	bool cpu_stack = nofp;
 	struct thread *t = cpu_stack ? NULL : fgraph_cpu_current(c);
 	if (!cpu_stack && __builtin_expect(!t, 0))
 		return;                    /* a CPU still booting */

@@ -58,7 +58,6 @@
 #define ARCH_FSIG_ABI       { ARCH_FTRACE_NARGS, 8, false, false, false }  /* SysV x86-64 */
 #define ARCH_CALL_PUSH      8       /* a call pushes the return address */
 #define ARCH_ADDR_INDEX_DISP 1      /* disp(base, index): arch/hooks.h */
-#define ARCH_SPARE_REGS     0       /* nine caller-saved: arch/hooks.h */
 #define ARCH_WIDE_IMM       1       /* movabs: arch/hooks.h */
 #define ARCH_PAIR_COPY      0       /* no pair moves: arch/hooks.h */
 #define ARCH_TRAMP_SIZE     512

@@ -132,15 +132,6 @@ struct arch_words2 {
  *                                          displacement (arm64): the form of an
  *                                          address the compiler should be given
  *                                          (the ring buffer's time stamp slots)
- * ARCH_SPARE_REGS                          1 if a callback has caller-saved
- *                                          registers to spare (arm64: 18), so
- *                                          that a word kept across a stretch
- *                                          that needs many costs nothing; 0 if
- *                                          keeping it costs a callee-saved
- *                                          push and pop where loading it again
- *                                          costs one (x86-64: 9, and GS-relative
- *                                          loads of the CPU's words; the graph
- *                                          entry's guard pair)
  * ARCH_PAIR_COPY                           1 if one instruction loads or
  *                                          stores two words at base + a
  *                                          multiple of 8 (arm64: LDP, STP,

@@ -65,7 +65,6 @@ _Static_assert(TF_SIZE % 16 == 0 && TF_Q0 % 16 == 0, "trap frame alignment");
 #define ARCH_INSN_ALIGN     4       /* every instruction, so every call target */
 #define ARCH_FTRACE_NARGS   8
 #define ARCH_ADDR_INDEX_DISP 0      /* [base, index] or [base, #disp]: arch/hooks.h */
-#define ARCH_SPARE_REGS     1       /* x0-x17: arch/hooks.h */
 #define ARCH_WIDE_IMM       0       /* MOV and MOVKs: arch/hooks.h */
 #define ARCH_PAIR_COPY      1       /* LDP, STP: arch/hooks.h */
 /* The calling convention's facts trace/btf/fsig.c maps arguments by (struct

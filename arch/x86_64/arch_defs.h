@@ -58,7 +58,6 @@
 #define ARCH_FSIG_ABI       { ARCH_FTRACE_NARGS, 8, false, false, false }  /* SysV x86-64 */
 #define ARCH_CALL_PUSH      8       /* a call pushes the return address */
 #define ARCH_ADDR_INDEX_DISP 1      /* disp(base, index): arch/hooks.h */
-#define ARCH_SPARE_REGS     0       /* nine caller-saved: arch/hooks.h */
 #define ARCH_WIDE_IMM       1       /* movabs: arch/hooks.h */
 #define ARCH_PAIR_COPY      0       /* no pair moves: arch/hooks.h */
 #define ARCH_TRAMP_SIZE     512
@@ -301,21 +300,16 @@ ARCH_INLINE uint32_t arch_cpu_u32(struct cpu *c, size_t off)
 	return v;
 }
 
-/* The first word volatile (read where the caller reads it), the second
- * plain, as arch_load_pair32.  Under clang the second is volatile too:
- * clang kept it from a callback's first pair to its header in a
- * callee-saved register (a push and a pop) where a second GS-relative
- * load costs one. */
-#ifdef __clang__
-#define X86_PAIR_SECOND_VOLATILE volatile
-#else
-#define X86_PAIR_SECOND_VOLATILE
-#endif
+/* Both words volatile: read where the caller reads them.  A plain second
+ * one the compilers keep from a callback's first pair to its header (clang
+ * in a callee-saved register, a push and a pop; GCC in a caller-saved one
+ * across the graph entry's frame push, where it had no other: graph_call
+ * +1) where a second GS-relative load costs one. */
 ARCH_INLINE uint32_t arch_cpu_pair32(struct cpu *c, size_t off, uint32_t *second)
 {
 	uint32_t a, b;
 	(void)c;
-	__asm__ X86_PAIR_SECOND_VOLATILE("movl %%gs:%c1, %0" : "=r"(b) : "i"(off + 4));
+	__asm__ volatile("movl %%gs:%c1, %0" : "=r"(b) : "i"(off + 4));
 	__asm__ volatile("movl %%gs:%c1, %0" : "=r"(a) : "i"(off));
 	*second = b;
 	return a;

@@ -4,10 +4,8 @@
  *
  * The tracer's site callback (trace/tracers/function_graph.c,
  * graph_entry_site inlined into graph_ops_func) makes the TRACE_GRAPH_ENT
- * header word before its ring-buffer reservation; where the arch has
- * registers to spare (ARCH_SPARE_REGS) from the guard pair its _NOFP entry
- * loaded for the recursion and dead test (fgraph_ent.cx), else from the
- * pair loaded again.  Here each entry header written for gn_leaf is
+ * header word before its ring-buffer reservation, from the guard pair its
+ * _NOFP entry loaded for the recursion and dead test (fgraph_ent.cx).  Here each entry header written for gn_leaf is
  * compared whole with what Linux's format says for the state of the call:
  * irqs-off, need-resched, the preemption count (clamped to 15), the pid,
  * hardirq from the timer interrupt; once through the tracer's own site

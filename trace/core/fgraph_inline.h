@@ -232,10 +232,13 @@ FGRAPH_INLINE void fgraph_enter_one(struct cpu *c, uintptr_t ip, uintptr_t paren
 				    struct ftrace_ops *op, struct ftrace_regs *fregs,
 				    fgraph_entry_t entry, bool nofp, bool irq)
 {
-	/* The trace stack's NOFP entry reads the thread only for the event
-	 * (below): its stack is the CPU's word, NULL while there is no thread. */
-	bool cpu_stack = FGRAPH_TSTACK && nofp;
-	struct thread *t = cpu_stack ? NULL : c->current;
+	/* A NOFP entry (both backends) reads the thread only for the event
+	 * (below): its stack is the CPU's word (boot/cpu.h, ret_stack: set
+	 * before current, so that a function traced between the two pushes
+	 * and pops on the same stack), NULL while there is no thread.  x86-64:
+	 * no register keeps the thread across the push (graph_call -2). */
+	bool cpu_stack = nofp;
+	struct thread *t = cpu_stack ? NULL : fgraph_cpu_current(c);
 	if (!cpu_stack && __builtin_expect(!t, 0))
 		return;                    /* a CPU still booting */
 	/* The traced code's count: nofp leaves it alone, so it is read where
@@ -712,6 +715,22 @@ FGRAPH_INLINE uintptr_t fgraph_sled_exit_solo(struct cpu *c, uint64_t x0,
 	}
 #endif
 
+/* This CPU for an entry site callback (FTRACE_HOT: not preempted), and its
+ * irq_depth.  nofp: the _NOFP entry reads the CPU's words through
+ * arch_cpu_word / arch_cpu_u32 (x86-64 GS-relative, so that no register
+ * holds c and the arguments stay where they came: -2 / -3 a call); the
+ * general entry's recursion bit wants c in a register anyway (x86-64
+ * under INSTR=xray: +1 with the pinned pointer). */
+FGRAPH_INLINE struct cpu *fgraph_entry_cpu(bool nofp)
+{
+	return nofp ? arch_cpu_pinned() : arch_this_cpu();
+}
+
+FGRAPH_INLINE uint32_t fgraph_entry_irq_depth(struct cpu *c, bool nofp)
+{
+	return nofp ? arch_cpu_u32(c, __builtin_offsetof(struct cpu, irq_depth)) : c->irq_depth;
+}
+
 /* name, and name_irq for interrupt context, which name tail-calls. */
 #define FGRAPH_DEFINE_ENTRY_AS(attr, name, entry, nofp)                              \
 	static attr void name##_irq(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op, \
@@ -722,8 +741,8 @@ FGRAPH_INLINE uintptr_t fgraph_sled_exit_solo(struct cpu *c, uint64_t x0,
 	static attr void name(uintptr_t ip, uintptr_t parent, struct ftrace_ops *op,   \
 			      struct ftrace_regs *fregs)                                \
 	{                                                                            \
-		struct cpu *c = arch_this_cpu();                                     \
-		if (__builtin_expect(c->irq_depth != 0, 0))                          \
+		struct cpu *c = fgraph_entry_cpu(nofp);                              \
+		if (__builtin_expect(fgraph_entry_irq_depth(c, nofp) != 0, 0))       \
 			name##_irq(ip, parent, op, fregs);                           \
 		else                                                                 \
 			fgraph_enter_one(c, ip, parent, op, fregs, entry, nofp, false); \

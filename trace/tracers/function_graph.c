@@ -223,9 +223,9 @@ static inline __attribute__((always_inline)) bool graph_entry_event(struct cpu *
 	/* The header before the reservation (as the function tracer's): only
 	 * the word, not the CPU, its thread and the count, lives across it.
 	 * has_cx: the guard and trace_ctx as the _NOFP entry's guard test
-	 * loaded them (e->cx), not loaded again after the push's fence
-	 * (where the arch has registers to spare: ARCH_SPARE_REGS; x86-64
-	 * kept them in a callee-saved register, +1 a call). */
+	 * loaded them (e->cx), not loaded again after the push's fence (x86-64
+	 * too, now that the entry keeps neither the CPU nor the thread in a
+	 * register: graph_call -1). */
 	uint64_t head = has_cx ? trace_entry_word_ctx(e->cx,
 			(const struct thread *)arch_cpu_word(c, offsetof(struct cpu, current)),
 			TRACE_GRAPH_ENT, e->preempt)
@@ -407,10 +407,9 @@ static inline __attribute__((always_inline)) bool graph_entry_site(const struct 
 	if (__builtin_expect(any, 0)) {
 		if (any != FILTER_ARGS || graph_capture_maybe(e->func))
 			goto thread;
-		return graph_entry_event(e->cpu, e, data, ARCH_FTRACE_NARGS, false,
-					 ARCH_SPARE_REGS);
+		return graph_entry_event(e->cpu, e, data, ARCH_FTRACE_NARGS, false, true);
 	}
-	return graph_entry_event(e->cpu, e, data, 0, false, ARCH_SPARE_REGS);
+	return graph_entry_event(e->cpu, e, data, 0, false, true);
 thread:
 	graph_entry_thread();
 	return true;

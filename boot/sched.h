@@ -53,7 +53,7 @@ struct thread {
 	 * Written once, with tid (the idle threads' tid is 0). */
 	uint64_t entry_pid;
 	/* tid << 32 | THREAD_RET_TYPE: the same with function_graph's exit
-	 * event's type (trace_entry_word_ret), whose type no single-instruction
+	 * event's type (trace_entry_word_ctx, for both graph types), whose type no single-instruction
 	 * immediate of arm64's joins.  Written once, with tid. */
 	uint64_t ret_pid;
 	char name[24];                   /* written once */

@@ -184,7 +184,7 @@ void tracer_flags_changed(void);
  * little-endian 8-byte word: type, flags, preempt count (the traced
  * code's, capped at 15 as Linux does), pid (idle threads have tid 0; the
  * thread keeps it shifted into place, with TRACE_FN's type: entry_pid;
- * trace_entry_word_ret and TRACE_GRAPH_ENT: ret_pid, with TRACE_GRAPH_RET's).  cx is
+ * function_graph's two types: ret_pid, with TRACE_GRAPH_RET's).  cx is
  * c->trace_guard | c->trace_ctx (a caller that has loaded the pair
  * passes it: ftrace_callback_free_on).  trace_entry_word_on loads it;
  * trace_entry_fill_on stores the word at e in one store.  Inline: they
@@ -226,19 +226,11 @@ trace_entry_word_ctx(uint32_t cx, const struct thread *t, uint16_t type, unsigne
 	/* function_graph's entry from ret_pid: TRACE_GRAPH_ENT is one bit
 	 * from TRACE_GRAPH_RET (an immediate arm64's ORR takes), where from
 	 * entry_pid it is 11 ^ 1 = 10 (none: a MOV and an ORR). */
-	_Static_assert((TRACE_GRAPH_ENT ^ THREAD_RET_TYPE) == 1, "boot/sched.h");
+	_Static_assert(THREAD_RET_TYPE == TRACE_GRAPH_RET && (TRACE_GRAPH_ENT ^ THREAD_RET_TYPE) == 1,
+		       "boot/sched.h");
 	if (type == TRACE_GRAPH_ENT || type == TRACE_GRAPH_RET)
 		return trace_entry_word_pidw(cx, &t->ret_pid, type ^ THREAD_RET_TYPE, preempt_depth);
 	return trace_entry_word_pidw(cx, &t->entry_pid, type ^ THREAD_ENTRY_TYPE, preempt_depth);
-}
-
-/* The same for TRACE_GRAPH_RET, from the thread's ret_pid: no type to
- * join (arm64: 10 ^ 1 is no logical immediate, a MOV and an ORR). */
-static inline __attribute__((always_inline)) uint64_t
-trace_entry_word_ret(uint32_t cx, const struct thread *t, unsigned preempt_depth)
-{
-	_Static_assert(THREAD_RET_TYPE == TRACE_GRAPH_RET, "boot/sched.h");
-	return trace_entry_word_pidw(cx, &t->ret_pid, 0, preempt_depth);
 }
 
 static inline __attribute__((always_inline)) uint64_t

@@ -464,7 +464,7 @@ static inline __attribute__((always_inline)) void graph_return_inline(const stru
 	/* The header word made before the reservation, as the function
 	 * tracer's (function.c): it, not the CPU, lives across it. */
 	struct cpu *c = ret->cpu;
-	uint64_t head = trace_entry_word_ret(fgraph_ret_cx(ret), ret->thread,
+	uint64_t head = trace_entry_word_ctx(fgraph_ret_cx(ret), ret->thread, TRACE_GRAPH_RET,
 					     fgraph_ret_preempt(ret));
 	/* The fast path's event and the rest's apart (ring_buffer.h,
 	 * rb_reserve_fast), so that the compiler does not join them. */
